@@ -1,0 +1,97 @@
+// Messages and content blocks of the engine's conversation history (protocol-free).
+#pragma once
+
+#include <json/json.h>
+
+#include <string>
+#include <vector>
+
+namespace lousho::agent {
+
+enum class BlockType { kText, kThinking, kToolCall, kImage };
+
+// One block of a message. Plain value type.
+struct ContentBlock {
+  BlockType type = BlockType::kText;
+  std::string text;       // kText, kThinking
+  std::string signature;  // kThinking: provider signature to send back (Anthropic)
+  bool redacted = false;  // kThinking: redacted by the provider (text holds opaque data)
+  std::string id;         // kToolCall: call id
+  std::string name;       // kToolCall: tool name
+  Json::Value arguments;  // kToolCall: parsed arguments (object)
+  std::string mime_type;  // kImage
+  std::string data;       // kImage: base64
+
+  static ContentBlock Text(std::string t) {
+    ContentBlock b;
+    b.text = std::move(t);
+    return b;
+  }
+  static ContentBlock Thinking(std::string t, std::string sig = {}) {
+    ContentBlock b;
+    b.type = BlockType::kThinking;
+    b.text = std::move(t);
+    b.signature = std::move(sig);
+    return b;
+  }
+  static ContentBlock ToolCall(std::string call_id, std::string tool, Json::Value args) {
+    ContentBlock b;
+    b.type = BlockType::kToolCall;
+    b.id = std::move(call_id);
+    b.name = std::move(tool);
+    b.arguments = std::move(args);
+    return b;
+  }
+  static ContentBlock Image(std::string mime, std::string base64) {
+    ContentBlock b;
+    b.type = BlockType::kImage;
+    b.mime_type = std::move(mime);
+    b.data = std::move(base64);
+    return b;
+  }
+};
+
+enum class Role { kUser, kAssistant, kToolResult };
+
+// Why the model stopped producing one message.
+enum class StopReason { kEndTurn, kToolUse, kMaxTokens, kRefusal, kCancelled, kError };
+
+struct Usage {
+  long long input = 0;
+  long long output = 0;
+  long long cache_read = 0;
+  long long cache_write = 0;
+  double cost = 0;  // in USD, from the model's prices
+  long long total() const { return input + output + cache_read + cache_write; }
+  void Add(const Usage& o) {
+    input += o.input;
+    output += o.output;
+    cache_read += o.cache_read;
+    cache_write += o.cache_write;
+    cost += o.cost;
+  }
+};
+
+// A message in the history. For kToolResult, tool_call_id/tool_name/is_error describe the call.
+struct Message {
+  Role role = Role::kUser;
+  std::vector<ContentBlock> content;
+  std::string tool_call_id;
+  std::string tool_name;
+  bool is_error = false;
+  // Assistant only: why it stopped, and what it cost.
+  StopReason stop_reason = StopReason::kEndTurn;
+  Usage usage;
+  std::string provider;
+  std::string model;
+
+  // Concatenated text blocks.
+  std::string TextContent() const {
+    std::string out;
+    for (const auto& b : content)
+      if (b.type == BlockType::kText) out += b.text;
+    return out;
+  }
+};
+
+}  // namespace lousho::agent

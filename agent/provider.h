@@ -1,0 +1,78 @@
+// The model-provider interface the turn loop streams through.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/content.h"
+#include "support/cancel.h"
+#include "support/status.h"
+
+namespace lousho::agent {
+
+enum class ThinkingLevel { kOff, kMinimal, kLow, kMedium, kHigh, kXHigh };
+
+// A tool as the model sees it.
+struct ToolSchema {
+  std::string name;
+  std::string description;
+  Json::Value parameters;  // JSON schema (object)
+};
+
+struct ModelRequest {
+  std::string model;   // model id at the provider (no "provider/" prefix)
+  std::string system;  // system prompt
+  std::vector<Message> messages;
+  std::vector<ToolSchema> tools;
+  ThinkingLevel thinking = ThinkingLevel::kOff;
+  int max_output_tokens = 0;  // 0: provider/model default
+};
+
+// One streamed piece of the assistant message being produced.
+enum class DeltaKind { kText, kThinking, kToolCallStart, kToolCallArgs, kToolCallEnd };
+struct StreamDelta {
+  DeltaKind kind = DeltaKind::kText;
+  int index = 0;     // content block index within the message being built
+  std::string text;  // text / thinking / argument-JSON fragment
+  std::string id;    // kToolCallStart: call id
+  std::string name;  // kToolCallStart: tool name
+};
+
+// Called for every delta before it leaves the provider. Return false to abort the stream at
+// once (the provider then returns the partial message with stop reason kCancelled).
+using DeltaCallback = std::function<bool(const StreamDelta&)>;
+
+// Provider-side retry notices, so the engine can emit auto_retry_start/end.
+struct RetryNotice {
+  int attempt = 0;
+  int max_attempts = 0;
+  long delay_ms = 0;
+  std::string error_message;
+};
+struct RetryHooks {
+  std::function<void(const RetryNotice&)> on_retry_start;
+  std::function<void(bool success, int attempt, const std::string& final_error)> on_retry_end;
+};
+
+// The finished assistant message (role kAssistant, stop_reason and usage filled in).
+struct ModelResponse {
+  Message message;
+};
+
+// A model client. Implementations must be safe to call from one session worker at a time;
+// different sessions may use the same provider object concurrently.
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  // Streams one assistant message. Cancellation (token or callback returning false) ends the
+  // stream promptly and returns the partial message with stop_reason kCancelled. Failures return
+  // an Error with a LOUSHO_PROVIDER_* code.
+  virtual Result<ModelResponse> Stream(const ModelRequest& request, const DeltaCallback& on_delta,
+                                       const CancelToken& cancel, const RetryHooks& retry) = 0;
+  // Whether the model accepts image content.
+  virtual bool SupportsImages() const { return false; }
+};
+
+}  // namespace lousho::agent

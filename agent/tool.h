@@ -1,0 +1,91 @@
+// The built-in tool interface: schema for the model, presentation for the editor, and Run.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/client_services.h"
+#include "agent/content.h"
+#include "support/cancel.h"
+
+namespace lousho::agent {
+
+struct PlanEntry {
+  std::string content;
+  std::string priority = "medium";  // high | medium | low
+  std::string status = "pending";   // pending | in_progress | completed
+};
+
+// Everything a tool run may touch. Owned by the session worker for the duration of one call.
+struct ToolContext {
+  std::string session_id;
+  std::filesystem::path cwd;                 // absolute session root
+  std::vector<std::filesystem::path> roots;  // allowed roots; roots[0] == cwd
+  CancelToken cancel;
+  ClientServices* client = nullptr;  // may be null (no editor services)
+  // Progress for the editor while the tool runs (e.g. a terminal id to embed). May be empty.
+  std::function<void(const std::string& terminal_id)> on_terminal;
+  // The session's plan (todo tool). May be null.
+  std::vector<PlanEntry>* plan = nullptr;
+};
+
+// What a tool run produced.
+struct ToolOutput {
+  std::vector<ContentBlock> content;  // text / image blocks for the model
+  bool is_error = false;
+  Json::Value details;          // machine-readable result (ACP rawOutput)
+  std::vector<FileDiff> diffs;  // write/edit: what changed
+  std::string terminal_id;      // bash via editor terminal
+  bool plan_changed = false;    // todo: ctx.plan was updated
+  bool ends_turn = false;       // ask: the turn ends; content text is the question
+
+  static ToolOutput Error(std::string message) {
+    ToolOutput o;
+    o.is_error = true;
+    o.content.push_back(ContentBlock::Text(std::move(message)));
+    return o;
+  }
+  static ToolOutput Text(std::string text) {
+    ToolOutput o;
+    o.content.push_back(ContentBlock::Text(std::move(text)));
+    return o;
+  }
+};
+
+// A built-in tool. Stateless apart from configuration; Run may be called from several session
+// workers at once.
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual Json::Value parameters() const = 0;  // JSON schema of the arguments
+  virtual ToolKind kind() const = 0;
+  // Read-only tools may run in parallel and are allowed in plan mode.
+  virtual bool read_only() const = 0;
+  // A human title for the editor, e.g. "Read src/main.cpp:10-40".
+  virtual std::string Title(const Json::Value& args, const ToolContext& ctx) const = 0;
+  virtual std::vector<ToolLocation> Locations(const Json::Value& /*args*/,
+                                              const ToolContext& /*ctx*/) const {
+    return {};
+  }
+  // The string permission patterns match against (bash: the command; file tools: the path
+  // relative to cwd).
+  virtual std::string PermissionSubject(const Json::Value& args) const = 0;
+  // Diffs to preview in a permission request (write/edit), computed without writing.
+  virtual std::vector<FileDiff> Preview(const Json::Value& /*args*/,
+                                        const ToolContext& /*ctx*/) const {
+    return {};
+  }
+  virtual ToolOutput Run(const Json::Value& args, ToolContext& ctx) = 0;
+};
+
+// Creates the built-in tool of that name, or null.
+std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name);
+// Every built-in tool name, in a stable order.
+const std::vector<std::string>& BuiltinToolNames();
+
+}  // namespace lousho::agent

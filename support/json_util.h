@@ -1,0 +1,51 @@
+// JSON helpers: strict parsing, one-line writing, and a typed field reader that reports paths.
+#pragma once
+
+#include <json/json.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "support/status.h"
+
+namespace lousho {
+
+// Parses one JSON document strictly (no comments, no trailing garbage).
+Result<Json::Value> ParseJson(std::string_view text);
+// Writes compact one-line JSON (non-ASCII escaped, invalid UTF-8 replaced).
+std::string WriteJson(const Json::Value& v);
+// Multi-line, indented (for files a person reads).
+std::string WriteJsonPretty(const Json::Value& v);
+
+// Reads fields of an object, checking types before jsoncpp can throw; the first problem is kept
+// with its path (e.g. "params.sessionId: expected string"). Not thread-safe.
+class FieldReader {
+ public:
+  FieldReader(const Json::Value& obj, std::string path);
+  bool is_object() const { return obj_.isObject(); }
+  const Json::Value& value() const { return obj_; }
+
+  std::optional<std::string> String(const char* key, bool required);
+  std::optional<long long> Int(const char* key, bool required);
+  std::optional<bool> Bool(const char* key, bool required);
+  // Any JSON type; required means present and not null.
+  const Json::Value* Any(const char* key, bool required);
+  const Json::Value* Object(const char* key, bool required);
+  const Json::Value* Array(const char* key, bool required);
+  std::string Path(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  void Fail(std::string msg) {
+    if (error_.empty()) error_ = std::move(msg);
+  }
+
+ private:
+  const Json::Value* Get(const char* key, bool required);
+  const Json::Value& obj_;
+  std::string path_;
+  std::string error_;
+};
+
+}  // namespace lousho

@@ -1,0 +1,64 @@
+// Status and Result<T>: the one error type of the project, carrying a stable LOUSHO_* code.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace lousho {
+
+// An error: a stable machine code (e.g. "LOUSHO_CONFIG_INVALID") and a one-line message.
+// Value type; copy freely.
+struct Error {
+  std::string code;
+  std::string message;
+  // Provider errors: how long the server asked us to wait (Retry-After), -1 when unknown.
+  long retry_after_ms = -1;
+  // True when trying again later may succeed (429, 5xx, connection reset before output).
+  bool retryable = false;
+
+  std::string ToString() const { return code + ": " + message; }
+};
+
+inline Error MakeError(std::string code, std::string message) {
+  return Error{std::move(code), std::move(message)};
+}
+
+// A value or an Error. Cheap to move; not thread-safe.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Result of an operation with no value.
+class Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  static Status Ok() { return Status(); }
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return *error_; }
+
+ private:
+  std::optional<Error> error_;
+};
+
+}  // namespace lousho
