@@ -1,0 +1,433 @@
+// Anthropic Messages API: request body, stream decoder and provider.
+#include "agent/providers/anthropic_messages.h"
+
+#include <algorithm>
+
+#include "agent/providers/json_access.h"
+#include "agent/providers/provider_errors.h"
+#include "support/json_util.h"
+
+namespace lousho::agent {
+
+long long AnthropicThinkingBudget(ThinkingLevel level) {
+  switch (level) {
+    case ThinkingLevel::kOff:
+      return 0;
+    case ThinkingLevel::kMinimal:
+      return 1024;  // the API's minimum
+    case ThinkingLevel::kLow:
+      return 2048;
+    case ThinkingLevel::kMedium:
+      return 8192;
+    case ThinkingLevel::kHigh:
+      return 16384;
+    case ThinkingLevel::kXHigh:
+      return 32000;
+  }
+  return 0;
+}
+
+namespace {
+
+Json::Value TextBlock(const std::string& text) {
+  Json::Value b(Json::objectValue);
+  b["type"] = "text";
+  b["text"] = text;
+  return b;
+}
+
+Json::Value ImageBlock(const ContentBlock& img) {
+  Json::Value b(Json::objectValue);
+  b["type"] = "image";
+  b["source"]["type"] = "base64";
+  b["source"]["media_type"] = img.mime_type;
+  b["source"]["data"] = img.data;
+  return b;
+}
+
+// Text and image blocks of a user message or tool result. The API rejects empty text blocks.
+void AppendUserBlocks(const std::vector<ContentBlock>& content, Json::Value* out) {
+  for (const auto& b : content) {
+    switch (b.type) {
+      case BlockType::kText:
+        if (!b.text.empty()) out->append(TextBlock(b.text));
+        break;
+      case BlockType::kImage:
+        out->append(ImageBlock(b));
+        break;
+      case BlockType::kThinking:
+      case BlockType::kToolCall:
+        break;
+    }
+  }
+}
+
+Json::Value AssistantBlocks(const Message& m) {
+  Json::Value out(Json::arrayValue);
+  for (const auto& b : m.content) {
+    switch (b.type) {
+      case BlockType::kText:
+        if (!b.text.empty()) out.append(TextBlock(b.text));
+        break;
+      case BlockType::kThinking: {
+        // Thinking must go back unchanged with its signature; without one the API rejects it,
+        // so unsigned thinking (from another provider) is dropped.
+        Json::Value t(Json::objectValue);
+        if (b.redacted) {
+          t["type"] = "redacted_thinking";
+          t["data"] = b.text;
+        } else {
+          if (b.signature.empty()) break;
+          t["type"] = "thinking";
+          t["thinking"] = b.text;
+          t["signature"] = b.signature;
+        }
+        out.append(t);
+        break;
+      }
+      case BlockType::kToolCall: {
+        Json::Value t(Json::objectValue);
+        t["type"] = "tool_use";
+        t["id"] = b.id;
+        t["name"] = b.name;
+        t["input"] = b.arguments.isObject() ? b.arguments : Json::Value(Json::objectValue);
+        out.append(t);
+        break;
+      }
+      case BlockType::kImage:
+        break;
+    }
+  }
+  return out;
+}
+
+Json::Value ToolResultBlock(const Message& m) {
+  Json::Value t(Json::objectValue);
+  t["type"] = "tool_result";
+  t["tool_use_id"] = m.tool_call_id;
+  Json::Value content(Json::arrayValue);
+  AppendUserBlocks(m.content, &content);
+  if (content.empty()) content.append(TextBlock(m.is_error ? "(error)" : "(no output)"));
+  t["content"] = content;
+  if (m.is_error) t["is_error"] = true;
+  return t;
+}
+
+}  // namespace
+
+Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options) {
+  Json::Value body(Json::objectValue);
+  body["model"] = request.model;
+  body["stream"] = true;
+  long long max_tokens = request.max_output_tokens > 0  ? request.max_output_tokens
+                         : options.model_max_output > 0 ? options.model_max_output
+                                                        : kAnthropicDefaultMaxTokens;
+  long long budget = options.reasoning_model ? AnthropicThinkingBudget(request.thinking) : 0;
+  if (budget > 0) {
+    // max_tokens counts the thinking too and must exceed the budget.
+    if (max_tokens <= budget) max_tokens = budget + 4096;
+    if (options.model_max_output > 0 && max_tokens > options.model_max_output) {
+      max_tokens = options.model_max_output;
+      budget = std::min(budget, max_tokens - 1024);
+    }
+    if (budget >= 1024) {
+      body["thinking"]["type"] = "enabled";
+      body["thinking"]["budget_tokens"] = Json::Value(static_cast<Json::Int64>(budget));
+    }
+  }
+  body["max_tokens"] = Json::Value(static_cast<Json::Int64>(max_tokens));
+  if (!request.system.empty()) {
+    if (options.prompt_caching) {
+      Json::Value sys(Json::arrayValue);
+      Json::Value block = TextBlock(request.system);
+      block["cache_control"]["type"] = "ephemeral";
+      sys.append(block);
+      body["system"] = sys;
+    } else {
+      body["system"] = request.system;
+    }
+  }
+  Json::Value& messages = body["messages"] = Json::Value(Json::arrayValue);
+  // Tool results are blocks of a user message; consecutive user-side messages merge into one
+  // so every tool_use is answered in the very next message.
+  auto user_tail = [&]() -> Json::Value& {
+    if (messages.empty() || messages[messages.size() - 1]["role"].asString() != "user") {
+      Json::Value u(Json::objectValue);
+      u["role"] = "user";
+      u["content"] = Json::Value(Json::arrayValue);
+      messages.append(u);
+    }
+    return messages[messages.size() - 1]["content"];
+  };
+  for (const Message& m : request.messages) {
+    switch (m.role) {
+      case Role::kUser: {
+        Json::Value blocks(Json::arrayValue);
+        AppendUserBlocks(m.content, &blocks);
+        if (blocks.empty()) break;
+        Json::Value& tail = user_tail();
+        for (auto& b : blocks) tail.append(b);
+        break;
+      }
+      case Role::kToolResult:
+        user_tail().append(ToolResultBlock(m));
+        break;
+      case Role::kAssistant: {
+        Json::Value blocks = AssistantBlocks(m);
+        if (blocks.empty()) break;  // e.g. a turn cancelled before any output
+        Json::Value a(Json::objectValue);
+        a["role"] = "assistant";
+        a["content"] = blocks;
+        messages.append(a);
+        break;
+      }
+    }
+  }
+  if (options.prompt_caching && !messages.empty()) {
+    Json::Value& content = messages[messages.size() - 1]["content"];
+    if (content.isArray() && !content.empty()) {
+      Json::Value& last = content[content.size() - 1];
+      std::string type = last["type"].asString();
+      if (type != "thinking" && type != "redacted_thinking") {
+        last["cache_control"]["type"] = "ephemeral";
+      }
+    }
+  }
+  if (!request.tools.empty()) {
+    Json::Value& tools = body["tools"] = Json::Value(Json::arrayValue);
+    for (const ToolSchema& t : request.tools) {
+      Json::Value tool(Json::objectValue);
+      tool["name"] = t.name;
+      tool["description"] = t.description;
+      Json::Value schema = t.parameters;
+      if (!schema.isObject()) {
+        schema = Json::Value(Json::objectValue);
+        schema["type"] = "object";
+        schema["properties"] = Json::Value(Json::objectValue);
+      }
+      tool["input_schema"] = schema;
+      tools.append(tool);
+    }
+  }
+  return body;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoder
+
+bool AnthropicDecoder::Emit(const DeltaCallback& emit, StreamDelta d) {
+  if (!emit(d)) {
+    aborted_ = true;
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+void ReadUsage(const Json::Value& u, Usage* usage) {
+  if (!u.isObject()) return;
+  // message_delta usage is cumulative: take the latest value of every field it carries.
+  if (json::Member(u, "input_tokens")) usage->input = json::Int(u, "input_tokens", 0);
+  if (json::Member(u, "output_tokens")) usage->output = json::Int(u, "output_tokens", 0);
+  if (json::Member(u, "cache_read_input_tokens")) {
+    usage->cache_read = json::Int(u, "cache_read_input_tokens", 0);
+  }
+  if (json::Member(u, "cache_creation_input_tokens")) {
+    usage->cache_write = json::Int(u, "cache_creation_input_tokens", 0);
+  }
+}
+
+}  // namespace
+
+Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emit) {
+  if (aborted_ || done_) return Status::Ok();
+  auto parsed = ParseJson(event.data);
+  if (!parsed.ok() || !parsed->isObject()) {
+    return MakeError(kProviderBadResponse,
+                     "malformed stream event " + event.event + ": " + event.data.substr(0, 200));
+  }
+  const Json::Value& data = *parsed;
+  std::string type = json::Str(data, "type");
+  if (type.empty()) type = event.event;
+
+  if (type == "message_start") {
+    if (const Json::Value* msg = json::Member(data, "message")) {
+      if (const Json::Value* u = json::Member(*msg, "usage")) ReadUsage(*u, &usage_);
+    }
+  } else if (type == "content_block_start") {
+    int index = static_cast<int>(json::Int(data, "index", 0));
+    const Json::Value* cb = json::Member(data, "content_block");
+    std::string block_type = cb ? json::Str(*cb, "type") : std::string();
+    Block entry;
+    if (block_type == "text" || block_type == "thinking" || block_type == "redacted_thinking" ||
+        block_type == "tool_use") {
+      ContentBlock b;
+      if (block_type == "text") {
+        b.type = BlockType::kText;
+        b.text = json::Str(*cb, "text");
+      } else if (block_type == "thinking") {
+        b.type = BlockType::kThinking;
+        b.text = json::Str(*cb, "thinking");
+        b.signature = json::Str(*cb, "signature");
+      } else if (block_type == "redacted_thinking") {
+        b.type = BlockType::kThinking;
+        b.redacted = true;
+        b.text = json::Str(*cb, "data");  // opaque; sent back unchanged, never shown
+      } else {
+        b = ContentBlock::ToolCall(json::Str(*cb, "id"), json::Str(*cb, "name"), Json::Value());
+      }
+      blocks_.push_back(std::move(b));
+      block_ended_.push_back(false);
+      entry.block = static_cast<int>(blocks_.size()) - 1;
+      by_index_[index] = entry;
+      const ContentBlock& nb = blocks_.back();
+      if (nb.type == BlockType::kToolCall) {
+        StreamDelta d;
+        d.kind = DeltaKind::kToolCallStart;
+        d.index = entry.block;
+        d.id = nb.id;
+        d.name = nb.name;
+        if (!Emit(emit, std::move(d))) return Status::Ok();
+      } else if (!nb.text.empty() && !nb.redacted) {
+        StreamDelta d;
+        d.kind = nb.type == BlockType::kThinking ? DeltaKind::kThinking : DeltaKind::kText;
+        d.index = entry.block;
+        d.text = nb.text;
+        if (!Emit(emit, std::move(d))) return Status::Ok();
+      }
+    } else {
+      by_index_[index] = entry;  // server tool blocks and future kinds: not ours to keep
+    }
+  } else if (type == "content_block_delta") {
+    int index = static_cast<int>(json::Int(data, "index", 0));
+    auto it = by_index_.find(index);
+    if (it == by_index_.end()) {
+      return MakeError(kProviderBadResponse,
+                       "content_block_delta for unknown block " + std::to_string(index));
+    }
+    if (it->second.block < 0) return Status::Ok();
+    ContentBlock& b = blocks_[it->second.block];
+    const Json::Value* delta = json::Member(data, "delta");
+    if (!delta) return Status::Ok();
+    std::string dtype = json::Str(*delta, "type");
+    StreamDelta d;
+    d.index = it->second.block;
+    if (dtype == "text_delta") {
+      d.kind = DeltaKind::kText;
+      d.text = json::Str(*delta, "text");
+      b.text += d.text;
+    } else if (dtype == "thinking_delta") {
+      d.kind = DeltaKind::kThinking;
+      d.text = json::Str(*delta, "thinking");
+      b.text += d.text;
+    } else if (dtype == "signature_delta") {
+      b.signature += json::Str(*delta, "signature");
+      return Status::Ok();
+    } else if (dtype == "input_json_delta") {
+      d.kind = DeltaKind::kToolCallArgs;
+      d.text = json::Str(*delta, "partial_json");
+      d.id = b.id;
+      it->second.json += d.text;
+    } else {
+      return Status::Ok();  // citations_delta and future kinds
+    }
+    if (d.text.empty()) return Status::Ok();
+    Emit(emit, std::move(d));
+  } else if (type == "content_block_stop") {
+    int index = static_cast<int>(json::Int(data, "index", 0));
+    auto it = by_index_.find(index);
+    if (it == by_index_.end() || it->second.block < 0 || it->second.ended) return Status::Ok();
+    it->second.ended = true;
+    block_ended_[it->second.block] = true;
+    ContentBlock& b = blocks_[it->second.block];
+    if (b.type == BlockType::kToolCall) {
+      if (it->second.json.empty()) {
+        b.arguments = Json::Value(Json::objectValue);
+      } else {
+        auto args = ParseJson(it->second.json);
+        b.arguments = args.ok() ? *args : Json::Value(it->second.json);
+      }
+      StreamDelta d;
+      d.kind = DeltaKind::kToolCallEnd;
+      d.index = it->second.block;
+      d.id = b.id;
+      d.name = b.name;
+      d.text = b.arguments.isString() ? b.arguments.asString() : WriteJson(b.arguments);
+      Emit(emit, std::move(d));
+    }
+  } else if (type == "message_delta") {
+    if (const Json::Value* delta = json::Member(data, "delta")) {
+      std::string reason = json::Str(*delta, "stop_reason");
+      if (!reason.empty()) stop_reason_ = reason;
+    }
+    if (const Json::Value* u = json::Member(data, "usage")) ReadUsage(*u, &usage_);
+  } else if (type == "message_stop") {
+    done_ = true;
+  } else if (type == "error") {
+    const Json::Value* err = json::Member(data, "error");
+    return ErrorFromStream(err ? json::Str(*err, "type") : std::string(),
+                           err ? json::Str(*err, "message") : std::string());
+  }
+  // "ping" and unknown event types are ignored.
+  return Status::Ok();
+}
+
+Message AnthropicDecoder::TakeMessage(bool partial) {
+  Message m;
+  m.role = Role::kAssistant;
+  bool has_calls = false;
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    ContentBlock& b = blocks_[i];
+    if (b.type == BlockType::kToolCall && !block_ended_[i]) {
+      if (partial) continue;  // arguments may be cut off: must not run
+      b.arguments = Json::Value(Json::objectValue);
+    }
+    if (b.type == BlockType::kToolCall) has_calls = true;
+    m.content.push_back(b);
+  }
+  if (stop_reason_ == "tool_use") {
+    m.stop_reason = StopReason::kToolUse;
+  } else if (stop_reason_ == "max_tokens" || stop_reason_ == "model_context_window_exceeded") {
+    m.stop_reason = StopReason::kMaxTokens;
+  } else if (stop_reason_ == "refusal") {
+    m.stop_reason = StopReason::kRefusal;
+  } else {
+    // end_turn, stop_sequence, pause_turn: the turn ended; tool calls, if any, decide.
+    m.stop_reason = has_calls ? StopReason::kToolUse : StopReason::kEndTurn;
+  }
+  m.usage = usage_;
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider
+
+HttpPostRequest AnthropicMessagesProvider::BuildHttpRequest(const ModelRequest& request) const {
+  const HttpProviderConfig& c = config();
+  AnthropicBodyOptions options;
+  options.reasoning_model = c.model.reasoning;
+  options.model_max_output = c.model.max_output;
+  ModelRequest req = request;
+  if (req.model.empty()) req.model = c.model.id;
+  HttpPostRequest out;
+  // ANTHROPIC_BASE_URL has no /v1; tolerate one that does.
+  const std::string& prefix = c.base.path_prefix;
+  bool has_v1 = prefix.size() >= 3 && prefix.compare(prefix.size() - 3, 3, "/v1") == 0;
+  out.path = prefix + (has_v1 ? "/messages" : "/v1/messages");
+  out.body = WriteJson(BuildAnthropicBody(req, options));
+  out.headers.emplace_back("Accept", "text/event-stream");
+  out.headers.emplace_back("User-Agent", std::string("lousho/") + LOUSHO_VERSION);
+  out.headers.emplace_back("anthropic-version", kAnthropicVersion);
+  if (!c.api_key.empty()) {
+    if (c.settings.auth == "bearer") {
+      out.headers.emplace_back("Authorization", "Bearer " + c.api_key);
+    } else {
+      out.headers.emplace_back("x-api-key", c.api_key);
+    }
+  }
+  for (const auto& [k, v] : c.settings.headers) out.headers.emplace_back(k, v);
+  return out;
+}
+
+}  // namespace lousho::agent

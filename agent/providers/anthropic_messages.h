@@ -1,0 +1,68 @@
+// Anthropic Messages API: request building, the pure stream decoder, and the provider.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/providers/http_provider.h"
+#include "agent/providers/stream_decoder.h"
+
+namespace lousho::agent {
+
+inline constexpr char kAnthropicVersion[] = "2023-06-01";
+inline constexpr long long kAnthropicDefaultMaxTokens = 8192;
+
+struct AnthropicBodyOptions {
+  bool reasoning_model = false;    // may enable extended thinking
+  long long model_max_output = 0;  // 0: unknown
+  bool prompt_caching = true;      // mark the system prompt and last message cacheable
+};
+
+// Thinking budget (tokens) for a level; 0 for kOff.
+long long AnthropicThinkingBudget(ThinkingLevel level);
+
+// The JSON body of POST {base}/v1/messages for `request`.
+Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options);
+
+// Decodes a Messages SSE stream: message_start usage, content_block_start/delta/stop (text,
+// thinking with signature, redacted_thinking, tool_use with input_json_delta), message_delta
+// stop reason and cumulative usage, message_stop, ping, and mid-stream error events.
+class AnthropicDecoder : public StreamDecoder {
+ public:
+  Status Consume(const SseEvent& event, const DeltaCallback& emit) override;
+  bool done() const override { return done_; }
+  bool complete() const override { return done_ || !stop_reason_.empty(); }
+  bool aborted() const override { return aborted_; }
+  Message TakeMessage(bool partial) override;
+
+ private:
+  struct Block {
+    int block = -1;    // index into blocks_, -1 for blocks we do not keep (server tools)
+    std::string json;  // tool_use input fragments
+    bool ended = false;
+  };
+  bool Emit(const DeltaCallback& emit, StreamDelta d);
+
+  std::vector<ContentBlock> blocks_;
+  std::vector<bool> block_ended_;
+  std::map<int, Block> by_index_;  // the stream's block index -> our block
+  std::string stop_reason_;
+  bool done_ = false;
+  bool aborted_ = false;
+  Usage usage_;
+};
+
+// The Messages provider. Immutable; Stream() may run concurrently.
+class AnthropicMessagesProvider : public HttpStreamingProvider {
+ public:
+  explicit AnthropicMessagesProvider(HttpProviderConfig config)
+      : HttpStreamingProvider(std::move(config)) {}
+  HttpPostRequest BuildHttpRequest(const ModelRequest& request) const override;
+  std::unique_ptr<StreamDecoder> NewDecoder() const override {
+    return std::make_unique<AnthropicDecoder>();
+  }
+};
+
+}  // namespace lousho::agent

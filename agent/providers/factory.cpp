@@ -1,0 +1,70 @@
+// Builds the HTTP provider a ProviderSettings entry describes.
+#include "agent/providers/factory.h"
+
+#include <cstdlib>
+
+#include "agent/providers/anthropic_messages.h"
+#include "agent/providers/openai_chat.h"
+#include "agent/providers/provider_errors.h"
+#include "config/model_catalog.h"
+
+namespace lousho::agent {
+
+std::optional<std::string> ProcessEnv(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSettings& settings,
+                                                   const std::string& model_id,
+                                                   const GetEnvFn& getenv) {
+  auto env = [&](const std::string& name) -> std::string {
+    if (name.empty() || !getenv) return {};
+    return getenv(name).value_or("");
+  };
+  HttpProviderConfig c;
+  c.settings = settings;
+  if (settings.api != "openai-chat" && settings.api != "anthropic-messages") {
+    return MakeError(kProviderConfig, "provider " + settings.name + ": unknown api '" +
+                                          settings.api +
+                                          "' (expected openai-chat or anthropic-messages)");
+  }
+  std::string base_url = env(settings.base_url_env);
+  if (base_url.empty()) base_url = settings.base_url;
+  auto base = ParseBaseUrl(base_url);
+  if (!base.ok()) {
+    Error e = base.error();
+    e.message = "provider " + settings.name + ": " + e.message;
+    return e;
+  }
+  c.base = *base;
+  if (!settings.api_key_env.empty()) {
+    c.api_key = env(settings.api_key_env);
+    if (c.api_key.empty() && settings.api == "anthropic-messages") {
+      std::string token = env("ANTHROPIC_AUTH_TOKEN");
+      if (!token.empty()) {
+        c.api_key = token;
+        c.settings.auth = "bearer";
+      }
+    }
+    if (c.api_key.empty()) {
+      return MakeError(kProviderAuth, settings.api_key_env + " is not set (needed by provider " +
+                                          settings.name + ")");
+    }
+  }
+  if (const config::ModelInfo* info = config::FindModel(settings, model_id)) {
+    c.model = *info;
+  } else {
+    c.model = config::UnknownModelInfo(model_id);
+  }
+  std::shared_ptr<Provider> provider;
+  if (settings.api == "openai-chat") {
+    provider = std::make_shared<OpenAiChatProvider>(std::move(c));
+  } else {
+    provider = std::make_shared<AnthropicMessagesProvider>(std::move(c));
+  }
+  return provider;
+}
+
+}  // namespace lousho::agent

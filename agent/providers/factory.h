@@ -1,0 +1,32 @@
+// Builds the HTTP provider a ProviderSettings entry describes.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "agent/provider.h"
+#include "config/provider_settings.h"
+#include "support/status.h"
+
+namespace lousho::agent {
+
+using GetEnvFn = std::function<std::optional<std::string>(const std::string&)>;
+
+// Resolves the base URL (settings.base_url_env overrides base_url when set and non-empty), the
+// API key (from settings.api_key_env; a missing key is a LOUSHO_PROVIDER_AUTH error such as
+// "OPENAI_API_KEY is not set", returned before any request; no key is needed when api_key_env is
+// empty) and the model info (settings.models, then the built-in catalogue, else defaults with
+// prices 0), and returns an OpenAiChatProvider ("openai-chat") or AnthropicMessagesProvider
+// ("anthropic-messages"). Other api values are a LOUSHO_PROVIDER_CONFIG error.
+// For anthropic-messages, ANTHROPIC_AUTH_TOKEN (sent as a Bearer token) stands in for a
+// missing ANTHROPIC_API_KEY, as the official SDK does.
+Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSettings& settings,
+                                                   const std::string& model_id,
+                                                   const GetEnvFn& getenv);
+
+// A GetEnvFn reading the process environment.
+std::optional<std::string> ProcessEnv(const std::string& name);
+
+}  // namespace lousho::agent

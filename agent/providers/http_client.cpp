@@ -1,0 +1,186 @@
+// Streaming HTTPS POST on cpp-httplib 0.11 (Client::send with a content receiver).
+#include "agent/providers/http_client.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <exception>
+#include <mutex>
+
+namespace lousho::agent {
+
+std::string BaseUrl::Origin() const { return scheme + "://" + host + ":" + std::to_string(port); }
+
+Result<BaseUrl> ParseBaseUrl(std::string_view url) {
+  auto fail = [&](const std::string& why) {
+    return MakeError(kProviderConfig, "invalid base URL '" + std::string(url) + "': " + why);
+  };
+  BaseUrl out;
+  size_t sep = url.find("://");
+  if (sep == std::string_view::npos) return fail("expected http:// or https://");
+  std::string scheme(url.substr(0, sep));
+  for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "http" && scheme != "https") return fail("expected http:// or https://");
+  out.scheme = scheme;
+  std::string_view rest = url.substr(sep + 3);
+  size_t slash = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, slash);
+  std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  if (authority.find('@') != std::string_view::npos) return fail("credentials in URL");
+  std::string_view host = authority;
+  std::string_view port;
+  if (!authority.empty() && authority[0] == '[') {  // IPv6 literal
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) return fail("unclosed IPv6 address");
+    host = authority.substr(0, close + 1);
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') return fail("bad port");
+      port = authority.substr(close + 2);
+    }
+  } else if (size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+  }
+  if (host.empty()) return fail("missing host");
+  out.host = std::string(host);
+  if (!port.empty()) {
+    if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
+      return fail("bad port");
+    }
+    out.port = std::stoi(std::string(port));
+    if (out.port <= 0 || out.port > 65535) return fail("bad port");
+  } else {
+    out.port = scheme == "https" ? 443 : 80;
+  }
+  // Query and fragment make no sense on a base URL; keep the path only.
+  size_t q = path.find_first_of("?#");
+  if (q != std::string_view::npos) path = path.substr(0, q);
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  out.path_prefix = std::string(path);
+  return out;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Lower(const std::string& s) {
+  std::string out = s;
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+HttpStreamResult HttpClient::PostStream(const HttpPostRequest& request, const BodyCallback& on_body,
+                                        const CancelToken& cancel) const {
+  HttpStreamResult result;
+  if (cancel.cancelled()) {
+    result.outcome = HttpOutcome::kCancelled;
+    return result;
+  }
+  try {
+    httplib::Client cli(base_.Origin());
+    cli.set_connection_timeout(options_.connect_timeout_s, 0);
+    cli.set_read_timeout(options_.idle_timeout_s, 0);
+    cli.set_write_timeout(options_.write_timeout_s, 0);
+    cli.set_keep_alive(false);
+    // SSE must arrive as it is produced; a compressed body could be held back by the server.
+    cli.set_decompress(false);
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+    cli.enable_server_certificate_verification(true);
+    if (!options_.ca_cert_path.empty()) cli.set_ca_cert_path(options_.ca_cert_path);
+#endif
+    // A cancel that lands while the socket is being created would otherwise be missed by
+    // stop() (nothing in flight yet): shut the new socket down so connect fails at once.
+    cli.set_socket_options([&cancel](socket_t sock) {
+      if (cancel.cancelled()) ::shutdown(sock, SHUT_RDWR);
+    });
+    ScopedCancelCallback wake(cancel, [&cli] { cli.stop(); });
+
+    std::atomic<long long> last_activity_ns{Clock::now().time_since_epoch().count()};
+    auto touch = [&] { last_activity_ns = Clock::now().time_since_epoch().count(); };
+    bool stopped_by_callback = false;
+
+    httplib::Request req;
+    req.method = "POST";
+    req.path = request.path;
+    for (const auto& [k, v] : request.headers) req.headers.emplace(k, v);
+    req.headers.emplace("Accept-Encoding", "identity");
+    req.headers.emplace("Content-Type", "application/json");
+    req.body = request.body;
+    req.response_handler = [&](const httplib::Response& r) {
+      touch();
+      result.status = r.status;
+      for (const auto& [k, v] : r.headers) result.headers.emplace(Lower(k), v);
+      return !cancel.cancelled();
+    };
+    req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+      touch();
+      if (cancel.cancelled()) return false;
+      if (result.status >= 400) {
+        // Error bodies are short JSON; cap them so a misbehaving proxy cannot bloat memory.
+        if (result.error_body.size() < 64 * 1024) result.error_body.append(data, n);
+        return true;
+      }
+      if (!on_body(std::string_view(data, n))) {
+        stopped_by_callback = true;
+        return false;
+      }
+      return true;
+    };
+    httplib::Response res;
+    httplib::Error err = httplib::Error::Success;
+    bool ok = cli.send(req, res, err);
+    if (cancel.cancelled()) {
+      result.outcome = HttpOutcome::kCancelled;
+    } else if (stopped_by_callback) {
+      result.outcome = HttpOutcome::kStopped;
+    } else if (ok) {
+      result.outcome = HttpOutcome::kCompleted;
+      if (result.status == 0) result.status = res.status;
+    } else {
+      result.transport_error = httplib::to_string(err);
+      long long idle_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(
+              Clock::now().time_since_epoch() - Clock::duration(last_activity_ns.load()))
+              .count();
+      switch (err) {
+        case httplib::Error::Connection:
+        case httplib::Error::BindIPAddress:
+        case httplib::Error::SSLConnection:
+        case httplib::Error::SSLLoadingCerts:
+        case httplib::Error::SSLServerVerification:
+        case httplib::Error::ConnectionTimeout:
+          result.outcome = HttpOutcome::kConnectFailed;
+          break;
+        case httplib::Error::Read:
+          // httplib reports an idle timeout and a dropped connection alike; the clock tells
+          // them apart (the read timeout is the only way to sit idle that long).
+          result.outcome = idle_ms + 150 >= options_.idle_timeout_s * 1000LL
+                               ? HttpOutcome::kTimedOut
+                               : HttpOutcome::kBroken;
+          break;
+        case httplib::Error::Success:
+        case httplib::Error::Unknown:
+        case httplib::Error::Write:
+        case httplib::Error::ExceedRedirectCount:
+        case httplib::Error::Canceled:
+        case httplib::Error::UnsupportedMultipartBoundaryChars:
+        case httplib::Error::Compression:
+          result.outcome = HttpOutcome::kBroken;
+          break;
+      }
+    }
+  } catch (const std::exception& e) {
+    // httplib and the standard library may throw (bad_alloc, regex errors); keep it here.
+    result.outcome = HttpOutcome::kBroken;
+    result.transport_error = e.what();
+  }
+  return result;
+}
+
+}  // namespace lousho::agent

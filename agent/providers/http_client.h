@@ -1,0 +1,81 @@
+// Streaming HTTPS POST for the model providers; the only code that touches cpp-httplib.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "agent/providers/provider_errors.h"
+#include "support/cancel.h"
+#include "support/status.h"
+
+namespace lousho::agent {
+
+// A base URL split the way httplib needs it: "https://host/v1" -> origin "https://host" (scheme,
+// host and explicit port only) + path prefix "/v1" (no trailing slash).
+struct BaseUrl {
+  std::string scheme;  // "http" | "https"
+  std::string host;
+  int port = 0;
+  std::string path_prefix;
+  std::string Origin() const;  // "https://host:port", what httplib::Client accepts
+};
+
+// Splits a base URL; errors (LOUSHO_PROVIDER_CONFIG) on a missing scheme or host, or a bad port.
+Result<BaseUrl> ParseBaseUrl(std::string_view url);
+
+struct HttpOptions {
+  int connect_timeout_s = 10;
+  int idle_timeout_s = 120;  // longest gap between two reads of the response
+  int write_timeout_s = 30;
+  std::string ca_cert_path;  // empty: the system CA store (tests point this at their own cert)
+};
+
+struct HttpPostRequest {
+  std::string path;  // full path including the base URL's prefix
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;  // JSON
+};
+
+// How one streaming POST ended.
+enum class HttpOutcome {
+  kCompleted,      // the response body ended normally
+  kStopped,        // the body callback returned false (it saw what it needed, or was cancelled)
+  kCancelled,      // the cancel token fired
+  kConnectFailed,  // no connection (refused, DNS, TLS handshake/verification)
+  kTimedOut,       // no byte for idle_timeout_s
+  kBroken,         // the connection dropped mid-response (or another transport error)
+};
+
+struct HttpStreamResult {
+  HttpOutcome outcome = HttpOutcome::kCompleted;
+  int status = 0;               // 0 when no response head arrived
+  HeaderMap headers;            // lower-case names
+  std::string error_body;       // the body when status >= 400 (it never goes to on_body)
+  std::string transport_error;  // human-readable cause for the failure outcomes
+};
+
+// Receives the body of a successful (status < 400) response as it arrives. Return false to stop.
+using BodyCallback = std::function<bool(std::string_view)>;
+
+// Sends a POST and streams its response. Thread-compatible: each call opens its own connection,
+// so one HttpClient may serve concurrent calls. TLS certificates are always verified.
+class HttpClient {
+ public:
+  HttpClient(BaseUrl base, HttpOptions options)
+      : base_(std::move(base)), options_(std::move(options)) {}
+  const BaseUrl& base() const { return base_; }
+
+  // Blocks until the response ends, on_body returns false, or `cancel` fires (which wakes a
+  // blocked read at once by shutting the socket down).
+  HttpStreamResult PostStream(const HttpPostRequest& request, const BodyCallback& on_body,
+                              const CancelToken& cancel) const;
+
+ private:
+  BaseUrl base_;
+  HttpOptions options_;
+};
+
+}  // namespace lousho::agent

@@ -1,0 +1,171 @@
+// The shared streaming/retry driver of the HTTP providers.
+#include "agent/providers/http_provider.h"
+
+#include <random>
+
+#include "support/log.h"
+
+namespace lousho::agent {
+
+void ApplyCost(const config::ModelInfo& model, Usage* usage) {
+  usage->cost = (static_cast<double>(usage->input) * model.input_price +
+                 static_cast<double>(usage->output) * model.output_price +
+                 static_cast<double>(usage->cache_read) * model.cache_read_price +
+                 static_cast<double>(usage->cache_write) * model.cache_write_price) /
+                1e6;
+}
+
+namespace {
+
+HttpOptions OptionsFrom(const HttpProviderConfig& c) {
+  HttpOptions o;
+  o.connect_timeout_s = c.settings.connect_timeout_s > 0 ? c.settings.connect_timeout_s : 10;
+  o.idle_timeout_s = c.settings.idle_timeout_s > 0 ? c.settings.idle_timeout_s : 120;
+  o.ca_cert_path = c.ca_cert_path;
+  return o;
+}
+
+double Jitter() {
+  thread_local std::mt19937 rng{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+}
+
+// Converts a transport failure into an error. `delivered` tells whether output already left.
+Error TransportError(const HttpStreamResult& r, int idle_timeout_s) {
+  Error e;
+  switch (r.outcome) {
+    case HttpOutcome::kConnectFailed:
+      e.code = kProviderUnavailable;
+      e.message = "cannot connect: " + r.transport_error;
+      e.retryable = true;
+      break;
+    case HttpOutcome::kTimedOut:
+      e.code = kProviderTimeout;
+      e.message = "no data from the provider for " + std::to_string(idle_timeout_s) + " s";
+      break;
+    case HttpOutcome::kBroken:
+      e.code = kProviderUnavailable;
+      e.message = "connection lost: " + r.transport_error;
+      e.retryable = true;
+      break;
+    case HttpOutcome::kCompleted:
+    case HttpOutcome::kStopped:
+    case HttpOutcome::kCancelled:
+      e.code = kProviderBadResponse;
+      e.message = "stream ended before its end marker";
+      break;
+  }
+  return e;
+}
+
+}  // namespace
+
+HttpStreamingProvider::HttpStreamingProvider(HttpProviderConfig config)
+    : config_(std::move(config)), http_(config_.base, OptionsFrom(config_)) {}
+
+Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
+                                                    const DeltaCallback& on_delta,
+                                                    const CancelToken& cancel,
+                                                    const RetryHooks& hooks) {
+  const RetryPolicy policy{std::max(0, config_.settings.max_retries),
+                           config_.settings.retry_base_ms, config_.settings.retry_max_delay_ms};
+  const HttpPostRequest http_request = BuildHttpRequest(request);
+  const std::string model_id = request.model.empty() ? config_.model.id : request.model;
+
+  auto finish = [&](Message m, StopReason stop) {
+    m.role = Role::kAssistant;
+    if (stop == StopReason::kCancelled) m.stop_reason = stop;
+    m.provider = config_.settings.name;
+    m.model = model_id;
+    ApplyCost(config_.model, &m.usage);
+    return ModelResponse{std::move(m)};
+  };
+
+  int retries = 0;
+  bool retry_end_pending = false;
+  auto end_retry = [&](bool success, const std::string& error) {
+    if (!retry_end_pending) return;
+    retry_end_pending = false;
+    if (hooks.on_retry_end) hooks.on_retry_end(success, retries, error);
+  };
+
+  for (;;) {
+    std::unique_ptr<StreamDecoder> decoder = NewDecoder();
+    SseParser parser;
+    std::vector<SseEvent> events;
+    bool delivered = false;
+    bool callback_stopped = false;
+    Status decode_status;
+    DeltaCallback emit = [&](const StreamDelta& d) {
+      end_retry(true, "");
+      delivered = true;
+      if (!on_delta(d)) {
+        callback_stopped = true;
+        return false;
+      }
+      return !cancel.cancelled();
+    };
+    auto on_body = [&](std::string_view bytes) {
+      events.clear();
+      parser.Feed(bytes, &events);
+      for (const SseEvent& ev : events) {
+        decode_status = decoder->Consume(ev, emit);
+        if (!decode_status.ok() || decoder->aborted()) return false;
+        // Stop reading at the end marker: some servers keep the connection open after it.
+        if (decoder->done()) return false;
+      }
+      return true;
+    };
+    log::Debug("provider " + config_.settings.name + ": POST " + http_.base().Origin() +
+               http_request.path + " model=" + model_id);
+    HttpStreamResult r = http_.PostStream(http_request, on_body, cancel);
+
+    if (callback_stopped || cancel.cancelled() || r.outcome == HttpOutcome::kCancelled) {
+      end_retry(false, "cancelled");
+      return finish(decoder->TakeMessage(/*partial=*/true), StopReason::kCancelled);
+    }
+    Error error;
+    if (r.status >= 400) {
+      error = ErrorFromHttp(r.status, r.headers, r.error_body, NowUnixMs());
+      if (auto it = r.headers.find("x-request-id"); it != r.headers.end()) {
+        log::Info("provider " + config_.settings.name + ": request id " + it->second);
+      } else if (auto it2 = r.headers.find("request-id"); it2 != r.headers.end()) {
+        log::Info("provider " + config_.settings.name + ": request id " + it2->second);
+      }
+    } else if (!decode_status.ok()) {
+      error = decode_status.error();
+    } else if (decoder->done() || (r.outcome == HttpOutcome::kCompleted && decoder->complete())) {
+      end_retry(true, "");
+      return finish(decoder->TakeMessage(/*partial=*/false), StopReason::kEndTurn);
+    } else if (r.outcome == HttpOutcome::kCompleted && r.status == 0) {
+      error = MakeError(kProviderBadResponse, "no HTTP response");
+    } else {
+      error = TransportError(r, http_.base().port > 0 ? config_.settings.idle_timeout_s : 0);
+    }
+
+    // Output already shown to the user cannot be taken back, so such a failure is final.
+    if (error.retryable && !delivered && retries < policy.max_retries) {
+      long delay = RetryDelayMs(policy, retries + 1, error.retry_after_ms, Jitter());
+      if (delay >= 0) {
+        ++retries;
+        log::Warn("provider " + config_.settings.name + ": " + error.ToString() + "; retry " +
+                  std::to_string(retries) + "/" + std::to_string(policy.max_retries) + " in " +
+                  std::to_string(delay) + " ms");
+        retry_end_pending = true;
+        if (hooks.on_retry_start) {
+          hooks.on_retry_start(RetryNotice{retries, policy.max_retries, delay, error.message});
+        }
+        if (cancel.WaitFor(delay)) {
+          end_retry(false, "cancelled");
+          return finish(Message{}, StopReason::kCancelled);
+        }
+        continue;
+      }
+    }
+    log::Warn("provider " + config_.settings.name + ": " + error.ToString());
+    end_retry(false, error.message);
+    return error;
+  }
+}
+
+}  // namespace lousho::agent

@@ -1,0 +1,47 @@
+// The shared driver of the HTTP providers: one streaming POST per attempt, SSE decoding,
+// cancellation, error mapping and automatic retry of transient failures.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "agent/provider.h"
+#include "agent/providers/http_client.h"
+#include "agent/providers/retry.h"
+#include "agent/providers/stream_decoder.h"
+#include "config/provider_settings.h"
+
+namespace lousho::agent {
+
+// Everything a provider needs, resolved by the factory (env overrides applied, key looked up).
+struct HttpProviderConfig {
+  config::ProviderSettings settings;
+  config::ModelInfo model;  // the catalogue entry, or defaults (prices 0) for unknown models
+  BaseUrl base;
+  std::string api_key;       // empty: send no credentials (local servers)
+  std::string ca_cert_path;  // tests only: trust this certificate file as well
+};
+
+// Fills usage->cost from the model's prices (USD per million tokens).
+void ApplyCost(const config::ModelInfo& model, Usage* usage);
+
+// Base of OpenAiChatProvider and AnthropicMessagesProvider. Stream() is safe to call
+// concurrently (each call has its own connection and decoder); the object is immutable.
+class HttpStreamingProvider : public Provider {
+ public:
+  explicit HttpStreamingProvider(HttpProviderConfig config);
+  Result<ModelResponse> Stream(const ModelRequest& request, const DeltaCallback& on_delta,
+                               const CancelToken& cancel, const RetryHooks& retry) override;
+  bool SupportsImages() const override { return config_.model.images; }
+  const HttpProviderConfig& config() const { return config_; }
+
+  // The request body and headers one attempt sends (public so tests can assert the wire form).
+  virtual HttpPostRequest BuildHttpRequest(const ModelRequest& request) const = 0;
+  virtual std::unique_ptr<StreamDecoder> NewDecoder() const = 0;
+
+ private:
+  HttpProviderConfig config_;
+  HttpClient http_;
+};
+
+}  // namespace lousho::agent

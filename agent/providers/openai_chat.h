@@ -1,0 +1,70 @@
+// OpenAI Chat Completions (and compatible servers: Ollama, vLLM, llama.cpp, LM Studio,
+// OpenRouter): request building, the pure stream decoder, and the provider.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/providers/http_provider.h"
+#include "agent/providers/stream_decoder.h"
+
+namespace lousho::agent {
+
+struct OpenAiChatBodyOptions {
+  std::string provider_name;     // reasoning text is echoed back only to the provider it came from
+  bool reasoning_model = false;  // send reasoning_effort
+  // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
+  bool use_max_completion_tokens = false;
+  long long default_max_tokens = 0;  // used when the request leaves it 0 (0: omit)
+};
+
+// The JSON body of POST {base}/chat/completions for `request` (stream on, usage requested).
+Json::Value BuildOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options);
+
+// Decodes a Chat Completions SSE stream. Text, reasoning (`reasoning_content` or `reasoning`)
+// and tool-call fragments (keyed by `index`) become content blocks in arrival order; tool calls
+// end (kToolCallEnd, arguments parsed) when the finish reason or [DONE] arrives.
+class OpenAiChatDecoder : public StreamDecoder {
+ public:
+  Status Consume(const SseEvent& event, const DeltaCallback& emit) override;
+  bool done() const override { return done_; }
+  bool complete() const override { return done_ || finish_seen_; }
+  bool aborted() const override { return aborted_; }
+  Message TakeMessage(bool partial) override;
+
+ private:
+  struct Call {
+    int block = 0;     // index into blocks_
+    std::string args;  // concatenated argument fragments
+    bool ended = false;
+  };
+  bool Emit(const DeltaCallback& emit, StreamDelta d);
+  bool AppendText(BlockType type, const std::string& text, const std::string& field,
+                  const DeltaCallback& emit);
+  bool EndToolCalls(const DeltaCallback& emit);
+
+  std::vector<ContentBlock> blocks_;
+  int open_block_ = -1;        // text/thinking block still receiving deltas
+  std::map<int, Call> calls_;  // by the stream's tool-call index
+  int last_call_key_ = -1;
+  std::string finish_reason_;
+  bool finish_seen_ = false;
+  bool done_ = false;
+  bool aborted_ = false;
+  Usage usage_;
+};
+
+// The Chat Completions provider. Immutable; Stream() may run concurrently.
+class OpenAiChatProvider : public HttpStreamingProvider {
+ public:
+  explicit OpenAiChatProvider(HttpProviderConfig config)
+      : HttpStreamingProvider(std::move(config)) {}
+  HttpPostRequest BuildHttpRequest(const ModelRequest& request) const override;
+  std::unique_ptr<StreamDecoder> NewDecoder() const override {
+    return std::make_unique<OpenAiChatDecoder>();
+  }
+};
+
+}  // namespace lousho::agent

@@ -1,0 +1,149 @@
+// Mapping of HTTP and in-stream failures to LOUSHO_PROVIDER_* errors.
+#include "agent/providers/provider_errors.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "agent/providers/retry.h"
+#include "support/json_util.h"
+
+namespace lousho::agent {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+const std::string* FindHeader(const HeaderMap& headers, const char* name) {
+  auto it = headers.find(name);
+  return it == headers.end() ? nullptr : &it->second;
+}
+
+// What an error body says, in either provider's shape.
+struct BodyInfo {
+  std::string message;
+  std::string type;  // error.type
+  std::string code;  // error.code (OpenAI), error.details.error_code (Anthropic)
+};
+
+std::string StringField(const Json::Value& obj, const char* key) {
+  if (!obj.isObject()) return {};
+  const Json::Value* v = obj.find(key, key + std::char_traits<char>::length(key));
+  return v && v->isString() ? v->asString() : std::string();
+}
+
+BodyInfo ParseErrorBody(std::string_view body) {
+  BodyInfo info;
+  auto parsed = ParseJson(body);
+  if (parsed.ok() && parsed->isObject()) {
+    const Json::Value& root = *parsed;
+    const Json::Value* err = root.find("error", "error" + 5);
+    if (err && err->isObject()) {
+      info.message = StringField(*err, "message");
+      info.type = StringField(*err, "type");
+      info.code = StringField(*err, "code");
+      const Json::Value* details = err->find("details", "details" + 7);
+      if (details && info.code.empty()) info.code = StringField(*details, "error_code");
+    } else if (err && err->isString()) {
+      info.message = err->asString();  // Ollama native: {"error":"model 'x' not found"}
+    } else {
+      info.message = StringField(root, "message");
+    }
+    return info;
+  }
+  // Not JSON (a proxy's HTML page, plain text): quote a short, single-line excerpt.
+  std::string text(body.substr(0, 300));
+  for (auto& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  info.message = text;
+  return info;
+}
+
+bool LooksLikeContextOverflow(const BodyInfo& info) {
+  std::string m = Lower(info.message);
+  return info.code == "context_length_exceeded" ||
+         m.find("prompt is too long") != std::string::npos ||
+         m.find("context length") != std::string::npos ||
+         m.find("context window") != std::string::npos ||
+         m.find("maximum context") != std::string::npos;
+}
+
+}  // namespace
+
+Error ErrorFromHttp(int status, const HeaderMap& headers, std::string_view body, long long now_ms) {
+  BodyInfo info = ParseErrorBody(body);
+  std::string what = "HTTP " + std::to_string(status);
+  if (!info.message.empty()) what += ": " + info.message;
+  Error e;
+  e.message = what;
+  if (status == 401 || status == 403) {
+    e.code = kProviderAuth;
+  } else if (status == 404) {
+    e.code = kProviderModelNotFound;
+  } else if (status == 429) {
+    e.code = kProviderRateLimited;
+    // Quota and spend limits are not cured by waiting a few seconds.
+    e.retryable = info.code != "insufficient_quota" && info.type != "insufficient_quota" &&
+                  info.code != "enforced_spend_limit_reached";
+  } else if (status == 408 || status == 409) {
+    e.code = kProviderUnavailable;
+    e.retryable = true;
+  } else if (status >= 500) {
+    e.code = kProviderUnavailable;
+    e.retryable = true;
+  } else if (LooksLikeContextOverflow(info)) {
+    e.code = kProviderContextOverflow;
+  } else {
+    e.code = kProviderBadRequest;
+  }
+  // The server's own verdict wins (OpenAI's x-should-retry).
+  if (const std::string* h = FindHeader(headers, "x-should-retry")) {
+    if (*h == "true") e.retryable = true;
+    if (*h == "false") e.retryable = false;
+  }
+  if (const std::string* h = FindHeader(headers, "retry-after-ms")) {
+    char* end = nullptr;
+    double ms = std::strtod(h->c_str(), &end);
+    if (end != h->c_str() && ms >= 0) e.retry_after_ms = static_cast<long>(ms);
+  }
+  if (e.retry_after_ms < 0) {
+    if (const std::string* h = FindHeader(headers, "retry-after")) {
+      e.retry_after_ms = ParseRetryAfterMs(*h, now_ms);
+    }
+  }
+  return e;
+}
+
+Error ErrorFromStream(const std::string& type, const std::string& message) {
+  Error e;
+  std::string t = Lower(type);
+  e.message = message.empty() ? "stream error" : message;
+  if (!type.empty()) e.message = type + ": " + e.message;
+  if (t.find("overloaded") != std::string::npos || t == "api_error" || t == "server_error" ||
+      t.find("unavailable") != std::string::npos || t == "timeout_error") {
+    e.code = kProviderUnavailable;
+    e.retryable = true;
+  } else if (t.find("rate_limit") != std::string::npos) {
+    e.code = kProviderRateLimited;
+    e.retryable = true;
+  } else if (t.find("authentication") != std::string::npos ||
+             t.find("permission") != std::string::npos || t == "invalid_api_key") {
+    e.code = kProviderAuth;
+  } else if (t == "not_found_error" || t == "model_not_found") {
+    e.code = kProviderModelNotFound;
+  } else if (t == "context_length_exceeded") {
+    e.code = kProviderContextOverflow;
+  } else if (t == "invalid_request_error") {
+    e.code = kProviderBadRequest;
+  } else {
+    // An unknown mid-stream failure: the stream did not finish properly.
+    e.code = kProviderBadResponse;
+  }
+  return e;
+}
+
+}  // namespace lousho::agent

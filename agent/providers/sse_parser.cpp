@@ -1,0 +1,83 @@
+// Incremental Server-Sent Events parser.
+#include "agent/providers/sse_parser.h"
+
+namespace lousho::agent {
+
+void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
+  size_t pos = 0;
+  if (skip_lf_ && !bytes.empty()) {
+    // "\r" ended the previous feed; its "\n" half must not end a second (blank) line.
+    if (bytes[0] == '\n') pos = 1;
+    skip_lf_ = false;
+  }
+  while (pos < bytes.size()) {
+    size_t end = bytes.find_first_of("\r\n", pos);
+    if (end == std::string_view::npos) {
+      line_.append(bytes.substr(pos));
+      break;
+    }
+    std::string_view piece = bytes.substr(pos, end - pos);
+    if (line_.empty()) {
+      ProcessLine(piece, out);
+    } else {
+      line_.append(piece);
+      std::string line;
+      line.swap(line_);
+      ProcessLine(line, out);
+    }
+    pos = end + 1;
+    if (bytes[end] == '\r') {
+      if (pos < bytes.size()) {
+        if (bytes[pos] == '\n') ++pos;
+      } else {
+        skip_lf_ = true;
+      }
+    }
+  }
+}
+
+void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
+  if (at_start_) {
+    at_start_ = false;
+    if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+  }
+  if (line.empty()) {
+    if (has_data_) {
+      SseEvent ev;
+      ev.event = std::move(event_type_);
+      ev.data = std::move(data_);
+      ev.id = last_event_id_;
+      out->push_back(std::move(ev));
+    }
+    event_type_.clear();
+    data_.clear();
+    has_data_ = false;
+    return;
+  }
+  if (line[0] == ':') return;  // comment or keep-alive
+  std::string_view field = line;
+  std::string_view value;
+  size_t colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    field = line.substr(0, colon);
+    value = line.substr(colon + 1);
+    if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
+  }
+  if (field == "data") {
+    if (has_data_) data_.push_back('\n');
+    data_.append(value);
+    has_data_ = true;
+  } else if (field == "event") {
+    event_type_.assign(value);
+  } else if (field == "id") {
+    if (value.find('\0') == std::string_view::npos) last_event_id_.assign(value);
+  } else if (field == "retry") {
+    if (!value.empty() && value.size() < 10 &&
+        value.find_first_not_of("0123456789") == std::string_view::npos) {
+      retry_ms_ = std::stol(std::string(value));
+    }
+  }
+  // Any other field is ignored, as the spec says.
+}
+
+}  // namespace lousho::agent

@@ -1,0 +1,31 @@
+// The interface the HTTP driver uses to turn one provider's SSE events into deltas and a message.
+#pragma once
+
+#include "agent/content.h"
+#include "agent/provider.h"
+#include "agent/providers/sse_parser.h"
+#include "support/status.h"
+
+namespace lousho::agent {
+
+// Decodes one response stream. Pure (no I/O), so it is tested on byte-exact captures.
+// Not thread-safe; one decoder per attempt.
+class StreamDecoder {
+ public:
+  virtual ~StreamDecoder() = default;
+  // Consumes one SSE event and emits the deltas it carries. Returns an error for malformed data
+  // or an error event inside the stream. When `emit` returns false decoding stops: aborted()
+  // turns true and further events are ignored.
+  virtual Status Consume(const SseEvent& event, const DeltaCallback& emit) = 0;
+  // The end marker arrived ([DONE], message_stop): nothing more is needed from the connection.
+  virtual bool done() const = 0;
+  // The stream got far enough to be a valid answer if the connection closes now (a finish or
+  // stop reason was seen even if the end marker is missing).
+  virtual bool complete() const = 0;
+  virtual bool aborted() const = 0;
+  // Builds the assistant message from what was decoded. With `partial`, tool calls whose
+  // arguments did not finish are left out (they must never run).
+  virtual Message TakeMessage(bool partial) = 0;
+};
+
+}  // namespace lousho::agent
