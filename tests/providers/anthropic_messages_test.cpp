@@ -1,0 +1,273 @@
+// Tests of the Anthropic Messages request body and stream decoder on byte-exact captures.
+#include "agent/providers/anthropic_messages.h"
+
+#include <gtest/gtest.h>
+
+#include "agent/providers/provider_errors.h"
+#include "tests/providers/decoder_test_util.h"
+
+namespace lousho::agent {
+namespace {
+
+using testing::DeltaString;
+using testing::ExpectSameAtEverySplit;
+using testing::RunDecoder;
+
+std::string Ev(const std::string& name, const std::string& data) {
+  return "event: " + name + "\ndata: " + data + "\n\n";
+}
+
+// Capture 2a of llm-wire.md (thinking, then text), exactly as aimock sent it.
+std::string ThinkingCapture() {
+  return Ev("message_start",
+            "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_p515thGLzuwqwTXj\",\"type\":"
+            "\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\","
+            "\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":0,\"output_"
+            "tokens\":0}}}") +
+         Ev("content_block_start",
+            "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":"
+            "\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}") +
+         Ev("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_"
+            "delta\",\"thinking\":\"User wants the answe\"}}") +
+         Ev("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_"
+            "delta\",\"signature\":\"aimock-placeholder-signature\"}}") +
+         Ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}") +
+         Ev("content_block_start",
+            "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\","
+            "\"text\":\"\"}}") +
+         Ev("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\","
+            "\"text\":\"The answer is 42.\"}}") +
+         Ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}") +
+         Ev("message_delta",
+            "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_"
+            "sequence\":null},\"usage\":{\"output_tokens\":0}}") +
+         Ev("message_stop", "{\"type\":\"message_stop\"}");
+}
+
+// Capture 2b (tool use deltas) wrapped in a message, with a ping and real-looking usage.
+std::string ToolCapture() {
+  return Ev("message_start",
+            "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","
+            "\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"usage\":{"
+            "\"input_tokens\":120,\"cache_creation_input_tokens\":30,\"cache_read_input_"
+            "tokens\":400,\"output_tokens\":1}}}") +
+         "event: ping\r\ndata: {\"type\": \"ping\"}\r\n\r\n" +
+         Ev("content_block_start",
+            "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\","
+            "\"text\":\"\"}}") +
+         Ev("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+            "\"text\":\"Let me read it.\"}}") +
+         Ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}") +
+         Ev("content_block_start",
+            "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_"
+            "use\",\"id\":\"call_abc123\",\"name\":\"read_file\",\"input\":{}}}") +
+         Ev("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_"
+            "delta\",\"partial_json\":\"\"}}") +
+         Ev("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_"
+            "delta\",\"partial_json\":\"{\\\"path\\\":\\\"src/main.cp\"}}") +
+         Ev("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_"
+            "delta\",\"partial_json\":\"p\\\",\\\"max_lines\\\":50}\"}}") +
+         Ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}") +
+         Ev("message_delta",
+            "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_"
+            "sequence\":null},\"usage\":{\"output_tokens\":25}}") +
+         Ev("message_stop", "{\"type\":\"message_stop\"}");
+}
+
+std::unique_ptr<StreamDecoder> NewDecoder() { return std::make_unique<AnthropicDecoder>(); }
+
+TEST(AnthropicDecoderTest, ThinkingThenText) {
+  AnthropicDecoder d;
+  auto run = RunDecoder(d, ThinkingCapture());
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_TRUE(run.done);
+  EXPECT_EQ(DeltaString(run.deltas), "R0:User wants the answe|T1:The answer is 42.|");
+  ASSERT_EQ(run.message.content.size(), 2u);
+  EXPECT_EQ(run.message.content[0].type, BlockType::kThinking);
+  EXPECT_EQ(run.message.content[0].signature, "aimock-placeholder-signature");
+  EXPECT_EQ(run.message.content[1].text, "The answer is 42.");
+  EXPECT_EQ(run.message.stop_reason, StopReason::kEndTurn);
+}
+
+TEST(AnthropicDecoderTest, ThinkingCaptureSameAtEverySplit) {
+  ExpectSameAtEverySplit(ThinkingCapture(), NewDecoder);
+}
+
+TEST(AnthropicDecoderTest, ToolUseWithPingAndCumulativeUsage) {
+  AnthropicDecoder d;
+  auto run = RunDecoder(d, ToolCapture());
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_EQ(DeltaString(run.deltas),
+            "T0:Let me read it.|S1:call_abc123/read_file|A1:{\"path\":\"src/main.cp|"
+            "A1:p\",\"max_lines\":50}|E1:{\"max_lines\":50,\"path\":\"src/main.cpp\"}|");
+  ASSERT_EQ(run.message.content.size(), 2u);
+  EXPECT_EQ(run.message.content[1].arguments["path"].asString(), "src/main.cpp");
+  EXPECT_EQ(run.message.stop_reason, StopReason::kToolUse);
+  EXPECT_EQ(run.message.usage.input, 120);
+  EXPECT_EQ(run.message.usage.cache_write, 30);
+  EXPECT_EQ(run.message.usage.cache_read, 400);
+  EXPECT_EQ(run.message.usage.output, 25);  // the last cumulative value, not a sum
+}
+
+TEST(AnthropicDecoderTest, ToolCaptureSameAtEverySplit) {
+  ExpectSameAtEverySplit(ToolCapture(), NewDecoder);
+}
+
+TEST(AnthropicDecoderTest, StopReasonMapping) {
+  for (auto [reason, expected] :
+       std::vector<std::pair<std::string, StopReason>>{{"end_turn", StopReason::kEndTurn},
+                                                       {"stop_sequence", StopReason::kEndTurn},
+                                                       {"max_tokens", StopReason::kMaxTokens},
+                                                       {"refusal", StopReason::kRefusal},
+                                                       {"tool_use", StopReason::kToolUse}}) {
+    AnthropicDecoder d;
+    auto run = RunDecoder(d, Ev("message_delta",
+                                "{\"type\":\"message_delta\",\"delta\":{\"stop_"
+                                "reason\":\"" +
+                                    reason + "\"}}") +
+                                 Ev("message_stop", "{\"type\":\"message_stop\"}"));
+    ASSERT_TRUE(run.status.ok());
+    EXPECT_EQ(run.message.stop_reason, expected) << reason;
+  }
+}
+
+TEST(AnthropicDecoderTest, ErrorEventOverloadedIsRetryableUnavailable) {
+  AnthropicDecoder d;
+  std::string capture = ThinkingCapture();
+  auto run = RunDecoder(d, capture.substr(0, capture.find("\n\n") + 2) +
+                               "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": "
+                               "\"overloaded_error\", \"message\": \"Overloaded\"}}\n\n");
+  ASSERT_FALSE(run.status.ok());
+  EXPECT_EQ(run.status.error().code, kProviderUnavailable);
+  EXPECT_TRUE(run.status.error().retryable);
+  EXPECT_NE(run.status.error().message.find("Overloaded"), std::string::npos);
+}
+
+TEST(AnthropicDecoderTest, RedactedThinkingAndUnknownBlocksKeptOrSkipped) {
+  std::string bytes =
+      Ev("content_block_start",
+         "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"redacted_"
+         "thinking\",\"data\":\"EmwKAhgB\"}}") +
+      Ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}") +
+      Ev("content_block_start",
+         "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"server_"
+         "tool_use\",\"id\":\"srvtoolu_1\",\"name\":\"web_search\"}}") +
+      Ev("content_block_delta",
+         "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+         "\"partial_json\":\"{}\"}}") +
+      Ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}") +
+      Ev("content_block_start",
+         "{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"text\","
+         "\"text\":\"\"}}") +
+      Ev("content_block_delta",
+         "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"text_delta\","
+         "\"text\":\"ok\"}}") +
+      Ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":2}") +
+      Ev("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}");
+  AnthropicDecoder d;
+  auto run = RunDecoder(d, bytes);
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_FALSE(run.done);
+  EXPECT_TRUE(run.complete);  // stop reason seen, message_stop missing: accepted
+  EXPECT_EQ(DeltaString(run.deltas), "T1:ok|");
+  ASSERT_EQ(run.message.content.size(), 2u);
+  EXPECT_TRUE(run.message.content[0].redacted);
+  EXPECT_EQ(run.message.content[0].text, "EmwKAhgB");
+}
+
+TEST(AnthropicDecoderTest, TruncatedStreamIsIncomplete) {
+  AnthropicDecoder d;
+  std::string capture = ToolCapture();
+  auto run = RunDecoder(d, capture.substr(0, capture.find("\"p\\\",")));
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_FALSE(run.complete);
+  // The partial message keeps the text but never a tool call whose input was cut off.
+  ASSERT_EQ(run.message.content.size(), 1u);
+  EXPECT_EQ(run.message.content[0].text, "Let me read it.");
+}
+
+ModelRequest SampleRequest() {
+  ModelRequest r;
+  r.model = "claude-sonnet-4-5";
+  r.system = "You are a coding agent.";
+  Message user;
+  user.content = {ContentBlock::Text("read the file"), ContentBlock::Image("image/png", "iVBO")};
+  Message assistant;
+  assistant.role = Role::kAssistant;
+  Json::Value args(Json::objectValue);
+  args["path"] = "src/main.cpp";
+  assistant.content = {ContentBlock::Thinking("let me think", "sig=="),
+                       ContentBlock::Thinking("no signature"),
+                       ContentBlock::Text("Let me read it."),
+                       ContentBlock::ToolCall("toolu_01A", "read_file", args)};
+  Message result;
+  result.role = Role::kToolResult;
+  result.tool_call_id = "toolu_01A";
+  result.is_error = true;
+  result.content = {ContentBlock::Text("no such file")};
+  Message follow;
+  follow.content = {ContentBlock::Text("try again")};
+  r.messages = {user, assistant, result, follow};
+  ToolSchema tool;
+  tool.name = "read_file";
+  tool.description = "Read a file";
+  tool.parameters["type"] = "object";
+  r.tools = {tool};
+  return r;
+}
+
+TEST(AnthropicBodyTest, MessagesBlocksAndTools) {
+  AnthropicBodyOptions o;
+  Json::Value body = BuildAnthropicBody(SampleRequest(), o);
+  EXPECT_EQ(body["model"].asString(), "claude-sonnet-4-5");
+  EXPECT_EQ(body["max_tokens"].asInt(), 8192);
+  EXPECT_TRUE(body["stream"].asBool());
+  EXPECT_EQ(body["system"][0]["text"].asString(), "You are a coding agent.");
+  EXPECT_EQ(body["system"][0]["cache_control"]["type"].asString(), "ephemeral");
+  EXPECT_FALSE(body.isMember("thinking"));
+  const Json::Value& m = body["messages"];
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0]["content"][1]["type"].asString(), "image");
+  EXPECT_EQ(m[0]["content"][1]["source"]["media_type"].asString(), "image/png");
+  const Json::Value& a = m[1]["content"];
+  ASSERT_EQ(a.size(), 3u);  // the unsigned thinking block is dropped
+  EXPECT_EQ(a[0]["type"].asString(), "thinking");
+  EXPECT_EQ(a[0]["signature"].asString(), "sig==");
+  EXPECT_EQ(a[2]["type"].asString(), "tool_use");
+  EXPECT_EQ(a[2]["input"]["path"].asString(), "src/main.cpp");
+  // The tool result and the next user text share one user message, result first.
+  EXPECT_EQ(m[2]["role"].asString(), "user");
+  EXPECT_EQ(m[2]["content"][0]["type"].asString(), "tool_result");
+  EXPECT_EQ(m[2]["content"][0]["tool_use_id"].asString(), "toolu_01A");
+  EXPECT_TRUE(m[2]["content"][0]["is_error"].asBool());
+  EXPECT_EQ(m[2]["content"][1]["text"].asString(), "try again");
+  EXPECT_EQ(m[2]["content"][1]["cache_control"]["type"].asString(), "ephemeral");
+  EXPECT_EQ(body["tools"][0]["input_schema"]["type"].asString(), "object");
+}
+
+TEST(AnthropicBodyTest, ThinkingBudgetAndMaxTokens) {
+  AnthropicBodyOptions o;
+  o.reasoning_model = true;
+  o.model_max_output = 64000;
+  ModelRequest r = SampleRequest();
+  r.thinking = ThinkingLevel::kMedium;
+  r.max_output_tokens = 4096;
+  Json::Value body = BuildAnthropicBody(r, o);
+  EXPECT_EQ(body["thinking"]["type"].asString(), "enabled");
+  EXPECT_EQ(body["thinking"]["budget_tokens"].asInt(), 8192);
+  EXPECT_GT(body["max_tokens"].asInt(), 8192);
+  r.max_output_tokens = 0;
+  EXPECT_EQ(BuildAnthropicBody(r, o)["max_tokens"].asInt(), 64000);
+  o.reasoning_model = false;
+  EXPECT_FALSE(BuildAnthropicBody(r, o).isMember("thinking"));
+}
+
+}  // namespace
+}  // namespace lousho::agent

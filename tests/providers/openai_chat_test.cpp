@@ -1,0 +1,296 @@
+// Tests of the OpenAI Chat Completions request body and stream decoder on byte-exact captures.
+#include "agent/providers/openai_chat.h"
+
+#include <gtest/gtest.h>
+
+#include "agent/providers/provider_errors.h"
+#include "tests/providers/decoder_test_util.h"
+
+namespace lousho::agent {
+namespace {
+
+using testing::DeltaString;
+using testing::ExpectSameAtEverySplit;
+using testing::RunDecoder;
+
+const char kPrefix[] =
+    "{\"id\":\"chatcmpl-aIzsAodgAgwBw71R\",\"object\":\"chat.completion.chunk\",\"created\":"
+    "1796045376,\"model\":\"gpt-4o\",";
+
+std::string Chunk(const std::string& rest) {
+  return std::string("data: ") + kPrefix + rest + "\n\n";
+}
+
+std::string ContentChunk(const std::string& text) {
+  return Chunk("\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text +
+               "\"},\"logprobs\":null,\"finish_reason\":null}]}");
+}
+
+// Capture 1a of llm-wire.md, with the three content chunks it leaves out put back.
+std::string TextCapture() {
+  return Chunk(
+             "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+             "\"logprobs\":null,\"finish_reason\":null}]}") +
+         ContentChunk("Hello fr") + ContentChunk("om the m") + ContentChunk("ock! Str") +
+         ContentChunk("eaming w") + ContentChunk("orks.") +
+         Chunk(
+             "\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":"
+             "\"stop\"}]}") +
+         Chunk(
+             "\"choices\":[],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":7,\"total_"
+             "tokens\":18}}") +
+         "data: [DONE]\n\n";
+}
+
+// Capture 1b: text, then one tool call in fragments.
+std::string ToolCapture() {
+  return Chunk(
+             "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+             "\"logprobs\":null,\"finish_reason\":null}]}") +
+         ContentChunk("Let me read it.") +
+         Chunk(
+             "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_"
+             "abc123\",\"type\":\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":"
+             "\"\"}}]},\"logprobs\":null,\"finish_reason\":null}]}") +
+         Chunk(
+             "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{"
+             "\"arguments\":\"{\\\"path\\\":\\\"src/main.cp\"}}]},\"logprobs\":null,\"finish_"
+             "reason\":null}]}") +
+         Chunk(
+             "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{"
+             "\"arguments\":\"p\\\",\\\"max_lines\\\":50}\"}}]},\"logprobs\":null,\"finish_"
+             "reason\":null}]}") +
+         Chunk(
+             "\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"tool_"
+             "calls\"}]}") +
+         "data: [DONE]\n\n";
+}
+
+std::unique_ptr<StreamDecoder> NewDecoder() { return std::make_unique<OpenAiChatDecoder>(); }
+
+TEST(OpenAiChatDecoderTest, TextStreamWithUsage) {
+  OpenAiChatDecoder d;
+  auto run = RunDecoder(d, TextCapture());
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_TRUE(run.done);
+  EXPECT_EQ(DeltaString(run.deltas), "T0:Hello fr|T0:om the m|T0:ock! Str|T0:eaming w|T0:orks.|");
+  EXPECT_EQ(run.message.TextContent(), "Hello from the mock! Streaming works.");
+  EXPECT_EQ(run.message.stop_reason, StopReason::kEndTurn);
+  EXPECT_EQ(run.message.usage.input, 11);
+  EXPECT_EQ(run.message.usage.output, 7);
+  ASSERT_EQ(run.message.content.size(), 1u);
+}
+
+TEST(OpenAiChatDecoderTest, TextStreamSameAtEverySplit) {
+  ExpectSameAtEverySplit(TextCapture(), NewDecoder);
+}
+
+TEST(OpenAiChatDecoderTest, ToolCallAssembledByIndex) {
+  OpenAiChatDecoder d;
+  auto run = RunDecoder(d, ToolCapture());
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_EQ(DeltaString(run.deltas),
+            "T0:Let me read it.|S1:call_abc123/read_file|A1:{\"path\":\"src/main.cp|"
+            "A1:p\",\"max_lines\":50}|E1:{\"max_lines\":50,\"path\":\"src/main.cpp\"}|");
+  ASSERT_EQ(run.message.content.size(), 2u);
+  const ContentBlock& call = run.message.content[1];
+  EXPECT_EQ(call.type, BlockType::kToolCall);
+  EXPECT_EQ(call.id, "call_abc123");
+  EXPECT_EQ(call.name, "read_file");
+  EXPECT_EQ(call.arguments["path"].asString(), "src/main.cpp");
+  EXPECT_EQ(call.arguments["max_lines"].asInt(), 50);
+  EXPECT_EQ(run.message.stop_reason, StopReason::kToolUse);
+}
+
+TEST(OpenAiChatDecoderTest, ToolStreamSameAtEverySplit) {
+  ExpectSameAtEverySplit(ToolCapture(), NewDecoder);
+}
+
+TEST(OpenAiChatDecoderTest, ParallelCallsAndStopFinishStillMeansToolUse) {
+  // Ollama style: whole calls in one chunk each, and finish_reason "stop".
+  std::string bytes =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":["
+      "{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"bash\",\"arguments\":\"{\\\"cmd\\\":"
+      "\\\"ls\\\"}\"}},"
+      "{\"index\":1,\"id\":\"b\",\"function\":{\"name\":\"grep\",\"arguments\":\"\"}}]}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+      "data: {\"choices\":null,\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":5,"
+      "\"prompt_tokens_details\":{\"cached_tokens\":8}}}\n\n"
+      "data: [DONE]\n\n";
+  OpenAiChatDecoder d;
+  auto run = RunDecoder(d, bytes);
+  ASSERT_TRUE(run.status.ok());
+  ASSERT_EQ(run.message.content.size(), 2u);
+  EXPECT_EQ(run.message.content[0].arguments["cmd"].asString(), "ls");
+  EXPECT_TRUE(run.message.content[1].arguments.isObject());  // "" means {}
+  EXPECT_EQ(run.message.content[1].arguments.size(), 0u);
+  EXPECT_EQ(run.message.stop_reason, StopReason::kToolUse);
+  EXPECT_EQ(run.message.usage.input, 12);
+  EXPECT_EQ(run.message.usage.cache_read, 8);
+  EXPECT_EQ(run.message.usage.output, 5);
+}
+
+TEST(OpenAiChatDecoderTest, ReasoningBothFieldNames) {
+  std::string bytes =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"User wants the "
+      "answe\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\","
+      "\"reasoning\":\"r. 42.\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"The answer is 42.\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n"
+      "data: [DONE]\n\n";
+  OpenAiChatDecoder d;
+  auto run = RunDecoder(d, bytes);
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_EQ(DeltaString(run.deltas), "R0:User wants the answe|R0:r. 42.|T1:The answer is 42.|");
+  ASSERT_EQ(run.message.content.size(), 2u);
+  EXPECT_EQ(run.message.content[0].type, BlockType::kThinking);
+  EXPECT_EQ(run.message.content[0].text, "User wants the answer. 42.");
+  EXPECT_EQ(run.message.stop_reason, StopReason::kMaxTokens);
+  ExpectSameAtEverySplit(bytes, NewDecoder);
+}
+
+TEST(OpenAiChatDecoderTest, FinishReasonMapping) {
+  for (auto [reason, expected] : std::vector<std::pair<std::string, StopReason>>{
+           {"stop", StopReason::kEndTurn},
+           {"length", StopReason::kMaxTokens},
+           {"content_filter", StopReason::kRefusal},
+           {"tool_calls", StopReason::kEndTurn}}) {  // no calls accumulated: nothing to run
+    OpenAiChatDecoder d;
+    auto run = RunDecoder(d, ContentChunk("x") +
+                                 "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_"
+                                 "reason\":\"" +
+                                 reason + "\"}]}\n\n");
+    ASSERT_TRUE(run.status.ok());
+    EXPECT_TRUE(run.complete) << reason;
+    EXPECT_FALSE(run.done) << reason;
+    EXPECT_EQ(run.message.stop_reason, expected) << reason;
+  }
+}
+
+TEST(OpenAiChatDecoderTest, EndsWithoutDoneOrFinishIsIncomplete) {
+  OpenAiChatDecoder d;
+  auto run = RunDecoder(d, ContentChunk("Hello"));
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_FALSE(run.complete);
+  EXPECT_FALSE(run.done);
+}
+
+TEST(OpenAiChatDecoderTest, MidStreamErrorAndMalformedChunk) {
+  {
+    OpenAiChatDecoder d;
+    auto run = RunDecoder(d,
+                          "data: {\"error\":{\"message\":\"The server had an error\",\"type\":"
+                          "\"server_error\"}}\n\n");
+    ASSERT_FALSE(run.status.ok());
+    EXPECT_EQ(run.status.error().code, kProviderUnavailable);
+    EXPECT_TRUE(run.status.error().retryable);
+    EXPECT_NE(run.status.error().message.find("The server had an error"), std::string::npos);
+  }
+  {
+    OpenAiChatDecoder d;
+    auto run = RunDecoder(d, "data: {\"choices\":[{\"index\":0,\n\n");
+    ASSERT_FALSE(run.status.ok());
+    EXPECT_EQ(run.status.error().code, kProviderBadResponse);
+  }
+}
+
+TEST(OpenAiChatDecoderTest, AbortByCallbackDropsUnfinishedToolCalls) {
+  OpenAiChatDecoder d;
+  auto run = RunDecoder(d, ToolCapture(), {}, /*stop_after=*/3);
+  EXPECT_TRUE(d.aborted());
+  EXPECT_EQ(run.deltas.size(), 3u);
+  ASSERT_EQ(run.message.content.size(), 1u);  // the text; the half-streamed call is dropped
+  EXPECT_EQ(run.message.content[0].text, "Let me read it.");
+}
+
+ModelRequest SampleRequest() {
+  ModelRequest r;
+  r.model = "gpt-4o";
+  r.system = "You are a coding agent.";
+  Message user;
+  user.content = {ContentBlock::Text("read the file"),
+                  ContentBlock::Image("image/png", "iVBORw0KGgo=")};
+  Message assistant;
+  assistant.role = Role::kAssistant;
+  assistant.provider = "openai";
+  Json::Value args(Json::objectValue);
+  args["path"] = "src/main.cpp";
+  assistant.content = {ContentBlock::Thinking("hmm", "reasoning_content"),
+                       ContentBlock::ToolCall("call_abc123", "read_file", args)};
+  Message result;
+  result.role = Role::kToolResult;
+  result.tool_call_id = "call_abc123";
+  result.tool_name = "read_file";
+  result.content = {ContentBlock::Text("int main(){}")};
+  r.messages = {user, assistant, result};
+  ToolSchema tool;
+  tool.name = "read_file";
+  tool.description = "Read a file";
+  tool.parameters["type"] = "object";
+  tool.parameters["properties"]["path"]["type"] = "string";
+  r.tools = {tool};
+  return r;
+}
+
+TEST(OpenAiChatBodyTest, MessagesToolsAndOptions) {
+  OpenAiChatBodyOptions o;
+  o.provider_name = "openai";
+  o.use_max_completion_tokens = true;
+  ModelRequest r = SampleRequest();
+  r.max_output_tokens = 4096;
+  Json::Value body = BuildOpenAiChatBody(r, o);
+  EXPECT_EQ(body["model"].asString(), "gpt-4o");
+  EXPECT_TRUE(body["stream"].asBool());
+  EXPECT_TRUE(body["stream_options"]["include_usage"].asBool());
+  EXPECT_EQ(body["max_completion_tokens"].asInt(), 4096);
+  EXPECT_FALSE(body.isMember("max_tokens"));
+  EXPECT_FALSE(body.isMember("reasoning_effort"));
+  const Json::Value& m = body["messages"];
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0]["role"].asString(), "system");
+  EXPECT_EQ(m[0]["content"].asString(), "You are a coding agent.");
+  EXPECT_EQ(m[1]["role"].asString(), "user");
+  ASSERT_TRUE(m[1]["content"].isArray());
+  EXPECT_EQ(m[1]["content"][0]["text"].asString(), "read the file");
+  EXPECT_EQ(m[1]["content"][1]["image_url"]["url"].asString(),
+            "data:image/png;base64,iVBORw0KGgo=");
+  EXPECT_EQ(m[2]["role"].asString(), "assistant");
+  EXPECT_TRUE(m[2]["content"].isNull());
+  EXPECT_EQ(m[2]["reasoning_content"].asString(), "hmm");
+  EXPECT_EQ(m[2]["tool_calls"][0]["id"].asString(), "call_abc123");
+  EXPECT_EQ(m[2]["tool_calls"][0]["type"].asString(), "function");
+  EXPECT_EQ(m[2]["tool_calls"][0]["function"]["arguments"].asString(),
+            "{\"path\":\"src/main.cpp\"}");
+  EXPECT_EQ(m[3]["role"].asString(), "tool");
+  EXPECT_EQ(m[3]["tool_call_id"].asString(), "call_abc123");
+  EXPECT_EQ(m[3]["content"].asString(), "int main(){}");
+  EXPECT_EQ(body["tools"][0]["type"].asString(), "function");
+  EXPECT_EQ(body["tools"][0]["function"]["name"].asString(), "read_file");
+  EXPECT_EQ(body["tools"][0]["function"]["parameters"]["properties"]["path"]["type"].asString(),
+            "string");
+}
+
+TEST(OpenAiChatBodyTest, ReasoningEffortMaxTokensAndToolImages) {
+  OpenAiChatBodyOptions o;
+  o.provider_name = "ollama";
+  o.reasoning_model = true;
+  ModelRequest r = SampleRequest();
+  r.thinking = ThinkingLevel::kHigh;
+  r.max_output_tokens = 1000;
+  r.messages[2].content.push_back(ContentBlock::Image("image/jpeg", "AAAA"));
+  Json::Value body = BuildOpenAiChatBody(r, o);
+  EXPECT_EQ(body["reasoning_effort"].asString(), "high");
+  EXPECT_EQ(body["max_tokens"].asInt(), 1000);
+  const Json::Value& m = body["messages"];
+  // Reasoning came from another provider: not echoed. The tool's image follows as a user message.
+  EXPECT_FALSE(m[2].isMember("reasoning_content"));
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_EQ(m[4]["role"].asString(), "user");
+  EXPECT_EQ(m[4]["content"][1]["image_url"]["url"].asString(), "data:image/jpeg;base64,AAAA");
+  r.thinking = ThinkingLevel::kOff;
+  EXPECT_FALSE(BuildOpenAiChatBody(r, o).isMember("reasoning_effort"));
+}
+
+}  // namespace
+}  // namespace lousho::agent
