@@ -1,0 +1,350 @@
+// ACP wire codec.
+#include "acp/codec.h"
+
+#include "support/json_util.h"
+
+namespace lousho::acp {
+using agent::BlockType;
+using agent::ContentBlock;
+using agent::Event;
+using agent::EventType;
+
+ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
+  ClientCapabilities c;
+  if (!caps.isObject()) return c;
+  c.raw = caps;
+  const Json::Value& fs = caps["fs"];
+  if (fs.isObject()) {
+    c.fs_read = fs["readTextFile"].isBool() && fs["readTextFile"].asBool();
+    c.fs_write = fs["writeTextFile"].isBool() && fs["writeTextFile"].asBool();
+  }
+  c.terminal = caps["terminal"].isBool() && caps["terminal"].asBool();
+  return c;
+}
+
+Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool images_supported) {
+  std::vector<ContentBlock> out;
+  for (Json::ArrayIndex i = 0; i < prompt.size(); ++i) {
+    std::string path = "params.prompt[" + std::to_string(i) + "]";
+    FieldReader r(prompt[i], path);
+    auto type = r.String("type", true);
+    if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
+    if (*type == "text") {
+      auto text = r.String("text", true);
+      if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
+      out.push_back(ContentBlock::Text(*text));
+    } else if (*type == "resource_link") {
+      auto uri = r.String("uri", true);
+      auto name = r.String("name", false);
+      if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
+      out.push_back(ContentBlock::Text("[" + name.value_or(*uri) + "](" + *uri + ")"));
+    } else if (*type == "resource") {
+      const Json::Value* res = r.Object("resource", true);
+      if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
+      FieldReader rr(*res, path + ".resource");
+      auto uri = rr.String("uri", true);
+      auto text = rr.String("text", false);
+      auto mime = rr.String("mimeType", false);
+      if (!rr.ok()) return MakeError("LOUSHO_INVALID_PARAMS", rr.error());
+      if (text) {
+        out.push_back(ContentBlock::Text("Contents of " + *uri + ":\n```\n" + *text +
+                                         (text->empty() || text->back() == '\n' ? "" : "\n") +
+                                         "```"));
+      } else if (mime && mime->rfind("image/", 0) == 0 && images_supported &&
+                 res->isMember("blob") && (*res)["blob"].isString()) {
+        out.push_back(ContentBlock::Image(*mime, (*res)["blob"].asString()));
+      } else {
+        out.push_back(ContentBlock::Text("[binary resource " + *uri +
+                                         (mime ? " (" + *mime + ")" : "") + " not shown]"));
+      }
+    } else if (*type == "image") {
+      auto data = r.String("data", true);
+      auto mime = r.String("mimeType", true);
+      if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
+      if (images_supported) {
+        out.push_back(ContentBlock::Image(*mime, *data));
+      } else {
+        out.push_back(ContentBlock::Text("[an image was attached, but this model does not accept "
+                                         "images]"));
+      }
+    } else {
+      // audio and future kinds: degrade rather than fail the turn.
+      out.push_back(ContentBlock::Text("[a " + *type + " block was attached but is not supported]"));
+    }
+  }
+  return out;
+}
+
+const char* ToolKindName(agent::ToolKind kind) {
+  switch (kind) {
+    case agent::ToolKind::kRead:
+      return "read";
+    case agent::ToolKind::kEdit:
+      return "edit";
+    case agent::ToolKind::kDelete:
+      return "delete";
+    case agent::ToolKind::kMove:
+      return "move";
+    case agent::ToolKind::kSearch:
+      return "search";
+    case agent::ToolKind::kExecute:
+      return "execute";
+    case agent::ToolKind::kThink:
+      return "think";
+    case agent::ToolKind::kFetch:
+      return "fetch";
+    case agent::ToolKind::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+const char* StopReasonName(agent::TurnStop stop) {
+  switch (stop) {
+    case agent::TurnStop::kEndTurn:
+      return "end_turn";
+    case agent::TurnStop::kMaxTokens:
+      return "max_tokens";
+    case agent::TurnStop::kMaxTurnRequests:
+      return "max_turn_requests";
+    case agent::TurnStop::kRefusal:
+      return "refusal";
+    case agent::TurnStop::kCancelled:
+      return "cancelled";
+  }
+  return "end_turn";
+}
+
+namespace {
+struct ModeInfo {
+  agent::PermissionMode mode;
+  const char* name;
+  const char* description;
+};
+const ModeInfo kModes[] = {
+    {agent::PermissionMode::kDefault, "Default", "Ask before edits and commands"},
+    {agent::PermissionMode::kAcceptEdits, "Accept edits", "Apply file edits without asking"},
+    {agent::PermissionMode::kPlan, "Plan", "Read-only: look and plan, change nothing"},
+    {agent::PermissionMode::kBypass, "Bypass permissions", "Run every tool without asking"},
+};
+
+Json::Value TextBlock(const std::string& text) {
+  Json::Value b(Json::objectValue);
+  b["type"] = "text";
+  b["text"] = text;
+  return b;
+}
+}  // namespace
+
+const char* ModeName(agent::PermissionMode mode) { return agent::PermissionModeId(mode); }
+
+Json::Value ModesToJson(agent::PermissionMode current) {
+  Json::Value modes(Json::objectValue);
+  modes["currentModeId"] = ModeName(current);
+  Json::Value list(Json::arrayValue);
+  for (const auto& m : kModes) {
+    Json::Value item(Json::objectValue);
+    item["id"] = ModeName(m.mode);
+    item["name"] = m.name;
+    item["description"] = m.description;
+    list.append(item);
+  }
+  modes["availableModes"] = list;
+  return modes;
+}
+
+Json::Value DiffToJson(const agent::FileDiff& diff) {
+  Json::Value d(Json::objectValue);
+  d["type"] = "diff";
+  d["path"] = diff.path;
+  d["oldText"] = diff.old_text ? Json::Value(*diff.old_text) : Json::Value();
+  d["newText"] = diff.new_text;
+  return d;
+}
+
+Json::Value LocationToJson(const agent::ToolLocation& loc) {
+  Json::Value l(Json::objectValue);
+  l["path"] = loc.path;
+  if (loc.line > 0) l["line"] = loc.line;
+  return l;
+}
+
+namespace {
+Json::Value Locations(const std::vector<agent::ToolLocation>& locs) {
+  Json::Value arr(Json::arrayValue);
+  for (const auto& l : locs) arr.append(LocationToJson(l));
+  return arr;
+}
+
+Json::Value ToolOutputContent(const agent::ToolOutput& out) {
+  Json::Value content(Json::arrayValue);
+  if (!out.terminal_id.empty()) {
+    Json::Value t(Json::objectValue);
+    t["type"] = "terminal";
+    t["terminalId"] = out.terminal_id;
+    content.append(t);
+  }
+  for (const auto& d : out.diffs) content.append(DiffToJson(d));
+  for (const auto& b : out.content) {
+    Json::Value c(Json::objectValue);
+    c["type"] = "content";
+    if (b.type == BlockType::kImage) {
+      Json::Value img(Json::objectValue);
+      img["type"] = "image";
+      img["data"] = b.data;
+      img["mimeType"] = b.mime_type;
+      c["content"] = img;
+    } else {
+      // The terminal already shows a command's output; the diff already shows an edit.
+      if (!out.terminal_id.empty() && !out.is_error) continue;
+      c["content"] = TextBlock(b.text);
+    }
+    content.append(c);
+  }
+  return content;
+}
+
+Json::Value RawOutput(const agent::ToolOutput& out) {
+  if (!out.details.isNull()) return out.details;
+  Json::Value raw(Json::objectValue);
+  std::string text;
+  for (const auto& b : out.content)
+    if (b.type == BlockType::kText) text += b.text;
+  raw[out.is_error ? "error" : "output"] = text;
+  return raw;
+}
+}  // namespace
+
+std::optional<Json::Value> UpdateFromEvent(const Event& e) {
+  Json::Value u(Json::objectValue);
+  switch (e.type) {
+    case EventType::kMessageUpdate:
+      switch (e.delta.kind) {
+        case agent::DeltaKind::kText:
+          u["sessionUpdate"] = "agent_message_chunk";
+          u["content"] = TextBlock(e.delta.text);
+          return u;
+        case agent::DeltaKind::kThinking:
+          u["sessionUpdate"] = "agent_thought_chunk";
+          u["content"] = TextBlock(e.delta.text);
+          return u;
+        case agent::DeltaKind::kToolCallStart:
+        case agent::DeltaKind::kToolCallArgs:
+        case agent::DeltaKind::kToolCallEnd:
+          return std::nullopt;  // shown when the tool starts
+      }
+      return std::nullopt;
+    case EventType::kToolExecutionStart:
+      u["sessionUpdate"] = "tool_call";
+      u["toolCallId"] = e.tool_call_id;
+      u["title"] = e.title;
+      u["kind"] = ToolKindName(e.kind);
+      u["status"] = "pending";
+      u["rawInput"] = e.args;
+      if (!e.locations.empty()) u["locations"] = Locations(e.locations);
+      return u;
+    case EventType::kToolExecutionUpdate:
+      u["sessionUpdate"] = "tool_call_update";
+      u["toolCallId"] = e.tool_call_id;
+      switch (e.phase) {
+        case Event::ToolPhase::kPending:
+          u["status"] = "pending";
+          break;
+        case Event::ToolPhase::kInProgress:
+          u["status"] = "in_progress";
+          break;
+        case Event::ToolPhase::kTerminal: {
+          Json::Value t(Json::objectValue);
+          t["type"] = "terminal";
+          t["terminalId"] = e.terminal_id;
+          u["content"] = Json::Value(Json::arrayValue);
+          u["content"].append(t);
+          break;
+        }
+      }
+      return u;
+    case EventType::kToolExecutionEnd:
+      u["sessionUpdate"] = "tool_call_update";
+      u["toolCallId"] = e.tool_call_id;
+      u["status"] = e.is_error ? "failed" : "completed";
+      if (e.output) {
+        u["content"] = ToolOutputContent(*e.output);
+        u["rawOutput"] = RawOutput(*e.output);
+      }
+      return u;
+    case EventType::kPlanUpdate: {
+      u["sessionUpdate"] = "plan";
+      Json::Value entries(Json::arrayValue);
+      for (const auto& p : e.plan) {
+        Json::Value entry(Json::objectValue);
+        entry["content"] = p.content;
+        entry["priority"] = p.priority;
+        entry["status"] = p.status;
+        entries.append(entry);
+      }
+      u["entries"] = entries;
+      return u;
+    }
+    case EventType::kModeChanged:
+      u["sessionUpdate"] = "current_mode_update";
+      u["currentModeId"] = e.mode_id;
+      return u;
+    case EventType::kAgentStart:
+    case EventType::kAgentEnd:
+    case EventType::kTurnStart:
+    case EventType::kTurnEnd:
+    case EventType::kMessageStart:
+    case EventType::kMessageEnd:
+    case EventType::kAutoRetryStart:
+    case EventType::kAutoRetryEnd:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Json::Value PermissionRequestToJson(const std::string& session_id,
+                                    const agent::PermissionRequest& request) {
+  Json::Value p(Json::objectValue);
+  p["sessionId"] = session_id;
+  Json::Value tc(Json::objectValue);
+  tc["toolCallId"] = request.tool_call_id;
+  tc["title"] = request.title;
+  tc["kind"] = ToolKindName(request.kind);
+  tc["status"] = "pending";
+  tc["rawInput"] = request.raw_input;
+  if (!request.locations.empty()) tc["locations"] = Locations(request.locations);
+  if (!request.diffs.empty()) {
+    Json::Value content(Json::arrayValue);
+    for (const auto& d : request.diffs) content.append(DiffToJson(d));
+    tc["content"] = content;
+  }
+  p["toolCall"] = tc;
+  Json::Value options(Json::arrayValue);
+  const char* kinds[][2] = {{"allow_once", "Allow once"},
+                            {"allow_always", "Always allow"},
+                            {"reject_once", "Reject"},
+                            {"reject_always", "Always reject"}};
+  for (const auto& k : kinds) {
+    Json::Value o(Json::objectValue);
+    o["optionId"] = k[0];
+    o["name"] = k[1];
+    o["kind"] = k[0];
+    options.append(o);
+  }
+  p["options"] = options;
+  return p;
+}
+
+agent::PermissionDecision PermissionDecisionFromJson(const Json::Value& result) {
+  const Json::Value& outcome = result.isObject() ? result["outcome"] : Json::Value::nullSingleton();
+  if (!outcome.isObject()) return agent::PermissionDecision::kRejectOnce;
+  std::string kind = outcome.get("outcome", "").asString();
+  if (kind == "cancelled") return agent::PermissionDecision::kCancelled;
+  std::string id = outcome.get("optionId", "").asString();
+  if (id == "allow_once") return agent::PermissionDecision::kAllowOnce;
+  if (id == "allow_always") return agent::PermissionDecision::kAllowAlways;
+  if (id == "reject_always") return agent::PermissionDecision::kRejectAlways;
+  return agent::PermissionDecision::kRejectOnce;
+}
+
+}  // namespace lousho::acp

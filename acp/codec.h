@@ -1,0 +1,53 @@
+// ACP wire codec: engine values <-> ACP JSON, as pure functions (no I/O, no state).
+#pragma once
+
+#include <json/json.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/client_services.h"
+#include "agent/content.h"
+#include "agent/events.h"
+#include "agent/permissions.h"
+#include "agent/session.h"
+
+namespace lousho::acp {
+
+inline constexpr int kProtocolVersion = 1;
+
+struct ClientCapabilities {
+  bool fs_read = false;
+  bool fs_write = false;
+  bool terminal = false;
+  Json::Value raw;  // as sent, for later use
+};
+ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);
+
+// Converts a prompt (ContentBlock[]) to engine blocks. Fails (with the field path) only on
+// malformed blocks; unsupported kinds degrade to text notes.
+Result<std::vector<agent::ContentBlock>> PromptFromJson(const Json::Value& prompt,
+                                                        bool images_supported);
+
+const char* ToolKindName(agent::ToolKind kind);
+const char* StopReasonName(agent::TurnStop stop);
+const char* ModeName(agent::PermissionMode mode);
+
+// The `modes` object of session/new: every mode with the current one.
+Json::Value ModesToJson(agent::PermissionMode current);
+
+// The session/update `update` object for an engine event, or nullopt when the event has no ACP
+// counterpart.
+std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
+
+// The session/request_permission params.
+Json::Value PermissionRequestToJson(const std::string& session_id,
+                                    const agent::PermissionRequest& request);
+// Maps a request_permission result to a decision; unknown option ids reject once.
+agent::PermissionDecision PermissionDecisionFromJson(const Json::Value& result);
+
+Json::Value DiffToJson(const agent::FileDiff& diff);
+Json::Value LocationToJson(const agent::ToolLocation& loc);
+
+}  // namespace lousho::acp

@@ -1,0 +1,27 @@
+// ACP method and update names: every wire string of the protocol surface, defined once.
+#pragma once
+
+namespace lousho::acp::method {
+
+// Client -> agent.
+inline constexpr char kInitialize[] = "initialize";
+inline constexpr char kAuthenticate[] = "authenticate";
+inline constexpr char kSessionNew[] = "session/new";
+inline constexpr char kSessionLoad[] = "session/load";
+inline constexpr char kSessionPrompt[] = "session/prompt";
+inline constexpr char kSessionCancel[] = "session/cancel";
+inline constexpr char kSessionSetMode[] = "session/set_mode";
+inline constexpr char kCancelRequest[] = "$/cancel_request";
+
+// Agent -> client.
+inline constexpr char kSessionUpdate[] = "session/update";
+inline constexpr char kRequestPermission[] = "session/request_permission";
+inline constexpr char kFsRead[] = "fs/read_text_file";
+inline constexpr char kFsWrite[] = "fs/write_text_file";
+inline constexpr char kTerminalCreate[] = "terminal/create";
+inline constexpr char kTerminalOutput[] = "terminal/output";
+inline constexpr char kTerminalWait[] = "terminal/wait_for_exit";
+inline constexpr char kTerminalKill[] = "terminal/kill";
+inline constexpr char kTerminalRelease[] = "terminal/release";
+
+}  // namespace lousho::acp::method

@@ -1,0 +1,572 @@
+// Agent spec loading and validation (YAML and JSON through yaml-cpp, with positions).
+#include "config/agent_spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace lousho::config {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Thrown only inside this file and always caught in LoadAgentSpec/LoadScriptFile.
+struct SpecError {
+  std::string message;
+};
+
+class Ctx {
+ public:
+  explicit Ctx(std::string file) : file_(std::move(file)) {}
+  [[noreturn]] void Fail(const YAML::Node& at, const std::string& what) const {
+    YAML::Mark m = at.Mark();
+    int line = m.line >= 0 ? m.line + 1 : 1;
+    int col = m.column >= 0 ? m.column + 1 : 1;
+    throw SpecError{file_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what};
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string Suggest(const std::string& key, const std::vector<std::string>& known) {
+  std::string best;
+  size_t best_d = std::string::npos;
+  for (const auto& k : known) {
+    size_t d = EditDistance(key, k);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+    }
+  }
+  if (best_d <= std::max<size_t>(2, key.size() / 3)) return " (did you mean '" + best + "'?)";
+  std::string all;
+  for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+  return " (known keys: " + all + ")";
+}
+
+void CheckKeys(const Ctx& ctx, const YAML::Node& map, const std::string& where,
+               const std::vector<std::string>& known) {
+  for (const auto& kv : map) {
+    std::string key = kv.first.Scalar();
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      ctx.Fail(kv.first, "unknown key '" + key + "'" + (where.empty() ? "" : " in " + where) +
+                             Suggest(key, known));
+  }
+}
+
+void ExpectMap(const Ctx& ctx, const YAML::Node& n, const std::string& what) {
+  if (!n.IsMap()) ctx.Fail(n, what + ": expected a mapping");
+}
+
+std::string Str(const Ctx& ctx, const YAML::Node& n, const std::string& what) {
+  if (!n.IsScalar()) ctx.Fail(n, what + ": expected a string");
+  return n.Scalar();
+}
+
+long long Int(const Ctx& ctx, const YAML::Node& n, const std::string& what, long long min) {
+  if (!n.IsScalar()) ctx.Fail(n, what + ": expected a whole number");
+  const std::string& s = n.Scalar();
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) ctx.Fail(n, what + ": expected a whole number, got '" + s + "'");
+  if (v < min) ctx.Fail(n, what + ": must be at least " + std::to_string(min));
+  return v;
+}
+
+double Num(const Ctx& ctx, const YAML::Node& n, const std::string& what) {
+  if (!n.IsScalar()) ctx.Fail(n, what + ": expected a number");
+  try {
+    size_t used = 0;
+    double v = std::stod(n.Scalar(), &used);
+    if (used == n.Scalar().size() && v >= 0) return v;
+  } catch (...) {
+  }
+  ctx.Fail(n, what + ": expected a non-negative number, got '" + n.Scalar() + "'");
+}
+
+bool Bool(const Ctx& ctx, const YAML::Node& n, const std::string& what) {
+  if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+  }
+  ctx.Fail(n, what + ": expected true or false");
+}
+
+// YAML -> JSON, keeping plain scalars typed (numbers, booleans, null) and quoted ones as strings.
+Json::Value ToJson(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      return Json::Value();
+    case YAML::NodeType::Scalar: {
+      const std::string& s = n.Scalar();
+      if (n.Tag() == "!") return s;  // quoted
+      if (s == "true") return true;
+      if (s == "false") return false;
+      if (s == "null" || s == "~") return Json::Value();
+      if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-')) {
+        try {
+          size_t used = 0;
+          long long i = std::stoll(s, &used);
+          if (used == s.size()) return static_cast<Json::Int64>(i);
+          double d = std::stod(s, &used);
+          if (used == s.size()) return d;
+        } catch (...) {
+        }
+      }
+      return s;
+    }
+    case YAML::NodeType::Sequence: {
+      Json::Value arr(Json::arrayValue);
+      for (const auto& item : n) arr.append(ToJson(item));
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      Json::Value obj(Json::objectValue);
+      for (const auto& kv : n) obj[kv.first.Scalar()] = ToJson(kv.second);
+      return obj;
+    }
+  }
+  return Json::Value();
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError("LOUSHO_CONFIG_NOT_FOUND", path + ": cannot read file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+YAML::Node ParseYaml(const Ctx& ctx, const std::string& text) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    int line = e.mark.line >= 0 ? e.mark.line + 1 : 1;
+    int col = e.mark.column >= 0 ? e.mark.column + 1 : 1;
+    throw SpecError{ctx.file() + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
+                    e.msg};
+  }
+}
+
+ScriptStep ParseStep(const Ctx& ctx, const YAML::Node& n) {
+  ExpectMap(ctx, n, "script step");
+  CheckKeys(ctx, n, "script step",
+            {"thinking", "text", "toolCalls", "stopReason", "error", "delayMs", "chunkSize"});
+  ScriptStep s;
+  if (n["thinking"]) s.thinking = Str(ctx, n["thinking"], "thinking");
+  if (n["text"]) s.text = Str(ctx, n["text"], "text");
+  if (n["toolCalls"]) {
+    if (!n["toolCalls"].IsSequence()) ctx.Fail(n["toolCalls"], "toolCalls: expected a list");
+    for (const auto& tc : n["toolCalls"]) {
+      ExpectMap(ctx, tc, "tool call");
+      CheckKeys(ctx, tc, "tool call", {"id", "name", "arguments"});
+      ScriptToolCall call;
+      if (!tc["name"]) ctx.Fail(tc, "tool call: missing required key 'name'");
+      call.name = Str(ctx, tc["name"], "name");
+      if (tc["id"]) call.id = Str(ctx, tc["id"], "id");
+      if (tc["arguments"]) {
+        if (!tc["arguments"].IsMap()) ctx.Fail(tc["arguments"], "arguments: expected a mapping");
+        call.arguments = ToJson(tc["arguments"]);
+      }
+      s.tool_calls.push_back(std::move(call));
+    }
+  }
+  if (n["stopReason"]) {
+    s.stop_reason = Str(ctx, n["stopReason"], "stopReason");
+    if (s.stop_reason != "end_turn" && s.stop_reason != "max_tokens" &&
+        s.stop_reason != "refusal")
+      ctx.Fail(n["stopReason"], "stopReason: expected end_turn, max_tokens or refusal");
+  }
+  if (n["error"]) {
+    const YAML::Node& e = n["error"];
+    ExpectMap(ctx, e, "error");
+    CheckKeys(ctx, e, "error", {"code", "message"});
+    s.error_code = e["code"] ? Str(ctx, e["code"], "code") : "LOUSHO_PROVIDER_UNAVAILABLE";
+    s.error_message = e["message"] ? Str(ctx, e["message"], "message") : "scripted failure";
+  }
+  if (n["delayMs"]) s.delay_ms = static_cast<int>(Int(ctx, n["delayMs"], "delayMs", 0));
+  if (n["chunkSize"]) s.chunk_size = static_cast<int>(Int(ctx, n["chunkSize"], "chunkSize", 0));
+  return s;
+}
+
+std::vector<ScriptReply> ParseReplies(const Ctx& ctx, const YAML::Node& n) {
+  if (!n.IsSequence()) ctx.Fail(n, "script: expected a list of replies");
+  std::vector<ScriptReply> out;
+  for (const auto& item : n) {
+    ExpectMap(ctx, item, "script reply");
+    ScriptReply r;
+    if (item["match"]) r.match = Str(ctx, item["match"], "match");
+    if (item["steps"]) {
+      CheckKeys(ctx, item, "script reply", {"match", "steps"});
+      if (!item["steps"].IsSequence()) ctx.Fail(item["steps"], "steps: expected a list");
+      for (const auto& st : item["steps"]) r.steps.push_back(ParseStep(ctx, st));
+    } else {
+      YAML::Node step = YAML::Clone(item);
+      step.remove("match");
+      r.steps.push_back(ParseStep(ctx, step));
+    }
+    if (r.steps.empty()) ctx.Fail(item, "script reply: needs at least one step");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Script ParseScriptNode(const Ctx& ctx, const YAML::Node& n, const std::string& name) {
+  Script s;
+  s.name = name;
+  s.source = ctx.file();
+  if (n.IsMap()) {
+    CheckKeys(ctx, n, "script", {"replies"});
+    if (!n["replies"]) ctx.Fail(n, "script: missing required key 'replies'");
+    s.replies = ParseReplies(ctx, n["replies"]);
+  } else {
+    s.replies = ParseReplies(ctx, n);
+  }
+  return s;
+}
+
+ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YAML::Node& n) {
+  ExpectMap(ctx, n, "provider '" + name + "'");
+  CheckKeys(ctx, n, "provider '" + name + "'",
+            {"api", "baseUrl", "apiKeyEnv", "headers", "auth", "models", "connectTimeoutSec",
+             "idleTimeoutSec", "maxRetries", "retryBaseMs", "retryMaxDelayMs"});
+  ProviderSettings p;
+  p.name = name;
+  if (!n["api"]) ctx.Fail(n, "provider '" + name + "': missing required key 'api'");
+  p.api = Str(ctx, n["api"], "api");
+  if (p.api != "openai-chat" && p.api != "anthropic-messages")
+    ctx.Fail(n["api"], "api: expected openai-chat or anthropic-messages, got '" + p.api + "'");
+  if (!n["baseUrl"]) ctx.Fail(n, "provider '" + name + "': missing required key 'baseUrl'");
+  p.base_url = Str(ctx, n["baseUrl"], "baseUrl");
+  if (p.base_url.rfind("http://", 0) != 0 && p.base_url.rfind("https://", 0) != 0)
+    ctx.Fail(n["baseUrl"], "baseUrl: must start with http:// or https://");
+  if (n["apiKeyEnv"]) p.api_key_env = Str(ctx, n["apiKeyEnv"], "apiKeyEnv");
+  if (n["auth"]) {
+    p.auth = Str(ctx, n["auth"], "auth");
+    if (p.auth != "x-api-key" && p.auth != "bearer")
+      ctx.Fail(n["auth"], "auth: expected x-api-key or bearer");
+  }
+  if (n["headers"]) {
+    ExpectMap(ctx, n["headers"], "headers");
+    for (const auto& kv : n["headers"])
+      p.headers[kv.first.Scalar()] = Str(ctx, kv.second, "headers." + kv.first.Scalar());
+  }
+  if (n["connectTimeoutSec"])
+    p.connect_timeout_s = static_cast<int>(Int(ctx, n["connectTimeoutSec"], "connectTimeoutSec", 1));
+  if (n["idleTimeoutSec"])
+    p.idle_timeout_s = static_cast<int>(Int(ctx, n["idleTimeoutSec"], "idleTimeoutSec", 1));
+  if (n["maxRetries"]) p.max_retries = static_cast<int>(Int(ctx, n["maxRetries"], "maxRetries", 0));
+  if (n["retryBaseMs"]) p.retry_base_ms = static_cast<long>(Int(ctx, n["retryBaseMs"], "retryBaseMs", 0));
+  if (n["retryMaxDelayMs"])
+    p.retry_max_delay_ms = static_cast<long>(Int(ctx, n["retryMaxDelayMs"], "retryMaxDelayMs", 0));
+  if (n["models"]) {
+    if (!n["models"].IsSequence()) ctx.Fail(n["models"], "models: expected a list");
+    for (const auto& m : n["models"]) {
+      ModelInfo info;
+      if (m.IsScalar()) {
+        info.id = m.Scalar();
+      } else {
+        ExpectMap(ctx, m, "model");
+        CheckKeys(ctx, m, "model",
+                  {"id", "name", "contextWindow", "maxOutput", "inputPrice", "outputPrice",
+                   "cacheReadPrice", "cacheWritePrice", "images", "reasoning"});
+        if (!m["id"]) ctx.Fail(m, "model: missing required key 'id'");
+        info.id = Str(ctx, m["id"], "id");
+        if (m["name"]) info.name = Str(ctx, m["name"], "name");
+        if (m["contextWindow"]) info.context_window = Int(ctx, m["contextWindow"], "contextWindow", 1);
+        if (m["maxOutput"]) info.max_output = Int(ctx, m["maxOutput"], "maxOutput", 1);
+        if (m["inputPrice"]) info.input_price = Num(ctx, m["inputPrice"], "inputPrice");
+        if (m["outputPrice"]) info.output_price = Num(ctx, m["outputPrice"], "outputPrice");
+        if (m["cacheReadPrice"]) info.cache_read_price = Num(ctx, m["cacheReadPrice"], "cacheReadPrice");
+        if (m["cacheWritePrice"])
+          info.cache_write_price = Num(ctx, m["cacheWritePrice"], "cacheWritePrice");
+        if (m["images"]) info.images = Bool(ctx, m["images"], "images");
+        if (m["reasoning"]) info.reasoning = Bool(ctx, m["reasoning"], "reasoning");
+      }
+      if (info.name.empty()) info.name = info.id;
+      p.models.push_back(std::move(info));
+    }
+  }
+  return p;
+}
+
+const std::vector<std::string> kTopKeys = {
+    "name",     "description", "model",  "instructions", "instructionsFile", "thinking",
+    "tools",    "maxSteps",    "limits", "permissions",  "mode",             "roots",
+    "rules",    "providers",   "commands", "scripts"};
+
+void ValidateModel(const Ctx& ctx, const YAML::Node& at, const std::string& model) {
+  auto slash = model.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == model.size())
+    ctx.Fail(at, "model: expected 'provider/model', got '" + model + "'");
+}
+
+std::string FindSpecInDir(const fs::path& dir) {
+  for (const char* name : {"agent.yaml", "agent.yml", "agent.json"}) {
+    std::error_code ec;
+    if (fs::is_regular_file(dir / name, ec)) return (dir / name).string();
+  }
+  return {};
+}
+
+AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
+                    const LoadOptions& options) {
+  AgentSpec spec;
+  spec.source = ctx.file();
+  spec.dir = dir;
+  if (!root.IsMap()) ctx.Fail(root, "an agent spec must be a mapping of keys");
+  CheckKeys(ctx, root, "", kTopKeys);
+  if (root["name"]) spec.name = Str(ctx, root["name"], "name");
+  if (spec.name.empty()) spec.name = fs::path(dir).filename().string();
+  if (root["description"]) spec.description = Str(ctx, root["description"], "description");
+  if (root["model"]) {
+    spec.model = Str(ctx, root["model"], "model");
+    ValidateModel(ctx, root["model"], spec.model);
+  }
+  if (root["instructions"] && root["instructionsFile"])
+    ctx.Fail(root["instructionsFile"], "use either 'instructions' or 'instructionsFile', not both");
+  if (root["instructions"]) spec.instructions = Str(ctx, root["instructions"], "instructions");
+  if (root["instructionsFile"]) {
+    fs::path p = Str(ctx, root["instructionsFile"], "instructionsFile");
+    if (p.is_relative()) p = fs::path(dir) / p;
+    auto text = ReadFile(p.string());
+    if (!text.ok()) ctx.Fail(root["instructionsFile"], "instructionsFile: cannot read " + p.string());
+    spec.instructions = *text;
+  }
+  if (root["thinking"]) {
+    spec.thinking = Str(ctx, root["thinking"], "thinking");
+    static const std::vector<std::string> levels = {"off", "minimal", "low", "medium", "high", "xhigh"};
+    if (std::find(levels.begin(), levels.end(), spec.thinking) == levels.end())
+      ctx.Fail(root["thinking"], "thinking: expected one of off, minimal, low, medium, high, xhigh");
+  }
+  if (root["tools"]) {
+    const YAML::Node& t = root["tools"];
+    if (!t.IsSequence()) ctx.Fail(t, "tools: expected a list of tool names");
+    spec.tools_set = true;
+    for (const auto& item : t) {
+      std::string name = Str(ctx, item, "tools");
+      if (!options.known_tools.empty() &&
+          std::find(options.known_tools.begin(), options.known_tools.end(), name) ==
+              options.known_tools.end()) {
+        std::string hint = Suggest(name, options.known_tools);
+        ctx.Fail(item, "unknown tool '" + name + "'" +
+                           (hint.rfind(" (did", 0) == 0 ? hint : " (built-in tools:" + hint.substr(13)));
+      }
+      spec.tools.push_back(name);
+    }
+  }
+  if (root["maxSteps"]) spec.max_steps = static_cast<int>(Int(ctx, root["maxSteps"], "maxSteps", 1));
+  if (root["limits"]) {
+    const YAML::Node& l = root["limits"];
+    ExpectMap(ctx, l, "limits");
+    CheckKeys(ctx, l, "limits", {"maxOutputTokens", "maxTotalTokens"});
+    if (l["maxOutputTokens"])
+      spec.limits.max_output_tokens = Int(ctx, l["maxOutputTokens"], "maxOutputTokens", 1);
+    if (l["maxTotalTokens"])
+      spec.limits.max_total_tokens = Int(ctx, l["maxTotalTokens"], "maxTotalTokens", 1);
+  }
+  if (root["permissions"]) {
+    const YAML::Node& p = root["permissions"];
+    if (!p.IsMap() && !p.IsSequence()) ctx.Fail(p, "permissions: expected a list or a mapping");
+    spec.permissions = ToJson(p);
+  }
+  if (root["mode"]) {
+    spec.default_mode = Str(ctx, root["mode"], "mode");
+    static const std::vector<std::string> modes = {"default", "accept-edits", "plan", "bypass"};
+    if (std::find(modes.begin(), modes.end(), spec.default_mode) == modes.end())
+      ctx.Fail(root["mode"], "mode: expected one of default, accept-edits, plan, bypass");
+  }
+  if (root["roots"]) {
+    if (!root["roots"].IsSequence()) ctx.Fail(root["roots"], "roots: expected a list of folders");
+    for (const auto& r : root["roots"]) {
+      fs::path p = Str(ctx, r, "roots");
+      if (p.is_relative()) p = fs::path(dir) / p;
+      spec.roots.push_back(fs::weakly_canonical(p).string());
+    }
+  }
+  if (root["rules"]) spec.rules = ToJson(root["rules"]);
+  {
+    std::error_code ec;
+    if (fs::is_directory(fs::path(dir) / "rules", ec)) spec.rules_dir = (fs::path(dir) / "rules").string();
+  }
+  if (root["providers"]) {
+    const YAML::Node& p = root["providers"];
+    ExpectMap(ctx, p, "providers");
+    for (const auto& kv : p) {
+      std::string name = kv.first.Scalar();
+      if (name == "script") ctx.Fail(kv.first, "providers: 'script' is reserved for offline scripts");
+      spec.providers[name] = ParseProvider(ctx, name, kv.second);
+    }
+  }
+  if (root["commands"]) {
+    const YAML::Node& c = root["commands"];
+    if (!c.IsSequence()) ctx.Fail(c, "commands: expected a list");
+    for (const auto& item : c) {
+      ExpectMap(ctx, item, "command");
+      CheckKeys(ctx, item, "command", {"name", "description", "prompt", "hint"});
+      SlashCommand cmd;
+      if (!item["name"]) ctx.Fail(item, "command: missing required key 'name'");
+      cmd.name = Str(ctx, item["name"], "name");
+      if (!cmd.name.empty() && cmd.name[0] == '/') cmd.name.erase(0, 1);
+      if (cmd.name.empty() || cmd.name.find_first_of(" \t\n") != std::string::npos)
+        ctx.Fail(item["name"], "command name must be one word");
+      if (!item["prompt"]) ctx.Fail(item, "command '" + cmd.name + "': missing required key 'prompt'");
+      cmd.prompt = Str(ctx, item["prompt"], "prompt");
+      if (item["description"]) cmd.description = Str(ctx, item["description"], "description");
+      if (item["hint"]) cmd.hint = Str(ctx, item["hint"], "hint");
+      spec.commands.push_back(std::move(cmd));
+    }
+  }
+  if (root["scripts"]) {
+    const YAML::Node& s = root["scripts"];
+    ExpectMap(ctx, s, "scripts");
+    for (const auto& kv : s) {
+      std::string name = kv.first.Scalar();
+      if (kv.second.IsScalar()) {
+        fs::path p = kv.second.Scalar();
+        if (p.is_relative()) p = fs::path(dir) / p;
+        auto loaded = LoadScriptFile(p.string(), name);
+        if (!loaded.ok()) ctx.Fail(kv.second, "scripts." + name + ": " + loaded.error().message);
+        spec.scripts[name] = std::move(*loaded);
+      } else {
+        spec.scripts[name] = ParseScriptNode(ctx, kv.second, name);
+      }
+    }
+  }
+  if (!options.model_override.empty()) {
+    spec.model = options.model_override;
+    auto slash = spec.model.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == spec.model.size())
+      throw SpecError{"--model: expected 'provider/model', got '" + spec.model + "'"};
+  }
+  if (spec.model.empty()) ctx.Fail(root, "missing required key 'model' (e.g. model: openai/gpt-4o-mini)");
+  // A script model must name a script the spec has, a file beside it, or a built-in one.
+  if (spec.model.rfind("script/", 0) == 0) {
+    std::string name = spec.model.substr(7);
+    if (!spec.scripts.count(name)) {
+      for (const char* ext : {".script.yaml", ".script.yml", ".script.json"}) {
+        fs::path p = fs::path(dir) / (name + ext);
+        std::error_code ec;
+        if (fs::is_regular_file(p, ec)) {
+          auto loaded = LoadScriptFile(p.string(), name);
+          if (!loaded.ok()) throw SpecError{loaded.error().message};
+          spec.scripts[name] = std::move(*loaded);
+          break;
+        }
+      }
+    }
+    if (!spec.scripts.count(name) && !BuiltinScripts().count(name))
+      ctx.Fail(root["model"] ? root["model"] : root,
+               "model: no script named '" + name + "' (define scripts." + name + " or add " + name +
+                   ".script.yaml beside the spec)");
+  } else {
+    std::string provider = spec.model.substr(0, spec.model.find('/'));
+    (void)provider;  // provider names are checked when the engine builds the provider
+  }
+  return spec;
+}
+
+Script MakeScript(const std::string& name, std::vector<ScriptReply> replies) {
+  Script s;
+  s.name = name;
+  s.source = "(built-in)";
+  s.replies = std::move(replies);
+  return s;
+}
+
+}  // namespace
+
+Result<Script> LoadScriptFile(const std::string& path, const std::string& name) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.error();
+  Ctx ctx(path);
+  try {
+    return ParseScriptNode(ctx, ParseYaml(ctx, *text), name);
+  } catch (const SpecError& e) {
+    return MakeError("LOUSHO_CONFIG_INVALID", e.message);
+  } catch (const YAML::Exception& e) {
+    return MakeError("LOUSHO_CONFIG_INVALID", path + ":1:1: " + e.what());
+  }
+}
+
+Result<AgentSpec> LoadAgentSpec(const std::string& path, const LoadOptions& options) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec || !fs::exists(p, ec))
+    return MakeError("LOUSHO_CONFIG_NOT_FOUND", path + ": no such file or folder");
+  std::string file;
+  if (fs::is_directory(p, ec)) {
+    file = FindSpecInDir(p);
+    if (file.empty())
+      return MakeError("LOUSHO_CONFIG_NOT_FOUND",
+                       path + ": folder holds no agent.yaml, agent.yml or agent.json");
+  } else {
+    std::string ext = p.extension().string();
+    if (ext != ".yaml" && ext != ".yml" && ext != ".json")
+      return MakeError("LOUSHO_CONFIG_INVALID",
+                       p.string() + ":1:1: expected a .yaml, .yml or .json spec or a folder");
+    file = p.string();
+  }
+  auto text = ReadFile(file);
+  if (!text.ok()) return text.error();
+  std::string dir = fs::path(file).parent_path().string();
+  Ctx ctx(file);
+  try {
+    AgentSpec spec = ParseSpec(ctx, ParseYaml(ctx, *text), dir, options);
+    // A folder's AGENTS.md is appended to the instructions.
+    fs::path agents_md = fs::path(dir) / "AGENTS.md";
+    if (fs::is_regular_file(agents_md, ec)) {
+      auto md = ReadFile(agents_md.string());
+      if (md.ok()) {
+        if (!spec.instructions.empty() && spec.instructions.back() != '\n') spec.instructions += "\n";
+        if (!spec.instructions.empty()) spec.instructions += "\n";
+        spec.instructions += *md;
+      }
+    }
+    return spec;
+  } catch (const SpecError& e) {
+    return MakeError("LOUSHO_CONFIG_INVALID", e.message);
+  } catch (const YAML::Exception& e) {
+    return MakeError("LOUSHO_CONFIG_INVALID", file + ":1:1: " + e.what());
+  }
+}
+
+const std::map<std::string, Script>& BuiltinScripts() {
+  static const std::map<std::string, Script>* scripts = [] {
+    auto* m = new std::map<std::string, Script>();
+    ScriptStep echo;
+    echo.text = "You said: {{input}}";
+    (*m)["echo"] = MakeScript("echo", {ScriptReply{"", {echo}}});
+    return m;
+  }();
+  return *scripts;
+}
+
+}  // namespace lousho::config

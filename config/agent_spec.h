@@ -1,0 +1,90 @@
+// Agent specs: the YAML/JSON file (or folder) that describes one agent, loaded and validated.
+#pragma once
+
+#include <json/json.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/provider_settings.h"
+#include "support/status.h"
+
+namespace lousho::config {
+
+struct Limits {
+  long long max_output_tokens = 0;  // per model reply; 0: model default
+  long long max_total_tokens = 0;   // per prompt, summed over model replies; 0: none
+};
+
+// Offline scripted model (`script/<name>`): what the model "says".
+struct ScriptToolCall {
+  std::string id;  // optional; generated when empty
+  std::string name;
+  Json::Value arguments{Json::objectValue};
+};
+struct ScriptStep {
+  std::string thinking;
+  std::string text;  // "{{input}}" is replaced by the last user message
+  std::vector<ScriptToolCall> tool_calls;
+  std::string stop_reason;  // "" (end_turn / tool_use), "max_tokens", "refusal"
+  std::string error_code;   // when set, the model call fails with this LOUSHO_* code
+  std::string error_message;
+  int delay_ms = 0;    // pause before each chunk
+  int chunk_size = 0;  // characters per streamed chunk; 0: whole words
+};
+struct ScriptReply {
+  std::string match;  // PCRE2 regex on the last user message; empty matches anything
+  std::vector<ScriptStep> steps;  // one per model call of the turn
+};
+struct Script {
+  std::string name;
+  std::string source;  // file it came from (for messages)
+  std::vector<ScriptReply> replies;
+};
+
+struct SlashCommand {
+  std::string name;  // without '/'
+  std::string description;
+  std::string prompt;  // template; "{{args}}" is replaced by what follows the command
+  std::string hint;    // input hint shown by editors
+};
+
+struct AgentSpec {
+  std::string source;  // the spec file
+  std::string dir;     // its folder (relative paths resolve here)
+  std::string name;
+  std::string description;
+  std::string model;  // "provider/model"
+  std::string instructions;
+  std::string thinking = "off";
+  std::vector<std::string> tools;
+  bool tools_set = false;  // false: every built-in tool
+  int max_steps = 50;
+  Limits limits;
+  Json::Value permissions;  // raw rules, interpreted by the engine
+  std::string default_mode = "default";
+  std::vector<std::string> roots;  // extra absolute roots tools may touch
+  Json::Value rules;               // stream rules (a later issue); kept verbatim
+  std::string rules_dir;           // folder rules/ beside the spec, if present
+  std::map<std::string, ProviderSettings> providers;
+  std::vector<SlashCommand> commands;
+  std::map<std::string, Script> scripts;
+};
+
+struct LoadOptions {
+  std::string model_override;            // --model
+  std::vector<std::string> known_tools;  // built-in tool names, for validation
+};
+
+// Loads a spec file (.yaml/.yml/.json) or a folder holding agent.yaml/agent.yml/agent.json.
+// Errors: LOUSHO_CONFIG_NOT_FOUND, LOUSHO_CONFIG_INVALID with "<file>:<line>:<col>: what".
+Result<AgentSpec> LoadAgentSpec(const std::string& path, const LoadOptions& options);
+
+// Loads a script file (YAML/JSON list of replies, or {replies: [...]}).
+Result<Script> LoadScriptFile(const std::string& path, const std::string& name);
+
+// The scripts every spec has: "echo" (repeats the prompt) and "demo".
+const std::map<std::string, Script>& BuiltinScripts();
+
+}  // namespace lousho::config

@@ -1,0 +1,262 @@
+// JSON-RPC 2.0 peer.
+#include "support/jsonrpc.h"
+
+#include <cstdio>
+
+#include "support/json_util.h"
+#include "support/log.h"
+
+namespace lousho::jsonrpc {
+
+namespace {
+Json::Value ErrorObject(const RpcError& e) {
+  Json::Value err(Json::objectValue);
+  err["code"] = e.code;
+  err["message"] = e.message;
+  if (!e.data.isNull()) err["data"] = e.data;
+  return err;
+}
+
+Json::Value ErrorMessage(const Json::Value& id, const RpcError& e) {
+  Json::Value msg(Json::objectValue);
+  msg["jsonrpc"] = "2.0";
+  msg["id"] = id;
+  msg["error"] = ErrorObject(e);
+  return msg;
+}
+
+bool ValidId(const Json::Value& id) { return id.isString() || id.isIntegral() || id.isNull(); }
+}  // namespace
+
+Reply::Reply(std::function<void(const Json::Value&)> send, Json::Value id)
+    : send_(std::move(send)), id_(std::move(id)) {}
+
+Reply::Reply(Reply&& other) noexcept : send_(std::move(other.send_)), id_(std::move(other.id_)) {
+  other.send_ = nullptr;
+}
+
+Reply& Reply::operator=(Reply&& other) noexcept {
+  if (this != &other) {
+    if (send_) Error(kInternalError, "request dropped without a reply");
+    send_ = std::move(other.send_);
+    id_ = std::move(other.id_);
+    other.send_ = nullptr;
+  }
+  return *this;
+}
+
+Reply::~Reply() {
+  if (send_) Error(kInternalError, "request dropped without a reply");
+}
+
+void Reply::Result(const Json::Value& result) {
+  if (!send_) return;
+  Json::Value msg(Json::objectValue);
+  msg["jsonrpc"] = "2.0";
+  msg["id"] = id_;
+  msg["result"] = result;
+  auto send = std::move(send_);
+  send_ = nullptr;
+  send(msg);
+}
+
+void Reply::Error(const RpcError& error) {
+  if (!send_) return;
+  auto send = std::move(send_);
+  send_ = nullptr;
+  send(ErrorMessage(id_, error));
+}
+
+void Reply::Error(int code, std::string message, Json::Value data) {
+  Error(RpcError{code, std::move(message), std::move(data)});
+}
+
+Peer::Peer(LineTransport* transport, PeerOptions options)
+    : transport_(transport), options_(std::move(options)) {
+  if (!options_.record_file.empty()) {
+    record_ = std::fopen(options_.record_file.c_str(), "w");
+    if (!record_) log::Error("cannot open record file " + options_.record_file);
+  }
+}
+
+Peer::~Peer() {
+  if (record_) std::fclose(record_);
+}
+
+void Peer::OnRequest(const std::string& method, RequestHandler handler) {
+  requests_[method] = std::move(handler);
+}
+
+void Peer::OnNotification(const std::string& method, NotificationHandler handler) {
+  notifications_[method] = std::move(handler);
+}
+
+void Peer::Record(char dir, const std::string& line) {
+  if (!record_) return;
+  std::lock_guard<std::mutex> lock(record_mu_);
+  std::fprintf(record_, "%c %s\n", dir, line.c_str());
+  std::fflush(record_);
+}
+
+void Peer::Send(const Json::Value& msg) {
+  std::string line = WriteJson(msg);
+  Record('<', line);
+  transport_->WriteLine(line);
+}
+
+void Peer::Run() {
+  std::string line;
+  for (;;) {
+    size_t size = 0;
+    ReadStatus st = transport_->ReadLine(&line, &size);
+    if (st == ReadStatus::kEof) break;
+    if (st == ReadStatus::kTooLong) {
+      log::Warn("skipped an input line of " + std::to_string(size) + " bytes (over the limit)");
+      Send(ErrorMessage(Json::Value(), RpcError{kInvalidRequest,
+                                                "Message of " + std::to_string(size) +
+                                                    " bytes exceeds the line size limit; skipped",
+                                                Json::Value()}));
+      continue;
+    }
+    Record('>', line);
+    // Blank lines are tolerated silently.
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Dispatch(line);
+  }
+  closed_ = true;
+  std::lock_guard<std::mutex> lock(mu_);
+  cv_.notify_all();
+}
+
+void Peer::Dispatch(const std::string& line) {
+  auto parsed = ParseJson(line);
+  if (!parsed.ok()) {
+    Send(ErrorMessage(Json::Value(), RpcError{kParseError, "Parse error: " + parsed.error().message,
+                                              Json::Value()}));
+    return;
+  }
+  const Json::Value& msg = *parsed;
+  if (!msg.isObject()) {
+    Send(ErrorMessage(Json::Value(),
+                      RpcError{kInvalidRequest, "Invalid Request: expected a JSON object",
+                               Json::Value()}));
+    return;
+  }
+  const Json::Value* method = msg.find("method", "method" + 6);
+  const Json::Value* id = msg.find("id", "id" + 2);
+  const Json::Value* version = msg.find("jsonrpc", "jsonrpc" + 7);
+  Json::Value reply_id = (id && ValidId(*id)) ? *id : Json::Value();
+  if (!version || !version->isString() || version->asString() != "2.0") {
+    if (method || !id) {
+      if (id || !method)
+        Send(ErrorMessage(reply_id, RpcError{kInvalidRequest,
+                                             "Invalid Request: jsonrpc must be \"2.0\"",
+                                             Json::Value()}));
+      return;
+    }
+  }
+  if (method == nullptr) {
+    // A response to one of our requests.
+    if (!id || !(msg.isMember("result") || msg.isMember("error"))) {
+      Send(ErrorMessage(reply_id, RpcError{kInvalidRequest,
+                                           "Invalid Request: missing method", Json::Value()}));
+      return;
+    }
+    if (!id->isIntegral()) return;  // not an id we issued (e.g. null after a client parse error)
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pending_.find(id->asInt64());
+    if (it == pending_.end()) return;
+    it->second->done = true;
+    it->second->is_error = msg.isMember("error");
+    it->second->value = it->second->is_error ? msg["error"] : msg["result"];
+    pending_.erase(it);
+    cv_.notify_all();
+    return;
+  }
+  if (!method->isString()) {
+    if (id)
+      Send(ErrorMessage(reply_id, RpcError{kInvalidRequest,
+                                           "Invalid Request: method must be a string",
+                                           Json::Value()}));
+    return;
+  }
+  const std::string name = method->asString();
+  Json::Value params = msg.get("params", Json::Value(Json::objectValue));
+  if (!id) {
+    auto it = notifications_.find(name);
+    if (it != notifications_.end()) it->second(params);
+    return;  // unknown notifications are ignored
+  }
+  if (!ValidId(*id)) {
+    Send(ErrorMessage(Json::Value(), RpcError{kInvalidRequest,
+                                              "Invalid Request: id must be a string or integer",
+                                              Json::Value()}));
+    return;
+  }
+  Reply reply([this](const Json::Value& m) { Send(m); }, *id);
+  auto it = requests_.find(name);
+  if (it == requests_.end()) {
+    reply.Error(kMethodNotFound, "Method not found: " + name);
+    return;
+  }
+  if (!params.isObject() && !params.isArray()) {
+    reply.Error(kInvalidParams, "Invalid params: params must be an object");
+    return;
+  }
+  if (options_.gate) {
+    if (auto err = options_.gate(name)) {
+      reply.Error(*err);
+      return;
+    }
+  }
+  it->second(params, std::move(reply));
+}
+
+void Peer::Notify(const std::string& method, const Json::Value& params) {
+  Json::Value msg(Json::objectValue);
+  msg["jsonrpc"] = "2.0";
+  msg["method"] = method;
+  msg["params"] = params;
+  Send(msg);
+}
+
+Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& params,
+                               const CancelToken& cancel) {
+  auto pending = std::make_shared<Pending>();
+  long long id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return MakeError("LOUSHO_DISCONNECTED", "the client has disconnected");
+    id = next_id_++;
+    pending_[id] = pending;
+  }
+  Json::Value msg(Json::objectValue);
+  msg["jsonrpc"] = "2.0";
+  msg["id"] = static_cast<Json::Int64>(id);
+  msg["method"] = method;
+  msg["params"] = params;
+  ScopedCancelCallback wake(cancel, [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    cv_.notify_all();
+  });
+  Send(msg);
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return pending->done || closed_ || cancel.cancelled(); });
+  if (pending->done) {
+    if (pending->is_error) {
+      Error e = MakeError("LOUSHO_CLIENT_ERROR",
+                          pending->value.get("message", "error").asString());
+      return e;
+    }
+    return pending->value;
+  }
+  pending_.erase(id);
+  lock.unlock();
+  if (closed_) return MakeError("LOUSHO_DISCONNECTED", "the client has disconnected");
+  Json::Value cancel_params(Json::objectValue);
+  cancel_params["requestId"] = static_cast<Json::Int64>(id);
+  Notify("$/cancel_request", cancel_params);
+  return MakeError("LOUSHO_CANCELLED", method + " was cancelled");
+}
+
+}  // namespace lousho::jsonrpc

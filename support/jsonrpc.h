@@ -1,0 +1,112 @@
+// JSON-RPC 2.0 peer over a LineTransport: requests, notifications and responses both ways.
+#pragma once
+
+#include <json/json.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "support/cancel.h"
+#include "support/status.h"
+#include "support/transport.h"
+
+namespace lousho::jsonrpc {
+
+// Standard JSON-RPC error codes.
+inline constexpr int kParseError = -32700;
+inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kMethodNotFound = -32601;
+inline constexpr int kInvalidParams = -32602;
+inline constexpr int kInternalError = -32603;
+inline constexpr int kRequestCancelled = -32800;
+
+struct RpcError {
+  int code = kInternalError;
+  std::string message;
+  Json::Value data;  // null: omitted
+};
+
+// The one reply a request gets. Movable, not copyable; replying twice is a no-op, and a Reply
+// dropped without an answer sends an internal error, so every request gets exactly one reply.
+class Reply {
+ public:
+  Reply() = default;
+  Reply(std::function<void(const Json::Value& msg)> send, Json::Value id);
+  Reply(Reply&& other) noexcept;
+  Reply& operator=(Reply&& other) noexcept;
+  Reply(const Reply&) = delete;
+  Reply& operator=(const Reply&) = delete;
+  ~Reply();
+
+  void Result(const Json::Value& result);
+  void Error(const RpcError& error);
+  void Error(int code, std::string message, Json::Value data = Json::Value());
+  bool answered() const { return !send_; }
+
+ private:
+  std::function<void(const Json::Value&)> send_;
+  Json::Value id_;
+};
+
+using RequestHandler = std::function<void(const Json::Value& params, Reply reply)>;
+using NotificationHandler = std::function<void(const Json::Value& params)>;
+
+struct PeerOptions {
+  std::string record_file;  // when set, every line in and out is mirrored here
+  // Called before dispatching any request except the ones named in `ungated_methods`; returns
+  // an error to refuse it (e.g. "not initialized").
+  std::function<std::optional<RpcError>(const std::string& method)> gate;
+};
+
+// Reads lines on the thread that calls Run(); handlers run there too and must not block (hand
+// long work to another thread and keep the Reply). Send*/Notify/Call are thread-safe.
+class Peer {
+ public:
+  Peer(LineTransport* transport, PeerOptions options);
+  ~Peer();
+
+  void OnRequest(const std::string& method, RequestHandler handler);
+  void OnNotification(const std::string& method, NotificationHandler handler);
+
+  // Runs until the input ends. Then fails every pending outgoing call.
+  void Run();
+
+  void Notify(const std::string& method, const Json::Value& params);
+  // Sends a request and blocks for its response. Returns the error object on an error response,
+  // LOUSHO_CANCELLED when `cancel` fires first (a $/cancel_request is sent then), and
+  // LOUSHO_DISCONNECTED when input ends.
+  Result<Json::Value> Call(const std::string& method, const Json::Value& params,
+                           const CancelToken& cancel);
+
+  bool closed() const { return closed_.load(); }
+
+ private:
+  struct Pending {
+    bool done = false;
+    bool is_error = false;
+    Json::Value value;
+  };
+  void Dispatch(const std::string& line);
+  void Send(const Json::Value& msg);
+  void Record(char dir, const std::string& line);
+
+  LineTransport* transport_;
+  PeerOptions options_;
+  std::map<std::string, RequestHandler> requests_;
+  std::map<std::string, NotificationHandler> notifications_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<long long, std::shared_ptr<Pending>> pending_;
+  long long next_id_ = 0;
+  std::atomic<bool> closed_{false};
+  std::mutex record_mu_;
+  FILE* record_ = nullptr;
+};
+
+}  // namespace lousho::jsonrpc

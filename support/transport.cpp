@@ -1,0 +1,126 @@
+// Line transports over file descriptors and memory.
+#include "support/transport.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace lousho {
+
+FdTransport::FdTransport(int in_fd, int out_fd, size_t max_line_bytes)
+    : in_fd_(in_fd), out_fd_(out_fd), max_line_bytes_(max_line_bytes) {
+  buf_.resize(1 << 16);
+}
+
+ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
+  line->clear();
+  size_t skipped = 0;  // bytes of an over-long line already thrown away
+  bool skipping = false;
+  for (;;) {
+    // Look for a newline in the buffered bytes.
+    void* nl = end_ > start_ ? std::memchr(buf_.data() + start_, '\n', end_ - start_) : nullptr;
+    if (nl != nullptr) {
+      size_t pos = static_cast<char*>(nl) - buf_.data();
+      size_t len = pos - start_;
+      if (skipping || line->size() + len > max_line_bytes_) {
+        if (line_size) *line_size = skipped + line->size() + len;
+        line->clear();
+        start_ = pos + 1;
+        return ReadStatus::kTooLong;
+      }
+      line->append(buf_.data() + start_, len);
+      start_ = pos + 1;
+      if (!line->empty() && line->back() == '\r') line->pop_back();
+      if (line_size) *line_size = line->size();
+      return ReadStatus::kLine;
+    }
+    // No newline: move the partial line out of the buffer.
+    size_t len = end_ - start_;
+    if (skipping) {
+      skipped += len;
+    } else if (line->size() + len > max_line_bytes_) {
+      skipping = true;
+      skipped = line->size() + len;
+      line->clear();
+      line->shrink_to_fit();
+    } else {
+      line->append(buf_.data() + start_, len);
+    }
+    start_ = end_ = 0;
+    if (eof_) {
+      if (skipping) {
+        if (line_size) *line_size = skipped;
+        return ReadStatus::kTooLong;
+      }
+      if (line->empty()) return ReadStatus::kEof;
+      if (line->back() == '\r') line->pop_back();
+      if (line_size) *line_size = line->size();
+      return ReadStatus::kLine;
+    }
+    ssize_t n = ::read(in_fd_, buf_.data(), buf_.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      eof_ = true;
+      continue;
+    }
+    end_ = static_cast<size_t>(n);
+  }
+}
+
+void FdTransport::WriteLine(const std::string& line) {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  std::string out = line;
+  out.push_back('\n');
+  const char* p = out.data();
+  size_t left = out.size();
+  while (left > 0) {
+    ssize_t n = ::write(out_fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // peer gone; nothing more to do
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+void MemoryTransport::Push(std::string line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  in_.push_back(std::move(line));
+  cv_.notify_all();
+}
+
+void MemoryTransport::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+  cv_.notify_all();
+}
+
+ReadStatus MemoryTransport::ReadLine(std::string* line, size_t* line_size) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return !in_.empty() || closed_; });
+  if (in_.empty()) return ReadStatus::kEof;
+  *line = std::move(in_.front());
+  in_.pop_front();
+  if (line_size) *line_size = line->size();
+  return ReadStatus::kLine;
+}
+
+void MemoryTransport::WriteLine(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  out_.push_back(line);
+  cv_.notify_all();
+}
+
+std::vector<std::string> MemoryTransport::WaitForOutput(size_t n, long timeout_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return out_.size() >= n; });
+  return out_;
+}
+
+std::vector<std::string> MemoryTransport::Output() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return out_;
+}
+
+}  // namespace lousho

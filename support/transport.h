@@ -1,0 +1,65 @@
+// Line transports: one message per line, over stdio or in memory.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace lousho {
+
+enum class ReadStatus { kLine, kTooLong, kEof };
+
+// Reads and writes whole lines. ReadLine is called from one reader thread; WriteLine is
+// thread-safe and writes each line atomically, flushed.
+class LineTransport {
+ public:
+  virtual ~LineTransport() = default;
+  // Reads the next line (without its terminator; a trailing '\r' is dropped). A line longer
+  // than the limit is skipped whole and reported as kTooLong with its size in *line_size.
+  virtual ReadStatus ReadLine(std::string* line, size_t* line_size) = 0;
+  virtual void WriteLine(const std::string& line) = 0;
+};
+
+// File-descriptor transport (stdin/stdout in production).
+class FdTransport : public LineTransport {
+ public:
+  FdTransport(int in_fd, int out_fd, size_t max_line_bytes);
+  ReadStatus ReadLine(std::string* line, size_t* line_size) override;
+  void WriteLine(const std::string& line) override;
+
+ private:
+  int in_fd_;
+  int out_fd_;
+  size_t max_line_bytes_;
+  std::vector<char> buf_;
+  size_t start_ = 0;
+  size_t end_ = 0;
+  bool eof_ = false;
+  std::mutex write_mu_;
+};
+
+// In-memory transport for tests: Push() feeds input lines, Close() ends input, written lines are
+// collected. Thread-safe.
+class MemoryTransport : public LineTransport {
+ public:
+  void Push(std::string line);
+  void Close();
+  ReadStatus ReadLine(std::string* line, size_t* line_size) override;
+  void WriteLine(const std::string& line) override;
+  // Waits up to timeout_ms for at least n written lines; returns a copy of all written lines.
+  std::vector<std::string> WaitForOutput(size_t n, long timeout_ms);
+  std::vector<std::string> Output();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> in_;
+  bool closed_ = false;
+  std::vector<std::string> out_;
+};
+
+}  // namespace lousho

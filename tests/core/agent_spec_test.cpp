@@ -1,0 +1,200 @@
+// Tests of agent spec loading: keys, errors with positions, folders, scripts.
+#include "config/agent_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace lousho::config {
+namespace {
+namespace fs = std::filesystem;
+
+class AgentSpecTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("lousho-spec-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  LoadOptions Opts() {
+    LoadOptions o;
+    o.known_tools = {"read", "write", "edit", "bash"};
+    return o;
+  }
+  fs::path dir_;
+};
+
+TEST_F(AgentSpecTest, LoadsEveryKey) {
+  Write("inst.md", "Be brief.");
+  std::string path = Write("a.yaml", R"(name: coder
+description: d
+model: openai/gpt-4o-mini
+instructionsFile: inst.md
+thinking: high
+tools: [read, bash]
+maxSteps: 7
+limits: {maxOutputTokens: 100, maxTotalTokens: 1000}
+permissions:
+  - {tool: bash, pattern: "git *", action: allow}
+mode: plan
+rules: []
+providers:
+  mine:
+    api: openai-chat
+    baseUrl: http://127.0.0.1:9/v1
+    apiKeyEnv: MY_KEY
+    headers: {X-Team: a}
+    models:
+      - {id: m1, contextWindow: 1000, inputPrice: 1.5, images: true}
+commands:
+  - {name: fix, description: Fix it, prompt: "Fix {{args}}"}
+)");
+  auto spec = LoadAgentSpec(path, Opts());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->name, "coder");
+  EXPECT_EQ(spec->model, "openai/gpt-4o-mini");
+  EXPECT_EQ(spec->instructions, "Be brief.");
+  EXPECT_EQ(spec->thinking, "high");
+  EXPECT_EQ(spec->tools, (std::vector<std::string>{"read", "bash"}));
+  EXPECT_EQ(spec->max_steps, 7);
+  EXPECT_EQ(spec->limits.max_output_tokens, 100);
+  EXPECT_EQ(spec->limits.max_total_tokens, 1000);
+  EXPECT_EQ(spec->permissions[0]["pattern"].asString(), "git *");
+  EXPECT_EQ(spec->default_mode, "plan");
+  ASSERT_EQ(spec->providers.count("mine"), 1u);
+  EXPECT_EQ(spec->providers["mine"].base_url, "http://127.0.0.1:9/v1");
+  EXPECT_EQ(spec->providers["mine"].headers["X-Team"], "a");
+  EXPECT_DOUBLE_EQ(spec->providers["mine"].models[0].input_price, 1.5);
+  EXPECT_TRUE(spec->providers["mine"].models[0].images);
+  ASSERT_EQ(spec->commands.size(), 1u);
+  EXPECT_EQ(spec->commands[0].prompt, "Fix {{args}}");
+}
+
+TEST_F(AgentSpecTest, JsonSpecsWork) {
+  std::string path = Write("a.json", R"({"model": "anthropic/claude-sonnet-4-5", "maxSteps": 3})");
+  auto spec = LoadAgentSpec(path, Opts());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->max_steps, 3);
+  EXPECT_FALSE(spec->tools_set);
+}
+
+TEST_F(AgentSpecTest, UnknownKeyNamesPositionAndSuggestion) {
+  std::string path = Write("a.yaml", "model: openai/x\ninstruction: hi\n");
+  auto spec = LoadAgentSpec(path, Opts());
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().code, "LOUSHO_CONFIG_INVALID");
+  EXPECT_EQ(spec.error().message,
+            path + ":2:1: unknown key 'instruction' (did you mean 'instructions'?)");
+}
+
+TEST_F(AgentSpecTest, BadValuesAreInvalidWithPosition) {
+  struct Case {
+    std::string yaml;
+    std::string expect;
+  } cases[] = {
+      {"model: gpt4\n", ":1:8: model: expected 'provider/model', got 'gpt4'"},
+      {"model: a/b\nthinking: loud\n", ":2:11: thinking: expected one of"},
+      {"model: a/b\nmaxSteps: zero\n", ":2:11: maxSteps: expected a whole number"},
+      {"model: a/b\ntools: [read, sed]\n", ":2:15: unknown tool 'sed'"},
+      {"name: x\n", ":1:1: missing required key 'model'"},
+      {"model: a/b\nlimits: {maxTokens: 3}\n", "unknown key 'maxTokens' in limits"},
+      {"model: [a\n", ":2:1: "},
+      {"model: script/nothing\n", "no script named 'nothing'"},
+  };
+  for (const auto& c : cases) {
+    std::string path = Write("bad.yaml", c.yaml);
+    auto spec = LoadAgentSpec(path, Opts());
+    ASSERT_FALSE(spec.ok()) << c.yaml;
+    EXPECT_EQ(spec.error().code, "LOUSHO_CONFIG_INVALID") << c.yaml;
+    EXPECT_NE(spec.error().message.find(c.expect), std::string::npos)
+        << c.yaml << " -> " << spec.error().message;
+  }
+}
+
+TEST_F(AgentSpecTest, MissingPathIsNotFound) {
+  auto spec = LoadAgentSpec((dir_ / "nope.yaml").string(), Opts());
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().code, "LOUSHO_CONFIG_NOT_FOUND");
+  auto empty_dir = LoadAgentSpec(dir_.string(), Opts());
+  ASSERT_FALSE(empty_dir.ok());
+  EXPECT_EQ(empty_dir.error().code, "LOUSHO_CONFIG_NOT_FOUND");
+}
+
+TEST_F(AgentSpecTest, FolderWithAgentsMdAndRulesAndModelOverride) {
+  Write("agent.yaml", "model: openai/gpt-4o\ninstructions: Base.\n");
+  Write("AGENTS.md", "Project notes.\n");
+  Write("rules/no-todo.md", "---\n---\n");
+  LoadOptions o = Opts();
+  o.model_override = "anthropic/claude-haiku-4-5";
+  auto spec = LoadAgentSpec(dir_.string(), o);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->instructions, "Base.\n\nProject notes.\n");
+  EXPECT_EQ(spec->model, "anthropic/claude-haiku-4-5");
+  EXPECT_EQ(spec->rules_dir, (dir_ / "rules").string());
+  EXPECT_EQ(spec->name, dir_.filename().string());
+  o.model_override = "nonsense";
+  auto bad = LoadAgentSpec(dir_.string(), o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("--model"), std::string::npos);
+}
+
+TEST_F(AgentSpecTest, ScriptsInlineAndBesideTheSpec) {
+  std::string path = Write("a.yaml", R"(model: script/s
+scripts:
+  s:
+    - match: "hi"
+      text: "hello"
+    - steps:
+        - toolCalls: [{name: read, arguments: {path: x}}]
+        - {text: done, stopReason: max_tokens}
+)");
+  auto spec = LoadAgentSpec(path, Opts());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  const Script& s = spec->scripts["s"];
+  ASSERT_EQ(s.replies.size(), 2u);
+  EXPECT_EQ(s.replies[0].match, "hi");
+  EXPECT_EQ(s.replies[0].steps[0].text, "hello");
+  ASSERT_EQ(s.replies[1].steps.size(), 2u);
+  EXPECT_EQ(s.replies[1].steps[0].tool_calls[0].arguments["path"].asString(), "x");
+  EXPECT_EQ(s.replies[1].steps[1].stop_reason, "max_tokens");
+
+  Write("b.script.yaml", "replies:\n  - text: from file\n");
+  std::string path2 = Write("b.yaml", "model: script/b\n");
+  auto spec2 = LoadAgentSpec(path2, Opts());
+  ASSERT_TRUE(spec2.ok()) << spec2.error().message;
+  EXPECT_EQ(spec2->scripts["b"].replies[0].steps[0].text, "from file");
+
+  Write("c.script.yaml", "replies:\n  - text: x\n    colour: red\n");
+  auto spec3 = LoadAgentSpec(Write("c.yaml", "model: script/c\n"), Opts());
+  ASSERT_FALSE(spec3.ok());
+  EXPECT_NE(spec3.error().message.find("c.script.yaml:2:5: unknown key 'colour'"), std::string::npos)
+      << spec3.error().message;
+}
+
+TEST_F(AgentSpecTest, BuiltinEchoScriptNeedsNoDefinition) {
+  auto spec = LoadAgentSpec(Write("a.yaml", "model: script/echo\n"), Opts());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(BuiltinScripts().at("echo").replies[0].steps[0].text, "You said: {{input}}");
+}
+
+TEST_F(AgentSpecTest, ExamplesInTheRepositoryAreValid) {
+  for (const char* ex : {"demo", "openai", "anthropic", "local-ollama", "reviewer"}) {
+    LoadOptions o;
+    o.known_tools = {"read", "write", "edit", "bash", "grep", "find", "ls", "todo", "ask"};
+    auto spec = LoadAgentSpec(std::string(LOUSHO_SOURCE_DIR) + "/examples/" + ex, o);
+    EXPECT_TRUE(spec.ok()) << ex << ": " << spec.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace lousho::config
