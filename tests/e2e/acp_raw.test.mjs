@@ -1,0 +1,132 @@
+// Error paths and process behaviour over raw stdio (no SDK): hand-written JSON-RPC lines in,
+// every line out parsed and validated against the ACP schema.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { AgentProcess, INIT_PARAMS } from "./lib/agent-process.mjs";
+import { makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Starts an agent; `ready` also runs initialize (+ session/new when asked).
+async function start(t, { init = true, session = false } = {}) {
+  const ws = makeWorkspace();
+  const agent = new AgentProcess({ cwd: ws });
+  t.after(async () => {
+    await agent.kill();
+    rmWorkspace(ws);
+  });
+  let sessionId;
+  if (init) {
+    const r = await agent.request("initialize", INIT_PARAMS, 0);
+    assert.equal(r.result?.protocolVersion, 1, JSON.stringify(r));
+  }
+  if (session) {
+    const r = await agent.request("session/new", { cwd: ws, mcpServers: [] }, 1);
+    sessionId = r.result?.sessionId;
+    assert.equal(typeof sessionId, "string", JSON.stringify(r));
+  }
+  return { agent, ws, sessionId };
+}
+
+// Ends the connection and checks that everything the binary wrote was valid.
+async function finish(agent) {
+  agent.closeStdin();
+  const exit = await agent.exited;
+  await agent.stdoutDone;
+  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
+  return exit;
+}
+
+const prompt = (sessionId, text) => ({ sessionId, prompt: [{ type: "text", text }] });
+
+test("not-JSON line -> -32700 with id null, then the connection goes on", async (t) => {
+  const { agent, ws } = await start(t);
+  agent.send("this is not json {");
+  const err = await agent.waitFor((m) => m.error?.code === -32700, 2000, "-32700");
+  assert.equal(err.id, null);
+  assert.equal(typeof err.error.message, "string");
+  // still alive and answering
+  const r = await agent.request("session/new", { cwd: ws, mcpServers: [] });
+  assert.equal(typeof r.result?.sessionId, "string", JSON.stringify(r));
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("unknown method -> -32601, id echoed with its JSON type", async (t) => {
+  const { agent } = await start(t);
+  const r = await agent.request("session/does_not_exist", {}, "str-id-7");
+  assert.equal(r.id, "str-id-7");
+  assert.equal(r.error?.code, -32601, JSON.stringify(r));
+  // An unknown notification gets no answer at all.
+  const before = agent.wire.entries.filter((e) => e.dir === "out").length;
+  agent.send({ jsonrpc: "2.0", method: "some/notification", params: {} });
+  await sleep(200);
+  assert.equal(agent.wire.entries.filter((e) => e.dir === "out").length, before);
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("request before initialize -> -32600", async (t) => {
+  const { agent, ws } = await start(t, { init: false });
+  const r = await agent.request("session/new", { cwd: ws, mcpServers: [] }, 5);
+  assert.equal(r.error?.code, -32600, JSON.stringify(r));
+  assert.equal(r.id, 5);
+  // initialize itself still works afterwards
+  const i = await agent.request("initialize", INIT_PARAMS, 6);
+  assert.equal(i.result?.protocolVersion, 1);
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("session/prompt with an unknown session -> -32602", async (t) => {
+  const { agent } = await start(t, { session: true });
+  const r = await agent.request("session/prompt", prompt("no-such-session", "hello"));
+  assert.equal(r.error?.code, -32602, JSON.stringify(r));
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("empty prompt -> -32602", async (t) => {
+  const { agent, sessionId } = await start(t, { session: true });
+  const r = await agent.request("session/prompt", { sessionId, prompt: [] });
+  assert.equal(r.error?.code, -32602, JSON.stringify(r));
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("second prompt while busy -> -32600; the first turn is unaffected", async (t) => {
+  const { agent, sessionId } = await start(t, { session: true });
+  agent.send({ jsonrpc: "2.0", id: 10, method: "session/prompt", params: prompt(sessionId, "slow") });
+  await agent.waitFor((m) => m.params?.update?.sessionUpdate === "agent_message_chunk", 3000, "first chunk");
+  const second = await agent.request("session/prompt", prompt(sessionId, "hello"), 11);
+  assert.equal(second.error?.code, -32600, JSON.stringify(second));
+  agent.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+  const first = await agent.waitFor((m) => m.id === 10 && !m.method, 2000, "first prompt response");
+  assert.equal(first.result?.stopReason, "cancelled", JSON.stringify(first));
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("stdin closed mid-turn: exit 0 within 2 s, pending prompt answered (cancelled) first", async (t) => {
+  const { agent, sessionId } = await start(t, { session: true });
+  agent.send({ jsonrpc: "2.0", id: 20, method: "session/prompt", params: prompt(sessionId, "slow") });
+  await agent.waitFor((m) => m.params?.update?.sessionUpdate === "agent_message_chunk", 3000, "first chunk");
+  const t0 = performance.now();
+  agent.closeStdin();
+  const exit = await Promise.race([agent.exited, sleep(2000).then(() => null)]);
+  assert.ok(exit, `still running 2 s after stdin closed; stderr:\n${agent.stderr}`);
+  assert.equal(exit.code, 0, `exit code; stderr:\n${agent.stderr}`);
+  assert.ok(exit.t - t0 < 2000);
+  await agent.stdoutDone;
+  const out = agent.wire.entries.filter((e) => e.dir === "out");
+  const resp = out.findIndex((e) => e.msg?.id === 20 && !e.msg.method);
+  assert.ok(resp >= 0, "the pending prompt got a response before exit");
+  assert.equal(out[resp].msg.result?.stopReason, "cancelled", out[resp].line);
+  const late = out.slice(resp + 1).filter((e) => e.msg?.method === "session/update");
+  assert.deepEqual(late.map((e) => e.line), [], "no update after the response");
+  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
+});
+
+test("stdout carries only JSON-RPC lines (and nothing on a clean EOF)", async (t) => {
+  const { agent } = await start(t, { init: false });
+  agent.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: INIT_PARAMS });
+  await agent.waitFor((m) => m.id === 1, 2000, "initialize response");
+  const exit = await finish(agent);
+  assert.equal(exit.code, 0);
+  const out = agent.wire.entries.filter((e) => e.dir === "out");
+  assert.equal(out.length, 1, out.map((e) => e.line).join("\n"));
+});

@@ -1,0 +1,121 @@
+// Spawns `lousho acp <spec>` with a wire tap on both pipes: every raw line is recorded in a
+// WireLog (and every agent line validated against the ACP schema as it arrives).
+import { spawn } from "node:child_process";
+import { Transform, Readable, Writable } from "node:stream";
+import { AcpValidator, WireLog, lineSplitter } from "./acp-validator.mjs";
+import { loushoBin, schemaPath, demoSpec, childEnv, assertBinary } from "./env.mjs";
+
+let sharedValidator;
+export function validator() {
+  sharedValidator ??= new AcpValidator(schemaPath);
+  return sharedValidator;
+}
+
+function tap(onLine) {
+  const split = lineSplitter(onLine);
+  return new Transform({
+    transform(chunk, _enc, cb) {
+      split.push(chunk);
+      cb(null, chunk);
+    },
+    flush(cb) {
+      split.end();
+      cb();
+    },
+  });
+}
+
+export class AgentProcess {
+  constructor({ spec = demoSpec, args = [], env = {}, cwd } = {}) {
+    assertBinary();
+    this.wire = new WireLog(validator());
+    this.listeners = new Set();
+    this.stderr = "";
+    this.child = spawn(loushoBin, ["acp", spec, ...args], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: childEnv(env),
+      cwd,
+    });
+    this.spawnedAt = performance.now();
+    this.exited = new Promise((resolve) => {
+      this.child.on("exit", (code, signal) => {
+        this.exitInfo = { code, signal, t: performance.now() };
+        resolve(this.exitInfo);
+      });
+    });
+    // Resolves once stdout has been read to its end (all lines are in the wire log).
+    this.stdoutDone = new Promise((resolve) => this.child.stdout.on("end", resolve));
+    this.child.stderr.on("data", (d) => {
+      this.stderr += d.toString();
+    });
+    this.child.stdin.on("error", () => {}); // EPIPE after exit is not our concern here
+    this.toAgent = tap((line) => this.wire.clientLine(line));
+    this.toAgent.pipe(this.child.stdin);
+    this.fromAgent = this.child.stdout.pipe(
+      tap((line) => {
+        const entry = this.wire.agentLine(line);
+        for (const l of [...this.listeners]) l(entry);
+      }),
+    );
+  }
+
+  // A web stream pair for the SDK's ndJsonStream (write side first).
+  sdkStream(acp) {
+    return acp.ndJsonStream(Writable.toWeb(this.toAgent), Readable.toWeb(this.fromAgent));
+  }
+
+  // Raw-mode: write one line (an object is serialised).
+  send(msg) {
+    this.toAgent.write((typeof msg === "string" ? msg : JSON.stringify(msg)) + "\n");
+  }
+
+  closeStdin() {
+    this.toAgent.end();
+  }
+
+  // Waits for the first agent message (already seen or future) matching pred.
+  waitFor(pred, timeoutMs = 5000, what = "message") {
+    const seen = this.wire.entries.find((e) => e.dir === "out" && e.msg && pred(e.msg));
+    if (seen) return Promise.resolve(seen.msg);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.listeners.delete(l);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stderr:\n${this.stderr}`));
+      }, timeoutMs);
+      const l = (entry) => {
+        if (entry.msg && pred(entry.msg)) {
+          clearTimeout(timer);
+          this.listeners.delete(l);
+          resolve(entry.msg);
+        }
+      };
+      this.listeners.add(l);
+    });
+  }
+
+  nextId() {
+    this.idCounter = (this.idCounter ?? 100) + 1;
+    return this.idCounter;
+  }
+
+  // Raw-mode request: sends and resolves with the whole response message.
+  request(method, params, id = this.nextId(), timeoutMs = 5000) {
+    this.send({ jsonrpc: "2.0", id, method, params });
+    return this.waitFor(
+      (m) => !Object.hasOwn(m, "method") && JSON.stringify(m.id) === JSON.stringify(id),
+      timeoutMs,
+      `the response to ${method} (id ${JSON.stringify(id)})`,
+    );
+  }
+
+  async kill() {
+    if (!this.exitInfo) this.child.kill("SIGKILL");
+    await this.exited;
+  }
+}
+
+export const INIT_PARAMS = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+  clientInfo: { name: "lousho-e2e", version: "0.0.0" },
+};

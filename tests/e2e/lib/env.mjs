@@ -1,0 +1,43 @@
+// Where things are: the repo, the lousho binary, the ACP schema, the demo agent.
+import path from "node:path";
+import fs from "node:fs";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const e2eDir = path.resolve(here, "..");
+export const repoRoot = path.resolve(e2eDir, "../..");
+
+export const loushoBin = path.resolve(process.env.LOUSHO_BIN || path.join(repoRoot, "build/lousho"));
+// In CI the repo is cloned beside a copy of shared/, so the schema is at <repo>/../shared.
+export const schemaPath = path.resolve(
+  process.env.LOUSHO_ACP_SCHEMA || path.resolve(repoRoot, "../shared/acp/schema.json"),
+);
+export const demoDir = path.join(repoRoot, "examples/demo");
+export const demoSpec = path.join(demoDir, "agent.yaml");
+
+export function assertBinary() {
+  if (!fs.existsSync(loushoBin)) {
+    throw new Error(`lousho binary not found at ${loushoBin} (build it or set LOUSHO_BIN)`);
+  }
+}
+
+// A fresh temp dir holding a copy of examples/demo/notes.txt: the session cwd.
+export function makeWorkspace(prefix = "lousho-e2e-") {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  fs.copyFileSync(path.join(demoDir, "notes.txt"), path.join(dir, "notes.txt"));
+  return dir;
+}
+
+export function rmWorkspace(dir) {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+// Environment for the child: deterministic ids, no stray provider keys from the host.
+export function childEnv(extra = {}) {
+  const env = { ...process.env, LOUSHO_TEST_MODE: "1" };
+  for (const k of Object.keys(env)) {
+    if (/^(OPENAI|ANTHROPIC)_/.test(k)) delete env[k];
+  }
+  return { ...env, ...extra };
+}
