@@ -1,6 +1,7 @@
 // The shared streaming/retry driver of the HTTP providers.
 #include "agent/providers/http_provider.h"
 
+#include <algorithm>
 #include <random>
 
 #include "support/log.h"
@@ -30,7 +31,8 @@ double Jitter() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
 }
 
-// Converts a transport failure into an error. `delivered` tells whether output already left.
+// Converts a transport failure into an error (retryable unless it was an idle timeout: a model
+// that went silent that long would most likely do it again).
 Error TransportError(const HttpStreamResult& r, int idle_timeout_s) {
   Error e;
   switch (r.outcome) {
@@ -140,7 +142,7 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
     } else if (r.outcome == HttpOutcome::kCompleted && r.status == 0) {
       error = MakeError(kProviderBadResponse, "no HTTP response");
     } else {
-      error = TransportError(r, http_.base().port > 0 ? config_.settings.idle_timeout_s : 0);
+      error = TransportError(r, config_.settings.idle_timeout_s);
     }
 
     // Output already shown to the user cannot be taken back, so such a failure is final.

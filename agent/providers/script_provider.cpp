@@ -126,9 +126,10 @@ Result<ModelResponse> ScriptProvider::Stream(const ModelRequest& request,
     const auto& tc = step.tool_calls[i];
     if (step.delay_ms > 0 && cancel.WaitFor(step.delay_ms)) return finish_cancelled();
     if (cancel.cancelled()) return finish_cancelled();
-    std::string id = tc.id.empty()
-                         ? "call_" + std::to_string(step_index + 1) + "_" + std::to_string(i + 1)
-                         : tc.id;
+    // Unique within the session, since the history only grows.
+    std::string id = tc.id.empty() ? "call_" + std::to_string(request.messages.size()) + "_" +
+                                         std::to_string(i + 1)
+                                   : tc.id;
     int index = static_cast<int>(msg.content.size());
     msg.content.push_back(ContentBlock::ToolCall(id, tc.name, tc.arguments));
     Json::StreamWriterBuilder wb;
