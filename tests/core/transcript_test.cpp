@@ -1,0 +1,207 @@
+// Transcript tests: each tests/transcripts/*.jsonl is played against the built binary. Lines
+// "> {json}" are sent, "< {json}" are expected (compared as JSON after normalization), "#" lines
+// are directives: "# args: acp <spec>" (relative to the transcript folder), "# close" (close
+// stdin), "# exit: N". $CWD stands for a fresh workspace holding notes.txt; $DIR for the
+// transcript folder. UPDATE_GOLDENS=1 rewrites the "<" lines from what the binary writes.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/json_util.h"
+
+namespace lousho {
+namespace {
+namespace fs = std::filesystem;
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+// A child process with piped stdin/stdout.
+class Child {
+ public:
+  Child(const std::vector<std::string>& args, const std::string& cwd) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(in[0], 0);
+      dup2(out[1], 1);
+      close(in[0]);
+      close(in[1]);
+      close(out[0]);
+      close(out[1]);
+      if (chdir(cwd.c_str()) != 0) _exit(127);
+      setenv("LOUSHO_TEST_MODE", "1", 1);
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    in_ = in[1];
+    out_ = out[0];
+  }
+  ~Child() {
+    CloseInput();
+    if (out_ >= 0) close(out_);
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  void Send(const std::string& line) {
+    std::string s = line + "\n";
+    ASSERT_EQ(write(in_, s.data(), s.size()), static_cast<ssize_t>(s.size()));
+  }
+  void CloseInput() {
+    if (in_ >= 0) close(in_);
+    in_ = -1;
+  }
+  // The next stdout line, or nullopt after timeout_ms of silence or at EOF.
+  std::optional<std::string> ReadLine(int timeout_ms) {
+    for (;;) {
+      size_t nl = buf_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return line;
+      }
+      pollfd p{out_, POLLIN, 0};
+      if (poll(&p, 1, timeout_ms) <= 0) return std::nullopt;
+      char tmp[65536];
+      ssize_t n = read(out_, tmp, sizeof tmp);
+      if (n <= 0) return std::nullopt;
+      buf_.append(tmp, n);
+    }
+  }
+  int Wait(int timeout_ms) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        reaped_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      usleep(10000);
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1;
+  int out_ = -1;
+  bool reaped_ = false;
+  std::string buf_;
+};
+
+std::vector<fs::path> Transcripts() {
+  std::vector<fs::path> out;
+  fs::path dir = fs::path(LOUSHO_SOURCE_DIR) / "tests" / "transcripts";
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".jsonl") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class TranscriptTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(TranscriptTest, Replays) {
+  const fs::path file = GetParam();
+  const fs::path dir = file.parent_path();
+  const bool update = std::getenv("UPDATE_GOLDENS") && std::string(std::getenv("UPDATE_GOLDENS")) == "1";
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+
+  fs::path cwd = fs::temp_directory_path() /
+                 ("lousho-tx-" + std::to_string(getpid()) + "-" + file.stem().string());
+  fs::remove_all(cwd);
+  fs::create_directories(cwd);
+  std::ofstream(cwd / "notes.txt") << "alpha\nbeta\ngamma\n";
+  const std::string cwd_s = cwd.string();
+
+  std::vector<std::string> args = {LOUSHO_BINARY};
+  int expected_exit = 0;
+  for (const auto& l : lines) {
+    if (l.rfind("# args:", 0) == 0) {
+      std::istringstream ss(l.substr(7));
+      for (std::string a; ss >> a;) args.push_back(ReplaceAll(a, "$DIR", dir.string()));
+    } else if (l.rfind("# exit:", 0) == 0) {
+      expected_exit = std::stoi(l.substr(7));
+    }
+  }
+  ASSERT_GT(args.size(), 1u) << file << ": needs a '# args:' line";
+  Child child(args, cwd_s);
+  auto normalize = [&](const std::string& s) { return ReplaceAll(s, cwd_s, "$CWD"); };
+
+  std::vector<std::string> rewritten;
+  size_t i = 0;
+  while (i < lines.size()) {
+    const std::string& l = lines[i];
+    if (l.rfind("> ", 0) == 0) {
+      child.Send(ReplaceAll(l.substr(2), "$CWD", cwd_s));
+      rewritten.push_back(l);
+      ++i;
+    } else if (l.rfind("< ", 0) == 0) {
+      if (update) {
+        // Take whatever the binary writes until it goes quiet.
+        while (i < lines.size() && lines[i].rfind("< ", 0) == 0) ++i;
+        while (auto got = child.ReadLine(700)) rewritten.push_back("< " + normalize(*got));
+        continue;
+      }
+      auto got = child.ReadLine(10000);
+      ASSERT_TRUE(got.has_value()) << file.filename() << ":" << i + 1 << ": no output, expected "
+                                   << l.substr(2);
+      auto want_json = ParseJson(l.substr(2));
+      ASSERT_TRUE(want_json.ok()) << file.filename() << ":" << i + 1 << ": bad expected JSON";
+      auto got_json = ParseJson(normalize(*got));
+      ASSERT_TRUE(got_json.ok()) << "stdout line is not JSON: " << *got;
+      EXPECT_EQ(*got_json, *want_json) << file.filename() << ":" << i + 1 << "\n  want: "
+                                       << l.substr(2) << "\n  got:  " << normalize(*got);
+      if (*got_json != *want_json) break;
+      ++i;
+    } else {
+      if (l == "# close") child.CloseInput();
+      rewritten.push_back(l);
+      ++i;
+    }
+  }
+  child.CloseInput();
+  if (update) {
+    while (auto got = child.ReadLine(700)) rewritten.push_back("< " + normalize(*got));
+    std::ofstream out(file);
+    for (const auto& l : rewritten) out << l << "\n";
+  } else {
+    auto extra = child.ReadLine(1500);
+    EXPECT_FALSE(extra.has_value()) << file.filename() << ": unexpected output: " << *extra;
+  }
+  EXPECT_EQ(child.Wait(5000), expected_exit) << file.filename();
+  fs::remove_all(cwd);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transcripts, TranscriptTest, ::testing::ValuesIn(Transcripts()),
+                         [](const ::testing::TestParamInfo<fs::path>& info) {
+                           std::string name = info.param.stem().string();
+                           for (auto& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace lousho
