@@ -1,0 +1,229 @@
+// The `bash` tool: a command in a process group on this machine, or in an editor terminal.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <optional>
+#include <thread>
+
+#include "agent/tools/builtin_tools.h"
+#include "agent/tools/tool_util.h"
+#include "support/subprocess.h"
+
+namespace lousho::agent::tools {
+namespace {
+
+// Keeps the last max_lines lines within max_bytes. Returns the kept text; sets *dropped_lines.
+std::string TailLines(const std::string& text, size_t max_bytes, size_t max_lines,
+                      size_t* kept_lines, size_t* total_lines) {
+  std::vector<std::string_view> lines = SplitLines(text);
+  *total_lines = lines.size();
+  size_t bytes = 0, n = 0;
+  for (auto it = lines.rbegin(); it != lines.rend() && n < max_lines; ++it) {
+    if (bytes + it->size() + 1 > max_bytes) {
+      if (n == 0) {
+        // One huge line: keep its tail.
+        std::string_view l = *it;
+        *kept_lines = 1;
+        return std::string(l.substr(Utf8SuffixStart(l, max_bytes)));
+      }
+      break;
+    }
+    bytes += it->size() + 1;
+    ++n;
+  }
+  *kept_lines = n;
+  std::string out;
+  for (size_t i = lines.size() - n; i < lines.size(); ++i) {
+    out.append(lines[i]);
+    if (i + 1 < lines.size()) out += '\n';
+  }
+  return out;
+}
+
+std::string SignalName(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : std::to_string(sig);
+}
+
+class BashTool : public Tool {
+ public:
+  explicit BashTool(BashOptions options) : options_(options) {}
+
+  std::string name() const override { return "bash"; }
+  std::string description() const override {
+    return "Run a bash command in the working directory. stdout and stderr are combined; only "
+           "the last " +
+           std::to_string(options_.max_output_lines) + " lines / " +
+           std::to_string(options_.max_output_bytes / 1024) +
+           " KB are returned. Optional timeout in seconds kills the command and everything it "
+           "started. Do not start long-running servers or interactive programs.";
+  }
+  Json::Value parameters() const override {
+    Json::Value timeout = PropSchema("number", "Timeout in seconds (optional)");
+    timeout["minimum"] = 1;
+    return ObjectSchema(
+        {{"command", PropSchema("string", "The bash command to run")}, {"timeout", timeout}},
+        {"command"});
+  }
+  ToolKind kind() const override { return ToolKind::kExecute; }
+  bool read_only() const override { return false; }
+  std::string Title(const Json::Value& args, const ToolContext& /*ctx*/) const override {
+    std::string cmd = StringArg(args, "command");
+    return cmd.empty() ? "bash" : Shorten(cmd, 80);
+  }
+  std::string PermissionSubject(const Json::Value& args) const override {
+    return StringArg(args, "command");
+  }
+
+  ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {
+    Args a(args);
+    auto command = a.String("command", true);
+    auto timeout_s = a.Number("timeout", 0);
+    if (!a.ok()) return ToolOutput::Error("bash: " + a.error());
+    if (command->empty()) return ToolOutput::Error("bash: command is empty");
+    // Fractions round up: a 0.5 s timeout must not turn into "none".
+    long timeout =
+        timeout_s ? static_cast<long>(std::ceil(*timeout_s)) : options_.default_timeout_s;
+    if (ctx.client && ctx.client->HasTerminal()) return RunInTerminal(*command, timeout, ctx);
+    return RunLocal(*command, timeout, ctx);
+  }
+
+ private:
+  struct Outcome {
+    std::string output;
+    bool truncated = false;  // dropped by the runner before we saw it
+    std::optional<int> exit_code;
+    std::string signal;
+    bool timed_out = false;
+    bool cancelled = false;
+  };
+
+  ToolOutput RunLocal(const std::string& command, long timeout_s, ToolContext& ctx) {
+    SubprocessOptions so;
+    so.argv = {"/bin/bash", "-c", command};
+    so.cwd = ctx.cwd.string();
+    so.max_output_bytes = options_.max_output_bytes;
+    so.timeout_ms = timeout_s * 1000;
+    so.kill_grace_ms = options_.kill_grace_ms;
+    so.cancel = ctx.cancel;
+    auto r = RunSubprocess(so);
+    if (!r.ok()) return ToolOutput::Error("bash: " + r.error().message);
+    Outcome o;
+    o.output = std::move(r->output);
+    o.truncated = r->truncated;
+    o.exit_code = r->exit_code;
+    if (r->signal) o.signal = SignalName(*r->signal);
+    o.timed_out = r->timed_out;
+    o.cancelled = r->cancelled;
+    return Finish(std::move(o), timeout_s, "");
+  }
+
+  ToolOutput RunInTerminal(const std::string& command, long timeout_s, ToolContext& ctx) {
+    TerminalRequest req;
+    req.command = "/bin/bash";
+    req.args = {"-c", command};
+    req.cwd = ctx.cwd.string();
+    req.output_byte_limit = static_cast<long long>(options_.max_output_bytes);
+    auto created = ctx.client->CreateTerminal(ctx.session_id, req, ctx.cancel);
+    if (!created.ok()) {
+      if (ctx.cancel.cancelled()) return ToolOutput::Error("Command was cancelled");
+      return ToolOutput::Error("bash: cannot create terminal: " + created.error().message);
+    }
+    const std::string id = *created;
+    if (ctx.on_terminal) ctx.on_terminal(id);
+
+    // The wait ends on the turn's cancellation or on our own timer, whichever comes first.
+    CancelSource wait_source;
+    ScopedCancelCallback forward(ctx.cancel, [&wait_source] { wait_source.Cancel(); });
+    CancelSource timer_done;
+    std::atomic<bool> timed_out{false};
+    std::thread timer;
+    if (timeout_s > 0) {
+      timer = std::thread([&, done = timer_done.token()] {
+        if (!done.WaitFor(timeout_s * 1000)) {
+          timed_out = true;
+          wait_source.Cancel();
+        }
+      });
+    }
+    auto exit = ctx.client->WaitForTerminalExit(ctx.session_id, id, wait_source.token());
+    timer_done.Cancel();
+    if (timer.joinable()) timer.join();
+
+    Outcome o;
+    o.timed_out = timed_out.load();
+    o.cancelled = !o.timed_out && ctx.cancel.cancelled();
+    if (o.timed_out || o.cancelled || !exit.ok()) ctx.client->KillTerminal(ctx.session_id, id);
+    auto output = ctx.client->GetTerminalOutput(ctx.session_id, id);
+    // Every terminal we create is released, whatever happened above.
+    ctx.client->ReleaseTerminal(ctx.session_id, id);
+
+    std::string wait_error;
+    if (output.ok()) {
+      o.output = output->output;
+      o.truncated = output->truncated;
+    }
+    std::optional<TerminalExit> status;
+    if (exit.ok()) status = *exit;
+    if (!status && output.ok() && output->exit) status = output->exit;
+    if (status) {
+      o.exit_code = status->exit_code;
+      o.signal = status->signal.value_or("");
+    }
+    if (!exit.ok() && !o.timed_out && !o.cancelled) wait_error = exit.error().message;
+    ToolOutput out = Finish(std::move(o), timeout_s, wait_error);
+    out.terminal_id = id;
+    out.details["terminalId"] = id;
+    return out;
+  }
+
+  ToolOutput Finish(Outcome o, long timeout_s, const std::string& wait_error) {
+    size_t kept = 0, total = 0;
+    std::string text =
+        TailLines(o.output, options_.max_output_bytes, options_.max_output_lines, &kept, &total);
+    bool cut = o.truncated || kept < total;
+    ToolOutput out;
+    std::string body;
+    if (cut) {
+      body = "[Output truncated: showing the last " + std::to_string(kept) + " lines" +
+             (o.truncated ? "" : " of " + std::to_string(total)) + "]\n";
+    }
+    body += text.empty() && !cut ? "(no output)" : text;
+    if (o.timed_out) {
+      body +=
+          "\n\nCommand timed out after " + std::to_string(timeout_s) + " seconds and was killed";
+      out.is_error = true;
+    } else if (o.cancelled) {
+      body += "\n\nCommand was cancelled";
+      out.is_error = true;
+    } else if (!wait_error.empty()) {
+      body += "\n\nCould not wait for the command: " + wait_error;
+      out.is_error = true;
+    } else if (!o.signal.empty()) {
+      body += "\n\nCommand was killed by " + o.signal;
+      out.is_error = true;
+    } else if (o.exit_code && *o.exit_code != 0) {
+      body += "\n\nCommand exited with code " + std::to_string(*o.exit_code);
+      out.is_error = true;
+    }
+    out.content.push_back(ContentBlock::Text(std::move(body)));
+    if (o.exit_code) out.details["exitCode"] = *o.exit_code;
+    if (!o.signal.empty()) out.details["signal"] = o.signal;
+    out.details["truncated"] = cut;
+    out.details["timedOut"] = o.timed_out;
+    out.details["cancelled"] = o.cancelled;
+    return out;
+  }
+
+  BashOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> MakeBashTool(BashOptions options) {
+  return std::make_unique<BashTool>(options);
+}
+
+}  // namespace lousho::agent::tools

@@ -1,0 +1,256 @@
+// The `grep` tool: PCRE2 (JIT) search over the workspace, honouring .gitignore.
+#include <pcre2.h>
+
+#include <memory>
+#include <system_error>
+
+#include "agent/tools/builtin_tools.h"
+#include "agent/tools/gitignore.h"
+#include "agent/tools/paths.h"
+#include "agent/tools/tool_util.h"
+#include "support/glob.h"
+
+namespace lousho::agent::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr long long kDefaultLimit = 100;
+constexpr size_t kMaxLineBytes = 500;
+constexpr uintmax_t kMaxFileBytes = 20 * 1024 * 1024;
+constexpr size_t kMaxOutputBytes = 50 * 1024;
+
+// One compiled pattern with its JIT stack. Not thread-safe: one per Run.
+class Regex {
+ public:
+  ~Regex() {
+    if (md_) pcre2_match_data_free(md_);
+    if (mctx_) pcre2_match_context_free(mctx_);
+    if (stack_) pcre2_jit_stack_free(stack_);
+    if (code_) pcre2_code_free(code_);
+  }
+
+  std::string Compile(const std::string& pattern, bool ignore_case, bool literal) {
+    uint32_t flags = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
+    if (ignore_case) flags |= PCRE2_CASELESS;
+    if (literal) flags |= PCRE2_LITERAL;
+    int err = 0;
+    PCRE2_SIZE off = 0;
+    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), flags, &err,
+                          &off, nullptr);
+    if (!code_) {
+      PCRE2_UCHAR msg[256];
+      pcre2_get_error_message(err, msg, sizeof msg);
+      return "invalid regular expression at offset " + std::to_string(off) + ": " +
+             reinterpret_cast<const char*>(msg);
+    }
+    jit_ = pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE) == 0;
+    mctx_ = pcre2_match_context_create(nullptr);
+    if (jit_) {
+      stack_ = pcre2_jit_stack_create(32 * 1024, 8 * 1024 * 1024, nullptr);
+      if (stack_) pcre2_jit_stack_assign(mctx_, nullptr, stack_);
+    }
+    md_ = pcre2_match_data_create_from_pattern(code_, nullptr);
+    return {};
+  }
+
+  bool Matches(std::string_view line) {
+    int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(), 0, 0, md_,
+                         mctx_);
+    // The JIT stack can run out on heavy backtracking; the interpreter uses the heap instead.
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+      rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(), 0,
+                       PCRE2_NO_JIT, md_, mctx_);
+    return rc >= 0;
+  }
+
+ private:
+  pcre2_code* code_ = nullptr;
+  pcre2_match_context* mctx_ = nullptr;
+  pcre2_jit_stack* stack_ = nullptr;
+  pcre2_match_data* md_ = nullptr;
+  bool jit_ = false;
+};
+
+std::string ClipLine(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.size() <= kMaxLineBytes) return std::string(line);
+  return std::string(line.substr(0, Utf8Prefix(line, kMaxLineBytes))) + "… [truncated]";
+}
+
+class GrepTool : public Tool {
+ public:
+  std::string name() const override { return "grep"; }
+  std::string description() const override {
+    return "Search file contents with a regular expression (PCRE2 syntax) below a directory "
+           "(default: the working directory). Skips .git, binary files and files ignored by "
+           ".gitignore. Output lines are `path:line: text`; context lines use `path-line- text`. "
+           "Options: glob to filter file names (e.g. `*.cpp`, `src/**/*.h`), ignoreCase, literal "
+           "(pattern is plain text), context (lines around each match), limit (default 100 "
+           "matches).";
+  }
+  Json::Value parameters() const override {
+    Json::Value context = PropSchema("integer", "Lines of context before and after each match");
+    context["minimum"] = 0;
+    Json::Value limit = PropSchema("integer", "Maximum number of matches (default 100)");
+    limit["minimum"] = 1;
+    return ObjectSchema(
+        {{"pattern", PropSchema("string", "Regular expression (or text with literal=true)")},
+         {"path", PropSchema("string",
+                             "Directory or file to search (default: working "
+                             "directory)")},
+         {"glob", PropSchema("string", "Only search files matching this glob")},
+         {"ignoreCase", PropSchema("boolean", "Case-insensitive search")},
+         {"literal", PropSchema("boolean", "Treat the pattern as literal text")},
+         {"context", context},
+         {"limit", limit}},
+        {"pattern"});
+  }
+  ToolKind kind() const override { return ToolKind::kSearch; }
+  bool read_only() const override { return true; }
+  std::string Title(const Json::Value& args, const ToolContext& /*ctx*/) const override {
+    std::string t = "grep " + Shorten(StringArg(args, "pattern"), 60);
+    std::string path = PathSubject(args);
+    if (!path.empty()) t += " in " + path;
+    return t;
+  }
+  std::vector<ToolLocation> Locations(const Json::Value& args,
+                                      const ToolContext& ctx) const override {
+    std::string path = StringArg(args, "path");
+    return {ToolLocation{AbsolutePath(ctx.cwd, path.empty() ? "." : path).string(), 0}};
+  }
+  std::string PermissionSubject(const Json::Value& args) const override {
+    return PathSubject(args);
+  }
+
+  ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {
+    Args a(args);
+    auto pattern = a.String("pattern", true);
+    auto path_arg = a.String("path", false);
+    auto glob_arg = a.String("glob", false);
+    bool ignore_case = a.Bool("ignoreCase", false);
+    bool literal = a.Bool("literal", false);
+    auto context = a.Int("context", 0);
+    auto limit_arg = a.Int("limit", 1);
+    if (!a.ok()) return ToolOutput::Error("grep: " + a.error());
+    if (pattern->empty()) return ToolOutput::Error("grep: pattern is empty");
+    auto resolved = ResolveToolPath(ctx, path_arg.value_or("."));
+    if (!resolved.ok()) return ToolOutput::Error(resolved.error().message);
+
+    Regex re;
+    std::string err = re.Compile(*pattern, ignore_case, literal);
+    if (!err.empty()) return ToolOutput::Error("grep: " + err);
+
+    Search s{re, context.value_or(0), limit_arg.value_or(kDefaultLimit)};
+    std::error_code ec;
+    fs::path cwd = ctx.cwd;
+    if (fs::is_regular_file(resolved->real, ec)) {
+      s.File(resolved->real, DisplayPath(cwd, resolved->abs));
+    } else if (fs::is_directory(resolved->real, ec)) {
+      std::optional<Glob> filter;
+      if (glob_arg && !glob_arg->empty()) filter.emplace(*glob_arg, GlobMode::kPath);
+      bool basename_only = glob_arg && glob_arg->find('/') == std::string::npos;
+      WalkOptions wo;
+      wo.root = resolved->real;
+      wo.workspace = ResolveRoot(ctx);
+      wo.cancel = ctx.cancel;
+      WalkTree(wo, [&](const fs::path& abs, const std::string& rel, bool is_dir) {
+        if (is_dir) return true;
+        if (filter) {
+          std::string_view name = rel;
+          if (basename_only && name.rfind('/') != std::string_view::npos)
+            name = name.substr(name.rfind('/') + 1);
+          if (!filter->Match(name)) return true;
+        }
+        return s.File(abs, DisplayPath(cwd, resolved->abs / rel));
+      });
+    } else {
+      return ToolOutput::Error("path not found: " + *path_arg);
+    }
+    if (ctx.cancel.cancelled()) return ToolOutput::Error("grep was cancelled");
+
+    ToolOutput out;
+    std::string body = s.out;
+    // Context groups end with a "--" separator; the last one separates nothing.
+    if (body.size() >= 3 && body.compare(body.size() - 3, 3, "--\n") == 0)
+      body.resize(body.size() - 3);
+    if (!body.empty() && body.back() == '\n') body.pop_back();
+    if (s.matches == 0) body = "No matches found";
+    if (s.limit_hit)
+      body += "\n[Stopped after " + std::to_string(s.limit) +
+              " matches. Narrow the pattern or path, or raise limit.]";
+    else if (s.bytes_hit)
+      body += "\n[Output size limit reached after " + std::to_string(s.matches) +
+              " matches. Narrow the pattern or path.]";
+    out.content.push_back(ContentBlock::Text(std::move(body)));
+    out.details["matches"] = Json::Int64(s.matches);
+    out.details["files"] = Json::Int64(s.files_with_matches);
+    out.details["truncated"] = s.limit_hit || s.bytes_hit;
+    return out;
+  }
+
+ private:
+  static fs::path ResolveRoot(const ToolContext& ctx) {
+    auto r = RealPath(ctx.cwd);
+    return r.ok() ? *r : ctx.cwd;
+  }
+
+  struct Search {
+    Regex& re;
+    long long context;
+    long long limit;
+    std::string out{};
+    long long matches = 0;
+    long long files_with_matches = 0;
+    bool limit_hit = false;
+    bool bytes_hit = false;
+
+    // Returns false to stop the walk.
+    bool File(const fs::path& real, const std::string& shown) {
+      std::error_code ec;
+      if (fs::file_size(real, ec) > kMaxFileBytes || ec) return true;
+      auto text = ReadDiskFile(real);
+      if (!text.ok() || LooksBinary(*text)) return true;
+      std::vector<std::string_view> lines = SplitLines(*text);
+      long long printed_until = -1;  // index of the last line written, for context merging
+      bool any = false;
+      for (size_t i = 0; i < lines.size(); ++i) {
+        if (!re.Matches(lines[i])) continue;
+        if (matches >= limit) {
+          limit_hit = true;
+          return false;
+        }
+        ++matches;
+        any = true;
+        long long from = std::max<long long>(static_cast<long long>(i) - context, 0);
+        from = std::max(from, printed_until + 1);
+        if (context > 0 && printed_until >= 0 && from > printed_until + 1) out += "--\n";
+        for (long long j = from; j < static_cast<long long>(i); ++j)
+          out += shown + "-" + std::to_string(j + 1) + "- " + ClipLine(lines[j]) + "\n";
+        out += shown + ":" + std::to_string(i + 1) + ": " + ClipLine(lines[i]) + "\n";
+        printed_until = static_cast<long long>(i);
+        // Trailing context, stopping before the next match (it prints itself).
+        for (long long j = static_cast<long long>(i) + 1;
+             j <= static_cast<long long>(i) + context && j < static_cast<long long>(lines.size());
+             ++j) {
+          if (re.Matches(lines[j])) break;
+          out += shown + "-" + std::to_string(j + 1) + "- " + ClipLine(lines[j]) + "\n";
+          printed_until = j;
+        }
+        if (out.size() > kMaxOutputBytes) {
+          bytes_hit = true;
+          return false;
+        }
+      }
+      if (any) ++files_with_matches;
+      if (any && context > 0) out += "--\n";
+      return true;
+    }
+  };
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> MakeGrepTool() { return std::make_unique<GrepTool>(); }
+
+}  // namespace lousho::agent::tools

@@ -1,0 +1,25 @@
+// The built-in tool registry: names to factories.
+#include "agent/tools/builtin_tools.h"
+
+namespace lousho::agent {
+
+std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name) {
+  if (name == "read") return tools::MakeReadTool();
+  if (name == "write") return tools::MakeWriteTool();
+  if (name == "edit") return tools::MakeEditTool();
+  if (name == "bash") return tools::MakeBashTool();
+  if (name == "grep") return tools::MakeGrepTool();
+  if (name == "find") return tools::MakeFindTool();
+  if (name == "ls") return tools::MakeLsTool();
+  if (name == "todo") return tools::MakeTodoTool();
+  if (name == "ask") return tools::MakeAskTool();
+  return nullptr;
+}
+
+const std::vector<std::string>& BuiltinToolNames() {
+  static const std::vector<std::string> kNames = {"read", "write", "edit", "bash", "grep",
+                                                  "find", "ls",    "todo", "ask"};
+  return kNames;
+}
+
+}  // namespace lousho::agent

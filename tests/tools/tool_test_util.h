@@ -1,0 +1,175 @@
+// Test helpers for the built-in tools: a temporary workspace and a recording fake editor.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "agent/client_services.h"
+#include "agent/tool.h"
+#include "support/json_util.h"
+
+namespace lousho::agent::testing {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed afterwards. `root` is the workspace;
+// `outside` is a sibling directory that tools must not reach.
+class TempWorkspace {
+ public:
+  TempWorkspace() {
+    std::string tmpl = (fs::temp_directory_path() / "lousho-tools-XXXXXX").string();
+    char* made = mkdtemp(tmpl.data());
+    base_ = fs::canonical(made);
+    root_ = base_ / "ws";
+    outside_ = base_ / "outside";
+    fs::create_directories(root_);
+    fs::create_directories(outside_);
+  }
+  ~TempWorkspace() {
+    std::error_code ec;
+    fs::remove_all(base_, ec);
+  }
+  const fs::path& root() const { return root_; }
+  const fs::path& outside() const { return outside_; }
+
+  fs::path Write(const std::string& rel, const std::string& content) const {
+    fs::path p = root_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  }
+  std::string Read(const std::string& rel) const {
+    std::ifstream in(root_ / rel, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  ToolContext Context() const {
+    ToolContext ctx;
+    ctx.session_id = "s1";
+    ctx.cwd = root_;
+    ctx.roots = {root_};
+    return ctx;
+  }
+
+ private:
+  fs::path base_, root_, outside_;
+};
+
+inline Json::Value J(const std::string& text) {
+  auto r = ParseJson(text);
+  EXPECT_TRUE(r.ok()) << text;
+  return r.ok() ? *r : Json::Value();
+}
+
+inline std::string TextOf(const ToolOutput& out) {
+  std::string s;
+  for (const auto& b : out.content)
+    if (b.type == BlockType::kText) s += b.text;
+  return s;
+}
+
+// A fake editor that records every call. Files live in a map (its "buffers"); terminals run
+// nothing: the test decides their output and exit through the fields below.
+class FakeClient : public ClientServices {
+ public:
+  bool can_read = false;
+  bool can_write = false;
+  bool has_terminal = false;
+  std::map<std::string, std::string> files;  // absolute path -> content
+  std::string terminal_output = "hello from terminal\n";
+  std::optional<int> terminal_exit_code = 0;
+  bool terminal_hangs = false;  // WaitForTerminalExit blocks until cancelled
+
+  std::vector<std::string> calls;  // "read <path>", "create <cmd>", "release <id>", ...
+  std::atomic<int> created{0};
+  std::atomic<int> released{0};
+  std::atomic<int> killed{0};
+  TerminalRequest last_request;
+  std::atomic<bool> waiting{false};
+
+  PermissionDecision RequestPermission(const std::string&, const PermissionRequest&,
+                                       const CancelToken&) override {
+    Record("permission");
+    return PermissionDecision::kAllowOnce;
+  }
+  bool CanReadTextFile() const override { return can_read; }
+  bool CanWriteTextFile() const override { return can_write; }
+  Result<std::string> ReadTextFile(const std::string&, const std::string& path, int, int,
+                                   const CancelToken&) override {
+    Record("read " + path);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = files.find(path);
+    if (it == files.end()) return MakeError("LOUSHO_CLIENT", "no such buffer");
+    return it->second;
+  }
+  Status WriteTextFile(const std::string&, const std::string& path, const std::string& content,
+                       const CancelToken&) override {
+    Record("write " + path);
+    std::lock_guard<std::mutex> lock(mu_);
+    files[path] = content;
+    return Status::Ok();
+  }
+  bool HasTerminal() const override { return has_terminal; }
+  Result<std::string> CreateTerminal(const std::string&, const TerminalRequest& request,
+                                     const CancelToken&) override {
+    std::string id = "term-" + std::to_string(++created);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      last_request = request;
+    }
+    Record("create " + id);
+    return id;
+  }
+  Result<TerminalOutput> GetTerminalOutput(const std::string&, const std::string& id) override {
+    Record("output " + id);
+    TerminalOutput o;
+    o.output = terminal_output;
+    if (!terminal_hangs) o.exit = TerminalExit{terminal_exit_code, std::nullopt};
+    return o;
+  }
+  Result<TerminalExit> WaitForTerminalExit(const std::string&, const std::string& id,
+                                           const CancelToken& cancel) override {
+    Record("wait " + id);
+    if (terminal_hangs) {
+      waiting = true;
+      // Blocks like a real editor would, until the caller's token fires (bounded for safety).
+      if (!cancel.WaitFor(60000)) return MakeError("LOUSHO_TEST", "fake terminal never exited");
+      return MakeError("LOUSHO_CANCELLED", "cancelled");
+    }
+    return TerminalExit{terminal_exit_code, std::nullopt};
+  }
+  Status KillTerminal(const std::string&, const std::string& id) override {
+    ++killed;
+    Record("kill " + id);
+    return Status::Ok();
+  }
+  Status ReleaseTerminal(const std::string&, const std::string& id) override {
+    ++released;
+    Record("release " + id);
+    return Status::Ok();
+  }
+
+  std::vector<std::string> Calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls;
+  }
+
+ private:
+  void Record(std::string s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls.push_back(std::move(s));
+  }
+  std::mutex mu_;
+};
+
+}  // namespace lousho::agent::testing
