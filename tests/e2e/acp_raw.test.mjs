@@ -130,3 +130,77 @@ test("stdout carries only JSON-RPC lines (and nothing on a clean EOF)", async (t
   const out = agent.wire.entries.filter((e) => e.dir === "out");
   assert.equal(out.length, 1, out.map((e) => e.line).join("\n"));
 });
+
+test("batch array -> -32600 id null; missing jsonrpc -> -32600 with the id", async (t) => {
+  const { agent, ws } = await start(t);
+  agent.send([{ jsonrpc: "2.0", id: 50, method: "session/new", params: { cwd: ws, mcpServers: [] } }]);
+  const b = await agent.waitFor((m) => m.error?.code === -32600 && m.id === null, 2000, "batch error");
+  assert.equal(typeof b.error.message, "string");
+  agent.send({ id: 51, method: "session/new", params: { cwd: ws, mcpServers: [] } });
+  const j = await agent.waitFor((m) => m.id === 51, 2000, "missing-jsonrpc error");
+  assert.equal(j.error?.code, -32600, JSON.stringify(j));
+  // neither created a session: the next one is sess-1
+  const r = await agent.request("session/new", { cwd: ws, mcpServers: [] });
+  assert.equal(r.result?.sessionId, "sess-1");
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("session/cancel while a permission request is pending -> cancelled, tool failed", async (t) => {
+  const { agent, sessionId } = await start(t, { session: true });
+  agent.send({ jsonrpc: "2.0", id: 30, method: "session/prompt", params: prompt(sessionId, "run") });
+  const perm = await agent.waitFor((m) => m.method === "session/request_permission", 3000, "permission request");
+  const toolCallId = perm.params.toolCall.toolCallId;
+  const t0 = performance.now();
+  agent.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+  const resp = await agent.waitFor((m) => m.id === 30 && !m.method, 1000, "prompt response after cancel");
+  assert.ok(performance.now() - t0 < 1000);
+  assert.equal(resp.result?.stopReason, "cancelled", JSON.stringify(resp));
+  const out = agent.wire.agentMessages();
+  const ends = out.filter((m) => m.params?.update?.toolCallId === toolCallId && m.params.update.sessionUpdate === "tool_call_update");
+  assert.deepEqual(ends.map((m) => m.params.update.status), ["failed"], "the tool call ends failed, never ran");
+  assert.ok(!JSON.stringify(out).includes("hello from bash\\n"), "bash did not run");
+  // The client's late answer to the abandoned request is ignored; the session goes on.
+  agent.send({ jsonrpc: "2.0", id: perm.id, result: { outcome: { outcome: "cancelled" } } });
+  const again = await agent.request("session/prompt", prompt(sessionId, "hello"), 31);
+  assert.equal(again.result?.stopReason, "end_turn", JSON.stringify(again));
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("session/set_mode bypassPermissions: bash runs without asking", async (t) => {
+  const { agent, sessionId } = await start(t, { session: true });
+  const m = await agent.request("session/set_mode", { sessionId, modeId: "bypassPermissions" });
+  assert.deepEqual(m.result, {}, JSON.stringify(m));
+  const bad = await agent.request("session/set_mode", { sessionId, modeId: "yolo" });
+  assert.equal(bad.error?.code, -32602, JSON.stringify(bad));
+  const r = await agent.request("session/prompt", prompt(sessionId, "run"), 40, 5000);
+  assert.equal(r.result?.stopReason, "end_turn");
+  const out = agent.wire.agentMessages();
+  assert.equal(out.filter((x) => x.method === "session/request_permission").length, 0);
+  const done = out.find((x) => x.params?.update?.status === "completed");
+  assert.match(JSON.stringify(done), /hello from bash/);
+  assert.equal((await finish(agent)).code, 0);
+});
+
+test("two sessions prompt concurrently; updates carry the right session ids", async (t) => {
+  const { agent, ws, sessionId: s1 } = await start(t, { session: true });
+  const s2 = (await agent.request("session/new", { cwd: ws, mcpServers: [] }, 2)).result.sessionId;
+  assert.notEqual(s1, s2);
+  agent.send({ jsonrpc: "2.0", id: 70, method: "session/prompt", params: prompt(s1, "read notes.txt") });
+  agent.send({ jsonrpc: "2.0", id: 71, method: "session/prompt", params: prompt(s2, "hello") });
+  const [r1, r2] = await Promise.all([
+    agent.waitFor((m) => m.id === 70 && !m.method, 5000, "prompt 70"),
+    agent.waitFor((m) => m.id === 71 && !m.method, 5000, "prompt 71"),
+  ]);
+  assert.equal(r1.result?.stopReason, "end_turn");
+  assert.equal(r2.result?.stopReason, "end_turn");
+  const text = (sid) =>
+    agent.wire
+      .agentMessages()
+      .filter((m) => m.params?.sessionId === sid && m.params.update?.sessionUpdate === "agent_message_chunk")
+      .map((m) => m.params.update.content.text)
+      .join("");
+  assert.match(text(s1), /alpha, beta and gamma/);
+  assert.doesNotMatch(text(s1), /offline demo agent/);
+  assert.match(text(s2), /offline demo agent/);
+  assert.equal((await finish(agent)).code, 0);
+});

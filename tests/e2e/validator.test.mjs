@@ -35,6 +35,7 @@ const good = [
       options: [{ optionId: "a", name: "Allow", kind: "allow_once" }],
     },
   },
+  { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 7 } },
   { jsonrpc: "2.0", id: 2, result: { stopReason: "end_turn" } },
   { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
   { jsonrpc: "2.0", id: 2, error: { code: -32603, message: "boom", data: { code: "X" } } },
@@ -46,6 +47,7 @@ test("validator: method map comes from the schema", () => {
   assert.equal(v.agentResults["initialize"], "InitializeResponse");
   assert.equal(v.agentResults["session/new"], "NewSessionResponse");
   assert.equal(v.agentResults["session/prompt"], "PromptResponse");
+  assert.equal(v.agentNotificationParams["$/cancel_request"], "CancelRequestNotification");
 });
 
 test("validator: accepts well-formed agent output", () => {
@@ -76,6 +78,7 @@ const broken = {
     jsonrpc: "2.0", id: 8, method: "session/request_permission",
     params: { sessionId: "s", toolCall: { toolCallId: "t1" }, options: [{ optionId: "a", name: "A", kind: "allow_sometimes" }] },
   },
+  "$/cancel_request without requestId": { jsonrpc: "2.0", method: "$/cancel_request", params: {} },
   "unknown agent method": { jsonrpc: "2.0", method: "session/blah", params: {} },
 };
 

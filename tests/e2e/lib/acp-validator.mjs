@@ -49,6 +49,8 @@ export class AcpValidator {
       else if (side === "client" && name.endsWith("Notification")) this.agentNotificationParams[m] = name;
       else if (side === "agent" && name.endsWith("Response")) this.agentResults[m] = name;
       else if (side === "agent" && name.endsWith("Request")) this.clientRequestParams[m] = name;
+      // Protocol-level notifications ($/cancel_request) travel in either direction.
+      else if (side === "protocol" && name.endsWith("Notification")) this.agentNotificationParams[m] = name;
     }
     for (const [m, d] of [
       ["session/update", "SessionNotification"],

@@ -1,0 +1,105 @@
+// A recording ACP client on the official SDK 2.x app API.
+import { readFile, writeFile } from "node:fs/promises";
+import * as acp from "@agentclientprotocol/sdk";
+
+export { acp };
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Runs `body(session)` inside a connection to `agent` (an AgentProcess). `session` offers
+// newSession(cwd), prompt(sessionId, text, {cancelAfterMs, cancelOn}) -> {res|error, events, ms},
+// and `events` (every update / permission request, in arrival order).
+export async function withClient(agent, body, { permission = "allow_once", fs = true } = {}) {
+  const events = [];
+  const waiters = new Set();
+  const app = acp
+    .client({ name: "lousho-e2e" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      const e = { kind: "update", sessionId: params.sessionId, update: params.update, t: performance.now() };
+      events.push(e);
+      for (const w of [...waiters]) w(e);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      const opt = params.options.find((o) => o.kind === permission);
+      events.push({ kind: "permission", params, choice: opt?.optionId });
+      return opt ? { outcome: { outcome: "selected", optionId: opt.optionId } } : { outcome: { outcome: "cancelled" } };
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+      const lines = (await readFile(params.path, "utf8")).split("\n");
+      const start = (params.line ?? 1) - 1;
+      return { content: lines.slice(start, params.limit ? start + params.limit : undefined).join("\n") };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
+      await writeFile(params.path, params.content);
+      return {};
+    });
+
+  return app.connectWith(agent.sdkStream(acp), async (ctx) => {
+    const init = await ctx.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false },
+      clientInfo: { name: "lousho-e2e", version: "0.0.0" },
+    });
+    const api = {
+      init,
+      events,
+      async newSession(cwd) {
+        return (await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] })).sessionId;
+      },
+      cancel(sessionId) {
+        ctx.notify(acp.methods.agent.session.cancel, { sessionId });
+      },
+      // cancelOn(event) -> true: cancel right after that update arrives.
+      async prompt(sessionId, text, { cancelAfterMs, cancelOn } = {}) {
+        const mark = events.length;
+        const t0 = performance.now();
+        let cancelledAt;
+        if (cancelAfterMs) {
+          setTimeout(() => {
+            cancelledAt = performance.now();
+            api.cancel(sessionId);
+          }, cancelAfterMs);
+        }
+        let w;
+        if (cancelOn) {
+          w = (e) => {
+            if (e.sessionId === sessionId && cancelOn(e)) {
+              waiters.delete(w);
+              cancelledAt = performance.now();
+              api.cancel(sessionId);
+            }
+          };
+          waiters.add(w);
+        }
+        const out = {};
+        try {
+          out.res = await ctx.request(acp.methods.agent.session.prompt, {
+            sessionId,
+            prompt: [{ type: "text", text }],
+          });
+        } catch (error) {
+          out.error = error;
+        } finally {
+          if (w) waiters.delete(w);
+        }
+        const tEnd = performance.now();
+        return {
+          ...out,
+          events: events.slice(mark).filter((e) => e.kind !== "update" || e.sessionId === sessionId),
+          ms: tEnd - t0,
+          afterCancelMs: cancelledAt ? tEnd - cancelledAt : undefined,
+        };
+      },
+    };
+    return body(api);
+  });
+}
+
+export const textOf = (events, kind) =>
+  events
+    .filter((e) => e.kind === "update" && e.update.sessionUpdate === kind)
+    .map((e) => (e.update.content?.type === "text" ? e.update.content.text : ""))
+    .join("");
+
+export const countOf = (events, kind) =>
+  events.filter((e) => e.kind === "update" && e.update.sessionUpdate === kind).length;
