@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <mutex>
 
 namespace lousho::agent {
@@ -99,7 +100,25 @@ HttpStreamResult HttpClient::PostStream(const HttpPostRequest& request, const Bo
     cli.set_socket_options([&cancel](socket_t sock) {
       if (cancel.cancelled()) ::shutdown(sock, SHUT_RDWR);
     });
-    ScopedCancelCallback wake(cancel, [&cli] { cli.stop(); });
+    // CancelSource::Cancel runs callbacks outside its lock, so one may still be running after
+    // the callback is removed; the shared guard keeps it from touching a destroyed client.
+    struct StopGuard {
+      std::mutex mu;
+      httplib::Client* cli = nullptr;
+    };
+    auto guard = std::make_shared<StopGuard>();
+    guard->cli = &cli;
+    ScopedCancelCallback wake(cancel, [guard] {
+      std::lock_guard<std::mutex> lock(guard->mu);
+      if (guard->cli != nullptr) guard->cli->stop();
+    });
+    struct Detach {
+      std::shared_ptr<StopGuard> g;
+      ~Detach() {
+        std::lock_guard<std::mutex> lock(g->mu);
+        g->cli = nullptr;
+      }
+    } detach{guard};
 
     std::atomic<long long> last_activity_ns{Clock::now().time_since_epoch().count()};
     auto touch = [&] { last_activity_ns = Clock::now().time_since_epoch().count(); };

@@ -131,6 +131,37 @@ TEST(HttpClientTest, ParseBaseUrlSplitsOriginAndPrefix) {
   EXPECT_EQ(ParseBaseUrl("http://:80").error().code, kProviderConfig);
 }
 
+TEST(HttpClientTest, HttpsVerifiesAndFailsAgainstAPlainServer) {
+  // A TLS client (verification on) talking to a plain-HTTP port fails in the handshake: a
+  // connect failure, never a silent downgrade.
+  LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    LoopbackServer::Json(res, 200, "{}");
+  });
+  auto base = ParseBaseUrl("https://127.0.0.1:" + std::to_string(server.port()) + "/v1");
+  ASSERT_TRUE(base.ok());
+  HttpOptions o;
+  o.connect_timeout_s = 2;
+  o.idle_timeout_s = 2;
+  HttpClient client(*base, o);
+  auto r = client.PostStream(
+      HttpPostRequest{"/v1/x", {}, "{}"}, [](std::string_view) { return true; }, CancelToken{});
+  EXPECT_EQ(r.outcome, HttpOutcome::kConnectFailed) << r.transport_error;
+  EXPECT_EQ(r.status, 0);
+}
+
+TEST(HttpClientTest, AlreadyCancelledSendsNothing) {
+  LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    LoopbackServer::Json(res, 200, "{}");
+  });
+  HttpClient client(*ParseBaseUrl(server.url()), HttpOptions{});
+  CancelSource source;
+  source.Cancel();
+  auto r = client.PostStream(
+      HttpPostRequest{"/x", {}, "{}"}, [](std::string_view) { return true; }, source.token());
+  EXPECT_EQ(r.outcome, HttpOutcome::kCancelled);
+  EXPECT_EQ(server.request_count(), 0);
+}
+
 TEST(HttpProviderTest, OpenAiStreamsTextUsageAndCost) {
   LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
     server.Stream(res, OpenAiHelloSteps());
