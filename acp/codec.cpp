@@ -64,12 +64,14 @@ Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool
       if (images_supported) {
         out.push_back(ContentBlock::Image(*mime, *data));
       } else {
-        out.push_back(ContentBlock::Text("[an image was attached, but this model does not accept "
-                                         "images]"));
+        out.push_back(
+            ContentBlock::Text("[an image was attached, but this model does not accept "
+                               "images]"));
       }
     } else {
       // audio and future kinds: degrade rather than fail the turn.
-      out.push_back(ContentBlock::Text("[a " + *type + " block was attached but is not supported]"));
+      out.push_back(
+          ContentBlock::Text("[a " + *type + " block was attached but is not supported]"));
     }
   }
   return out;

@@ -26,15 +26,16 @@ Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfi
                ServerOptions options)
     : agent_(std::move(agent)),
       options_(std::move(options)),
-      peer_(transport, jsonrpc::PeerOptions{
-                           options_.record_file,
-                           [this](const std::string& m) -> std::optional<jsonrpc::RpcError> {
-                             std::lock_guard<std::mutex> lock(mu_);
-                             if (initialized_ || m == method::kInitialize) return std::nullopt;
-                             return jsonrpc::RpcError{jsonrpc::kInvalidRequest,
-                                                      "Invalid Request: call initialize first",
-                                                      Json::Value()};
-                           }}) {
+      peer_(transport,
+            jsonrpc::PeerOptions{options_.record_file,
+                                 [this](const std::string& m) -> std::optional<jsonrpc::RpcError> {
+                                   std::lock_guard<std::mutex> lock(mu_);
+                                   if (initialized_ || m == method::kInitialize)
+                                     return std::nullopt;
+                                   return jsonrpc::RpcError{
+                                       jsonrpc::kInvalidRequest,
+                                       "Invalid Request: call initialize first", Json::Value()};
+                                 }}) {
   BindMethods();
 }
 
@@ -42,10 +43,14 @@ Server::~Server() = default;
 
 void Server::BindMethods() {
   using namespace std::placeholders;
-  peer_.OnRequest(method::kInitialize, [this](const Json::Value& p, Reply r) { Initialize(p, std::move(r)); });
-  peer_.OnRequest(method::kSessionNew, [this](const Json::Value& p, Reply r) { NewSession(p, std::move(r)); });
-  peer_.OnRequest(method::kSessionPrompt, [this](const Json::Value& p, Reply r) { Prompt(p, std::move(r)); });
-  peer_.OnRequest(method::kSessionSetMode, [this](const Json::Value& p, Reply r) { SetMode(p, std::move(r)); });
+  peer_.OnRequest(method::kInitialize,
+                  [this](const Json::Value& p, Reply r) { Initialize(p, std::move(r)); });
+  peer_.OnRequest(method::kSessionNew,
+                  [this](const Json::Value& p, Reply r) { NewSession(p, std::move(r)); });
+  peer_.OnRequest(method::kSessionPrompt,
+                  [this](const Json::Value& p, Reply r) { Prompt(p, std::move(r)); });
+  peer_.OnRequest(method::kSessionSetMode,
+                  [this](const Json::Value& p, Reply r) { SetMode(p, std::move(r)); });
   peer_.OnNotification(method::kSessionCancel, [this](const Json::Value& p) { Cancel(p); });
 }
 
@@ -114,7 +119,8 @@ void Server::NewSession(const Json::Value& params, Reply reply) {
   if (!r.ok()) return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + r.error());
   fs::path dir(*cwd);
   if (!dir.is_absolute())
-    return reply.Error(jsonrpc::kInvalidParams, "Invalid params: params.cwd: must be an absolute path");
+    return reply.Error(jsonrpc::kInvalidParams,
+                       "Invalid params: params.cwd: must be an absolute path");
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return reply.Error(jsonrpc::kInvalidParams,
@@ -203,7 +209,8 @@ void Server::Prompt(const Json::Value& params, Reply reply) {
       out["stopReason"] = StopReasonName(res->stop);
       shared_reply->Result(out);
     } else {
-      shared_reply->Error(jsonrpc::kInternalError, res.error().message, ErrorData(res.error().code));
+      shared_reply->Error(jsonrpc::kInternalError, res.error().message,
+                          ErrorData(res.error().code));
     }
   });
   if (!st.ok()) {
@@ -250,7 +257,8 @@ void Server::SendUpdate(const std::string& session_id, const Json::Value& update
 agent::PermissionDecision Server::RequestPermission(const std::string& session_id,
                                                     const agent::PermissionRequest& request,
                                                     const CancelToken& cancel) {
-  auto res = peer_.Call(method::kRequestPermission, PermissionRequestToJson(session_id, request), cancel);
+  auto res =
+      peer_.Call(method::kRequestPermission, PermissionRequestToJson(session_id, request), cancel);
   if (!res.ok()) {
     if (res.error().code == "LOUSHO_CLIENT_ERROR") {
       log::Warn("permission request failed: " + res.error().message + "; treating as rejected");
@@ -348,7 +356,8 @@ Json::Value TerminalParams(const std::string& session_id, const std::string& ter
 
 Result<agent::TerminalOutput> Server::GetTerminalOutput(const std::string& session_id,
                                                         const std::string& terminal_id) {
-  auto res = peer_.Call(method::kTerminalOutput, TerminalParams(session_id, terminal_id), CancelToken());
+  auto res =
+      peer_.Call(method::kTerminalOutput, TerminalParams(session_id, terminal_id), CancelToken());
   if (!res.ok()) return res.error();
   agent::TerminalOutput out;
   if (res->isObject()) {
@@ -368,13 +377,15 @@ Result<agent::TerminalExit> Server::WaitForTerminalExit(const std::string& sessi
 }
 
 Status Server::KillTerminal(const std::string& session_id, const std::string& terminal_id) {
-  auto res = peer_.Call(method::kTerminalKill, TerminalParams(session_id, terminal_id), CancelToken());
+  auto res =
+      peer_.Call(method::kTerminalKill, TerminalParams(session_id, terminal_id), CancelToken());
   if (!res.ok()) return res.error();
   return Status::Ok();
 }
 
 Status Server::ReleaseTerminal(const std::string& session_id, const std::string& terminal_id) {
-  auto res = peer_.Call(method::kTerminalRelease, TerminalParams(session_id, terminal_id), CancelToken());
+  auto res =
+      peer_.Call(method::kTerminalRelease, TerminalParams(session_id, terminal_id), CancelToken());
   if (!res.ok()) return res.error();
   return Status::Ok();
 }

@@ -37,8 +37,8 @@ class Server : public agent::ClientServices {
                                               const CancelToken& cancel) override;
   bool CanReadTextFile() const override;
   bool CanWriteTextFile() const override;
-  Result<std::string> ReadTextFile(const std::string& session_id, const std::string& path,
-                                   int line, int limit, const CancelToken& cancel) override;
+  Result<std::string> ReadTextFile(const std::string& session_id, const std::string& path, int line,
+                                   int limit, const CancelToken& cancel) override;
   Status WriteTextFile(const std::string& session_id, const std::string& path,
                        const std::string& content, const CancelToken& cancel) override;
   bool HasTerminal() const override;

@@ -43,7 +43,7 @@ struct TerminalRequest {
   std::string command;
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> env;
-  std::string cwd;  // absolute
+  std::string cwd;                  // absolute
   long long output_byte_limit = 0;  // 0: none
 };
 
@@ -73,8 +73,8 @@ class ClientServices {
   virtual bool CanReadTextFile() const { return false; }
   virtual bool CanWriteTextFile() const { return false; }
   virtual Result<std::string> ReadTextFile(const std::string& /*session_id*/,
-                                           const std::string& /*path*/, int /*line*/,
-                                           int /*limit*/, const CancelToken& /*cancel*/) {
+                                           const std::string& /*path*/, int /*line*/, int /*limit*/,
+                                           const CancelToken& /*cancel*/) {
     return MakeError("LOUSHO_UNSUPPORTED", "client cannot read files");
   }
   virtual Status WriteTextFile(const std::string& /*session_id*/, const std::string& /*path*/,

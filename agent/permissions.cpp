@@ -35,18 +35,19 @@ const char* PermissionModeId(PermissionMode mode) {
     case PermissionMode::kDefault:
       return "default";
     case PermissionMode::kAcceptEdits:
-      return "acceptEdits";
+      return "accept-edits";
     case PermissionMode::kPlan:
       return "plan";
     case PermissionMode::kBypass:
-      return "bypassPermissions";
+      return "bypass";
   }
   return "default";
 }
 
 std::optional<PermissionMode> ParsePermissionMode(std::string_view id) {
   if (id == "default") return PermissionMode::kDefault;
-  if (id == "acceptEdits") return PermissionMode::kAcceptEdits;
+  // The spec's ids, and the ones Claude Code's adapter uses (some clients send those).
+  if (id == "accept-edits" || id == "acceptEdits") return PermissionMode::kAcceptEdits;
   if (id == "plan") return PermissionMode::kPlan;
   if (id == "bypassPermissions" || id == "bypass") return PermissionMode::kBypass;
   return std::nullopt;

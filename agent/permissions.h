@@ -38,9 +38,9 @@ struct PermissionVerdict {
 
 const char* PermissionActionName(PermissionAction action);  // "allow" | "ask" | "deny"
 std::optional<PermissionAction> ParsePermissionAction(std::string_view name);
-// "default" | "acceptEdits" | "plan" | "bypassPermissions" (ACP / Claude Code mode ids).
+// "default" | "accept-edits" | "plan" | "bypass": the ids of the spec's `mode` and of ACP modes.
 const char* PermissionModeId(PermissionMode mode);
-// Also accepts "bypass".
+// Also accepts Claude Code's "acceptEdits" and "bypassPermissions".
 std::optional<PermissionMode> ParsePermissionMode(std::string_view id);
 
 // Reads rules from either form:

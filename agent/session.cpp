@@ -41,9 +41,8 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   agent->model_id = spec.model.substr(slash + 1);
   if (agent->provider_name == "script") {
     auto it = spec.scripts.find(agent->model_id);
-    const config::Script& script = it != spec.scripts.end()
-                                       ? it->second
-                                       : config::BuiltinScripts().at(agent->model_id);
+    const config::Script& script =
+        it != spec.scripts.end() ? it->second : config::BuiltinScripts().at(agent->model_id);
     agent->provider = std::make_shared<ScriptProvider>(script);
   } else {
     const config::ProviderSettings* settings = nullptr;
@@ -56,9 +55,9 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
     if (settings == nullptr) {
       std::string known;
       for (const auto& n : config::BuiltinProviderNames()) known += (known.empty() ? "" : ", ") + n;
-      return MakeError("LOUSHO_CONFIG_INVALID",
-                       spec.source + ": unknown provider '" + agent->provider_name +
-                           "' (built-in: " + known + ", script; or define it under providers:)");
+      return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown provider '" +
+                                                    agent->provider_name + "' (built-in: " + known +
+                                                    ", script; or define it under providers:)");
     }
     auto provider = MakeHttpProvider(*settings, agent->model_id, getenv);
     if (!provider.ok()) return provider.error();
@@ -67,13 +66,15 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   const auto& names = spec.tools_set ? spec.tools : BuiltinToolNames();
   for (const auto& name : names) {
     std::unique_ptr<Tool> tool = MakeBuiltinTool(name);
-    if (!tool) return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown tool '" + name + "'");
+    if (!tool)
+      return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown tool '" + name + "'");
     agent->tools.push_back(std::move(tool));
   }
   if (!spec.permissions.isNull()) {
     auto rules = ParsePermissionRules(spec.permissions);
     if (!rules.ok())
-      return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": permissions: " + rules.error().message);
+      return MakeError("LOUSHO_CONFIG_INVALID",
+                       spec.source + ": permissions: " + rules.error().message);
     agent->permission_rules = *rules;
   }
   auto mode = ParsePermissionMode(spec.default_mode);
@@ -121,20 +122,22 @@ Status Session::Prompt(std::vector<ContentBlock> content,
   std::shared_ptr<CancelSource> source;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (busy_) return MakeError("LOUSHO_SESSION_BUSY", "a prompt is already running in this session");
+    if (busy_)
+      return MakeError("LOUSHO_SESSION_BUSY", "a prompt is already running in this session");
     if (stopping_) return MakeError("LOUSHO_SESSION_CLOSED", "the session is closing");
     busy_ = true;
     cancel_ = std::make_shared<CancelSource>();
     source = cancel_;
-    tasks_.push_back([this, source, content = std::move(content), done = std::move(done)]() mutable {
-      Result<TurnResult> result = RunTurn(std::move(content), source->token());
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        busy_ = false;
-        cancel_.reset();
-      }
-      done(std::move(result));
-    });
+    tasks_.push_back(
+        [this, source, content = std::move(content), done = std::move(done)]() mutable {
+          Result<TurnResult> result = RunTurn(std::move(content), source->token());
+          {
+            std::lock_guard<std::mutex> lock(mu_);
+            busy_ = false;
+            cancel_.reset();
+          }
+          done(std::move(result));
+        });
   }
   cv_.notify_all();
   return Status::Ok();
@@ -277,7 +280,8 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   for (int step = 1;; ++step) {
     if (cancel.cancelled()) return finish(TurnStop::kCancelled);
     if (step > agent_->max_steps) return finish(TurnStop::kMaxTurnRequests);
-    if (agent_->limits.max_total_tokens > 0 && result.usage.total() >= agent_->limits.max_total_tokens)
+    if (agent_->limits.max_total_tokens > 0 &&
+        result.usage.total() >= agent_->limits.max_total_tokens)
       return finish(TurnStop::kMaxTokens);
     Emit(Marker(EventType::kTurnStart, step));
 
@@ -544,8 +548,9 @@ bool Session::RunToolCall(const ContentBlock& call, int turn, const CancelToken&
     *ends_turn = true;
     *question = out.content.empty() ? "" : out.content[0].text;
     ToolOutput shown = out;
-    shown.content = {ContentBlock::Text("The question was shown to the user; their answer is the "
-                                        "next user message.")};
+    shown.content = {
+        ContentBlock::Text("The question was shown to the user; their answer is the "
+                           "next user message.")};
     complete(shown);
     return true;
   }

@@ -88,8 +88,7 @@ class Session {
 
   // Starts a turn. Fails with LOUSHO_SESSION_BUSY when a turn is running. `done` runs on the
   // worker after every event of the turn has been emitted.
-  Status Prompt(std::vector<ContentBlock> content,
-                std::function<void(Result<TurnResult>)> done);
+  Status Prompt(std::vector<ContentBlock> content, std::function<void(Result<TurnResult>)> done);
   // Cancels the running turn, if any. Returns at once.
   void Cancel();
   bool busy() const;
@@ -106,8 +105,8 @@ class Session {
   void WorkerLoop();
   Result<TurnResult> RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel);
   // Runs one tool call; returns false when the turn was cancelled during it.
-  bool RunToolCall(const ContentBlock& call, int turn, const CancelToken& cancel,
-                   bool* ends_turn, std::string* question);
+  bool RunToolCall(const ContentBlock& call, int turn, const CancelToken& cancel, bool* ends_turn,
+                   std::string* question);
   void Append(Message m);
   void Emit(Event e);
   std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;

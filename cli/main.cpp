@@ -1,11 +1,11 @@
 // lousho's entry point: command line, subcommands, and wiring of the ACP door to the engine.
-#include <CLI/CLI.hpp>
+#include <signal.h>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <signal.h>
-#include <unistd.h>
 
 #include "acp/server.h"
 #include "agent/session.h"

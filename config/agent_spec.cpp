@@ -93,7 +93,8 @@ long long Int(const Ctx& ctx, const YAML::Node& n, const std::string& what, long
   } catch (...) {
     used = 0;
   }
-  if (used == 0 || used != s.size()) ctx.Fail(n, what + ": expected a whole number, got '" + s + "'");
+  if (used == 0 || used != s.size())
+    ctx.Fail(n, what + ": expected a whole number, got '" + s + "'");
   if (v < min) ctx.Fail(n, what + ": must be at least " + std::to_string(min));
   return v;
 }
@@ -175,10 +176,13 @@ YAML::Node ParseYaml(const Ctx& ctx, const std::string& text) {
   }
 }
 
-ScriptStep ParseStep(const Ctx& ctx, const YAML::Node& n) {
+// `inline_reply`: the step is written inside a reply, which may also hold `match`.
+ScriptStep ParseStep(const Ctx& ctx, const YAML::Node& n, bool inline_reply) {
   ExpectMap(ctx, n, "script step");
-  CheckKeys(ctx, n, "script step",
-            {"thinking", "text", "toolCalls", "stopReason", "error", "delayMs", "chunkSize"});
+  std::vector<std::string> keys = {"thinking", "text",    "toolCalls", "stopReason",
+                                   "error",    "delayMs", "chunkSize"};
+  if (inline_reply) keys.push_back("match");
+  CheckKeys(ctx, n, inline_reply ? "script reply" : "script step", keys);
   ScriptStep s;
   if (n["thinking"]) s.thinking = Str(ctx, n["thinking"], "thinking");
   if (n["text"]) s.text = Str(ctx, n["text"], "text");
@@ -200,8 +204,7 @@ ScriptStep ParseStep(const Ctx& ctx, const YAML::Node& n) {
   }
   if (n["stopReason"]) {
     s.stop_reason = Str(ctx, n["stopReason"], "stopReason");
-    if (s.stop_reason != "end_turn" && s.stop_reason != "max_tokens" &&
-        s.stop_reason != "refusal")
+    if (s.stop_reason != "end_turn" && s.stop_reason != "max_tokens" && s.stop_reason != "refusal")
       ctx.Fail(n["stopReason"], "stopReason: expected end_turn, max_tokens or refusal");
   }
   if (n["error"]) {
@@ -226,11 +229,9 @@ std::vector<ScriptReply> ParseReplies(const Ctx& ctx, const YAML::Node& n) {
     if (item["steps"]) {
       CheckKeys(ctx, item, "script reply", {"match", "steps"});
       if (!item["steps"].IsSequence()) ctx.Fail(item["steps"], "steps: expected a list");
-      for (const auto& st : item["steps"]) r.steps.push_back(ParseStep(ctx, st));
+      for (const auto& st : item["steps"]) r.steps.push_back(ParseStep(ctx, st, false));
     } else {
-      YAML::Node step = YAML::Clone(item);
-      step.remove("match");
-      r.steps.push_back(ParseStep(ctx, step));
+      r.steps.push_back(ParseStep(ctx, item, true));
     }
     if (r.steps.empty()) ctx.Fail(item, "script reply: needs at least one step");
     out.push_back(std::move(r));
@@ -279,11 +280,13 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
       p.headers[kv.first.Scalar()] = Str(ctx, kv.second, "headers." + kv.first.Scalar());
   }
   if (n["connectTimeoutSec"])
-    p.connect_timeout_s = static_cast<int>(Int(ctx, n["connectTimeoutSec"], "connectTimeoutSec", 1));
+    p.connect_timeout_s =
+        static_cast<int>(Int(ctx, n["connectTimeoutSec"], "connectTimeoutSec", 1));
   if (n["idleTimeoutSec"])
     p.idle_timeout_s = static_cast<int>(Int(ctx, n["idleTimeoutSec"], "idleTimeoutSec", 1));
   if (n["maxRetries"]) p.max_retries = static_cast<int>(Int(ctx, n["maxRetries"], "maxRetries", 0));
-  if (n["retryBaseMs"]) p.retry_base_ms = static_cast<long>(Int(ctx, n["retryBaseMs"], "retryBaseMs", 0));
+  if (n["retryBaseMs"])
+    p.retry_base_ms = static_cast<long>(Int(ctx, n["retryBaseMs"], "retryBaseMs", 0));
   if (n["retryMaxDelayMs"])
     p.retry_max_delay_ms = static_cast<long>(Int(ctx, n["retryMaxDelayMs"], "retryMaxDelayMs", 0));
   if (n["models"]) {
@@ -300,11 +303,13 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
         if (!m["id"]) ctx.Fail(m, "model: missing required key 'id'");
         info.id = Str(ctx, m["id"], "id");
         if (m["name"]) info.name = Str(ctx, m["name"], "name");
-        if (m["contextWindow"]) info.context_window = Int(ctx, m["contextWindow"], "contextWindow", 1);
+        if (m["contextWindow"])
+          info.context_window = Int(ctx, m["contextWindow"], "contextWindow", 1);
         if (m["maxOutput"]) info.max_output = Int(ctx, m["maxOutput"], "maxOutput", 1);
         if (m["inputPrice"]) info.input_price = Num(ctx, m["inputPrice"], "inputPrice");
         if (m["outputPrice"]) info.output_price = Num(ctx, m["outputPrice"], "outputPrice");
-        if (m["cacheReadPrice"]) info.cache_read_price = Num(ctx, m["cacheReadPrice"], "cacheReadPrice");
+        if (m["cacheReadPrice"])
+          info.cache_read_price = Num(ctx, m["cacheReadPrice"], "cacheReadPrice");
         if (m["cacheWritePrice"])
           info.cache_write_price = Num(ctx, m["cacheWritePrice"], "cacheWritePrice");
         if (m["images"]) info.images = Bool(ctx, m["images"], "images");
@@ -318,9 +323,10 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
 }
 
 const std::vector<std::string> kTopKeys = {
-    "name",     "description", "model",  "instructions", "instructionsFile", "thinking",
-    "tools",    "maxSteps",    "limits", "permissions",  "mode",             "roots",
-    "rules",    "providers",   "commands", "scripts"};
+    "name",     "description", "model",    "instructions", "instructionsFile",
+    "thinking", "tools",       "maxSteps", "limits",       "permissions",
+    "mode",     "roots",       "rules",    "providers",    "commands",
+    "scripts"};
 
 void ValidateModel(const Ctx& ctx, const YAML::Node& at, const std::string& model) {
   auto slash = model.find('/');
@@ -357,14 +363,17 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
     fs::path p = Str(ctx, root["instructionsFile"], "instructionsFile");
     if (p.is_relative()) p = fs::path(dir) / p;
     auto text = ReadFile(p.string());
-    if (!text.ok()) ctx.Fail(root["instructionsFile"], "instructionsFile: cannot read " + p.string());
+    if (!text.ok())
+      ctx.Fail(root["instructionsFile"], "instructionsFile: cannot read " + p.string());
     spec.instructions = *text;
   }
   if (root["thinking"]) {
     spec.thinking = Str(ctx, root["thinking"], "thinking");
-    static const std::vector<std::string> levels = {"off", "minimal", "low", "medium", "high", "xhigh"};
+    static const std::vector<std::string> levels = {"off",    "minimal", "low",
+                                                    "medium", "high",    "xhigh"};
     if (std::find(levels.begin(), levels.end(), spec.thinking) == levels.end())
-      ctx.Fail(root["thinking"], "thinking: expected one of off, minimal, low, medium, high, xhigh");
+      ctx.Fail(root["thinking"],
+               "thinking: expected one of off, minimal, low, medium, high, xhigh");
   }
   if (root["tools"]) {
     const YAML::Node& t = root["tools"];
@@ -376,13 +385,15 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
           std::find(options.known_tools.begin(), options.known_tools.end(), name) ==
               options.known_tools.end()) {
         std::string hint = Suggest(name, options.known_tools);
-        ctx.Fail(item, "unknown tool '" + name + "'" +
-                           (hint.rfind(" (did", 0) == 0 ? hint : " (built-in tools:" + hint.substr(13)));
+        ctx.Fail(item,
+                 "unknown tool '" + name + "'" +
+                     (hint.rfind(" (did", 0) == 0 ? hint : " (built-in tools:" + hint.substr(13)));
       }
       spec.tools.push_back(name);
     }
   }
-  if (root["maxSteps"]) spec.max_steps = static_cast<int>(Int(ctx, root["maxSteps"], "maxSteps", 1));
+  if (root["maxSteps"])
+    spec.max_steps = static_cast<int>(Int(ctx, root["maxSteps"], "maxSteps", 1));
   if (root["limits"]) {
     const YAML::Node& l = root["limits"];
     ExpectMap(ctx, l, "limits");
@@ -414,14 +425,16 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   if (root["rules"]) spec.rules = ToJson(root["rules"]);
   {
     std::error_code ec;
-    if (fs::is_directory(fs::path(dir) / "rules", ec)) spec.rules_dir = (fs::path(dir) / "rules").string();
+    if (fs::is_directory(fs::path(dir) / "rules", ec))
+      spec.rules_dir = (fs::path(dir) / "rules").string();
   }
   if (root["providers"]) {
     const YAML::Node& p = root["providers"];
     ExpectMap(ctx, p, "providers");
     for (const auto& kv : p) {
       std::string name = kv.first.Scalar();
-      if (name == "script") ctx.Fail(kv.first, "providers: 'script' is reserved for offline scripts");
+      if (name == "script")
+        ctx.Fail(kv.first, "providers: 'script' is reserved for offline scripts");
       spec.providers[name] = ParseProvider(ctx, name, kv.second);
     }
   }
@@ -437,7 +450,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
       if (!cmd.name.empty() && cmd.name[0] == '/') cmd.name.erase(0, 1);
       if (cmd.name.empty() || cmd.name.find_first_of(" \t\n") != std::string::npos)
         ctx.Fail(item["name"], "command name must be one word");
-      if (!item["prompt"]) ctx.Fail(item, "command '" + cmd.name + "': missing required key 'prompt'");
+      if (!item["prompt"])
+        ctx.Fail(item, "command '" + cmd.name + "': missing required key 'prompt'");
       cmd.prompt = Str(ctx, item["prompt"], "prompt");
       if (item["description"]) cmd.description = Str(ctx, item["description"], "description");
       if (item["hint"]) cmd.hint = Str(ctx, item["hint"], "hint");
@@ -466,7 +480,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
     if (slash == std::string::npos || slash == 0 || slash + 1 == spec.model.size())
       throw SpecError{"--model: expected 'provider/model', got '" + spec.model + "'"};
   }
-  if (spec.model.empty()) ctx.Fail(root, "missing required key 'model' (e.g. model: openai/gpt-4o-mini)");
+  if (spec.model.empty())
+    ctx.Fail(root, "missing required key 'model' (e.g. model: openai/gpt-4o-mini)");
   // A script model must name a script the spec has, a file beside it, or a built-in one.
   if (spec.model.rfind("script/", 0) == 0) {
     std::string name = spec.model.substr(7);
@@ -483,9 +498,9 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
       }
     }
     if (!spec.scripts.count(name) && !BuiltinScripts().count(name))
-      ctx.Fail(root["model"] ? root["model"] : root,
-               "model: no script named '" + name + "' (define scripts." + name + " or add " + name +
-                   ".script.yaml beside the spec)");
+      ctx.Fail(root["model"] ? root["model"] : root, "model: no script named '" + name +
+                                                         "' (define scripts." + name + " or add " +
+                                                         name + ".script.yaml beside the spec)");
   } else {
     std::string provider = spec.model.substr(0, spec.model.find('/'));
     (void)provider;  // provider names are checked when the engine builds the provider
@@ -545,7 +560,8 @@ Result<AgentSpec> LoadAgentSpec(const std::string& path, const LoadOptions& opti
     if (fs::is_regular_file(agents_md, ec)) {
       auto md = ReadFile(agents_md.string());
       if (md.ok()) {
-        if (!spec.instructions.empty() && spec.instructions.back() != '\n') spec.instructions += "\n";
+        if (!spec.instructions.empty() && spec.instructions.back() != '\n')
+          spec.instructions += "\n";
         if (!spec.instructions.empty()) spec.instructions += "\n";
         spec.instructions += *md;
       }

@@ -34,7 +34,7 @@ struct ScriptStep {
   int chunk_size = 0;  // characters per streamed chunk; 0: whole words
 };
 struct ScriptReply {
-  std::string match;  // PCRE2 regex on the last user message; empty matches anything
+  std::string match;              // PCRE2 regex on the last user message; empty matches anything
   std::vector<ScriptStep> steps;  // one per model call of the turn
 };
 struct Script {

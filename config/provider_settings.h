@@ -23,11 +23,11 @@ struct ModelInfo {
 };
 
 struct ProviderSettings {
-  std::string name;         // "openai", "anthropic", or the spec's key
-  std::string api;          // "openai-chat" | "anthropic-messages"
-  std::string base_url;     // e.g. "https://api.openai.com/v1", "https://api.anthropic.com"
-  std::string api_key_env;  // e.g. "OPENAI_API_KEY"; empty: no key needed (local servers)
-  std::string base_url_env; // e.g. "OPENAI_BASE_URL": overrides base_url when set
+  std::string name;          // "openai", "anthropic", or the spec's key
+  std::string api;           // "openai-chat" | "anthropic-messages"
+  std::string base_url;      // e.g. "https://api.openai.com/v1", "https://api.anthropic.com"
+  std::string api_key_env;   // e.g. "OPENAI_API_KEY"; empty: no key needed (local servers)
+  std::string base_url_env;  // e.g. "OPENAI_BASE_URL": overrides base_url when set
   std::map<std::string, std::string> headers;  // extra request headers
   std::string auth;  // anthropic-messages: "x-api-key" (default) or "bearer"
   std::vector<ModelInfo> models;

@@ -65,7 +65,8 @@ std::optional<std::string> FieldReader::String(const char* key, bool required) {
 std::optional<long long> FieldReader::Int(const char* key, bool required) {
   const Json::Value* v = Get(key, required);
   if (!v) return std::nullopt;
-  if (!v->isIntegral() && !(v->isDouble() && v->asDouble() == static_cast<long long>(v->asDouble()))) {
+  if (!v->isIntegral() &&
+      !(v->isDouble() && v->asDouble() == static_cast<long long>(v->asDouble()))) {
     Fail(Path(key) + ": expected integer");
     return std::nullopt;
   }

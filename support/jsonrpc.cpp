@@ -137,9 +137,9 @@ void Peer::Dispatch(const std::string& line) {
   }
   const Json::Value& msg = *parsed;
   if (!msg.isObject()) {
-    Send(ErrorMessage(Json::Value(),
-                      RpcError{kInvalidRequest, "Invalid Request: expected a JSON object",
-                               Json::Value()}));
+    Send(ErrorMessage(
+        Json::Value(),
+        RpcError{kInvalidRequest, "Invalid Request: expected a JSON object", Json::Value()}));
     return;
   }
   const Json::Value* method = msg.find("method", "method" + 6);
@@ -149,17 +149,17 @@ void Peer::Dispatch(const std::string& line) {
   if (!version || !version->isString() || version->asString() != "2.0") {
     if (method || !id) {
       if (id || !method)
-        Send(ErrorMessage(reply_id, RpcError{kInvalidRequest,
-                                             "Invalid Request: jsonrpc must be \"2.0\"",
-                                             Json::Value()}));
+        Send(ErrorMessage(
+            reply_id,
+            RpcError{kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"", Json::Value()}));
       return;
     }
   }
   if (method == nullptr) {
     // A response to one of our requests.
     if (!id || !(msg.isMember("result") || msg.isMember("error"))) {
-      Send(ErrorMessage(reply_id, RpcError{kInvalidRequest,
-                                           "Invalid Request: missing method", Json::Value()}));
+      Send(ErrorMessage(
+          reply_id, RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}));
       return;
     }
     if (!id->isIntegral()) return;  // not an id we issued (e.g. null after a client parse error)
@@ -175,9 +175,9 @@ void Peer::Dispatch(const std::string& line) {
   }
   if (!method->isString()) {
     if (id)
-      Send(ErrorMessage(reply_id, RpcError{kInvalidRequest,
-                                           "Invalid Request: method must be a string",
-                                           Json::Value()}));
+      Send(ErrorMessage(
+          reply_id,
+          RpcError{kInvalidRequest, "Invalid Request: method must be a string", Json::Value()}));
     return;
   }
   const std::string name = method->asString();
@@ -188,9 +188,9 @@ void Peer::Dispatch(const std::string& line) {
     return;  // unknown notifications are ignored
   }
   if (!ValidId(*id)) {
-    Send(ErrorMessage(Json::Value(), RpcError{kInvalidRequest,
-                                              "Invalid Request: id must be a string or integer",
-                                              Json::Value()}));
+    Send(ErrorMessage(Json::Value(),
+                      RpcError{kInvalidRequest, "Invalid Request: id must be a string or integer",
+                               Json::Value()}));
     return;
   }
   Reply reply([this](const Json::Value& m) { Send(m); }, *id);
@@ -244,8 +244,7 @@ Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& par
   cv_.wait(lock, [&] { return pending->done || closed_ || cancel.cancelled(); });
   if (pending->done) {
     if (pending->is_error) {
-      Error e = MakeError("LOUSHO_CLIENT_ERROR",
-                          pending->value.get("message", "error").asString());
+      Error e = MakeError("LOUSHO_CLIENT_ERROR", pending->value.get("message", "error").asString());
       return e;
     }
     return pending->value;

@@ -2,10 +2,10 @@
 #include "config/agent_spec.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace lousho::config {
 namespace {
@@ -14,8 +14,9 @@ namespace fs = std::filesystem;
 class AgentSpecTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lousho-spec-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lousho-spec-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -177,7 +178,8 @@ scripts:
   Write("c.script.yaml", "replies:\n  - text: x\n    colour: red\n");
   auto spec3 = LoadAgentSpec(Write("c.yaml", "model: script/c\n"), Opts());
   ASSERT_FALSE(spec3.ok());
-  EXPECT_NE(spec3.error().message.find("c.script.yaml:2:5: unknown key 'colour'"), std::string::npos)
+  EXPECT_NE(spec3.error().message.find("c.script.yaml:3:5: unknown key 'colour'"),
+            std::string::npos)
       << spec3.error().message;
 }
 

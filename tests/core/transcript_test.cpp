@@ -124,7 +124,8 @@ class TranscriptTest : public ::testing::TestWithParam<fs::path> {};
 TEST_P(TranscriptTest, Replays) {
   const fs::path file = GetParam();
   const fs::path dir = file.parent_path();
-  const bool update = std::getenv("UPDATE_GOLDENS") && std::string(std::getenv("UPDATE_GOLDENS")) == "1";
+  const bool update =
+      std::getenv("UPDATE_GOLDENS") && std::string(std::getenv("UPDATE_GOLDENS")) == "1";
   std::ifstream in(file);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(l);
@@ -166,14 +167,15 @@ TEST_P(TranscriptTest, Replays) {
         continue;
       }
       auto got = child.ReadLine(10000);
-      ASSERT_TRUE(got.has_value()) << file.filename() << ":" << i + 1 << ": no output, expected "
-                                   << l.substr(2);
+      ASSERT_TRUE(got.has_value())
+          << file.filename() << ":" << i + 1 << ": no output, expected " << l.substr(2);
       auto want_json = ParseJson(l.substr(2));
       ASSERT_TRUE(want_json.ok()) << file.filename() << ":" << i + 1 << ": bad expected JSON";
       auto got_json = ParseJson(normalize(*got));
       ASSERT_TRUE(got_json.ok()) << "stdout line is not JSON: " << *got;
-      EXPECT_EQ(*got_json, *want_json) << file.filename() << ":" << i + 1 << "\n  want: "
-                                       << l.substr(2) << "\n  got:  " << normalize(*got);
+      EXPECT_EQ(*got_json, *want_json)
+          << file.filename() << ":" << i + 1 << "\n  want: " << l.substr(2)
+          << "\n  got:  " << normalize(*got);
       if (*got_json != *want_json) break;
       ++i;
     } else {

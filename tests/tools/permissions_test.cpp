@@ -176,7 +176,10 @@ TEST(PermissionRulesTest, ErrorsCarryPaths) {
 TEST(PermissionModeTest, IdsRoundTrip) {
   for (M m : {M::kDefault, M::kAcceptEdits, M::kPlan, M::kBypass})
     EXPECT_EQ(ParsePermissionMode(PermissionModeId(m)), m);
-  EXPECT_EQ(ParsePermissionMode("bypass"), M::kBypass);
+  EXPECT_STREQ(PermissionModeId(M::kAcceptEdits), "accept-edits");
+  EXPECT_STREQ(PermissionModeId(M::kBypass), "bypass");
+  EXPECT_EQ(ParsePermissionMode("bypassPermissions"), M::kBypass);
+  EXPECT_EQ(ParsePermissionMode("acceptEdits"), M::kAcceptEdits);
   EXPECT_FALSE(ParsePermissionMode("yolo").has_value());
   EXPECT_STREQ(PermissionActionName(A::kDeny), "deny");
 }

@@ -1,0 +1,323 @@
+// Tests of the session engine with the offline provider and a fake editor: event order, tool
+// loop, permissions, limits, cancellation.
+#include "agent/session.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+
+#include "agent/providers/script_provider.h"
+
+namespace lousho::agent {
+namespace {
+namespace fs = std::filesystem;
+
+class FakeEditor : public ClientServices {
+ public:
+  PermissionDecision RequestPermission(const std::string&, const PermissionRequest& req,
+                                       const CancelToken& cancel) override {
+    asked.push_back(req.tool_name + ":" + req.title);
+    if (block_until_cancel) {
+      while (!cancel.cancelled()) cancel.WaitFor(1000);
+      return PermissionDecision::kCancelled;
+    }
+    return answer;
+  }
+  PermissionDecision answer = PermissionDecision::kAllowOnce;
+  bool block_until_cancel = false;
+  std::vector<std::string> asked;
+};
+
+config::ScriptStep Step(std::string text, std::vector<config::ScriptToolCall> calls = {}) {
+  config::ScriptStep s;
+  s.text = std::move(text);
+  s.tool_calls = std::move(calls);
+  s.chunk_size = 1000;
+  return s;
+}
+
+config::ScriptToolCall Call(std::string name, Json::Value args) {
+  config::ScriptToolCall c;
+  c.name = std::move(name);
+  c.arguments = std::move(args);
+  return c;
+}
+
+Json::Value Args(const std::string& key, const std::string& value) {
+  Json::Value v(Json::objectValue);
+  v[key] = value;
+  return v;
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("lousho-session-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "notes.txt") << "alpha\nbeta\n";
+  }
+  void TearDown() override {
+    session_.reset();
+    fs::remove_all(dir_);
+  }
+  void Make(std::vector<config::ScriptReply> replies, int max_steps = 5,
+            std::vector<std::string> tools = {"read", "write", "bash", "ask", "todo"}) {
+    config::Script script;
+    script.name = "t";
+    script.replies = std::move(replies);
+    auto agent = std::make_shared<AgentConfig>();
+    agent->provider = std::make_shared<ScriptProvider>(script);
+    agent->max_steps = max_steps;
+    for (const auto& t : tools) agent->tools.push_back(MakeBuiltinTool(t));
+    SessionOptions o;
+    o.id = "s1";
+    o.cwd = dir_;
+    o.client = &editor_;
+    o.sink = [this](const Event& e) {
+      std::lock_guard<std::mutex> lock(mu_);
+      events_.push_back(Describe(e));
+    };
+    session_ = std::make_unique<Session>(agent, std::move(o));
+  }
+  static std::string Describe(const Event& e) {
+    switch (e.type) {
+      case EventType::kAgentStart:
+        return "agent_start";
+      case EventType::kAgentEnd:
+        return "agent_end";
+      case EventType::kTurnStart:
+        return "turn_start";
+      case EventType::kTurnEnd:
+        return "turn_end";
+      case EventType::kMessageStart:
+        return "message_start";
+      case EventType::kMessageUpdate:
+        return "delta:" + e.delta.text;
+      case EventType::kMessageEnd:
+        return "message_end";
+      case EventType::kToolExecutionStart:
+        return "tool_start:" + e.tool_name;
+      case EventType::kToolExecutionUpdate:
+        return "tool_update";
+      case EventType::kToolExecutionEnd:
+        return std::string("tool_end:") + (e.is_error ? "failed" : "ok");
+      case EventType::kAutoRetryStart:
+      case EventType::kAutoRetryEnd:
+        return "retry";
+      case EventType::kPlanUpdate:
+        return "plan:" + std::to_string(e.plan.size());
+      case EventType::kModeChanged:
+        return "mode:" + e.mode_id;
+    }
+    return "?";
+  }
+  Result<TurnResult> Run(const std::string& text) {
+    std::promise<Result<TurnResult>> p;
+    auto f = p.get_future();
+    Status st = session_->Prompt({ContentBlock::Text(text)},
+                                 [&p](Result<TurnResult> r) { p.set_value(std::move(r)); });
+    if (!st.ok()) return st.error();
+    return f.get();
+  }
+  std::vector<std::string> Events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+
+  fs::path dir_;
+  FakeEditor editor_;
+  std::unique_ptr<Session> session_;
+  std::mutex mu_;
+  std::vector<std::string> events_;
+};
+
+TEST_F(SessionTest, TextTurnEmitsEventsInOrder) {
+  Make({config::ScriptReply{"", {Step("hello")}}});
+  auto r = Run("hi");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kEndTurn);
+  EXPECT_EQ(Events(), (std::vector<std::string>{"agent_start", "message_start", "message_end",
+                                                "turn_start", "message_start", "delta:hello",
+                                                "message_end", "turn_end", "agent_end"}));
+  auto h = session_->History();
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].TextContent(), "hi");
+  EXPECT_EQ(h[1].TextContent(), "hello");
+}
+
+TEST_F(SessionTest, ToolLoopRunsToolAndFeedsResultBack) {
+  Make({config::ScriptReply{"",
+                            {Step("", {Call("read", Args("path", "notes.txt"))}), Step("done")}}});
+  auto r = Run("read");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kEndTurn);
+  auto h = session_->History();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[2].role, Role::kToolResult);
+  EXPECT_FALSE(h[2].is_error);
+  EXPECT_NE(h[2].TextContent().find("alpha"), std::string::npos);
+  EXPECT_TRUE(editor_.asked.empty());  // read-only tools are not asked for
+}
+
+TEST_F(SessionTest, MaxStepsEndsWithMaxTurnRequests) {
+  config::ScriptStep ls = Step("", {Call("read", Args("path", "notes.txt"))});
+  Make({config::ScriptReply{"", {ls, ls, ls, ls}}}, 2);
+  auto r = Run("loop");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kMaxTurnRequests);
+}
+
+TEST_F(SessionTest, RejectedWriteFailsAndModelCarriesOn) {
+  Json::Value args = Args("path", "x.txt");
+  args["content"] = "data";
+  Make({config::ScriptReply{"", {Step("", {Call("write", args)}), Step("ok")}}});
+  editor_.answer = PermissionDecision::kRejectOnce;
+  auto r = Run("write");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kEndTurn);
+  EXPECT_FALSE(fs::exists(dir_ / "x.txt"));
+  ASSERT_EQ(editor_.asked.size(), 1u);
+  auto h = session_->History();
+  EXPECT_TRUE(h[2].is_error);
+  EXPECT_EQ(h[3].TextContent(), "ok");
+}
+
+TEST_F(SessionTest, AllowAlwaysIsRememberedForTheSession) {
+  Json::Value args = Args("command", "echo one");
+  Make({config::ScriptReply{"", {Step("", {Call("bash", args)}), Step("ran")}}});
+  editor_.answer = PermissionDecision::kAllowAlways;
+  ASSERT_TRUE(Run("a").ok());
+  editor_.answer = PermissionDecision::kRejectOnce;  // would fail if asked again
+  auto r = Run("b");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(editor_.asked.size(), 1u);
+  auto h = session_->History();
+  EXPECT_FALSE(h[6].is_error) << h[6].TextContent();
+}
+
+TEST_F(SessionTest, CancelDuringPendingPermissionEndsCancelled) {
+  Json::Value args = Args("command", "echo x");
+  Make({config::ScriptReply{"", {Step("", {Call("bash", args)}), Step("never")}}});
+  editor_.block_until_cancel = true;
+  std::promise<Result<TurnResult>> p;
+  auto f = p.get_future();
+  ASSERT_TRUE(session_
+                  ->Prompt({ContentBlock::Text("x")},
+                           [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
+                  .ok());
+  while (editor_.asked.empty()) usleep(1000);
+  session_->Cancel();
+  auto r = f.get();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kCancelled);
+  auto ev = Events();
+  EXPECT_EQ(ev[ev.size() - 3], "tool_end:failed");
+}
+
+TEST_F(SessionTest, CancelKillsRunningCommand) {
+  Make({config::ScriptReply{"",
+                            {Step("", {Call("bash", Args("command", "sleep 30"))}), Step("x")}}});
+  std::promise<Result<TurnResult>> p;
+  auto f = p.get_future();
+  ASSERT_TRUE(session_
+                  ->Prompt({ContentBlock::Text("x")},
+                           [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
+                  .ok());
+  for (;;) {
+    auto ev = Events();
+    if (std::find(ev.begin(), ev.end(), "tool_update") != ev.end()) break;
+    usleep(1000);
+  }
+  usleep(100000);
+  session_->Cancel();
+  // Generous bound: a missed cancel would wait for the 30 s sleep.
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto r = f.get();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kCancelled);
+}
+
+TEST_F(SessionTest, SecondPromptWhileBusyIsRefused) {
+  config::ScriptStep slow = Step("a b c");
+  slow.chunk_size = 1;
+  slow.delay_ms = 200;
+  Make({config::ScriptReply{"", {slow}}});
+  std::promise<Result<TurnResult>> p;
+  auto f = p.get_future();
+  ASSERT_TRUE(session_
+                  ->Prompt({ContentBlock::Text("x")},
+                           [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
+                  .ok());
+  Status second = session_->Prompt({ContentBlock::Text("y")}, [](Result<TurnResult>) {});
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().code, "LOUSHO_SESSION_BUSY");
+  session_->Cancel();
+  EXPECT_EQ(f.get()->stop, TurnStop::kCancelled);
+}
+
+TEST_F(SessionTest, ProviderErrorFailsTheTurnWithItsCode) {
+  config::ScriptStep err;
+  err.error_code = "LOUSHO_PROVIDER_RATE_LIMITED";
+  err.error_message = "429";
+  Make({config::ScriptReply{"", {err}}});
+  auto r = Run("x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "LOUSHO_PROVIDER_RATE_LIMITED");
+  EXPECT_FALSE(session_->busy());
+}
+
+TEST_F(SessionTest, AskEndsTheTurnWithTheQuestion) {
+  Json::Value args = Args("question", "Which?");
+  args["options"].append("a");
+  args["options"].append("b");
+  Make({config::ScriptReply{"", {Step("", {Call("ask", args)}), Step("never")}}});
+  auto r = Run("x");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kEndTurn);
+  auto h = session_->History();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_NE(h[3].TextContent().find("Which?"), std::string::npos);
+  EXPECT_NE(h[3].TextContent().find("1. a"), std::string::npos);
+}
+
+TEST_F(SessionTest, PlanModeRefusesEditsAndModeChangeIsAnEvent) {
+  Json::Value args = Args("path", "x.txt");
+  args["content"] = "data";
+  Make({config::ScriptReply{"", {Step("", {Call("write", args)}), Step("ok")}}});
+  session_->SetMode(PermissionMode::kPlan);
+  ASSERT_TRUE(Run("w").ok());
+  EXPECT_FALSE(fs::exists(dir_ / "x.txt"));
+  EXPECT_TRUE(editor_.asked.empty());
+  EXPECT_EQ(Events()[0], std::string("mode:") + PermissionModeId(PermissionMode::kPlan));
+}
+
+TEST_F(SessionTest, TodoPublishesThePlan) {
+  Json::Value args(Json::objectValue);
+  Json::Value item(Json::objectValue);
+  item["content"] = "step";
+  item["status"] = "pending";
+  args["todos"].append(item);
+  Make({config::ScriptReply{"", {Step("", {Call("todo", args)}), Step("ok")}}});
+  ASSERT_TRUE(Run("p").ok());
+  auto ev = Events();
+  EXPECT_NE(std::find(ev.begin(), ev.end(), "plan:1"), ev.end());
+}
+
+TEST_F(SessionTest, MaxOutputStopAndRefusalMapToStops) {
+  config::ScriptStep cut = Step("cut");
+  cut.stop_reason = "max_tokens";
+  config::ScriptStep no = Step("no");
+  no.stop_reason = "refusal";
+  Make({config::ScriptReply{"^cut", {cut}}, config::ScriptReply{"", {no}}});
+  EXPECT_EQ(Run("cut")->stop, TurnStop::kMaxTokens);
+  EXPECT_EQ(Run("other")->stop, TurnStop::kRefusal);
+}
+
+}  // namespace
+}  // namespace lousho::agent
