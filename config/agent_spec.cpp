@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "config/model_catalog.h"
+
 namespace lousho::config {
 namespace fs = std::filesystem;
 
@@ -258,14 +260,20 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
   CheckKeys(ctx, n, "provider '" + name + "'",
             {"api", "baseUrl", "apiKeyEnv", "headers", "auth", "models", "connectTimeoutSec",
              "idleTimeoutSec", "maxRetries", "retryBaseMs", "retryMaxDelayMs"});
-  ProviderSettings p;
+  // A built-in provider's name starts from its settings: the spec changes only what it names.
+  const ProviderSettings* builtin = FindBuiltinProvider(name);
+  ProviderSettings p = builtin ? *builtin : ProviderSettings{};
   p.name = name;
-  if (!n["api"]) ctx.Fail(n, "provider '" + name + "': missing required key 'api'");
-  p.api = Str(ctx, n["api"], "api");
+  if (!n["api"] && !builtin) ctx.Fail(n, "provider '" + name + "': missing required key 'api'");
+  if (n["api"]) p.api = Str(ctx, n["api"], "api");
   if (p.api != "openai-chat" && p.api != "anthropic-messages")
     ctx.Fail(n["api"], "api: expected openai-chat or anthropic-messages, got '" + p.api + "'");
-  if (!n["baseUrl"]) ctx.Fail(n, "provider '" + name + "': missing required key 'baseUrl'");
-  p.base_url = Str(ctx, n["baseUrl"], "baseUrl");
+  if (!n["baseUrl"] && !builtin)
+    ctx.Fail(n, "provider '" + name + "': missing required key 'baseUrl'");
+  if (n["baseUrl"]) {
+    p.base_url = Str(ctx, n["baseUrl"], "baseUrl");
+    p.base_url_env.clear();  // the spec's URL wins over the environment's
+  }
   if (p.base_url.rfind("http://", 0) != 0 && p.base_url.rfind("https://", 0) != 0)
     ctx.Fail(n["baseUrl"], "baseUrl: must start with http:// or https://");
   if (n["apiKeyEnv"]) p.api_key_env = Str(ctx, n["apiKeyEnv"], "apiKeyEnv");
@@ -291,6 +299,7 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
     p.retry_max_delay_ms = static_cast<long>(Int(ctx, n["retryMaxDelayMs"], "retryMaxDelayMs", 0));
   if (n["models"]) {
     if (!n["models"].IsSequence()) ctx.Fail(n["models"], "models: expected a list");
+    p.models.clear();
     for (const auto& m : n["models"]) {
       ModelInfo info;
       if (m.IsScalar()) {

@@ -200,3 +200,23 @@ TEST_F(AgentSpecTest, ExamplesInTheRepositoryAreValid) {
 
 }  // namespace
 }  // namespace lousho::config
+
+namespace lousho::config {
+namespace {
+
+TEST(AgentSpecProviders, BuiltinNameIsMergedOverTheCatalogue) {
+  namespace fs = std::filesystem;
+  fs::path p = fs::temp_directory_path() / ("lousho-merge-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(p) << "model: openai/gpt-4o-mini\nproviders:\n  openai: {maxRetries: 0}\n";
+  auto spec = LoadAgentSpec(p.string(), LoadOptions{});
+  fs::remove(p);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  const ProviderSettings& s = spec->providers.at("openai");
+  EXPECT_EQ(s.max_retries, 0);
+  EXPECT_EQ(s.api, "openai-chat");
+  EXPECT_EQ(s.api_key_env, "OPENAI_API_KEY");
+  EXPECT_EQ(s.base_url_env, "OPENAI_BASE_URL");
+}
+
+}  // namespace
+}  // namespace lousho::config
