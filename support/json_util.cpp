@@ -37,14 +37,18 @@ std::string WriteJsonPretty(const Json::Value& v) {
   return Json::writeString(b, v);
 }
 
+const Json::Value* FindMember(const Json::Value& obj, std::string_view key) {
+  if (!obj.isObject()) return nullptr;
+  return obj.find(key.data(), key.data() + key.size());
+}
+
 FieldReader::FieldReader(const Json::Value& obj, std::string path)
     : obj_(obj), path_(std::move(path)) {
   if (!obj_.isObject()) Fail((path_.empty() ? std::string("value") : path_) + ": expected object");
 }
 
 const Json::Value* FieldReader::Get(const char* key, bool required) {
-  if (!obj_.isObject()) return nullptr;
-  const Json::Value* v = obj_.find(key, key + std::char_traits<char>::length(key));
+  const Json::Value* v = FindMember(obj_, key);
   if (v == nullptr || v->isNull()) {
     if (required) Fail(Path(key) + ": required");
     return nullptr;

@@ -18,6 +18,10 @@ std::string WriteJson(const Json::Value& v);
 // Multi-line, indented (for files a person reads).
 std::string WriteJsonPretty(const Json::Value& v);
 
+// The member `key` of an object, or null when absent (or when `obj` is not an object). Never
+// inserts, unlike jsoncpp's non-const operator[].
+const Json::Value* FindMember(const Json::Value& obj, std::string_view key);
+
 // Reads fields of an object, checking types before jsoncpp can throw; the first problem is kept
 // with its path (e.g. "params.sessionId: expected string"). Not thread-safe.
 class FieldReader {

@@ -142,9 +142,9 @@ void Peer::Dispatch(const std::string& line) {
         RpcError{kInvalidRequest, "Invalid Request: expected a JSON object", Json::Value()}));
     return;
   }
-  const Json::Value* method = msg.find("method", "method" + 6);
-  const Json::Value* id = msg.find("id", "id" + 2);
-  const Json::Value* version = msg.find("jsonrpc", "jsonrpc" + 7);
+  const Json::Value* method = FindMember(msg, "method");
+  const Json::Value* id = FindMember(msg, "id");
+  const Json::Value* version = FindMember(msg, "jsonrpc");
   Json::Value reply_id = (id && ValidId(*id)) ? *id : Json::Value();
   if (!version || !version->isString() || version->asString() != "2.0") {
     if (method || !id) {
