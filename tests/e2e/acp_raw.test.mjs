@@ -15,7 +15,7 @@ async function start(t, { init = true, session = false } = {}) {
     await agent.kill();
     rmWorkspace(ws);
   });
-  let sessionId;
+  let sessionId, modes;
   if (init) {
     const r = await agent.request("initialize", INIT_PARAMS, 0);
     assert.equal(r.result?.protocolVersion, 1, JSON.stringify(r));
@@ -23,9 +23,10 @@ async function start(t, { init = true, session = false } = {}) {
   if (session) {
     const r = await agent.request("session/new", { cwd: ws, mcpServers: [] }, 1);
     sessionId = r.result?.sessionId;
+    modes = r.result?.modes;
     assert.equal(typeof sessionId, "string", JSON.stringify(r));
   }
-  return { agent, ws, sessionId };
+  return { agent, ws, sessionId, modes };
 }
 
 // Ends the connection and checks that everything the binary wrote was valid.
@@ -166,9 +167,13 @@ test("session/cancel while a permission request is pending -> cancelled, tool fa
   assert.equal((await finish(agent)).code, 0);
 });
 
-test("session/set_mode bypassPermissions: bash runs without asking", async (t) => {
-  const { agent, sessionId } = await start(t, { session: true });
-  const m = await agent.request("session/set_mode", { sessionId, modeId: "bypassPermissions" });
+test("session/set_mode to the advertised bypass mode: bash runs without asking", async (t) => {
+  const { agent, sessionId, modes } = await start(t, { session: true });
+  const ids = (modes?.availableModes ?? []).map((m) => m.id);
+  assert.ok(ids.includes(modes.currentModeId), `currentModeId ${modes?.currentModeId} is one of ${ids}`);
+  const bypass = ids.find((id) => /bypass/i.test(id));
+  assert.ok(bypass, `a bypass mode is advertised: ${ids}`);
+  const m = await agent.request("session/set_mode", { sessionId, modeId: bypass });
   assert.deepEqual(m.result, {}, JSON.stringify(m));
   const bad = await agent.request("session/set_mode", { sessionId, modeId: "yolo" });
   assert.equal(bad.error?.code, -32602, JSON.stringify(bad));

@@ -146,6 +146,18 @@ for (const api of APIS) {
         assert.ok(reqs[0].headers[api.authHeader], `${api.authHeader} header sent`);
       });
 
+      await t.test("non-ASCII text survives both directions byte for byte", async () => {
+        const sid = await c.newSession(ws);
+        const msg = "unicode please: Grüße 世界 ✓ «ok»";
+        const { res, error, events } = await c.prompt(sid, msg);
+        assert.equal(error, undefined, error?.message);
+        assert.equal(res.stopReason, "end_turn");
+        assert.equal(textOf(events, "agent_message_chunk"), "Grüße, 世界! — naïve café ✓ done");
+        const reqs = await requestsFor(api, "unicode please");
+        assert.equal(reqs.length, 1);
+        assert.equal(lastUserText(reqs[0].body), msg);
+      });
+
       await t.test("reasoning -> agent_thought_chunk before the answer", async () => {
         const sid = await c.newSession(ws);
         const { res, error, events } = await c.prompt(sid, "think first");
