@@ -62,6 +62,7 @@ void Server::Run() {
     std::lock_guard<std::mutex> lock(mu_);
     sessions.swap(sessions_);
   }
+  log::Info("input closed; ending " + std::to_string(sessions.size()) + " session(s)");
   for (auto& [id, s] : sessions) s->Cancel();
   sessions.clear();  // joins each worker
 }

@@ -97,6 +97,13 @@ int main(int argc, char** argv) {
   auto agent = lousho::agent::BuildAgent(*spec, GetEnv);
   if (!agent.ok()) return Fail(agent.error());
 
+  if (!record.empty()) {
+    FILE* f = std::fopen(record.c_str(), "w");
+    if (f == nullptr)
+      return Fail(lousho::MakeError("LOUSHO_USAGE", "--record: cannot write " + record));
+    std::fclose(f);
+  }
+  lousho::log::Info("serving agent '" + spec->name + "' (" + spec->model + ") over ACP");
   lousho::FdTransport transport(STDIN_FILENO, STDOUT_FILENO, max_line);
   lousho::acp::ServerOptions options;
   options.record_file = record;

@@ -181,6 +181,8 @@ void Peer::Dispatch(const std::string& line) {
     return;
   }
   const std::string name = method->asString();
+  if (log::Enabled(log::Level::kDebug))
+    log::Debug(std::string(id ? "request " : "notification ") + name);
   Json::Value params = msg.get("params", Json::Value(Json::objectValue));
   if (!id) {
     auto it = notifications_.find(name);
