@@ -95,6 +95,8 @@ const char* ToolKindName(agent::ToolKind kind) {
       return "think";
     case agent::ToolKind::kFetch:
       return "fetch";
+    case agent::ToolKind::kSwitchMode:
+      return "switch_mode";
     case agent::ToolKind::kOther:
       return "other";
   }

@@ -13,7 +13,18 @@
 
 namespace lousho::agent {
 
-enum class ToolKind { kRead, kEdit, kDelete, kMove, kSearch, kExecute, kThink, kFetch, kOther };
+enum class ToolKind {
+  kRead,
+  kEdit,
+  kDelete,
+  kMove,
+  kSearch,
+  kExecute,
+  kThink,
+  kFetch,
+  kSwitchMode,
+  kOther
+};
 
 struct ToolLocation {
   std::string path;  // absolute

@@ -162,6 +162,7 @@ bool IsEditKind(ToolKind k) {
     case ToolKind::kExecute:
     case ToolKind::kThink:
     case ToolKind::kFetch:
+    case ToolKind::kSwitchMode:
     case ToolKind::kOther:
       return false;
   }
@@ -325,6 +326,8 @@ PermissionVerdict PermissionPolicy::Evaluate(const Tool& tool, const Json::Value
   const bool think = tool.kind() == ToolKind::kThink;
   switch (mode) {
     case PermissionMode::kPlan:
+      // Leaving plan mode is the one change plan mode permits, and it is always asked for.
+      if (tool.kind() == ToolKind::kSwitchMode) return {PermissionAction::kAsk, ""};
       if (!tool.read_only() && !think) return {PermissionAction::kDeny, "plan mode: read-only"};
       break;
     case PermissionMode::kBypass:

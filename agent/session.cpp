@@ -442,6 +442,12 @@ bool Session::RunToolCall(const ContentBlock& call, int turn, const CancelToken&
   ctx.cancel = cancel;
   ctx.client = options_.client;
   ctx.plan = &plan_;
+  ctx.set_mode = [this](const std::string& id) -> Status {
+    auto mode = ParsePermissionMode(id);
+    if (!mode) return MakeError("LOUSHO_INVALID_MODE", "unknown mode '" + id + "'");
+    SetMode(*mode);
+    return Status::Ok();
+  };
 
   Event e;
   e.type = EventType::kToolExecutionStart;

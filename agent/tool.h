@@ -10,6 +10,7 @@
 #include "agent/client_services.h"
 #include "agent/content.h"
 #include "support/cancel.h"
+#include "support/status.h"
 
 namespace lousho::agent {
 
@@ -30,6 +31,8 @@ struct ToolContext {
   std::function<void(const std::string& terminal_id)> on_terminal;
   // The session's plan (todo tool). May be null.
   std::vector<PlanEntry>* plan = nullptr;
+  // Switches the session's mode by id (switch_mode tool). May be empty.
+  std::function<Status(const std::string& mode_id)> set_mode;
 };
 
 // What a tool run produced.

@@ -24,5 +24,6 @@ std::unique_ptr<Tool> MakeFindTool();
 std::unique_ptr<Tool> MakeLsTool();
 std::unique_ptr<Tool> MakeTodoTool();
 std::unique_ptr<Tool> MakeAskTool();
+std::unique_ptr<Tool> MakeSwitchModeTool();
 
 }  // namespace lousho::agent::tools

@@ -13,12 +13,13 @@ std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name) {
   if (name == "ls") return tools::MakeLsTool();
   if (name == "todo") return tools::MakeTodoTool();
   if (name == "ask") return tools::MakeAskTool();
+  if (name == "switch_mode") return tools::MakeSwitchModeTool();
   return nullptr;
 }
 
 const std::vector<std::string>& BuiltinToolNames() {
   static const std::vector<std::string> kNames = {"read", "write", "edit", "bash", "grep",
-                                                  "find", "ls",    "todo", "ask"};
+                                                  "find", "ls",    "todo", "ask",  "switch_mode"};
   return kNames;
 }
 

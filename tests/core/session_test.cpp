@@ -321,3 +321,37 @@ TEST_F(SessionTest, MaxOutputStopAndRefusalMapToStops) {
 
 }  // namespace
 }  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+TEST_F(SessionTest, AgentLeavesPlanModeOnlyWithTheUsersConsent) {
+  Json::Value args(Json::objectValue);
+  args["mode"] = "accept-edits";
+  Make({config::ScriptReply{"", {Step("", {Call("switch_mode", args)}), Step("ok")}}}, 5,
+       {"switch_mode", "write"});
+  session_->SetMode(PermissionMode::kPlan);
+  editor_.answer = PermissionDecision::kRejectOnce;
+  ASSERT_TRUE(Run("go").ok());
+  EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
+  ASSERT_EQ(editor_.asked.size(), 1u);
+  EXPECT_EQ(editor_.asked[0], "switch_mode:Switch to accept-edits mode");
+  editor_.answer = PermissionDecision::kAllowOnce;
+  ASSERT_TRUE(Run("go").ok());
+  EXPECT_EQ(session_->mode(), PermissionMode::kAcceptEdits);
+  auto ev = Events();
+  EXPECT_NE(std::find(ev.begin(), ev.end(), "mode:accept-edits"), ev.end());
+}
+
+TEST_F(SessionTest, AgentCannotGrantItselfBypass) {
+  Json::Value args(Json::objectValue);
+  args["mode"] = "bypass";
+  Make({config::ScriptReply{"", {Step("", {Call("switch_mode", args)}), Step("ok")}}}, 5,
+       {"switch_mode"});
+  ASSERT_TRUE(Run("go").ok());
+  EXPECT_EQ(session_->mode(), PermissionMode::kDefault);
+  EXPECT_TRUE(session_->History()[2].is_error);
+}
+
+}  // namespace
+}  // namespace lousho::agent
