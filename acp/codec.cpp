@@ -293,6 +293,16 @@ std::optional<Json::Value> UpdateFromEvent(const Event& e) {
       u["sessionUpdate"] = "current_mode_update";
       u["currentModeId"] = e.mode_id;
       return u;
+    case EventType::kUsageUpdate: {
+      u["sessionUpdate"] = "usage_update";
+      u["used"] = static_cast<Json::UInt64>(e.context_used);
+      u["size"] = static_cast<Json::UInt64>(e.context_size);
+      Json::Value cost(Json::objectValue);
+      cost["amount"] = e.session_cost;
+      cost["currency"] = "USD";
+      u["cost"] = cost;
+      return u;
+    }
     case EventType::kAgentStart:
     case EventType::kAgentEnd:
     case EventType::kTurnStart:

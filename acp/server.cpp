@@ -15,6 +15,8 @@ using jsonrpc::Reply;
 namespace {
 Json::Value Obj() { return Json::Value(Json::objectValue); }
 
+constexpr int kAuthRequired = -32000;
+
 Json::Value ErrorData(const std::string& code) {
   Json::Value d(Json::objectValue);
   d["code"] = code;
@@ -83,7 +85,7 @@ void Server::Initialize(const Json::Value& params, Reply reply) {
   Json::Value ac = Obj();
   ac["loadSession"] = false;
   Json::Value pc = Obj();
-  pc["image"] = agent_->provider->SupportsImages();
+  pc["image"] = agent_->provider && agent_->provider->SupportsImages();
   pc["audio"] = false;
   pc["embeddedContext"] = true;
   ac["promptCapabilities"] = pc;
@@ -113,6 +115,11 @@ std::string Server::NewSessionId() {
 }
 
 void Server::NewSession(const Json::Value& params, Reply reply) {
+  if (agent_->provider_error) {
+    // ACP's "authentication required": the editor shows the message (which names the variable).
+    return reply.Error(kAuthRequired, "Authentication required: " + agent_->provider_error->message,
+                       ErrorData(agent_->provider_error->code));
+  }
   FieldReader r(params, "params");
   auto cwd = r.String("cwd", true);
   r.Array("mcpServers", false);

@@ -28,6 +28,7 @@ enum class EventType {
   kAutoRetryEnd,
   kPlanUpdate,
   kModeChanged,
+  kUsageUpdate,
 };
 
 // One event. Which fields are set depends on `type`; the rest stay default. Pointers are valid
@@ -64,6 +65,11 @@ struct Event {
 
   // kModeChanged.
   std::string mode_id;
+
+  // kUsageUpdate: tokens now in context, the window, and the session's cost so far.
+  long long context_used = 0;
+  long long context_size = 0;
+  double session_cost = 0;
 };
 
 // Receives events on the session worker thread, in order.

@@ -73,6 +73,8 @@ class Provider {
                                        const CancelToken& cancel, const RetryHooks& retry) = 0;
   // Whether the model accepts image content.
   virtual bool SupportsImages() const { return false; }
+  // The model's context window in tokens; 0 when unknown.
+  virtual long long ContextWindow() const { return 0; }
 };
 
 }  // namespace lousho::agent

@@ -60,8 +60,13 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
                                                     ", script; or define it under providers:)");
     }
     auto provider = MakeHttpProvider(*settings, agent->model_id, getenv);
-    if (!provider.ok()) return provider.error();
-    agent->provider = *provider;
+    if (provider.ok()) {
+      agent->provider = *provider;
+    } else if (provider.error().code == "LOUSHO_PROVIDER_AUTH") {
+      agent->provider_error = provider.error();
+    } else {
+      return provider.error();
+    }
   }
   const auto& names = spec.tools_set ? spec.tools : BuiltinToolNames();
   for (const auto& name : names) {
@@ -341,6 +346,16 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     }
     Message assistant = std::move(resp->message);
     result.usage.Add(assistant.usage);
+    if (assistant.usage.total() > 0 && agent_->provider->ContextWindow() > 0) {
+      Event u = Marker(EventType::kUsageUpdate, step);
+      u.context_used = assistant.usage.total();
+      u.context_size = agent_->provider->ContextWindow();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        u.session_cost = total_usage_.cost + result.usage.cost;
+      }
+      Emit(u);
+    }
     bool cancelled = cancel.cancelled() || assistant.stop_reason == StopReason::kCancelled;
     if (cancelled) {
       // Keep what was said, but never a tool call that will not run.

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,9 +29,12 @@ struct AgentConfig {
   std::string name;
   std::string version;
   std::string instructions;
-  std::string provider_name;  // "script", "openai", ...
-  std::string model_id;       // id at the provider
-  std::shared_ptr<Provider> provider;
+  std::string provider_name;           // "script", "openai", ...
+  std::string model_id;                // id at the provider
+  std::shared_ptr<Provider> provider;  // null only when provider_error is set
+  // Set when the provider cannot be used yet (a missing key): the agent still starts, so the
+  // editor can show this error when a session is opened.
+  std::optional<Error> provider_error;
   std::vector<std::shared_ptr<Tool>> tools;
   ThinkingLevel thinking = ThinkingLevel::kOff;
   int max_steps = 50;

@@ -84,11 +84,11 @@ int main(int argc, char** argv) {
     auto spec = Load(validate_path, validate_model);
     if (!spec.ok()) return Fail(spec.error());
     auto agent = lousho::agent::BuildAgent(*spec, GetEnv);
-    if (!agent.ok() && agent.error().code != "LOUSHO_PROVIDER_AUTH") return Fail(agent.error());
+    if (!agent.ok()) return Fail(agent.error());
     std::printf("%s: ok (agent '%s', model %s, %zu tools)\n", spec->source.c_str(),
-                spec->name.c_str(), spec->model.c_str(),
-                spec->tools_set ? spec->tools.size() : lousho::agent::BuiltinToolNames().size());
-    if (!agent.ok()) std::printf("note: %s\n", agent.error().message.c_str());
+                spec->name.c_str(), spec->model.c_str(), (*agent)->tools.size());
+    if ((*agent)->provider_error)
+      std::printf("note: %s\n", (*agent)->provider_error->message.c_str());
     return 0;
   }
 
@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
   if (!spec.ok()) return Fail(spec.error());
   auto agent = lousho::agent::BuildAgent(*spec, GetEnv);
   if (!agent.ok()) return Fail(agent.error());
+  if ((*agent)->provider_error) {
+    const Error& e = *(*agent)->provider_error;
+    lousho::log::Warn(e.code + ": " + e.message + "; sessions will fail until it is set");
+  }
 
   if (!record.empty()) {
     FILE* f = std::fopen(record.c_str(), "w");

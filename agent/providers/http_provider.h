@@ -33,6 +33,7 @@ class HttpStreamingProvider : public Provider {
   Result<ModelResponse> Stream(const ModelRequest& request, const DeltaCallback& on_delta,
                                const CancelToken& cancel, const RetryHooks& retry) override;
   bool SupportsImages() const override { return config_.model.images; }
+  long long ContextWindow() const override { return config_.model.context_window; }
   const HttpProviderConfig& config() const { return config_; }
 
   // The request body and headers one attempt sends (public so tests can assert the wire form).

@@ -65,7 +65,8 @@ Result<ModelResponse> ScriptProvider::Stream(const ModelRequest& request,
   }
   std::string input;
   size_t step_index = 0;
-  size_t input_chars = request.system.size();
+  // The system prompt names the workspace path; leaving it out keeps counts reproducible.
+  size_t input_chars = 0;
   for (const auto& m : request.messages)
     for (const auto& b : m.content) input_chars += b.text.size() + b.data.size() / 8;
   if (last_user < request.messages.size()) {

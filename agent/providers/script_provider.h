@@ -14,6 +14,8 @@ class ScriptProvider : public Provider {
   Result<ModelResponse> Stream(const ModelRequest& request, const DeltaCallback& on_delta,
                                const CancelToken& cancel, const RetryHooks& retry) override;
   bool SupportsImages() const override { return true; }
+  // A nominal window, so editors can show how full the offline conversation is.
+  long long ContextWindow() const override { return 200000; }
 
  private:
   config::Script script_;

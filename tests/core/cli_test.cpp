@@ -93,14 +93,28 @@ TEST(CliTest, BadSpecIsOneLineOnStderrAndNothingOnStdout) {
       << missing.err;
 }
 
-TEST(CliTest, MissingProviderKeyIsAnAuthErrorBeforeServing) {
-  RunResult r = RunLousho({"acp", kDemo, "--model", "openai/gpt-4o-mini"}, kInit + "\n");
-  // The test environment may carry a key; only judge a run without one.
-  if (std::getenv("OPENAI_API_KEY") == nullptr) {
-    EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.err.rfind("LOUSHO_PROVIDER_AUTH: ", 0), 0u) << r.err;
-    EXPECT_TRUE(r.out.empty());
-  }
+TEST(CliTest, MissingProviderKeyFailsSessionsWithAuthRequired) {
+  // A key variable no environment has, so the check runs wherever the test does.
+  fs::path p = fs::temp_directory_path() / ("lousho-key-" + std::to_string(getpid()) + ".yaml");
+  std::ofstream(p)
+      << "model: corp/m1\nproviders:\n  corp:\n    api: openai-chat\n"
+         "    baseUrl: http://127.0.0.1:9/v1\n    apiKeyEnv: LOUSHO_TEST_NO_SUCH_KEY\n";
+  std::string new_session =
+      R"({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}})";
+  RunResult r = RunLousho({"acp", p.string()}, kInit + "\n" + new_session + "\n");
+  RunResult v = RunLousho({"validate", p.string()}, "");
+  fs::remove(p);
+  EXPECT_EQ(r.exit_code, 0);
+  auto lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_TRUE((*ParseJson(lines[0])).isMember("result"));
+  Json::Value err = (*ParseJson(lines[1]))["error"];
+  EXPECT_EQ(err["code"].asInt(), -32000);
+  EXPECT_EQ(err["data"]["code"].asString(), "LOUSHO_PROVIDER_AUTH");
+  EXPECT_NE(err["message"].asString().find("LOUSHO_TEST_NO_SUCH_KEY"), std::string::npos);
+  EXPECT_NE(r.err.find("LOUSHO_PROVIDER_AUTH"), std::string::npos) << r.err;
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_NE(v.out.find("note: "), std::string::npos);
   RunResult bad = RunLousho({"acp", kDemo, "--model", "nosuch/model"}, "");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("unknown provider 'nosuch'"), std::string::npos) << bad.err;

@@ -114,6 +114,8 @@ class SessionTest : public ::testing::Test {
         return "plan:" + std::to_string(e.plan.size());
       case EventType::kModeChanged:
         return "mode:" + e.mode_id;
+      case EventType::kUsageUpdate:
+        return "usage";
     }
     return "?";
   }
@@ -144,7 +146,7 @@ TEST_F(SessionTest, TextTurnEmitsEventsInOrder) {
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
   EXPECT_EQ(Events(), (std::vector<std::string>{"agent_start", "message_start", "message_end",
                                                 "turn_start", "message_start", "delta:hello",
-                                                "message_end", "turn_end", "agent_end"}));
+                                                "usage", "message_end", "turn_end", "agent_end"}));
   auto h = session_->History();
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0].TextContent(), "hi");

@@ -130,10 +130,11 @@ TEST_P(TranscriptTest, Replays) {
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(l);
 
-  fs::path cwd = fs::temp_directory_path() /
-                 ("lousho-tx-" + std::to_string(getpid()) + "-" + file.stem().string());
-  fs::remove_all(cwd);
-  fs::create_directories(cwd);
+  // A fixed-length name, so paths inside tool output have the same length on every run.
+  std::string tmpl =
+      (fs::temp_directory_path() / ("lousho-tx-" + file.stem().string() + "-XXXXXX")).string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  fs::path cwd = tmpl;
   std::ofstream(cwd / "notes.txt") << "alpha\nbeta\ngamma\n";
   const std::string cwd_s = cwd.string();
 
