@@ -1,4 +1,5 @@
-// Streaming HTTPS POST for the model providers; the only code that touches cpp-httplib.
+// Streaming HTTPS POST for the model providers. The transport itself (the only code that
+// touches cpp-httplib) is a module loaded on first use: see http_module/.
 #pragma once
 
 #include <functional>
@@ -20,7 +21,8 @@ struct BaseUrl {
   std::string host;
   int port = 0;
   std::string path_prefix;
-  std::string Origin() const;  // "https://host:port", what httplib::Client accepts
+  // "https://host:port", what httplib::Client accepts.
+  std::string Origin() const { return scheme + "://" + host + ":" + std::to_string(port); }
 };
 
 // Splits a base URL; errors (LOUSHO_PROVIDER_CONFIG) on a missing scheme or host, or a bad port.

@@ -1,0 +1,162 @@
+// The HTTP transport module: streaming HTTPS POST on cpp-httplib 0.11 (Client::send with a
+// content receiver). The only code that includes httplib; loaded on first use (http_client.cpp).
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <mutex>
+
+#include "agent/providers/http_module/http_module.h"
+
+namespace lousho::agent {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Lower(const std::string& s) {
+  std::string out = s;
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
+                                const HttpPostRequest& request, const BodyCallback& on_body,
+                                const CancelToken& cancel) {
+  HttpStreamResult result;
+  if (cancel.cancelled()) {
+    result.outcome = HttpOutcome::kCancelled;
+    return result;
+  }
+  try {
+    httplib::Client cli(base.Origin());
+    cli.set_connection_timeout(options.connect_timeout_s, 0);
+    cli.set_read_timeout(options.idle_timeout_s, 0);
+    cli.set_write_timeout(options.write_timeout_s, 0);
+    cli.set_keep_alive(false);
+    // SSE must arrive as it is produced; a compressed body could be held back by the server.
+    cli.set_decompress(false);
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+    cli.enable_server_certificate_verification(true);
+    if (!options.ca_cert_path.empty()) cli.set_ca_cert_path(options.ca_cert_path);
+#endif
+    // A cancel that lands while the socket is being created would otherwise be missed by
+    // stop() (nothing in flight yet): shut the new socket down so connect fails at once.
+    cli.set_socket_options([&cancel](socket_t sock) {
+      if (cancel.cancelled()) ::shutdown(sock, SHUT_RDWR);
+    });
+    // CancelSource::Cancel runs callbacks outside its lock, so one may still be running after
+    // the callback is removed; the shared guard keeps it from touching a destroyed client.
+    struct StopGuard {
+      std::mutex mu;
+      httplib::Client* cli = nullptr;
+    };
+    auto guard = std::make_shared<StopGuard>();
+    guard->cli = &cli;
+    ScopedCancelCallback wake(cancel, [guard] {
+      std::lock_guard<std::mutex> lock(guard->mu);
+      if (guard->cli != nullptr) guard->cli->stop();
+    });
+    struct Detach {
+      std::shared_ptr<StopGuard> g;
+      ~Detach() {
+        std::lock_guard<std::mutex> lock(g->mu);
+        g->cli = nullptr;
+      }
+    } detach{guard};
+
+    std::atomic<long long> last_activity_ns{Clock::now().time_since_epoch().count()};
+    auto touch = [&] { last_activity_ns = Clock::now().time_since_epoch().count(); };
+    bool stopped_by_callback = false;
+
+    httplib::Request req;
+    req.method = "POST";
+    req.path = request.path;
+    for (const auto& [k, v] : request.headers) req.headers.emplace(k, v);
+    req.headers.emplace("Accept-Encoding", "identity");
+    req.headers.emplace("Content-Type", "application/json");
+    req.body = request.body;
+    req.response_handler = [&](const httplib::Response& r) {
+      touch();
+      result.status = r.status;
+      for (const auto& [k, v] : r.headers) result.headers.emplace(Lower(k), v);
+      return !cancel.cancelled();
+    };
+    req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+      touch();
+      if (cancel.cancelled()) return false;
+      if (result.status >= 400) {
+        // Error bodies are short JSON; cap them so a misbehaving proxy cannot bloat memory.
+        if (result.error_body.size() < 64 * 1024) result.error_body.append(data, n);
+        return true;
+      }
+      if (!on_body(std::string_view(data, n))) {
+        stopped_by_callback = true;
+        return false;
+      }
+      return true;
+    };
+    httplib::Response res;
+    httplib::Error err = httplib::Error::Success;
+    bool ok = cli.send(req, res, err);
+    if (cancel.cancelled()) {
+      result.outcome = HttpOutcome::kCancelled;
+    } else if (stopped_by_callback) {
+      result.outcome = HttpOutcome::kStopped;
+    } else if (ok) {
+      result.outcome = HttpOutcome::kCompleted;
+      if (result.status == 0) result.status = res.status;
+    } else {
+      result.transport_error = httplib::to_string(err);
+      long long idle_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(
+              Clock::now().time_since_epoch() - Clock::duration(last_activity_ns.load()))
+              .count();
+      switch (err) {
+        case httplib::Error::Connection:
+        case httplib::Error::BindIPAddress:
+        case httplib::Error::SSLConnection:
+        case httplib::Error::SSLLoadingCerts:
+        case httplib::Error::SSLServerVerification:
+        case httplib::Error::ConnectionTimeout:
+          result.outcome = HttpOutcome::kConnectFailed;
+          break;
+        case httplib::Error::Read:
+          // httplib reports an idle timeout and a dropped connection alike; the clock tells
+          // them apart (the read timeout is the only way to sit idle that long).
+          result.outcome = idle_ms + 150 >= options.idle_timeout_s * 1000LL ? HttpOutcome::kTimedOut
+                                                                            : HttpOutcome::kBroken;
+          break;
+        case httplib::Error::Success:
+        case httplib::Error::Unknown:
+        case httplib::Error::Write:
+        case httplib::Error::ExceedRedirectCount:
+        case httplib::Error::Canceled:
+        case httplib::Error::UnsupportedMultipartBoundaryChars:
+        case httplib::Error::Compression:
+          result.outcome = HttpOutcome::kBroken;
+          break;
+      }
+    }
+  } catch (const std::exception& e) {
+    // httplib and the standard library may throw (bad_alloc, regex errors); keep it here.
+    result.outcome = HttpOutcome::kBroken;
+    result.transport_error = e.what();
+  }
+  return result;
+}
+
+}  // namespace lousho::agent
+
+extern "C" __attribute__((visibility("default"))) void lousho_http_post_stream(
+    const lousho::agent::BaseUrl& base, const lousho::agent::HttpOptions& options,
+    const lousho::agent::HttpPostRequest& request, const lousho::agent::BodyCallback& on_body,
+    const lousho::CancelToken& cancel, lousho::agent::HttpStreamResult* out) {
+  *out = lousho::agent::PostStreamImpl(base, options, request, on_body, cancel);
+}
