@@ -295,8 +295,8 @@ std::optional<Json::Value> UpdateFromEvent(const Event& e) {
       return u;
     case EventType::kUsageUpdate: {
       u["sessionUpdate"] = "usage_update";
-      u["used"] = static_cast<Json::UInt64>(e.context_used);
-      u["size"] = static_cast<Json::UInt64>(e.context_size);
+      u["used"] = static_cast<Json::Int64>(e.context_used);
+      u["size"] = static_cast<Json::Int64>(e.context_size);
       Json::Value cost(Json::objectValue);
       cost["amount"] = e.session_cost;
       cost["currency"] = "USD";
