@@ -171,7 +171,7 @@ void Session::SetMode(PermissionMode mode) {
   Event e;
   e.type = EventType::kModeChanged;
   e.mode_id = PermissionModeId(mode);
-  Emit(std::move(e));
+  Emit(e);
 }
 
 std::vector<Message> Session::History() const {
@@ -208,7 +208,7 @@ void Session::Append(Message m) {
   entries_.push_back(std::move(e));
 }
 
-void Session::Emit(Event e) {
+void Session::Emit(const Event& e) {
   if (options_.sink) options_.sink(e);
 }
 

@@ -112,7 +112,7 @@ class Session {
   bool RunToolCall(const ContentBlock& call, int turn, const CancelToken& cancel, bool* ends_turn,
                    std::string* question);
   void Append(Message m);
-  void Emit(Event e);
+  void Emit(const Event& e);
   std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;
 
   std::shared_ptr<const AgentConfig> agent_;

@@ -96,6 +96,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
     for (const auto& [k, v] : overrides) env_strings.push_back(k + "=" + v);
   }
   std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   // PATH search in the child without execvpe's allocations: try each candidate ourselves.

@@ -215,7 +215,7 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
 // ---------------------------------------------------------------------------------------------
 // Decoder
 
-bool AnthropicDecoder::Emit(const DeltaCallback& emit, StreamDelta d) {
+bool AnthropicDecoder::Emit(const DeltaCallback& emit, const StreamDelta& d) {
   if (!emit(d)) {
     aborted_ = true;
     return false;
@@ -288,13 +288,13 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
         d.index = entry.block;
         d.id = nb.id;
         d.name = nb.name;
-        if (!Emit(emit, std::move(d))) return Status::Ok();
+        if (!Emit(emit, d)) return Status::Ok();
       } else if (!nb.text.empty() && !nb.redacted) {
         StreamDelta d;
         d.kind = nb.type == BlockType::kThinking ? DeltaKind::kThinking : DeltaKind::kText;
         d.index = entry.block;
         d.text = nb.text;
-        if (!Emit(emit, std::move(d))) return Status::Ok();
+        if (!Emit(emit, d)) return Status::Ok();
       }
     } else {
       by_index_[index] = entry;  // server tool blocks and future kinds: not ours to keep
@@ -333,7 +333,7 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
       return Status::Ok();  // citations_delta and future kinds
     }
     if (d.text.empty()) return Status::Ok();
-    Emit(emit, std::move(d));
+    Emit(emit, d);
   } else if (type == "content_block_stop") {
     int index = static_cast<int>(json::Int(data, "index", 0));
     auto it = by_index_.find(index);
@@ -354,7 +354,7 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
       d.id = b.id;
       d.name = b.name;
       d.text = b.arguments.isString() ? b.arguments.asString() : WriteJson(b.arguments);
-      Emit(emit, std::move(d));
+      Emit(emit, d);
     }
   } else if (type == "message_delta") {
     if (const Json::Value* delta = json::Member(data, "delta")) {

@@ -43,7 +43,7 @@ class AnthropicDecoder : public StreamDecoder {
     std::string json;  // tool_use input fragments
     bool ended = false;
   };
-  bool Emit(const DeltaCallback& emit, StreamDelta d);
+  bool Emit(const DeltaCallback& emit, const StreamDelta& d);
 
   std::vector<ContentBlock> blocks_;
   std::vector<bool> block_ended_;

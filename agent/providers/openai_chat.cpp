@@ -201,7 +201,7 @@ Json::Value BuildOpenAiChatBody(const ModelRequest& request, const OpenAiChatBod
 // ---------------------------------------------------------------------------------------------
 // Decoder
 
-bool OpenAiChatDecoder::Emit(const DeltaCallback& emit, StreamDelta d) {
+bool OpenAiChatDecoder::Emit(const DeltaCallback& emit, const StreamDelta& d) {
   if (!emit(d)) {
     aborted_ = true;
     return false;
@@ -223,7 +223,7 @@ bool OpenAiChatDecoder::AppendText(BlockType type, const std::string& text,
   d.kind = type == BlockType::kThinking ? DeltaKind::kThinking : DeltaKind::kText;
   d.index = open_block_;
   d.text = text;
-  return Emit(emit, std::move(d));
+  return Emit(emit, d);
 }
 
 bool OpenAiChatDecoder::EndToolCalls(const DeltaCallback& emit) {
@@ -244,7 +244,7 @@ bool OpenAiChatDecoder::EndToolCalls(const DeltaCallback& emit) {
     d.id = b.id;
     d.name = b.name;
     d.text = b.arguments.isString() ? b.arguments.asString() : WriteJson(b.arguments);
-    if (!Emit(emit, std::move(d))) return false;
+    if (!Emit(emit, d)) return false;
   }
   return true;
 }
@@ -324,7 +324,7 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
             d.index = call.block;
             d.id = blocks_[call.block].id;
             d.name = name;
-            if (!Emit(emit, std::move(d))) return Status::Ok();
+            if (!Emit(emit, d)) return Status::Ok();
           } else if (!name.empty() && blocks_[it->second.block].name.empty()) {
             blocks_[it->second.block].name = name;
           }
@@ -344,7 +344,7 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
             d.index = it->second.block;
             d.id = blocks_[it->second.block].id;
             d.text = fragment;
-            if (!Emit(emit, std::move(d))) return Status::Ok();
+            if (!Emit(emit, d)) return Status::Ok();
           }
         }
       }

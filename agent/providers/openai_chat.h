@@ -40,7 +40,7 @@ class OpenAiChatDecoder : public StreamDecoder {
     std::string args;  // concatenated argument fragments
     bool ended = false;
   };
-  bool Emit(const DeltaCallback& emit, StreamDelta d);
+  bool Emit(const DeltaCallback& emit, const StreamDelta& d);
   bool AppendText(BlockType type, const std::string& text, const std::string& field,
                   const DeltaCallback& emit);
   bool EndToolCalls(const DeltaCallback& emit);

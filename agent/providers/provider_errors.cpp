@@ -40,12 +40,12 @@ BodyInfo ParseErrorBody(std::string_view body) {
   auto parsed = ParseJson(body);
   if (parsed.ok() && parsed->isObject()) {
     const Json::Value& root = *parsed;
-    const Json::Value* err = root.find("error", "error" + 5);
+    const Json::Value* err = FindMember(root, "error");
     if (err && err->isObject()) {
       info.message = StringField(*err, "message");
       info.type = StringField(*err, "type");
       info.code = StringField(*err, "code");
-      const Json::Value* details = err->find("details", "details" + 7);
+      const Json::Value* details = FindMember(*err, "details");
       if (details && info.code.empty()) info.code = StringField(*details, "error_code");
     } else if (err && err->isString()) {
       info.message = err->asString();  // Ollama native: {"error":"model 'x' not found"}

@@ -59,7 +59,7 @@ long ParseHttpDateMs(std::string_view value, long long now_ms) {
   if (month < 0 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60) return -1;
   long long secs =
       DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
-      hh * 3600 + mm * 60 + ss;
+      hh * 3600LL + mm * 60LL + ss;
   long long delta = secs * 1000 - now_ms;
   return static_cast<long>(std::max(0LL, delta));
 }

@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 
 constexpr long long kDefaultLimit = 100;
 constexpr size_t kMaxLineBytes = 500;
-constexpr uintmax_t kMaxFileBytes = 20 * 1024 * 1024;
-constexpr size_t kMaxOutputBytes = 50 * 1024;
+constexpr uintmax_t kMaxFileBytes = 20UL * 1024 * 1024;
+constexpr size_t kMaxOutputBytes = 50UL * 1024;
 
 // One compiled pattern with its JIT stack. Not thread-safe: one per Run.
 class Regex {
@@ -47,7 +47,7 @@ class Regex {
     jit_ = pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE) == 0;
     mctx_ = pcre2_match_context_create(nullptr);
     if (jit_) {
-      stack_ = pcre2_jit_stack_create(32 * 1024, 8 * 1024 * 1024, nullptr);
+      stack_ = pcre2_jit_stack_create(32UL * 1024, 8UL * 1024 * 1024, nullptr);
       if (stack_) pcre2_jit_stack_assign(mctx_, nullptr, stack_);
     }
     md_ = pcre2_match_data_create_from_pattern(code_, nullptr);

@@ -13,8 +13,8 @@ namespace fs = std::filesystem;
 
 constexpr long long kDefaultLimit = 2000;
 constexpr size_t kMaxLineBytes = 2000;
-constexpr size_t kMaxOutputBytes = 50 * 1024;
-constexpr uintmax_t kMaxImageBytes = 10 * 1024 * 1024;
+constexpr size_t kMaxOutputBytes = 50UL * 1024;
+constexpr uintmax_t kMaxImageBytes = 10UL * 1024 * 1024;
 
 const char* ImageMime(std::string_view head) {
   auto starts = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };

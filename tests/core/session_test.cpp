@@ -67,7 +67,7 @@ class SessionTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
   void Make(std::vector<config::ScriptReply> replies, int max_steps = 5,
-            std::vector<std::string> tools = {"read", "write", "bash", "ask", "todo"}) {
+            const std::vector<std::string>& tools = {"read", "write", "bash", "ask", "todo"}) {
     config::Script script;
     script.name = "t";
     script.replies = std::move(replies);
@@ -256,7 +256,7 @@ TEST_F(SessionTest, SecondPromptWhileBusyIsRefused) {
                   ->Prompt({ContentBlock::Text("x")},
                            [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
                   .ok());
-  Status second = session_->Prompt({ContentBlock::Text("y")}, [](Result<TurnResult>) {});
+  Status second = session_->Prompt({ContentBlock::Text("y")}, [](const Result<TurnResult>&) {});
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().code, "LOUSHO_SESSION_BUSY");
   session_->Cancel();

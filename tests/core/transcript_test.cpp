@@ -45,6 +45,7 @@ class Child {
       if (chdir(cwd.c_str()) != 0) _exit(127);
       setenv("LOUSHO_TEST_MODE", "1", 1);
       std::vector<char*> argv;
+      argv.reserve(args.size() + 1);
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
       execv(argv[0], argv.data());

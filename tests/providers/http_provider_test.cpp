@@ -39,7 +39,7 @@ std::string Ev(const std::string& name, const std::string& data) {
   return "event: " + name + "\ndata: " + data + "\n\n";
 }
 
-GetEnvFn Env(std::map<std::string, std::string> vars) {
+GetEnvFn Env(const std::map<std::string, std::string>& vars) {
   return [vars](const std::string& k) -> std::optional<std::string> {
     auto it = vars.find(k);
     if (it == vars.end()) return std::nullopt;

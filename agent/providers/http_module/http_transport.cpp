@@ -93,7 +93,7 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
       if (cancel.cancelled()) return false;
       if (result.status >= 400) {
         // Error bodies are short JSON; cap them so a misbehaving proxy cannot bloat memory.
-        if (result.error_body.size() < 64 * 1024) result.error_body.append(data, n);
+        if (result.error_body.size() < 64 * 1024UL) result.error_body.append(data, n);
         return true;
       }
       if (!on_body(std::string_view(data, n))) {
