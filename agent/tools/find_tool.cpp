@@ -17,7 +17,7 @@ constexpr long long kDefaultLimit = 1000;
 // Collected before sorting; beyond this the walk stops (the notice says so).
 constexpr size_t kMaxCollected = 100000;
 
-class FindTool : public Tool {
+class FindTool : public FolderTool {
  public:
   std::string name() const override { return "find"; }
   std::string description() const override {
@@ -37,20 +37,8 @@ class FindTool : public Tool {
         {"pattern"});
   }
   ToolKind kind() const override { return ToolKind::kSearch; }
-  bool read_only() const override { return true; }
   std::string Title(const Json::Value& args, const ToolContext& /*ctx*/) const override {
-    std::string t = "Find " + Shorten(StringArg(args, "pattern"), 60);
-    std::string path = PathSubject(args);
-    if (!path.empty()) t += " in " + path;
-    return t;
-  }
-  std::vector<ToolLocation> Locations(const Json::Value& args,
-                                      const ToolContext& ctx) const override {
-    std::string path = StringArg(args, "path");
-    return {ToolLocation{AbsolutePath(ctx.cwd, path.empty() ? "." : path).string(), 0}};
-  }
-  std::string PermissionSubject(const Json::Value& args) const override {
-    return PathSubject(args);
+    return SearchTitle("Find", args);
   }
 
   ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {

@@ -78,7 +78,7 @@ std::string ClipLine(std::string_view line) {
   return std::string(line.substr(0, Utf8Prefix(line, kMaxLineBytes))) + "… [truncated]";
 }
 
-class GrepTool : public Tool {
+class GrepTool : public FolderTool {
  public:
   std::string name() const override { return "grep"; }
   std::string description() const override {
@@ -107,20 +107,8 @@ class GrepTool : public Tool {
         {"pattern"});
   }
   ToolKind kind() const override { return ToolKind::kSearch; }
-  bool read_only() const override { return true; }
   std::string Title(const Json::Value& args, const ToolContext& /*ctx*/) const override {
-    std::string t = "grep " + Shorten(StringArg(args, "pattern"), 60);
-    std::string path = PathSubject(args);
-    if (!path.empty()) t += " in " + path;
-    return t;
-  }
-  std::vector<ToolLocation> Locations(const Json::Value& args,
-                                      const ToolContext& ctx) const override {
-    std::string path = StringArg(args, "path");
-    return {ToolLocation{AbsolutePath(ctx.cwd, path.empty() ? "." : path).string(), 0}};
-  }
-  std::string PermissionSubject(const Json::Value& args) const override {
-    return PathSubject(args);
+    return SearchTitle("grep", args);
   }
 
   ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {

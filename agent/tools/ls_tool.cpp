@@ -11,7 +11,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class LsTool : public Tool {
+class LsTool : public FolderTool {
  public:
   static constexpr long long kDefaultLimit = 500;
 
@@ -29,18 +29,9 @@ class LsTool : public Tool {
         {});
   }
   ToolKind kind() const override { return ToolKind::kRead; }
-  bool read_only() const override { return true; }
   std::string Title(const Json::Value& args, const ToolContext& /*ctx*/) const override {
     std::string path = PathSubject(args);
     return "List " + (path.empty() ? std::string(".") : path);
-  }
-  std::vector<ToolLocation> Locations(const Json::Value& args,
-                                      const ToolContext& ctx) const override {
-    std::string path = StringArg(args, "path");
-    return {ToolLocation{AbsolutePath(ctx.cwd, path.empty() ? "." : path).string(), 0}};
-  }
-  std::string PermissionSubject(const Json::Value& args) const override {
-    return PathSubject(args);
   }
 
   ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {

@@ -230,4 +230,17 @@ std::string PathSubject(const Json::Value& args) {
   return p;
 }
 
+std::vector<ToolLocation> FolderTool::Locations(const Json::Value& args,
+                                                const ToolContext& ctx) const {
+  std::string path = StringArg(args, "path");
+  return {ToolLocation{AbsolutePath(ctx.cwd, path.empty() ? "." : path).string(), 0}};
+}
+
+std::string SearchTitle(const std::string& verb, const Json::Value& args) {
+  std::string t = verb + " " + Shorten(StringArg(args, "pattern"), 60);
+  std::string path = PathSubject(args);
+  if (!path.empty()) t += " in " + path;
+  return t;
+}
+
 }  // namespace lousho::agent::tools

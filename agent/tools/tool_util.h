@@ -71,4 +71,19 @@ Status WriteTextForTool(ToolContext& ctx, const ResolvedPath& path, const std::s
 // Reports the "path" argument of a file tool as permission subject: as given, minus "./".
 std::string PathSubject(const Json::Value& args);
 
+// Base of the read-only tools that look inside a folder named by an optional "path" argument
+// (grep, find, ls): the editor follows that folder, and permission rules match its path.
+class FolderTool : public Tool {
+ public:
+  bool read_only() const override { return true; }
+  std::vector<ToolLocation> Locations(const Json::Value& args,
+                                      const ToolContext& ctx) const override;
+  std::string PermissionSubject(const Json::Value& args) const override {
+    return PathSubject(args);
+  }
+};
+
+// "<verb> <pattern> in <path>", e.g. "grep TODO in src".
+std::string SearchTitle(const std::string& verb, const Json::Value& args);
+
 }  // namespace lousho::agent::tools
