@@ -54,6 +54,7 @@ void Server::BindMethods() {
   peer_.OnRequest(method::kSessionSetMode,
                   [this](const Json::Value& p, Reply r) { SetMode(p, std::move(r)); });
   peer_.OnNotification(method::kSessionCancel, [this](const Json::Value& p) { Cancel(p); });
+  peer_.OnNotification(method::kCancelRequest, [this](const Json::Value& p) { CancelRequest(p); });
 }
 
 void Server::Run() {
@@ -122,7 +123,7 @@ void Server::NewSession(const Json::Value& params, Reply reply) {
   }
   FieldReader r(params, "params");
   auto cwd = r.String("cwd", true);
-  r.Array("mcpServers", false);
+  const Json::Value* mcp = r.Array("mcpServers", false);
   const Json::Value* extra = r.Array("additionalDirectories", false);
   if (!r.ok()) return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + r.error());
   fs::path dir(*cwd);
@@ -145,6 +146,9 @@ void Server::NewSession(const Json::Value& params, Reply reply) {
       so.additional_roots.push_back(fs::weakly_canonical(d.asString(), ec));
     }
   }
+  if (mcp && !mcp->empty())
+    log::Warn("session/new: " + std::to_string(mcp->size()) +
+              " MCP server(s) given; this version does not connect to MCP servers yet");
   so.id = NewSessionId();
   so.client = this;
   std::string sid = so.id;
@@ -210,18 +214,33 @@ void Server::Prompt(const Json::Value& params, Reply reply) {
   if (!content.ok())
     return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + content.error().message);
   // The reply moves into the completion; shared so the std::function stays copyable.
+  const std::string request_key = WriteJson(reply.id());
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  Status st = session->Prompt(std::move(*content), [shared_reply](Result<agent::TurnResult> res) {
-    if (res.ok()) {
-      Json::Value out = Obj();
-      out["stopReason"] = StopReasonName(res->stop);
-      shared_reply->Result(out);
-    } else {
-      shared_reply->Error(jsonrpc::kInternalError, res.error().message,
-                          ErrorData(res.error().code));
-    }
-  });
+  bool registered;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    registered = prompts_.emplace(request_key, session).second;
+  }
+  Status st = session->Prompt(std::move(*content),
+                              [this, request_key, shared_reply](Result<agent::TurnResult> res) {
+                                {
+                                  std::lock_guard<std::mutex> lock(mu_);
+                                  prompts_.erase(request_key);
+                                }
+                                if (res.ok()) {
+                                  Json::Value out = Obj();
+                                  out["stopReason"] = StopReasonName(res->stop);
+                                  shared_reply->Result(out);
+                                } else {
+                                  shared_reply->Error(jsonrpc::kInternalError, res.error().message,
+                                                      ErrorData(res.error().code));
+                                }
+                              });
   if (!st.ok()) {
+    if (registered) {
+      std::lock_guard<std::mutex> lock(mu_);
+      prompts_.erase(request_key);  // this request never started
+    }
     shared_reply->Error(jsonrpc::kInvalidRequest,
                         "Invalid Request: a prompt is already running in this session");
   }
@@ -251,6 +270,21 @@ void Server::Cancel(const Json::Value& params) {
     s = it->second;
   }
   s->Cancel();
+}
+
+// Cancelling a session/prompt request is the same as session/cancel for its session; the prompt
+// still answers once, with stopReason "cancelled".
+void Server::CancelRequest(const Json::Value& params) {
+  const Json::Value* id = FindMember(params, "requestId");
+  if (id == nullptr) return;
+  std::shared_ptr<agent::Session> s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = prompts_.find(WriteJson(*id));
+    if (it == prompts_.end()) return;
+    s = it->second.lock();
+  }
+  if (s) s->Cancel();
 }
 
 void Server::SendUpdate(const std::string& session_id, const Json::Value& update) {

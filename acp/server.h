@@ -60,6 +60,7 @@ class Server : public agent::ClientServices {
   void Prompt(const Json::Value& params, jsonrpc::Reply reply);
   void SetMode(const Json::Value& params, jsonrpc::Reply reply);
   void Cancel(const Json::Value& params);
+  void CancelRequest(const Json::Value& params);
   std::shared_ptr<agent::Session> FindSession(const Json::Value& params, jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
   std::string NewSessionId();
@@ -71,6 +72,8 @@ class Server : public agent::ClientServices {
   bool initialized_ = false;
   ClientCapabilities client_caps_;
   std::map<std::string, std::shared_ptr<agent::Session>> sessions_;
+  // Running prompts by their request id (as JSON text), for $/cancel_request.
+  std::map<std::string, std::weak_ptr<agent::Session>> prompts_;
   long long session_counter_ = 0;
 };
 

@@ -48,6 +48,7 @@ class Reply {
   void Error(const RpcError& error);
   void Error(int code, std::string message, Json::Value data = Json::Value());
   bool answered() const { return !send_; }
+  const Json::Value& id() const { return id_; }
 
  private:
   std::function<void(const Json::Value&)> send_;
