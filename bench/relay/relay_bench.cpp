@@ -1,14 +1,28 @@
 // Relay benchmark: how fast streamed model output crosses the provider layer (HTTP read, SSE
-// parsing, JSON decoding, delta callback), and how much delay that adds per chunk.
+// parsing, JSON decoding, delta callback), and how much delay that adds per chunk; then the
+// whole path end to end: the mock server's chunk write -> the real `lousho acp` child process
+// (provider, session engine, ACP codec) -> its `agent_message_chunk` line read from its stdout.
 //
-// Usage: lousho_relay_bench [chunks=20000] [paced_chunks=2000] [pace_us=500]
+// Usage: lousho_relay_bench [chunks=20000] [paced_chunks=2000] [pace_us=500] [lousho_binary]
+// The binary defaults to $LOUSHO_BIN, else the `lousho` beside this executable.
+#include <fcntl.h>
 #include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,7 +32,10 @@
 #include "agent/providers/openai_chat.h"
 #include "agent/providers/sse_parser.h"
 #include "config/model_catalog.h"
+#include "support/json_util.h"
 #include "support/log.h"
+
+extern char** environ;
 
 namespace {
 
@@ -62,6 +79,12 @@ struct Plan {
   bool anthropic = false;
   int chunks = 0;
   int pace_us = 0;  // 0: as fast as the socket takes it
+  // End-to-end runs: chunk i carries the text "<i> " and its write time stays here, in
+  // sent_ns[i]; the bench's reader matches the ACP line by that number. Null: the text carries
+  // the write timestamp itself.
+  std::atomic<long long>* sent_ns = nullptr;
+  std::atomic<int>* requests = nullptr;          // counts the HTTP requests served for this plan
+  std::atomic<long long>* request_ns = nullptr;  // when the handler got the last request
 };
 
 double Percentile(std::vector<double> v, double p) {
@@ -164,6 +187,461 @@ void OfflineDecode(bool anthropic, int chunks) {
               static_cast<double>(stream.size()) * kRounds / secs / 1e6);
 }
 
+// ---- End to end: mock server -> `lousho acp` child process -> ACP line on its stdout ----
+
+std::string DefaultLoushoBinary() {
+  if (const char* env = std::getenv("LOUSHO_BIN"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "lousho";
+  return (self.parent_path() / "lousho").string();
+}
+
+// What the reader thread gathers during one prompt.
+struct E2eRun {
+  explicit E2eRun(int n)
+      : chunks(n), sent_ns(new std::atomic<long long>[n > 0 ? n : 1]), recv_ns(n, -1) {
+    for (int i = 0; i < n; ++i) sent_ns[i].store(-1);
+  }
+  int chunks;
+  std::unique_ptr<std::atomic<long long>[]> sent_ns;  // server thread: just before sink.write
+  std::vector<long long> recv_ns;                     // reader thread: read() of the ACP line
+  long long lines = 0;                                // agent_message_chunk lines
+  long long first_line_ns = 0;
+  long long last_line_ns = 0;
+  long long bad = 0;  // chunk numbers out of range, seen twice, or lines without text
+};
+
+// `lousho acp <spec>` with pipes on stdin/stdout and stderr to a file.
+class AcpChild {
+ public:
+  ~AcpChild() { Stop(); }
+
+  bool Start(const std::string& bin, const std::string& spec, const std::string& stderr_path,
+             int port) {
+    // Everything the child needs is built before fork (other threads are running).
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+      std::string_view v(*e);
+      if (v.starts_with("OPENAI_") || v.starts_with("ANTHROPIC_")) continue;
+      env.emplace_back(v);
+    }
+    std::string base = "http://127.0.0.1:" + std::to_string(port);
+    env.push_back("OPENAI_BASE_URL=" + base + "/v1");
+    env.push_back("OPENAI_API_KEY=bench");
+    env.push_back("ANTHROPIC_BASE_URL=" + base);
+    env.push_back("ANTHROPIC_API_KEY=bench");
+    std::vector<char*> envp;
+    envp.reserve(env.size() + 1);
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::string acp = "acp";
+    std::string bin_copy = bin;
+    std::string spec_copy = spec;
+    char* argv[] = {bin_copy.data(), acp.data(), spec_copy.data(), nullptr};
+    int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int in[2];
+    int out[2];
+    if (err_fd < 0 || ::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
+      std::perror("pipe");
+      return false;
+    }
+    pid_ = ::fork();
+    if (pid_ < 0) {
+      std::perror("fork");
+      return false;
+    }
+    if (pid_ == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      ::dup2(err_fd, 2);
+      ::execve(argv[0], argv, envp.data());
+      _exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err_fd);
+    in_fd_ = in[1];
+    out_fd_ = out[0];
+    reader_ = std::thread([this] { ReadLoop(); });
+    return true;
+  }
+
+  void Send(const std::string& line) {
+    std::string l = line + "\n";
+    const char* p = l.data();
+    size_t left = l.size();
+    while (left > 0) {
+      ssize_t n = ::write(in_fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+
+  // The response with this id; nullopt on timeout or when the child's stdout closed.
+  std::optional<Json::Value> Wait(int id, long timeout_ms) {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    for (;;) {
+      for (auto it = responses_.begin(); it != responses_.end(); ++it) {
+        if ((*it)["id"].isInt() && (*it)["id"].asInt() == id) {
+          Json::Value v = *it;
+          responses_.erase(it);
+          return v;
+        }
+      }
+      if (eof_) return std::nullopt;
+      if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) return std::nullopt;
+    }
+  }
+
+  void SetRun(E2eRun* run) { run_.store(run); }
+  pid_t Pid() const { return pid_; }
+
+  // Lines the bench did not expect (requests from the agent, parse failures, stray chunks).
+  std::vector<std::string> Odd() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return odd_;
+  }
+
+  // Closes stdin, gives the child 5 s to exit, then SIGKILL. Returns a description.
+  std::string Stop() {
+    if (pid_ <= 0) return "";
+    if (in_fd_ >= 0) ::close(in_fd_);
+    in_fd_ = -1;
+    int status = 0;
+    std::string how;
+    auto deadline = Clock::now() + std::chrono::seconds(5);
+    for (;;) {
+      pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        how = WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))
+                                : "signal " + std::to_string(WTERMSIG(status));
+        break;
+      }
+      if (Clock::now() > deadline) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        how = "did not exit within 5 s of stdin closing; killed";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    pid_ = -1;
+    if (reader_.joinable()) reader_.join();
+    ::close(out_fd_);
+    return how;
+  }
+
+ private:
+  void ReadLoop() {
+    std::string buf;
+    std::vector<char> chunk(1 << 18);
+    for (;;) {
+      ssize_t n = ::read(out_fd_, chunk.data(), chunk.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      long long now = NowNs();
+      buf.append(chunk.data(), static_cast<size_t>(n));
+      size_t start = 0;
+      for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos; start = nl + 1)
+        OnLine(std::string_view(buf).substr(start, nl - start), now);
+      buf.erase(0, start);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    eof_ = true;
+    cv_.notify_all();
+  }
+
+  void OnLine(std::string_view line, long long now) {
+    if (line.find("\"agent_message_chunk\"") != std::string_view::npos) {
+      E2eRun* run = run_.load();
+      size_t t = line.find("\"text\":\"");
+      if (run == nullptr || t == std::string_view::npos) {
+        std::lock_guard<std::mutex> lock(mu_);
+        odd_.emplace_back(line);
+        return;
+      }
+      ++run->lines;
+      if (run->first_line_ns == 0) run->first_line_ns = now;
+      run->last_line_ns = now;
+      // "<i> ", or several of them if the engine merged chunks into one update.
+      for (size_t i = t + 8; i < line.size() && line[i] != '"';) {
+        if (line[i] < '0' || line[i] > '9') {
+          ++i;
+          continue;
+        }
+        long long v = 0;
+        while (i < line.size() && line[i] >= '0' && line[i] <= '9') v = v * 10 + (line[i++] - '0');
+        if (v < run->chunks && run->recv_ns[v] < 0) {
+          run->recv_ns[v] = now;
+        } else {
+          ++run->bad;
+        }
+      }
+      return;
+    }
+    auto v = lousho::ParseJson(line);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!v.ok() || !v->isObject()) {
+      odd_.emplace_back(line);
+    } else if (v->isMember("id") && !v->isMember("method")) {
+      responses_.push_back(*v);
+      cv_.notify_all();
+    } else if ((*v)["method"].asString() != "session/update") {
+      odd_.emplace_back(line);  // a request or notification the bench does not expect
+    }
+  }
+
+  pid_t pid_ = -1;
+  int in_fd_ = -1;
+  int out_fd_ = -1;
+  std::thread reader_;
+  std::atomic<E2eRun*> run_{nullptr};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Json::Value> responses_;
+  std::vector<std::string> odd_;
+  bool eof_ = false;
+};
+
+struct PromptResult {
+  long long prompt_sent_ns = 0;
+  long long reply_ns = 0;
+  long long request_ns = 0;  // the mock's handler got the HTTP request
+  int requests = 0;
+  std::string stop_reason;
+};
+
+class E2eDriver {
+ public:
+  E2eDriver(AcpChild* child, std::atomic<const Plan*>* current, std::string cwd, bool anthropic)
+      : child_(child), current_(current), cwd_(std::move(cwd)), anthropic_(anthropic) {}
+
+  bool Initialize() {
+    Json::Value caps(Json::objectValue);
+    Json::Value params(Json::objectValue);
+    params["protocolVersion"] = 1;
+    params["clientCapabilities"] = caps;
+    return Call("initialize", params, 20000).has_value();
+  }
+
+  // A session id, or "" on failure.
+  std::string NewSession() {
+    Json::Value sp(Json::objectValue);
+    sp["cwd"] = cwd_;
+    sp["mcpServers"] = Json::Value(Json::arrayValue);
+    auto s = Call("session/new", sp, 20000);
+    return s ? (*s)["sessionId"].asString() : "";
+  }
+
+  // One prompt answered by `run->chunks` text chunks from the mock, in a fresh session unless
+  // `session` is given.
+  std::optional<PromptResult> Prompt(E2eRun* run, int pace_us, std::string session = "") {
+    if (session.empty()) session = NewSession();
+    if (session.empty()) return std::nullopt;
+    std::atomic<int> requests{0};
+    std::atomic<long long> request_ns{0};
+    Plan plan{anthropic_, run->chunks, pace_us, run->sent_ns.get(), &requests, &request_ns};
+    current_->store(&plan);
+    child_->SetRun(run);
+    Json::Value pp(Json::objectValue);
+    pp["sessionId"] = session;
+    Json::Value block(Json::objectValue);
+    block["type"] = "text";
+    block["text"] = "go";
+    pp["prompt"].append(block);
+    PromptResult r;
+    r.prompt_sent_ns = NowNs();
+    long timeout_ms = 120000 + static_cast<long>(run->chunks) * pace_us / 1000;
+    auto res = Call("session/prompt", pp, timeout_ms);
+    r.reply_ns = NowNs();
+    child_->SetRun(nullptr);
+    if (!res) return std::nullopt;
+    r.requests = requests.load();
+    r.request_ns = request_ns.load();
+    r.stop_reason = (*res)["stopReason"].asString();
+    return r;
+  }
+
+ private:
+  std::optional<Json::Value> Call(const std::string& method, const Json::Value& params,
+                                  long timeout_ms) {
+    int id = ++next_id_;
+    Json::Value m(Json::objectValue);
+    m["jsonrpc"] = "2.0";
+    m["id"] = id;
+    m["method"] = method;
+    m["params"] = params;
+    child_->Send(lousho::WriteJson(m));
+    auto v = child_->Wait(id, timeout_ms);
+    if (!v) {
+      std::fprintf(stderr, "e2e: no reply to %s (timeout or the agent exited)\n", method.c_str());
+      return std::nullopt;
+    }
+    if (v->isMember("error")) {
+      std::fprintf(stderr, "e2e: %s failed: %s\n", method.c_str(), lousho::WriteJson(*v).c_str());
+      return std::nullopt;
+    }
+    return (*v)["result"];
+  }
+
+  AcpChild* child_;
+  std::atomic<const Plan*>* current_;
+  std::string cwd_;
+  bool anthropic_;
+  int next_id_ = 0;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// Chunks whose ACP line never arrived, plus numbering problems; printed when not zero.
+void ReportLoss(const char* api, const char* what, const E2eRun& run, const PromptResult& p) {
+  long long missing = 0;
+  for (long long t : run.recv_ns) missing += t < 0 ? 1 : 0;
+  if (missing != 0 || run.bad != 0 || p.requests != 1 || p.stop_reason != "end_turn")
+    std::printf(
+        "%-10s e2e %s: NOTE %lld chunks without an ACP line, %lld bad numbers, %d HTTP "
+        "requests, stopReason '%s'\n",
+        api, what, missing, run.bad, p.requests, p.stop_reason.c_str());
+}
+
+// CPU time (ns) used so far by every thread of a process, from /proc/<pid>/task/*/schedstat.
+long long ProcessCpuNs(pid_t pid) {
+  long long total = 0;
+  std::error_code ec;
+  for (const auto& t :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream f(t.path() / "schedstat");
+    long long ns = 0;
+    if (f >> ns) total += ns;
+  }
+  return total;
+}
+
+// Returns false if the agent could not be driven.
+bool RunE2e(bool anthropic, int chunks, int paced, int pace_us, const std::string& bin,
+            const std::filesystem::path& tmp, std::atomic<const Plan*>* current, int port) {
+  const char* api = anthropic ? "anthropic" : "openai";
+  std::string spec = (tmp / (std::string(api) + ".yaml")).string();
+  {
+    std::ofstream f(spec);
+    f << "model: " << (anthropic ? "anthropic/claude-sonnet-4-5" : "openai/gpt-4o-mini")
+      << "\ntools: []\n";
+  }
+  std::string err_path = (tmp / (std::string(api) + ".stderr")).string();
+  AcpChild child;
+  bool ok = child.Start(bin, spec, err_path, port);
+  E2eDriver driver(&child, current, (tmp / "cwd").string(), anthropic);
+  ok = ok && driver.Initialize();
+  // Warm-up: the first prompt loads the HTTP module.
+  E2eRun warm(200);
+  ok = ok && driver.Prompt(&warm, 0).has_value();
+
+  // Time to first chunk: 20 one-chunk prompts in one session, then 20 in a new session each
+  // (sent right after the session/new reply, so the session's new worker thread is involved).
+  const char* kFirstKinds[] = {"same session:", "new session each:"};
+  for (int kind = 0; kind < 2; ++kind) {
+    std::vector<double> first;
+    std::vector<double> to_request;  // prompt line written -> the mock's handler runs
+    std::string session = ok && kind == 0 ? driver.NewSession() : "";
+    for (int i = 0; ok && i < 20; ++i) {
+      E2eRun one(1);
+      auto p = driver.Prompt(&one, 0, session);
+      ok = p.has_value() && one.recv_ns[0] > 0;
+      if (ok) {
+        first.push_back(static_cast<double>(one.recv_ns[0] - p->prompt_sent_ns) / 1000.0);
+        to_request.push_back(static_cast<double>(p->request_ns - p->prompt_sent_ns) / 1000.0);
+      }
+    }
+    if (!ok) break;
+    std::printf(
+        "%-10s e2e prompt line->first ACP chunk line, %-16s p50 %5.0f us  max %5.0f us"
+        "  (prompt line->HTTP request at the mock: p50 %.0f us)\n",
+        api, kFirstKinds[kind], Percentile(first, 0.5), Percentile(first, 1.0),
+        Percentile(to_request, 0.5));
+  }
+
+  E2eRun burst(chunks);
+  std::optional<PromptResult> b;
+  long long cpu_before = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) : 0;
+  if (ok) b = driver.Prompt(&burst, 0);
+  long long cpu_ns = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) - cpu_before : 0;
+  ok = ok && b.has_value() && burst.lines > 0;
+  if (ok) {
+    long long first_write = burst.sent_ns[0].load();
+    long long last_write = burst.sent_ns[chunks - 1].load();
+    double span = static_cast<double>(burst.last_line_ns - first_write) / 1e9;
+    std::printf(
+        "%-10s e2e burst:  %9.0f ACP lines/s  (%lld lines for %d chunks; first write->"
+        "last line %.3f s; server writes took %.3f s; prompt->reply %.3f s)\n",
+        api, static_cast<double>(burst.lines) / span, burst.lines, chunks, span,
+        static_cast<double>(last_write - first_write) / 1e9,
+        static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e9);
+    std::printf("%-10s e2e agent CPU during the burst: %.2f us/chunk (all lousho threads)\n", api,
+                static_cast<double>(cpu_ns) / 1000.0 / chunks);
+    ReportLoss(api, "burst", burst, *b);
+  }
+
+  // Paced: three rounds, each an in-process run (write->callback) followed by an end-to-end run
+  // (write->ACP line), so that both see the same machine state; the added delay is the median
+  // over rounds of (e2e p50 - callback p50).
+  const int kRounds = 3;
+  std::vector<double> lat;
+  std::vector<double> callback_lat;
+  std::vector<double> added;
+  long long lines = 0;
+  for (int round = 0; ok && round < kRounds; ++round) {
+    Plan in_process{anthropic, paced, pace_us};
+    RunResult cb = RunOnce(in_process, current, port);
+    E2eRun run(paced);
+    auto p = driver.Prompt(&run, pace_us);
+    ok = p.has_value();
+    if (!ok) break;
+    std::vector<double> round_lat;
+    for (int i = 0; i < paced; ++i) {
+      long long s = run.sent_ns[i].load();
+      if (s > 0 && run.recv_ns[i] > 0)
+        round_lat.push_back(static_cast<double>(run.recv_ns[i] - s) / 1000.0);
+    }
+    added.push_back(Percentile(round_lat, 0.5) - Percentile(cb.latency_us, 0.5));
+    lat.insert(lat.end(), round_lat.begin(), round_lat.end());
+    callback_lat.insert(callback_lat.end(), cb.latency_us.begin(), cb.latency_us.end());
+    lines += run.lines;
+    ReportLoss(api, "paced", run, *p);
+  }
+  if (ok) {
+    std::printf(
+        "%-10s e2e write->ACP line latency: p50 %.1f us  p90 %.1f us  p99 %.1f us  max "
+        "%.1f us  (%lld lines, %d rounds)\n",
+        api, Percentile(lat, 0.5), Percentile(lat, 0.9), Percentile(lat, 0.99),
+        Percentile(lat, 1.0), lines, kRounds);
+    std::printf(
+        "%-10s   same rounds, write->callback in process: p50 %.1f us  p90 %.1f us  p99 "
+        "%.1f us  max %.1f us\n",
+        api, Percentile(callback_lat, 0.5), Percentile(callback_lat, 0.9),
+        Percentile(callback_lat, 0.99), Percentile(callback_lat, 1.0));
+    std::printf(
+        "%-10s added by engine + ACP (p50 e2e - p50 callback, median of %d rounds): "
+        "%.1f us  (rounds:",
+        api, kRounds, Percentile(added, 0.5));
+    for (double a : added) std::printf(" %.1f", a);
+    std::printf(")\n");
+  }
+  for (const auto& line : child.Odd())
+    std::printf("%-10s e2e NOTE unexpected line: %.300s\n", api, line.c_str());
+  std::string how = child.Stop();
+  if (how != "exited 0") std::printf("%-10s e2e NOTE agent %s\n", api, how.c_str());
+  std::string err = Slurp(err_path);
+  if (!err.empty()) std::printf("%-10s e2e NOTE agent stderr:\n%.2000s\n", api, err.c_str());
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,11 +649,19 @@ int main(int argc, char** argv) {
   int chunks = argc > 1 ? std::atoi(argv[1]) : 20000;
   int paced = argc > 2 ? std::atoi(argv[2]) : 2000;
   int pace_us = argc > 3 ? std::atoi(argv[3]) : 500;
+  std::string bin = argc > 4 ? argv[4] : DefaultLoushoBinary();
+  if (chunks < 1 || paced < 1 || pace_us < 0) {
+    std::fprintf(stderr, "usage: %s [chunks>=1] [paced_chunks>=1] [pace_us>=0] [lousho]\n",
+                 argv[0]);
+    return 2;
+  }
 
   std::atomic<const Plan*> current{nullptr};
   httplib::Server svr;
   auto handler = [&](const httplib::Request&, httplib::Response& res) {
     const Plan* plan = current.load();
+    if (plan->requests != nullptr) ++*plan->requests;
+    if (plan->request_ns != nullptr) plan->request_ns->store(NowNs());
     auto next = std::make_shared<int>(-1);
     res.set_chunked_content_provider(
         "text/event-stream", [plan, next](size_t, httplib::DataSink& sink) {
@@ -189,9 +675,15 @@ int main(int argc, char** argv) {
               pace_until += std::chrono::microseconds(plan->pace_us);
               std::this_thread::sleep_until(pace_until);
             }
-            // Timestamp first, then padding to a typical token-ish chunk size.
-            std::string text = std::to_string(NowNs()) + " tok";
+            std::string text;
+            if (plan->sent_ns != nullptr) {
+              text = std::to_string(*next) + " ";
+            } else {
+              // Timestamp first, then padding to a typical token-ish chunk size.
+              text = std::to_string(NowNs()) + " tok";
+            }
             std::string c = plan->anthropic ? AnthropicChunk(text) : OpenAiChunk(text);
+            if (plan->sent_ns != nullptr) plan->sent_ns[*next].store(NowNs());
             if (!sink.write(c.data(), c.size())) return false;
             ++*next;
           }
@@ -235,7 +727,29 @@ int main(int argc, char** argv) {
         Percentile(p.latency_us, 1.0));
     OfflineDecode(anthropic, chunks);
   }
+
+  bool e2e_ok = true;
+  if (::access(bin.c_str(), X_OK) != 0) {
+    std::printf(
+        "end to end: skipped, no executable lousho at %s (pass it as the 4th argument "
+        "or in LOUSHO_BIN)\n",
+        bin.c_str());
+  } else {
+    std::printf("end to end through %s acp (server write -> agent_message_chunk line)\n",
+                bin.c_str());
+    char tmpl[] = "/tmp/lousho-relay-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) {
+      std::perror("mkdtemp");
+      return 1;
+    }
+    std::filesystem::path tmp(tmpl);
+    std::filesystem::create_directory(tmp / "cwd");
+    for (bool anthropic : {false, true})
+      e2e_ok = RunE2e(anthropic, chunks, paced, pace_us, bin, tmp, &current, port) && e2e_ok;
+    std::error_code ec;
+    std::filesystem::remove_all(tmp, ec);
+  }
   svr.stop();
   t.join();
-  return 0;
+  return e2e_ok ? 0 : 1;
 }
