@@ -11,6 +11,7 @@ inline constexpr char kSessionLoad[] = "session/load";
 inline constexpr char kSessionPrompt[] = "session/prompt";
 inline constexpr char kSessionCancel[] = "session/cancel";
 inline constexpr char kSessionSetMode[] = "session/set_mode";
+inline constexpr char kSessionClose[] = "session/close";
 inline constexpr char kCancelRequest[] = "$/cancel_request";  // both directions
 
 // Agent -> client.

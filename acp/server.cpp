@@ -53,6 +53,8 @@ void Server::BindMethods() {
                   [this](const Json::Value& p, Reply r) { Prompt(p, std::move(r)); });
   peer_.OnRequest(method::kSessionSetMode,
                   [this](const Json::Value& p, Reply r) { SetMode(p, std::move(r)); });
+  peer_.OnRequest(method::kSessionClose,
+                  [this](const Json::Value& p, Reply r) { CloseSession(p, std::move(r)); });
   peer_.OnNotification(method::kSessionCancel, [this](const Json::Value& p) { Cancel(p); });
   peer_.OnNotification(method::kCancelRequest, [this](const Json::Value& p) { CancelRequest(p); });
 }
@@ -94,6 +96,9 @@ void Server::Initialize(const Json::Value& params, Reply reply) {
   mcp["http"] = false;
   mcp["sse"] = false;
   ac["mcpCapabilities"] = mcp;
+  Json::Value sc = Obj();
+  sc["close"] = Obj();
+  ac["sessionCapabilities"] = sc;
   res["agentCapabilities"] = ac;
   res["authMethods"] = Json::Value(Json::arrayValue);
   Json::Value info = Obj();
@@ -257,6 +262,20 @@ void Server::SetMode(const Json::Value& params, Reply reply) {
     return reply.Error(jsonrpc::kInvalidParams,
                        "Invalid params: params.modeId: unknown mode " + *mode_id);
   session->SetMode(*mode);
+  reply.Result(Obj());
+}
+
+// Ends a session as if session/cancel had arrived, then frees it: its running prompt answers
+// "cancelled" before this request's reply, and its worker thread is gone after it.
+void Server::CloseSession(const Json::Value& params, Reply reply) {
+  auto session = FindSession(params, &reply);
+  if (!session) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sessions_.erase(session->id());
+  }
+  session->Cancel();
+  session.reset();  // the last owner: joins the worker once the cancelled turn has answered
   reply.Result(Obj());
 }
 

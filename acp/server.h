@@ -59,6 +59,7 @@ class Server : public agent::ClientServices {
   void NewSession(const Json::Value& params, jsonrpc::Reply reply);
   void Prompt(const Json::Value& params, jsonrpc::Reply reply);
   void SetMode(const Json::Value& params, jsonrpc::Reply reply);
+  void CloseSession(const Json::Value& params, jsonrpc::Reply reply);
   void Cancel(const Json::Value& params);
   void CancelRequest(const Json::Value& params);
   std::shared_ptr<agent::Session> FindSession(const Json::Value& params, jsonrpc::Reply* reply);
