@@ -98,6 +98,7 @@ void Server::Initialize(const Json::Value& params, Reply reply) {
   ac["mcpCapabilities"] = mcp;
   Json::Value sc = Obj();
   sc["close"] = Obj();
+  sc["additionalDirectories"] = Obj();  // honoured as extra roots of the session's tools
   ac["sessionCapabilities"] = sc;
   res["agentCapabilities"] = ac;
   res["authMethods"] = Json::Value(Json::arrayValue);

@@ -79,6 +79,7 @@ class SessionTest : public ::testing::Test {
     o.id = "s1";
     o.cwd = dir_;
     o.client = &editor_;
+    o.additional_roots = additional_roots_;
     o.sink = [this](const Event& e) {
       std::lock_guard<std::mutex> lock(mu_);
       events_.push_back(Describe(e));
@@ -134,6 +135,7 @@ class SessionTest : public ::testing::Test {
 
   fs::path dir_;
   FakeEditor editor_;
+  std::vector<fs::path> additional_roots_;
   std::unique_ptr<Session> session_;
   std::mutex mu_;
   std::vector<std::string> events_;
@@ -353,6 +355,38 @@ TEST_F(SessionTest, AgentCannotGrantItselfBypass) {
   ASSERT_TRUE(Run("go").ok());
   EXPECT_EQ(session_->mode(), PermissionMode::kDefault);
   EXPECT_TRUE(session_->History()[2].is_error);
+}
+
+}  // namespace
+}  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+TEST_F(SessionTest, AdditionalDirectoriesAreRootsToo) {
+  fs::path extra = dir_.string() + "-extra";
+  fs::create_directories(extra);
+  std::ofstream(extra / "lib.txt") << "shared\n";
+  fs::path outside = dir_.string() + "-outside";
+  fs::create_directories(outside);
+  std::ofstream(outside / "secret.txt") << "no\n";
+  additional_roots_ = {extra};
+  Make({config::ScriptReply{
+            "^in",
+            {Step("", {Call("read", Args("path", (extra / "lib.txt").string()))}), Step("ok")}},
+        config::ScriptReply{
+            "",
+            {Step("", {Call("read", Args("path", (outside / "secret.txt").string()))}),
+             Step("ok")}}});
+  ASSERT_TRUE(Run("in").ok());
+  ASSERT_TRUE(Run("out").ok());
+  auto h = session_->History();
+  EXPECT_FALSE(h[2].is_error) << h[2].TextContent();
+  EXPECT_NE(h[2].TextContent().find("shared"), std::string::npos);
+  EXPECT_TRUE(h[6].is_error);
+  EXPECT_NE(h[6].TextContent().find("outside"), std::string::npos) << h[6].TextContent();
+  fs::remove_all(extra);
+  fs::remove_all(outside);
 }
 
 }  // namespace
