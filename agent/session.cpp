@@ -2,6 +2,8 @@
 #include "agent/session.h"
 
 #include <chrono>
+#include <system_error>
+#include <thread>
 
 #include "agent/providers/factory.h"
 #include "agent/providers/script_provider.h"
@@ -382,36 +384,30 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
       if (b.type == BlockType::kToolCall) calls.push_back(&b);
     bool ends_turn = false;
     std::string question;
-    for (size_t i = 0; i < calls.size(); ++i) {
-      if (cancel.cancelled() || !RunToolCall(*calls[i], step, cancel, &ends_turn, &question)) {
+    for (size_t i = 0; i < calls.size();) {
+      size_t next = i;  // calls before `next` have their results
+      bool carried_on = false;
+      if (!cancel.cancelled()) {
+        size_t batch = ParallelRun(calls, i);
+        if (batch > 1) {
+          carried_on = RunParallel({calls.begin() + i, calls.begin() + i + batch}, step, cancel);
+          next = i + batch;
+        } else {
+          carried_on = RunToolCall(*calls[i], step, cancel, &ends_turn, &question);
+          next = i + 1;
+        }
+      }
+      if (!carried_on) {
         // Every call of the message still gets a result, so the history stays valid.
-        for (size_t j = i; j < calls.size(); ++j) {
-          Message tr;
-          tr.role = Role::kToolResult;
-          tr.tool_call_id = calls[j]->id;
-          tr.tool_name = calls[j]->name;
-          tr.is_error = true;
-          tr.content.push_back(ContentBlock::Text("Cancelled by the user."));
-          if (j > i) {
-            Event e;
-            e.type = EventType::kToolExecutionStart;
-            e.turn = step;
-            e.tool_call_id = calls[j]->id;
-            e.tool_name = calls[j]->name;
-            e.title = calls[j]->name;
-            e.args = calls[j]->arguments;
-            Emit(e);
-            ToolOutput out = ToolOutput::Error("Cancelled by the user.");
-            e.type = EventType::kToolExecutionEnd;
-            e.output = &out;
-            e.is_error = true;
-            Emit(e);
-          }
-          Append(std::move(tr));
+        for (size_t j = next; j < calls.size(); ++j) {
+          const Event start = ToolStartEvent(*calls[j], nullptr, step, ToolContext());
+          Emit(start);
+          CompleteToolCall(start, ToolOutput::Error("Cancelled by the user."));
         }
         Emit(Marker(EventType::kTurnEnd, step));
         return finish(TurnStop::kCancelled);
       }
+      i = next;
     }
     Emit(Marker(EventType::kTurnEnd, step));
     if (ends_turn) {
@@ -447,9 +443,7 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   }
 }
 
-bool Session::RunToolCall(const ContentBlock& call, int turn, const CancelToken& cancel,
-                          bool* ends_turn, std::string* question) {
-  Tool* tool = agent_->FindTool(call.name);
+ToolContext Session::MakeToolContext(const CancelToken& cancel) {
   ToolContext ctx;
   ctx.session_id = options_.id;
   ctx.cwd = options_.cwd;
@@ -463,7 +457,11 @@ bool Session::RunToolCall(const ContentBlock& call, int turn, const CancelToken&
     SetMode(*mode);
     return Status::Ok();
   };
+  return ctx;
+}
 
+Event Session::ToolStartEvent(const ContentBlock& call, const Tool* tool, int turn,
+                              const ToolContext& ctx) const {
   Event e;
   e.type = EventType::kToolExecutionStart;
   e.turn = turn;
@@ -477,22 +475,89 @@ bool Session::RunToolCall(const ContentBlock& call, int turn, const CancelToken&
   } else {
     e.title = call.name;
   }
-  Emit(e);
+  return e;
+}
 
-  auto complete = [&](const ToolOutput& out) {
-    Event end = e;
-    end.type = EventType::kToolExecutionEnd;
-    end.output = &out;
-    end.is_error = out.is_error;
-    Emit(end);
-    Message tr;
-    tr.role = Role::kToolResult;
-    tr.tool_call_id = call.id;
-    tr.tool_name = call.name;
-    tr.is_error = out.is_error;
-    tr.content = out.content;
-    Append(std::move(tr));
+void Session::CompleteToolCall(const Event& start, const ToolOutput& out) {
+  Event end = start;
+  end.type = EventType::kToolExecutionEnd;
+  end.output = &out;
+  end.is_error = out.is_error;
+  Emit(end);
+  Message tr;
+  tr.role = Role::kToolResult;
+  tr.tool_call_id = start.tool_call_id;
+  tr.tool_name = start.tool_name;
+  tr.is_error = out.is_error;
+  tr.content = out.content;
+  Append(std::move(tr));
+}
+
+size_t Session::ParallelRun(const std::vector<const ContentBlock*>& calls, size_t first) const {
+  const PermissionMode mode = this->mode();
+  size_t n = 0;
+  for (size_t i = first; i < calls.size(); ++i, ++n) {
+    const Tool* tool = agent_->FindTool(calls[i]->name);
+    if (!tool || !calls[i]->arguments.isObject() || !tool->read_only()) break;
+    // Only plain look-ups: a question or a plan change must keep its place in the order.
+    if (tool->kind() != ToolKind::kRead && tool->kind() != ToolKind::kSearch) break;
+    if (policy_.Evaluate(*tool, calls[i]->arguments, mode).action != PermissionAction::kAllow)
+      break;
+  }
+  return n;
+}
+
+bool Session::RunParallel(const std::vector<const ContentBlock*>& calls, int turn,
+                          const CancelToken& cancel) {
+  struct Job {
+    Tool* tool = nullptr;
+    ToolContext ctx;
+    Event start;
+    ToolOutput out;
   };
+  std::vector<Job> jobs(calls.size());
+  for (size_t k = 0; k < calls.size(); ++k) {
+    Job& job = jobs[k];
+    job.tool = agent_->FindTool(calls[k]->name);
+    job.ctx = MakeToolContext(cancel);
+    job.ctx.plan = nullptr;  // look-ups never touch the plan or the mode
+    job.ctx.set_mode = nullptr;
+    job.start = ToolStartEvent(*calls[k], job.tool, turn, job.ctx);
+    Emit(job.start);
+  }
+  for (const Job& job : jobs) {
+    Event progress = job.start;
+    progress.type = EventType::kToolExecutionUpdate;
+    progress.phase = Event::ToolPhase::kInProgress;
+    Emit(progress);
+  }
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < jobs.size(); ++k) {
+    Job* job = &jobs[k];
+    const Json::Value* args = &calls[k]->arguments;
+    try {
+      threads.emplace_back([job, args] { job->out = job->tool->Run(*args, job->ctx); });
+    } catch (const std::system_error&) {
+      job->out = job->tool->Run(*args, job->ctx);  // no thread to be had: run it here
+    }
+  }
+  jobs[0].out = jobs[0].tool->Run(calls[0]->arguments, jobs[0].ctx);
+  for (auto& t : threads) t.join();
+  const bool cancelled = cancel.cancelled();
+  for (Job& job : jobs) {
+    if (cancelled && !job.out.is_error) job.out.is_error = true;
+    CompleteToolCall(job.start, job.out);
+  }
+  return !cancelled;
+}
+
+bool Session::RunToolCall(const ContentBlock& call, int turn, const CancelToken& cancel,
+                          bool* ends_turn, std::string* question) {
+  Tool* tool = agent_->FindTool(call.name);
+  ToolContext ctx = MakeToolContext(cancel);
+  const Event e = ToolStartEvent(call, tool, turn, ctx);
+  Emit(e);
+  auto complete = [&](const ToolOutput& out) { CompleteToolCall(e, out); };
 
   if (!tool) {
     complete(ToolOutput::Error("Unknown tool '" + call.name + "'."));

@@ -111,6 +111,17 @@ class Session {
   // Runs one tool call; returns false when the turn was cancelled during it.
   bool RunToolCall(const ContentBlock& call, int turn, const CancelToken& cancel, bool* ends_turn,
                    std::string* question);
+  // How many calls from `first` on may run side by side: read-only look-ups the policy allows
+  // without asking.
+  size_t ParallelRun(const std::vector<const ContentBlock*>& calls, size_t first) const;
+  // Runs those calls at once; events and results still follow the calls' order. Returns false
+  // when the turn was cancelled meanwhile.
+  bool RunParallel(const std::vector<const ContentBlock*>& calls, int turn,
+                   const CancelToken& cancel);
+  ToolContext MakeToolContext(const CancelToken& cancel);
+  Event ToolStartEvent(const ContentBlock& call, const Tool* tool, int turn,
+                       const ToolContext& ctx) const;
+  void CompleteToolCall(const Event& start, const ToolOutput& out);
   void Append(Message m);
   void Emit(const Event& e);
   std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;

@@ -67,7 +67,8 @@ class SessionTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
   void Make(std::vector<config::ScriptReply> replies, int max_steps = 5,
-            const std::vector<std::string>& tools = {"read", "write", "bash", "ask", "todo"}) {
+            const std::vector<std::string>& tools = {"read", "write", "bash", "ask", "todo"},
+            std::vector<std::shared_ptr<Tool>> extra_tools = {}) {
     config::Script script;
     script.name = "t";
     script.replies = std::move(replies);
@@ -75,6 +76,7 @@ class SessionTest : public ::testing::Test {
     agent->provider = std::make_shared<ScriptProvider>(script);
     agent->max_steps = max_steps;
     for (const auto& t : tools) agent->tools.push_back(MakeBuiltinTool(t));
+    for (auto& t : extra_tools) agent->tools.push_back(std::move(t));
     SessionOptions o;
     o.id = "s1";
     o.cwd = dir_;
@@ -387,6 +389,74 @@ TEST_F(SessionTest, AdditionalDirectoriesAreRootsToo) {
   EXPECT_NE(h[6].TextContent().find("outside"), std::string::npos) << h[6].TextContent();
   fs::remove_all(extra);
   fs::remove_all(outside);
+}
+
+}  // namespace
+}  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+// A look-up that finishes only once `peers` calls are inside Run at the same time: proof that
+// they run in parallel (a sequential run fails them after the timeout instead of hanging).
+class RendezvousTool : public Tool {
+ public:
+  explicit RendezvousTool(int peers) : peers_(peers) {}
+  std::string name() const override { return "meet"; }
+  std::string description() const override { return "test"; }
+  Json::Value parameters() const override { return Json::Value(Json::objectValue); }
+  ToolKind kind() const override { return ToolKind::kSearch; }
+  bool read_only() const override { return true; }
+  std::string Title(const Json::Value&, const ToolContext&) const override { return "meet"; }
+  std::string PermissionSubject(const Json::Value&) const override { return ""; }
+  ToolOutput Run(const Json::Value&, ToolContext&) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++arrived_;
+    cv_.notify_all();
+    bool met = cv_.wait_for(lock, std::chrono::seconds(5), [&] { return arrived_ >= peers_; });
+    return met ? ToolOutput::Text("met") : ToolOutput::Error("ran alone");
+  }
+
+ private:
+  int peers_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int arrived_ = 0;
+};
+
+TEST_F(SessionTest, ReadOnlyLookupsOfOneReplyRunInParallelAndReportInOrder) {
+  Make({config::ScriptReply{"",
+                            {Step("", {Call("meet", Json::Value(Json::objectValue)),
+                                       Call("meet", Json::Value(Json::objectValue)),
+                                       Call("meet", Json::Value(Json::objectValue))}),
+                             Step("ok")}}},
+       5, {}, {std::make_shared<RendezvousTool>(3)});
+  ASSERT_TRUE(Run("go").ok());
+  auto h = session_->History();
+  ASSERT_EQ(h.size(), 6u);
+  for (size_t i = 2; i < 5; ++i) {
+    EXPECT_FALSE(h[i].is_error) << i << ": " << h[i].TextContent();
+    EXPECT_EQ(h[i].tool_call_id, h[1].content[i - 2].id);  // results in the calls' order
+  }
+}
+
+TEST_F(SessionTest, CancelledCallsGetExactlyOneResultEach) {
+  Json::Value args = Args("command", "echo x");
+  Make({config::ScriptReply{"", {Step("", {Call("bash", args), Call("bash", args)}), Step("no")}}});
+  editor_.block_until_cancel = true;
+  std::promise<Result<TurnResult>> p;
+  auto f = p.get_future();
+  ASSERT_TRUE(session_
+                  ->Prompt({ContentBlock::Text("x")},
+                           [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
+                  .ok());
+  while (editor_.asked.empty()) usleep(1000);
+  session_->Cancel();
+  EXPECT_EQ(f.get()->stop, TurnStop::kCancelled);
+  auto h = session_->History();
+  ASSERT_EQ(h.size(), 4u);  // user, assistant with two calls, one result per call
+  EXPECT_EQ(h[2].tool_call_id, h[1].content[0].id);
+  EXPECT_EQ(h[3].tool_call_id, h[1].content[1].id);
 }
 
 }  // namespace
