@@ -123,12 +123,18 @@ class SessionTest : public ::testing::Test {
     return "?";
   }
   Result<TurnResult> Run(const std::string& text) {
-    std::promise<Result<TurnResult>> p;
-    auto f = p.get_future();
-    Status st = session_->Prompt({ContentBlock::Text(text)},
-                                 [&p](Result<TurnResult> r) { p.set_value(std::move(r)); });
-    if (!st.ok()) return st.error();
+    auto f = Start(text);
+    if (!f.valid()) return MakeError("LOUSHO_SESSION_BUSY", "not started");
     return f.get();
+  }
+  // Starts a prompt and returns its result to come; an invalid future when it did not start.
+  std::future<Result<TurnResult>> Start(const std::string& text) {
+    auto p = std::make_shared<std::promise<Result<TurnResult>>>();
+    auto f = p->get_future();
+    Status st = session_->Prompt({ContentBlock::Text(text)},
+                                 [p](Result<TurnResult> r) { p->set_value(std::move(r)); });
+    if (!st.ok()) return {};
+    return f;
   }
   std::vector<std::string> Events() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -211,12 +217,8 @@ TEST_F(SessionTest, CancelDuringPendingPermissionEndsCancelled) {
   Json::Value args = Args("command", "echo x");
   Make({config::ScriptReply{"", {Step("", {Call("bash", args)}), Step("never")}}});
   editor_.block_until_cancel = true;
-  std::promise<Result<TurnResult>> p;
-  auto f = p.get_future();
-  ASSERT_TRUE(session_
-                  ->Prompt({ContentBlock::Text("x")},
-                           [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
-                  .ok());
+  auto f = Start("x");
+  ASSERT_TRUE(f.valid());
   while (editor_.asked.empty()) usleep(1000);
   session_->Cancel();
   auto r = f.get();
@@ -229,12 +231,8 @@ TEST_F(SessionTest, CancelDuringPendingPermissionEndsCancelled) {
 TEST_F(SessionTest, CancelKillsRunningCommand) {
   Make({config::ScriptReply{"",
                             {Step("", {Call("bash", Args("command", "sleep 30"))}), Step("x")}}});
-  std::promise<Result<TurnResult>> p;
-  auto f = p.get_future();
-  ASSERT_TRUE(session_
-                  ->Prompt({ContentBlock::Text("x")},
-                           [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
-                  .ok());
+  auto f = Start("x");
+  ASSERT_TRUE(f.valid());
   for (;;) {
     auto ev = Events();
     if (std::find(ev.begin(), ev.end(), "tool_update") != ev.end()) break;
@@ -254,12 +252,8 @@ TEST_F(SessionTest, SecondPromptWhileBusyIsRefused) {
   slow.chunk_size = 1;
   slow.delay_ms = 200;
   Make({config::ScriptReply{"", {slow}}});
-  std::promise<Result<TurnResult>> p;
-  auto f = p.get_future();
-  ASSERT_TRUE(session_
-                  ->Prompt({ContentBlock::Text("x")},
-                           [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
-                  .ok());
+  auto f = Start("x");
+  ASSERT_TRUE(f.valid());
   Status second = session_->Prompt({ContentBlock::Text("y")}, [](const Result<TurnResult>&) {});
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().code, "LOUSHO_SESSION_BUSY");
@@ -444,12 +438,8 @@ TEST_F(SessionTest, CancelledCallsGetExactlyOneResultEach) {
   Json::Value args = Args("command", "echo x");
   Make({config::ScriptReply{"", {Step("", {Call("bash", args), Call("bash", args)}), Step("no")}}});
   editor_.block_until_cancel = true;
-  std::promise<Result<TurnResult>> p;
-  auto f = p.get_future();
-  ASSERT_TRUE(session_
-                  ->Prompt({ContentBlock::Text("x")},
-                           [&p](Result<TurnResult> r) { p.set_value(std::move(r)); })
-                  .ok());
+  auto f = Start("x");
+  ASSERT_TRUE(f.valid());
   while (editor_.asked.empty()) usleep(1000);
   session_->Cancel();
   EXPECT_EQ(f.get()->stop, TurnStop::kCancelled);

@@ -4,9 +4,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { readFile, writeFile } from "node:fs/promises";
 import * as acp from "@agentclientprotocol/sdk";
 import { AgentProcess } from "./lib/agent-process.mjs";
+import { serveReadTextFile, serveWriteTextFile } from "./lib/sdk-client.mjs";
 import { makeWorkspace, rmWorkspace } from "./lib/env.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -81,16 +81,11 @@ test("ACP SDK client drives the demo agent through a full session", { timeout: 6
       if (!opt) return { outcome: { outcome: "cancelled" } };
       return { outcome: { outcome: "selected", optionId: opt.optionId } };
     })
-    .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       fsReads.push(params);
-      const lines = (await readFile(params.path, "utf8")).split("\n");
-      const start = (params.line ?? 1) - 1;
-      return { content: lines.slice(start, params.limit ? start + params.limit : undefined).join("\n") };
+      return serveReadTextFile(params);
     })
-    .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
-      await writeFile(params.path, params.content);
-      return {};
-    });
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => serveWriteTextFile(params));
 
   await app.connectWith(agent.sdkStream(acp), async (ctx) => {
     const init = await ctx.request(acp.methods.agent.initialize, {

@@ -2,6 +2,18 @@
 import { readFile, writeFile } from "node:fs/promises";
 import * as acp from "@agentclientprotocol/sdk";
 
+// The editor side of fs/read_text_file and fs/write_text_file, on the real disk.
+export async function serveReadTextFile(params) {
+  const lines = (await readFile(params.path, "utf8")).split("\n");
+  const start = (params.line ?? 1) - 1;
+  return { content: lines.slice(start, params.limit ? start + params.limit : undefined).join("\n") };
+}
+
+export async function serveWriteTextFile(params) {
+  await writeFile(params.path, params.content);
+  return {};
+}
+
 export { acp };
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -24,15 +36,8 @@ export async function withClient(agent, body, { permission = "allow_once", fs = 
       events.push({ kind: "permission", params, choice: opt?.optionId });
       return opt ? { outcome: { outcome: "selected", optionId: opt.optionId } } : { outcome: { outcome: "cancelled" } };
     })
-    .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
-      const lines = (await readFile(params.path, "utf8")).split("\n");
-      const start = (params.line ?? 1) - 1;
-      return { content: lines.slice(start, params.limit ? start + params.limit : undefined).join("\n") };
-    })
-    .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
-      await writeFile(params.path, params.content);
-      return {};
-    });
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => serveReadTextFile(params))
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => serveWriteTextFile(params));
 
   return app.connectWith(agent.sdkStream(acp), async (ctx) => {
     const init = await ctx.request(acp.methods.agent.initialize, {
