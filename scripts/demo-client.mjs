@@ -51,6 +51,10 @@ const app = acp
         flush();
         console.log(`  [commands] ${u.availableCommands.map((c) => "/" + c.name).join(" ")}`);
         break;
+      case "usage_update":
+        flush();
+        console.log(`  [context] ${u.used} of ${u.size} tokens, cost so far ${u.cost?.amount ?? 0} ${u.cost?.currency ?? ""}`);
+        break;
       default: flush(); console.log(`  [${u.sessionUpdate}]`);
     }
   })
