@@ -215,14 +215,6 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
 // ---------------------------------------------------------------------------------------------
 // Decoder
 
-bool AnthropicDecoder::Emit(const DeltaCallback& emit, const StreamDelta& d) {
-  if (!emit(d)) {
-    aborted_ = true;
-    return false;
-  }
-  return true;
-}
-
 namespace {
 
 void ReadUsage(const Json::Value& u, Usage* usage) {

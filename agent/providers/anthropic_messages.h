@@ -34,7 +34,6 @@ class AnthropicDecoder : public StreamDecoder {
   Status Consume(const SseEvent& event, const DeltaCallback& emit) override;
   bool done() const override { return done_; }
   bool complete() const override { return done_ || !stop_reason_.empty(); }
-  bool aborted() const override { return aborted_; }
   Message TakeMessage(bool partial) override;
 
  private:
@@ -43,14 +42,12 @@ class AnthropicDecoder : public StreamDecoder {
     std::string json;  // tool_use input fragments
     bool ended = false;
   };
-  bool Emit(const DeltaCallback& emit, const StreamDelta& d);
 
   std::vector<ContentBlock> blocks_;
   std::vector<bool> block_ended_;
   std::map<int, Block> by_index_;  // the stream's block index -> our block
   std::string stop_reason_;
   bool done_ = false;
-  bool aborted_ = false;
   Usage usage_;
 };
 

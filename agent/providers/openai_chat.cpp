@@ -201,14 +201,6 @@ Json::Value BuildOpenAiChatBody(const ModelRequest& request, const OpenAiChatBod
 // ---------------------------------------------------------------------------------------------
 // Decoder
 
-bool OpenAiChatDecoder::Emit(const DeltaCallback& emit, const StreamDelta& d) {
-  if (!emit(d)) {
-    aborted_ = true;
-    return false;
-  }
-  return true;
-}
-
 bool OpenAiChatDecoder::AppendText(BlockType type, const std::string& text,
                                    const std::string& field, const DeltaCallback& emit) {
   if (open_block_ < 0 || blocks_[open_block_].type != type) {

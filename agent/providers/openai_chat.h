@@ -31,7 +31,6 @@ class OpenAiChatDecoder : public StreamDecoder {
   Status Consume(const SseEvent& event, const DeltaCallback& emit) override;
   bool done() const override { return done_; }
   bool complete() const override { return done_ || finish_seen_; }
-  bool aborted() const override { return aborted_; }
   Message TakeMessage(bool partial) override;
 
  private:
@@ -40,7 +39,6 @@ class OpenAiChatDecoder : public StreamDecoder {
     std::string args;  // concatenated argument fragments
     bool ended = false;
   };
-  bool Emit(const DeltaCallback& emit, const StreamDelta& d);
   bool AppendText(BlockType type, const std::string& text, const std::string& field,
                   const DeltaCallback& emit);
   bool EndToolCalls(const DeltaCallback& emit);
@@ -52,7 +50,6 @@ class OpenAiChatDecoder : public StreamDecoder {
   std::string finish_reason_;
   bool finish_seen_ = false;
   bool done_ = false;
-  bool aborted_ = false;
   Usage usage_;
 };
 

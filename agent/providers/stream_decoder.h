@@ -22,10 +22,19 @@ class StreamDecoder {
   // The stream got far enough to be a valid answer if the connection closes now (a finish or
   // stop reason was seen even if the end marker is missing).
   virtual bool complete() const = 0;
-  virtual bool aborted() const = 0;
+  bool aborted() const { return aborted_; }
   // Builds the assistant message from what was decoded. With `partial`, tool calls whose
   // arguments did not finish are left out (they must never run).
   virtual Message TakeMessage(bool partial) = 0;
+
+ protected:
+  // Passes one delta on; a refusal marks the decoder aborted.
+  bool Emit(const DeltaCallback& emit, const StreamDelta& d) {
+    if (emit(d)) return true;
+    aborted_ = true;
+    return false;
+  }
+  bool aborted_ = false;
 };
 
 }  // namespace lousho::agent
