@@ -44,7 +44,6 @@ Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfi
 Server::~Server() = default;
 
 void Server::BindMethods() {
-  using namespace std::placeholders;
   peer_.OnRequest(method::kInitialize,
                   [this](const Json::Value& p, Reply r) { Initialize(p, std::move(r)); });
   peer_.OnRequest(method::kSessionNew,

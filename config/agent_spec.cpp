@@ -337,10 +337,10 @@ const std::vector<std::string> kTopKeys = {
     "mode",     "roots",       "rules",    "providers",    "commands",
     "scripts"};
 
-void ValidateModel(const Ctx& ctx, const YAML::Node& at, const std::string& model) {
+// "provider/model": both parts present.
+bool IsProviderModel(const std::string& model) {
   auto slash = model.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == model.size())
-    ctx.Fail(at, "model: expected 'provider/model', got '" + model + "'");
+  return slash != std::string::npos && slash != 0 && slash + 1 != model.size();
 }
 
 std::string FindSpecInDir(const fs::path& dir) {
@@ -363,7 +363,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   if (root["description"]) spec.description = Str(ctx, root["description"], "description");
   if (root["model"]) {
     spec.model = Str(ctx, root["model"], "model");
-    ValidateModel(ctx, root["model"], spec.model);
+    if (!IsProviderModel(spec.model))
+      ctx.Fail(root["model"], "model: expected 'provider/model', got '" + spec.model + "'");
   }
   if (root["instructions"] && root["instructionsFile"])
     ctx.Fail(root["instructionsFile"], "use either 'instructions' or 'instructionsFile', not both");
@@ -485,8 +486,7 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   }
   if (!options.model_override.empty()) {
     spec.model = options.model_override;
-    auto slash = spec.model.find('/');
-    if (slash == std::string::npos || slash == 0 || slash + 1 == spec.model.size())
+    if (!IsProviderModel(spec.model))
       throw SpecError{"--model: expected 'provider/model', got '" + spec.model + "'"};
   }
   if (spec.model.empty())
@@ -510,10 +510,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
       ctx.Fail(root["model"] ? root["model"] : root, "model: no script named '" + name +
                                                          "' (define scripts." + name + " or add " +
                                                          name + ".script.yaml beside the spec)");
-  } else {
-    std::string provider = spec.model.substr(0, spec.model.find('/'));
-    (void)provider;  // provider names are checked when the engine builds the provider
   }
+  // Other providers are checked when the engine builds them (BuildAgent).
   return spec;
 }
 

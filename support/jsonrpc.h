@@ -60,8 +60,8 @@ using NotificationHandler = std::function<void(const Json::Value& params)>;
 
 struct PeerOptions {
   std::string record_file;  // when set, every line in and out is mirrored here
-  // Called before dispatching any request except the ones named in `ungated_methods`; returns
-  // an error to refuse it (e.g. "not initialized").
+  // Called before dispatching every known request; returns an error to refuse it (e.g. "not
+  // initialized"). The gate decides which methods pass.
   std::function<std::optional<RpcError>(const std::string& method)> gate;
 };
 
