@@ -1,4 +1,4 @@
-// Cancellation source and token.
+// Cancellation source, token and scoped callback on std::stop_source.
 #include "support/cancel.h"
 
 #include <chrono>
@@ -6,51 +6,44 @@
 
 namespace lousho {
 
+const char* CancelCauseName(CancelCause cause) {
+  switch (cause) {
+    case CancelCause::kNone:
+      return "none";
+    case CancelCause::kUser:
+      return "user";
+    case CancelCause::kStreamRule:
+      return "stream_rule";
+    case CancelCause::kSteering:
+      return "steering";
+    case CancelCause::kShutdown:
+      return "shutdown";
+  }
+  return "none";
+}
+
 bool CancelToken::WaitFor(long ms) const {
   if (!state_) {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     return false;
   }
   std::unique_lock<std::mutex> lock(state_->mu);
-  return state_->cv.wait_for(lock, std::chrono::milliseconds(ms),
-                             [&] { return state_->cancelled.load(); });
+  state_->cv.wait_for(lock, state_->source.get_token(), std::chrono::milliseconds(ms),
+                      [] { return false; });
+  return state_->source.stop_requested();
 }
 
-int CancelToken::OnCancel(std::function<void()> fn) const {
-  if (!state_) return -1;
-  {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    if (!state_->cancelled.load()) {
-      int id = state_->next_id++;
-      state_->callbacks.emplace_back(id, std::move(fn));
-      return id;
-    }
-  }
-  fn();
-  return -1;
+bool CancelSource::Cancel(CancelCause cause) {
+  CancelCause none = CancelCause::kNone;
+  // The cause is set before the stop is requested, so whoever sees the stop sees its cause.
+  state_->cause.compare_exchange_strong(none, cause, std::memory_order_acq_rel);
+  return state_->source.request_stop();
 }
 
-void CancelToken::RemoveCallback(int id) const {
-  if (!state_ || id < 0) return;
-  std::lock_guard<std::mutex> lock(state_->mu);
-  auto& cbs = state_->callbacks;
-  for (auto it = cbs.begin(); it != cbs.end(); ++it) {
-    if (it->first == id) {
-      cbs.erase(it);
-      return;
-    }
-  }
+ScopedCancelCallback::ScopedCancelCallback(const CancelToken& token, std::function<void()> fn) {
+  callback_.emplace(token.stop_token(), std::move(fn));
 }
 
-void CancelSource::Cancel() {
-  std::vector<std::pair<int, std::function<void()>>> cbs;
-  {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    if (state_->cancelled.exchange(true)) return;
-    cbs.swap(state_->callbacks);
-  }
-  state_->cv.notify_all();
-  for (auto& [id, fn] : cbs) fn();
-}
+ScopedCancelCallback::~ScopedCancelCallback() = default;
 
 }  // namespace lousho
