@@ -1,13 +1,13 @@
 // ACP wire codec.
 #include "acp/codec.h"
 
+#include "agent/history.h"
 #include "support/json_util.h"
 
 namespace lousho::acp {
 using agent::BlockType;
 using agent::ContentBlock;
 using agent::Event;
-using agent::EventType;
 
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   ClientCapabilities c;
@@ -20,6 +20,80 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   }
   c.terminal = caps["terminal"].isBool() && caps["terminal"].asBool();
   return c;
+}
+
+namespace {
+Error BadParams(const std::string& message) { return MakeError("LOUSHO_INVALID_PARAMS", message); }
+}  // namespace
+
+Result<InitializeParams> InitializeParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  InitializeParams p;
+  auto version = r.Int("protocolVersion", true);
+  const Json::Value* caps = r.Object("clientCapabilities", false);
+  if (!r.ok()) return BadParams(r.error());
+  p.protocol_version = *version;
+  p.capabilities = ClientCapabilitiesFromJson(caps ? *caps : Json::Value());
+  return p;
+}
+
+Result<NewSessionParams> NewSessionParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  NewSessionParams p;
+  auto cwd = r.String("cwd", true);
+  const Json::Value* mcp = r.Array("mcpServers", false);
+  const Json::Value* extra = r.Array("additionalDirectories", false);
+  if (!r.ok()) return BadParams(r.error());
+  p.cwd = *cwd;
+  if (mcp) p.mcp_servers = *mcp;
+  if (extra) {
+    for (Json::ArrayIndex i = 0; i < extra->size(); ++i) {
+      auto dir = AsString((*extra)[i]);
+      if (!dir || dir->empty() || (*dir)[0] != '/')
+        return BadParams("params.additionalDirectories[" + std::to_string(i) +
+                         "]: expected an absolute path");
+      p.additional_directories.push_back(*dir);
+    }
+  }
+  return p;
+}
+
+Result<PromptParams> PromptParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  PromptParams p;
+  auto sid = r.String("sessionId", true);
+  if (!r.ok()) return BadParams(r.error());
+  p.session_id = *sid;
+  const Json::Value* prompt = r.Array("prompt", true);
+  if (!r.ok()) return BadParams(r.error());
+  if (prompt->empty()) return BadParams("params.prompt: must not be empty");
+  p.prompt = *prompt;
+  return p;
+}
+
+Result<SetModeParams> SetModeParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  SetModeParams p;
+  auto sid = r.String("sessionId", true);
+  auto mode = r.String("modeId", true);
+  if (!r.ok()) return BadParams(r.error());
+  p.session_id = *sid;
+  p.mode_id = *mode;
+  return p;
+}
+
+Result<SessionIdParams> SessionIdParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  auto sid = r.String("sessionId", true);
+  if (!r.ok()) return BadParams(r.error());
+  return SessionIdParams{*sid};
+}
+
+Result<CancelRequestParams> CancelRequestParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  const Json::Value* id = r.Any("requestId", true);
+  if (!r.ok()) return BadParams(r.error());
+  return CancelRequestParams{*id};
 }
 
 Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool images_supported) {
@@ -77,31 +151,7 @@ Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool
   return out;
 }
 
-const char* ToolKindName(agent::ToolKind kind) {
-  switch (kind) {
-    case agent::ToolKind::kRead:
-      return "read";
-    case agent::ToolKind::kEdit:
-      return "edit";
-    case agent::ToolKind::kDelete:
-      return "delete";
-    case agent::ToolKind::kMove:
-      return "move";
-    case agent::ToolKind::kSearch:
-      return "search";
-    case agent::ToolKind::kExecute:
-      return "execute";
-    case agent::ToolKind::kThink:
-      return "think";
-    case agent::ToolKind::kFetch:
-      return "fetch";
-    case agent::ToolKind::kSwitchMode:
-      return "switch_mode";
-    case agent::ToolKind::kOther:
-      return "other";
-  }
-  return "other";
-}
+const char* ToolKindName(agent::ToolKind kind) { return agent::ToolKindId(kind); }
 
 const char* StopReasonName(agent::TurnStop stop) {
   switch (stop) {
@@ -219,101 +269,132 @@ Json::Value RawOutput(const agent::ToolOutput& out) {
 }
 }  // namespace
 
-std::optional<Json::Value> UpdateFromEvent(const Event& e) {
+namespace {
+namespace ev = agent::event;
+using Update = std::optional<Json::Value>;
+
+Json::Value ToolCallUpdate(const ev::ToolCall& call) {
   Json::Value u(Json::objectValue);
-  switch (e.type) {
-    case EventType::kMessageUpdate:
-      switch (e.delta.kind) {
-        case agent::DeltaKind::kText:
-          u["sessionUpdate"] = "agent_message_chunk";
-          u["content"] = TextBlock(e.delta.text);
-          return u;
-        case agent::DeltaKind::kThinking:
-          u["sessionUpdate"] = "agent_thought_chunk";
-          u["content"] = TextBlock(e.delta.text);
-          return u;
-        case agent::DeltaKind::kToolCallStart:
-        case agent::DeltaKind::kToolCallArgs:
-        case agent::DeltaKind::kToolCallEnd:
-          return std::nullopt;  // shown when the tool starts
-      }
-      return std::nullopt;
-    case EventType::kToolExecutionStart:
-      u["sessionUpdate"] = "tool_call";
-      u["toolCallId"] = e.tool_call_id;
-      u["title"] = e.title;
-      u["kind"] = ToolKindName(e.kind);
-      u["status"] = "pending";
-      u["rawInput"] = e.args;
-      if (!e.locations.empty()) u["locations"] = Locations(e.locations);
-      return u;
-    case EventType::kToolExecutionUpdate:
-      u["sessionUpdate"] = "tool_call_update";
-      u["toolCallId"] = e.tool_call_id;
-      switch (e.phase) {
-        case Event::ToolPhase::kPending:
-          u["status"] = "pending";
-          break;
-        case Event::ToolPhase::kInProgress:
-          u["status"] = "in_progress";
-          break;
-        case Event::ToolPhase::kTerminal: {
-          Json::Value t(Json::objectValue);
-          t["type"] = "terminal";
-          t["terminalId"] = e.terminal_id;
-          u["content"] = Json::Value(Json::arrayValue);
-          u["content"].append(t);
-          break;
-        }
-      }
-      return u;
-    case EventType::kToolExecutionEnd:
-      u["sessionUpdate"] = "tool_call_update";
-      u["toolCallId"] = e.tool_call_id;
-      u["status"] = e.is_error ? "failed" : "completed";
-      if (e.output) {
-        u["content"] = ToolOutputContent(*e.output);
-        u["rawOutput"] = RawOutput(*e.output);
-      }
-      return u;
-    case EventType::kPlanUpdate: {
-      u["sessionUpdate"] = "plan";
-      Json::Value entries(Json::arrayValue);
-      for (const auto& p : e.plan) {
-        Json::Value entry(Json::objectValue);
-        entry["content"] = p.content;
-        entry["priority"] = p.priority;
-        entry["status"] = p.status;
-        entries.append(entry);
-      }
-      u["entries"] = entries;
-      return u;
+  u["sessionUpdate"] = "tool_call_update";
+  u["toolCallId"] = call.id;
+  return u;
+}
+
+Json::Value Chunk(const char* kind, const std::string& text) {
+  Json::Value u(Json::objectValue);
+  u["sessionUpdate"] = kind;
+  u["content"] = TextBlock(text);
+  return u;
+}
+
+// One overload per event kind and no catch-all: a new kind breaks this door's build until it
+// says what the kind becomes on the wire.
+struct UpdateVisitor {
+  Update operator()(const ev::MessageUpdate& e) const {
+    switch (e.delta->kind) {
+      case agent::DeltaKind::kText:
+        return Chunk("agent_message_chunk", e.delta->text);
+      case agent::DeltaKind::kThinking:
+        return Chunk("agent_thought_chunk", e.delta->text);
+      case agent::DeltaKind::kToolCallStart:
+      case agent::DeltaKind::kToolCallArgs:
+      case agent::DeltaKind::kToolCallEnd:  // shown when the tool starts
+      case agent::DeltaKind::kTextStart:
+      case agent::DeltaKind::kTextEnd:
+      case agent::DeltaKind::kThinkingStart:
+      case agent::DeltaKind::kThinkingEnd:
+        return std::nullopt;
     }
-    case EventType::kModeChanged:
-      u["sessionUpdate"] = "current_mode_update";
-      u["currentModeId"] = e.mode_id;
-      return u;
-    case EventType::kUsageUpdate: {
-      u["sessionUpdate"] = "usage_update";
-      u["used"] = static_cast<Json::Int64>(e.context_used);
-      u["size"] = static_cast<Json::Int64>(e.context_size);
-      Json::Value cost(Json::objectValue);
-      cost["amount"] = e.session_cost;
-      cost["currency"] = "USD";
-      u["cost"] = cost;
-      return u;
-    }
-    case EventType::kAgentStart:
-    case EventType::kAgentEnd:
-    case EventType::kTurnStart:
-    case EventType::kTurnEnd:
-    case EventType::kMessageStart:
-    case EventType::kMessageEnd:
-    case EventType::kAutoRetryStart:
-    case EventType::kAutoRetryEnd:
-      return std::nullopt;
+    return std::nullopt;
   }
-  return std::nullopt;
+  Update operator()(const ev::ToolExecutionStart& e) const {
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "tool_call";
+    u["toolCallId"] = e.call->id;
+    u["title"] = e.call->title;
+    u["kind"] = ToolKindName(e.call->kind);
+    u["status"] = "pending";
+    u["rawInput"] = e.call->args ? *e.call->args : Json::Value();
+    if (!e.call->locations.empty()) u["locations"] = Locations(e.call->locations);
+    return u;
+  }
+  Update operator()(const ev::ToolExecutionUpdate& e) const {
+    Json::Value u = ToolCallUpdate(*e.call);
+    using Phase = ev::ToolExecutionUpdate::Phase;
+    switch (e.phase) {
+      case Phase::kInProgress:
+        u["status"] = "in_progress";
+        return u;
+      case Phase::kTerminal: {
+        Json::Value t(Json::objectValue);
+        t["type"] = "terminal";
+        t["terminalId"] = e.terminal_id;
+        u["content"] = Json::Value(Json::arrayValue);
+        u["content"].append(t);
+        return u;
+      }
+      case Phase::kPartialOutput:
+        return std::nullopt;  // an editor terminal or the final result shows the output
+    }
+    return std::nullopt;
+  }
+  Update operator()(const ev::ToolExecutionEnd& e) const {
+    Json::Value u = ToolCallUpdate(*e.call);
+    u["status"] = e.is_error ? "failed" : "completed";
+    if (e.output) {
+      u["content"] = ToolOutputContent(*e.output);
+      u["rawOutput"] = RawOutput(*e.output);
+    }
+    return u;
+  }
+  Update operator()(const ev::PlanUpdate& e) const {
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "plan";
+    Json::Value entries(Json::arrayValue);
+    for (const auto& p : e.plan) {
+      Json::Value entry(Json::objectValue);
+      entry["content"] = p.content;
+      entry["priority"] = p.priority;
+      entry["status"] = p.status;
+      entries.append(entry);
+    }
+    u["entries"] = entries;
+    return u;
+  }
+  Update operator()(const ev::ModeChanged& e) const {
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "current_mode_update";
+    u["currentModeId"] = e.mode_id;
+    return u;
+  }
+  Update operator()(const ev::UsageUpdate& e) const {
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "usage_update";
+    u["used"] = static_cast<Json::Int64>(e.context_used);
+    u["size"] = static_cast<Json::Int64>(e.context_size);
+    Json::Value cost(Json::objectValue);
+    cost["amount"] = e.session_cost;
+    cost["currency"] = "USD";
+    u["cost"] = cost;
+    return u;
+  }
+  // No ACP counterpart: the prompt's response and the updates above carry what ACP shows.
+  Update operator()(const ev::AgentStart&) const { return std::nullopt; }
+  Update operator()(const ev::AgentEnd&) const { return std::nullopt; }
+  Update operator()(const ev::TurnStart&) const { return std::nullopt; }
+  Update operator()(const ev::TurnEnd&) const { return std::nullopt; }
+  Update operator()(const ev::MessageStart&) const { return std::nullopt; }
+  Update operator()(const ev::MessageEnd&) const { return std::nullopt; }
+  Update operator()(const ev::AutoRetryStart&) const { return std::nullopt; }
+  Update operator()(const ev::AutoRetryEnd&) const { return std::nullopt; }
+  Update operator()(const ev::TtsrTriggered&) const { return std::nullopt; }
+  Update operator()(const ev::AutoCompactionStart&) const { return std::nullopt; }
+  Update operator()(const ev::AutoCompactionEnd&) const { return std::nullopt; }
+};
+}  // namespace
+
+std::optional<Json::Value> UpdateFromEvent(const Event& e) {
+  return std::visit(UpdateVisitor{}, e);
 }
 
 Json::Value PermissionRequestToJson(const std::string& session_id,
@@ -350,11 +431,12 @@ Json::Value PermissionRequestToJson(const std::string& session_id,
 }
 
 agent::PermissionDecision PermissionDecisionFromJson(const Json::Value& result) {
-  const Json::Value& outcome = result.isObject() ? result["outcome"] : Json::Value::nullSingleton();
-  if (!outcome.isObject()) return agent::PermissionDecision::kRejectOnce;
-  std::string kind = outcome.get("outcome", "").asString();
+  // Anything but a well-formed selection of one of our options counts as a rejection.
+  const Json::Value& outcome = MemberOrNull(result, "outcome");
+  const std::string kind = StringOr(outcome, "outcome");
   if (kind == "cancelled") return agent::PermissionDecision::kCancelled;
-  std::string id = outcome.get("optionId", "").asString();
+  if (kind != "selected") return agent::PermissionDecision::kRejectOnce;
+  const std::string id = StringOr(outcome, "optionId");
   if (id == "allow_once") return agent::PermissionDecision::kAllowOnce;
   if (id == "allow_always") return agent::PermissionDecision::kAllowAlways;
   if (id == "reject_always") return agent::PermissionDecision::kRejectAlways;

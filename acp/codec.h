@@ -25,6 +25,39 @@ struct ClientCapabilities {
 };
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);
 
+// Typed params of each client -> agent method. FromJson checks every field before use and names
+// the first bad one by path ("params.sessionId: required"); unknown fields are ignored.
+struct InitializeParams {
+  long long protocol_version = 0;
+  ClientCapabilities capabilities;
+  static Result<InitializeParams> FromJson(const Json::Value& params);
+};
+struct NewSessionParams {
+  std::string cwd;
+  Json::Value mcp_servers;  // array (null when absent)
+  std::vector<std::string> additional_directories;
+  static Result<NewSessionParams> FromJson(const Json::Value& params);
+};
+struct PromptParams {
+  std::string session_id;
+  Json::Value prompt;  // a non-empty array of content blocks (see PromptFromJson)
+  static Result<PromptParams> FromJson(const Json::Value& params);
+};
+struct SetModeParams {
+  std::string session_id;
+  std::string mode_id;
+  static Result<SetModeParams> FromJson(const Json::Value& params);
+};
+// session/close and session/cancel.
+struct SessionIdParams {
+  std::string session_id;
+  static Result<SessionIdParams> FromJson(const Json::Value& params);
+};
+struct CancelRequestParams {
+  Json::Value request_id;
+  static Result<CancelRequestParams> FromJson(const Json::Value& params);
+};
+
 // Converts a prompt (ContentBlock[]) to engine blocks. Fails (with the field path) only on
 // malformed blocks; unsupported kinds degrade to text notes.
 Result<std::vector<agent::ContentBlock>> PromptFromJson(const Json::Value& prompt,

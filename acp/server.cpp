@@ -2,6 +2,8 @@
 #include "acp/server.h"
 
 #include <filesystem>
+#include <climits>
+#include <cstdint>
 #include <random>
 
 #include "acp/methods.h"
@@ -27,6 +29,7 @@ Json::Value ErrorData(const std::string& code) {
 Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
                ServerOptions options)
     : agent_(std::move(agent)),
+      view_(agent::ViewOf(*agent_)),
       options_(std::move(options)),
       peer_(transport,
             jsonrpc::PeerOptions{options_.record_file,
@@ -43,51 +46,63 @@ Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfi
 
 Server::~Server() = default;
 
+template <typename P>
+void Server::Bind(const char* method, void (Server::*handler)(P, Reply)) {
+  peer_.OnRequest(method, [this, handler](const Json::Value& raw, Reply reply) {
+    Result<P> params = P::FromJson(raw);
+    if (!params.ok())
+      return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + params.error().message);
+    (this->*handler)(std::move(*params), std::move(reply));
+  });
+}
+
+template <typename P>
+void Server::BindNotification(const char* method, void (Server::*handler)(P)) {
+  peer_.OnNotification(method, [this, handler](const Json::Value& raw) {
+    Result<P> params = P::FromJson(raw);
+    if (params.ok()) (this->*handler)(std::move(*params));  // a notification has no one to tell
+  });
+}
+
+// The whole ACP surface, one line per method.
 void Server::BindMethods() {
-  peer_.OnRequest(method::kInitialize,
-                  [this](const Json::Value& p, Reply r) { Initialize(p, std::move(r)); });
-  peer_.OnRequest(method::kSessionNew,
-                  [this](const Json::Value& p, Reply r) { NewSession(p, std::move(r)); });
-  peer_.OnRequest(method::kSessionPrompt,
-                  [this](const Json::Value& p, Reply r) { Prompt(p, std::move(r)); });
-  peer_.OnRequest(method::kSessionSetMode,
-                  [this](const Json::Value& p, Reply r) { SetMode(p, std::move(r)); });
-  peer_.OnRequest(method::kSessionClose,
-                  [this](const Json::Value& p, Reply r) { CloseSession(p, std::move(r)); });
-  peer_.OnNotification(method::kSessionCancel, [this](const Json::Value& p) { Cancel(p); });
-  peer_.OnNotification(method::kCancelRequest, [this](const Json::Value& p) { CancelRequest(p); });
+  Bind(method::kInitialize, &Server::Initialize);
+  Bind(method::kSessionNew, &Server::NewSession);
+  Bind(method::kSessionPrompt, &Server::Prompt);
+  Bind(method::kSessionSetMode, &Server::SetMode);
+  Bind(method::kSessionClose, &Server::CloseSession);
+  BindNotification(method::kSessionCancel, &Server::Cancel);
+  BindNotification(method::kCancelRequest, &Server::CancelRequest);
 }
 
 void Server::Run() {
   peer_.Run();
-  // Input ended: cancel every turn, then let the workers finish and write their last lines.
+  // Input ended: cancel every turn, then let them finish and write their last lines (calls to
+  // the editor fail at once now).
   std::map<std::string, std::shared_ptr<agent::Session>> sessions;
   {
     std::lock_guard<std::mutex> lock(mu_);
     sessions.swap(sessions_);
   }
   log::Info("input closed; ending " + std::to_string(sessions.size()) + " session(s)");
-  for (auto& [id, s] : sessions) s->Cancel();
-  sessions.clear();  // joins each worker
+  for (auto& [id, s] : sessions) s->Close([] {}, CancelCause::kShutdown);
+  sessions.clear();
+  pool_.Drain();
 }
 
-void Server::Initialize(const Json::Value& params, Reply reply) {
-  FieldReader r(params, "params");
-  auto version = r.Int("protocolVersion", true);
-  const Json::Value* caps = r.Object("clientCapabilities", false);
-  if (!r.ok()) return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + r.error());
+void Server::Initialize(InitializeParams params, Reply reply) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     initialized_ = true;
-    client_caps_ = ClientCapabilitiesFromJson(caps ? *caps : Json::Value());
+    client_caps_ = std::move(params.capabilities);
   }
-  (void)version;  // a v1 agent answers 1 whatever the client speaks
+  // A v1 agent answers 1 whatever the client speaks.
   Json::Value res = Obj();
   res["protocolVersion"] = kProtocolVersion;
   Json::Value ac = Obj();
   ac["loadSession"] = false;
   Json::Value pc = Obj();
-  pc["image"] = agent_->provider && agent_->provider->SupportsImages();
+  pc["image"] = view_.images;
   pc["audio"] = false;
   pc["embeddedContext"] = true;
   ac["promptCapabilities"] = pc;
@@ -103,7 +118,7 @@ void Server::Initialize(const Json::Value& params, Reply reply) {
   res["authMethods"] = Json::Value(Json::arrayValue);
   Json::Value info = Obj();
   info["name"] = "lousho";
-  info["title"] = agent_->name.empty() ? "lousho" : agent_->name;
+  info["title"] = view_.name.empty() ? "lousho" : view_.name;
   info["version"] = options_.version;
   res["agentInfo"] = info;
   reply.Result(res);
@@ -120,47 +135,50 @@ std::string Server::NewSessionId() {
   return buf;
 }
 
-void Server::NewSession(const Json::Value& params, Reply reply) {
-  if (agent_->provider_error) {
+void Server::NewSession(NewSessionParams params, Reply reply) {
+  if (view_.provider_error) {
     // ACP's "authentication required": the editor shows the message (which names the variable).
-    return reply.Error(kAuthRequired, "Authentication required: " + agent_->provider_error->message,
-                       ErrorData(agent_->provider_error->code));
+    return reply.Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
+                       ErrorData(view_.provider_error->code));
   }
-  FieldReader r(params, "params");
-  auto cwd = r.String("cwd", true);
-  const Json::Value* mcp = r.Array("mcpServers", false);
-  const Json::Value* extra = r.Array("additionalDirectories", false);
-  if (!r.ok()) return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + r.error());
-  fs::path dir(*cwd);
+  fs::path dir(params.cwd);
   if (!dir.is_absolute())
     return reply.Error(jsonrpc::kInvalidParams,
                        "Invalid params: params.cwd: must be an absolute path");
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return reply.Error(jsonrpc::kInvalidParams,
-                       "Invalid params: params.cwd: no such directory: " + *cwd);
+                       "Invalid params: params.cwd: no such directory: " + params.cwd);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (sessions_.size() >= options_.max_sessions)
+      return reply.Error(jsonrpc::kInternalError,
+                         "Too many open sessions (limit " + std::to_string(options_.max_sessions) +
+                             "); close one with session/close",
+                         ErrorData("LOUSHO_SESSION_LIMIT"));
+  }
   agent::SessionOptions so;
   so.cwd = fs::weakly_canonical(dir, ec);
-  if (extra) {
-    for (Json::ArrayIndex i = 0; i < extra->size(); ++i) {
-      const Json::Value& d = (*extra)[i];
-      if (!d.isString() || !fs::path(d.asString()).is_absolute())
-        return reply.Error(jsonrpc::kInvalidParams,
-                           "Invalid params: params.additionalDirectories[" + std::to_string(i) +
-                               "]: expected an absolute path");
-      so.additional_roots.push_back(fs::weakly_canonical(d.asString(), ec));
-    }
+  if (ec) so.cwd = dir;
+  for (const auto& d : params.additional_directories) {
+    fs::path root = fs::weakly_canonical(d, ec);
+    so.additional_roots.push_back(ec ? fs::path(d) : root);
   }
-  if (mcp && !mcp->empty())
-    log::Warn("session/new: " + std::to_string(mcp->size()) +
+  if (params.mcp_servers.isArray() && !params.mcp_servers.empty())
+    log::Warn("session/new: " + std::to_string(params.mcp_servers.size()) +
               " MCP server(s) given; this version does not connect to MCP servers yet");
   so.id = NewSessionId();
   so.client = this;
+  so.pool = &pool_;
   std::string sid = so.id;
   so.sink = [this, sid](const agent::Event& e) {
     if (auto update = UpdateFromEvent(e)) SendUpdate(sid, *update);
   };
-  auto session = std::make_shared<agent::Session>(agent_, std::move(so));
+  auto created = agent::Session::Create(agent_, std::move(so));
+  if (!created.ok())
+    return reply.Error(jsonrpc::kInternalError, created.error().message,
+                       ErrorData(created.error().code));
+  std::shared_ptr<agent::Session> session = *created;
   {
     std::lock_guard<std::mutex> lock(mu_);
     sessions_[sid] = session;
@@ -170,11 +188,11 @@ void Server::NewSession(const Json::Value& params, Reply reply) {
   res["modes"] = ModesToJson(session->mode());
   reply.Result(res);
   // Commands only after the session exists for the client.
-  if (!agent_->commands.empty()) {
+  if (!view_.commands.empty()) {
     Json::Value u = Obj();
     u["sessionUpdate"] = "available_commands_update";
     Json::Value list(Json::arrayValue);
-    for (const auto& c : agent_->commands) {
+    for (const auto& c : view_.commands) {
       Json::Value item = Obj();
       item["name"] = c.name;
       item["description"] = c.description.empty() ? c.name : c.description;
@@ -190,32 +208,21 @@ void Server::NewSession(const Json::Value& params, Reply reply) {
   }
 }
 
-std::shared_ptr<agent::Session> Server::FindSession(const Json::Value& params, Reply* reply) {
-  FieldReader r(params, "params");
-  auto sid = r.String("sessionId", true);
-  if (!r.ok()) {
-    reply->Error(jsonrpc::kInvalidParams, "Invalid params: " + r.error());
-    return nullptr;
-  }
+std::shared_ptr<agent::Session> Server::FindSession(const std::string& session_id, Reply* reply) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = sessions_.find(*sid);
+  auto it = sessions_.find(session_id);
   if (it == sessions_.end()) {
     reply->Error(jsonrpc::kInvalidParams,
-                 "Invalid params: params.sessionId: unknown session " + *sid);
+                 "Invalid params: params.sessionId: unknown session " + session_id);
     return nullptr;
   }
   return it->second;
 }
 
-void Server::Prompt(const Json::Value& params, Reply reply) {
-  auto session = FindSession(params, &reply);
+void Server::Prompt(PromptParams params, Reply reply) {
+  auto session = FindSession(params.session_id, &reply);
   if (!session) return;
-  FieldReader r(params, "params");
-  const Json::Value* prompt = r.Array("prompt", true);
-  if (!r.ok()) return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + r.error());
-  if (prompt->empty())
-    return reply.Error(jsonrpc::kInvalidParams, "Invalid params: params.prompt: must not be empty");
-  auto content = PromptFromJson(*prompt, agent_->provider->SupportsImages());
+  auto content = PromptFromJson(params.prompt, session->SupportsImages());
   if (!content.ok())
     return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + content.error().message);
   // The reply moves into the completion; shared so the std::function stays copyable.
@@ -246,45 +253,43 @@ void Server::Prompt(const Json::Value& params, Reply reply) {
       std::lock_guard<std::mutex> lock(mu_);
       prompts_.erase(request_key);  // this request never started
     }
-    shared_reply->Error(jsonrpc::kInvalidRequest,
-                        "Invalid Request: a prompt is already running in this session");
+    if (st.error().code == "LOUSHO_SESSION_BUSY")
+      return shared_reply->Error(jsonrpc::kInvalidRequest,
+                                 "Invalid Request: a prompt is already running in this session");
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
   }
 }
 
-void Server::SetMode(const Json::Value& params, Reply reply) {
-  auto session = FindSession(params, &reply);
+void Server::SetMode(SetModeParams params, Reply reply) {
+  auto session = FindSession(params.session_id, &reply);
   if (!session) return;
-  FieldReader r(params, "params");
-  auto mode_id = r.String("modeId", true);
-  if (!r.ok()) return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + r.error());
-  auto mode = agent::ParsePermissionMode(*mode_id);
+  auto mode = agent::ParsePermissionMode(params.mode_id);
   if (!mode)
     return reply.Error(jsonrpc::kInvalidParams,
-                       "Invalid params: params.modeId: unknown mode " + *mode_id);
-  session->SetMode(*mode);
-  reply.Result(Obj());
+                       "Invalid params: params.modeId: unknown mode " + params.mode_id);
+  // Answered after the mode update has gone out, on the session's worker.
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
 }
 
 // Ends a session as if session/cancel had arrived, then frees it: its running prompt answers
-// "cancelled" before this request's reply, and its worker thread is gone after it.
-void Server::CloseSession(const Json::Value& params, Reply reply) {
-  auto session = FindSession(params, &reply);
+// "cancelled" before this request's reply. Nothing here waits: the session's worker answers.
+void Server::CloseSession(SessionIdParams params, Reply reply) {
+  auto session = FindSession(params.session_id, &reply);
   if (!session) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
     sessions_.erase(session->id());
   }
-  session->Cancel();
-  session.reset();  // the last owner: joins the worker once the cancelled turn has answered
-  reply.Result(Obj());
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  session->Close([shared_reply] { shared_reply->Result(Obj()); });
 }
 
-void Server::Cancel(const Json::Value& params) {
-  if (!params.isObject() || !params["sessionId"].isString()) return;
+void Server::Cancel(SessionIdParams params) {
   std::shared_ptr<agent::Session> s;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = sessions_.find(params["sessionId"].asString());
+    auto it = sessions_.find(params.session_id);
     if (it == sessions_.end()) return;
     s = it->second;
   }
@@ -293,13 +298,11 @@ void Server::Cancel(const Json::Value& params) {
 
 // Cancelling a session/prompt request is the same as session/cancel for its session; the prompt
 // still answers once, with stopReason "cancelled".
-void Server::CancelRequest(const Json::Value& params) {
-  const Json::Value* id = FindMember(params, "requestId");
-  if (id == nullptr) return;
+void Server::CancelRequest(CancelRequestParams params) {
   std::shared_ptr<agent::Session> s;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = prompts_.find(WriteJson(*id));
+    auto it = prompts_.find(WriteJson(params.request_id));
     if (it == prompts_.end()) return;
     s = it->second.lock();
   }
@@ -354,9 +357,10 @@ Result<std::string> Server::ReadTextFile(const std::string& session_id, const st
   if (limit > 0) p["limit"] = limit;
   auto res = peer_.Call(method::kFsRead, p, cancel);
   if (!res.ok()) return res.error();
-  if (!res->isObject() || !(*res)["content"].isString())
+  auto content = AsString(MemberOrNull(*res, "content"));
+  if (!content)
     return MakeError("LOUSHO_CLIENT_ERROR", "fs/read_text_file: the editor sent no content");
-  return (*res)["content"].asString();
+  return *content;
 }
 
 Status Server::WriteTextFile(const std::string& session_id, const std::string& path,
@@ -392,18 +396,18 @@ Result<std::string> Server::CreateTerminal(const std::string& session_id,
     p["outputByteLimit"] = static_cast<Json::Int64>(request.output_byte_limit);
   auto res = peer_.Call(method::kTerminalCreate, p, cancel);
   if (!res.ok()) return res.error();
-  if (!res->isObject() || !(*res)["terminalId"].isString())
+  auto id = AsString(MemberOrNull(*res, "terminalId"));
+  if (!id || id->empty())
     return MakeError("LOUSHO_CLIENT_ERROR", "terminal/create: the editor sent no terminalId");
-  return (*res)["terminalId"].asString();
+  return *id;
 }
 
 namespace {
 agent::TerminalExit ExitFromJson(const Json::Value& v) {
   agent::TerminalExit e;
-  if (v.isObject()) {
-    if (v["exitCode"].isIntegral()) e.exit_code = v["exitCode"].asInt();
-    if (v["signal"].isString()) e.signal = v["signal"].asString();
-  }
+  auto code = AsInt64(MemberOrNull(v, "exitCode"));
+  if (code && *code >= INT32_MIN && *code <= INT32_MAX) e.exit_code = static_cast<int>(*code);
+  e.signal = AsString(MemberOrNull(v, "signal"));
   return e;
 }
 
@@ -417,15 +421,14 @@ Json::Value TerminalParams(const std::string& session_id, const std::string& ter
 
 Result<agent::TerminalOutput> Server::GetTerminalOutput(const std::string& session_id,
                                                         const std::string& terminal_id) {
-  auto res =
-      peer_.Call(method::kTerminalOutput, TerminalParams(session_id, terminal_id), CancelToken());
+  auto res = peer_.Call(method::kTerminalOutput, TerminalParams(session_id, terminal_id),
+                        CancelToken(), options_.cleanup_timeout_ms);
   if (!res.ok()) return res.error();
   agent::TerminalOutput out;
-  if (res->isObject()) {
-    out.output = (*res).get("output", "").asString();
-    out.truncated = (*res).get("truncated", false).asBool();
-    if ((*res)["exitStatus"].isObject()) out.exit = ExitFromJson((*res)["exitStatus"]);
-  }
+  out.output = StringOr(*res, "output");
+  out.truncated = BoolOr(*res, "truncated", false);
+  const Json::Value& status = MemberOrNull(*res, "exitStatus");
+  if (status.isObject()) out.exit = ExitFromJson(status);
   return out;
 }
 
@@ -438,15 +441,15 @@ Result<agent::TerminalExit> Server::WaitForTerminalExit(const std::string& sessi
 }
 
 Status Server::KillTerminal(const std::string& session_id, const std::string& terminal_id) {
-  auto res =
-      peer_.Call(method::kTerminalKill, TerminalParams(session_id, terminal_id), CancelToken());
+  auto res = peer_.Call(method::kTerminalKill, TerminalParams(session_id, terminal_id),
+                        CancelToken(), options_.cleanup_timeout_ms);
   if (!res.ok()) return res.error();
   return Status::Ok();
 }
 
 Status Server::ReleaseTerminal(const std::string& session_id, const std::string& terminal_id) {
-  auto res =
-      peer_.Call(method::kTerminalRelease, TerminalParams(session_id, terminal_id), CancelToken());
+  auto res = peer_.Call(method::kTerminalRelease, TerminalParams(session_id, terminal_id),
+                        CancelToken(), options_.cleanup_timeout_ms);
   if (!res.ok()) return res.error();
   return Status::Ok();
 }

@@ -12,6 +12,7 @@
 #include "agent/session.h"
 #include "support/jsonrpc.h"
 #include "support/transport.h"
+#include "support/worker_pool.h"
 
 namespace lousho::acp {
 
@@ -19,10 +20,15 @@ struct ServerOptions {
   std::string record_file;
   bool test_mode = false;  // deterministic session ids
   std::string version;
+  size_t max_sessions = 1024;  // open sessions; session/new past it is refused
+  // How long a call to the editor made while cleaning up (terminal/kill, output, release) may
+  // wait for its answer.
+  long cleanup_timeout_ms = 5000;
 };
 
-// Owns the sessions of one connection. Run() blocks until input ends, then cancels every turn
-// and waits for the workers. ClientServices calls are thread-safe.
+// Owns the sessions of one connection. Run() blocks until input ends (or Stop()), then cancels
+// every turn and waits for their last lines. Handlers never block the reader thread.
+// ClientServices calls are thread-safe.
 class Server : public agent::ClientServices {
  public:
   Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
@@ -55,18 +61,27 @@ class Server : public agent::ClientServices {
 
  private:
   void BindMethods();
-  void Initialize(const Json::Value& params, jsonrpc::Reply reply);
-  void NewSession(const Json::Value& params, jsonrpc::Reply reply);
-  void Prompt(const Json::Value& params, jsonrpc::Reply reply);
-  void SetMode(const Json::Value& params, jsonrpc::Reply reply);
-  void CloseSession(const Json::Value& params, jsonrpc::Reply reply);
-  void Cancel(const Json::Value& params);
-  void CancelRequest(const Json::Value& params);
-  std::shared_ptr<agent::Session> FindSession(const Json::Value& params, jsonrpc::Reply* reply);
+  // Binds a method whose params are P (P::FromJson checks them; a failure answers -32602).
+  template <typename P>
+  void Bind(const char* method, void (Server::*handler)(P, jsonrpc::Reply));
+  template <typename P>
+  void BindNotification(const char* method, void (Server::*handler)(P));
+  void Initialize(InitializeParams params, jsonrpc::Reply reply);
+  void NewSession(NewSessionParams params, jsonrpc::Reply reply);
+  void Prompt(PromptParams params, jsonrpc::Reply reply);
+  void SetMode(SetModeParams params, jsonrpc::Reply reply);
+  void CloseSession(SessionIdParams params, jsonrpc::Reply reply);
+  void Cancel(SessionIdParams params);
+  void CancelRequest(CancelRequestParams params);
+  std::shared_ptr<agent::Session> FindSession(const std::string& session_id,
+                                              jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
   std::string NewSessionId();
 
-  std::shared_ptr<const agent::AgentConfig> agent_;
+  // Declared first: destroyed last, after every session that runs on it.
+  WorkerPool pool_;
+  std::shared_ptr<const agent::AgentConfig> agent_;  // passed to new sessions, never called
+  agent::AgentView view_;
   ServerOptions options_;
   jsonrpc::Peer peer_;
   mutable std::mutex mu_;

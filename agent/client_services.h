@@ -8,34 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "agent/content.h"
 #include "support/cancel.h"
 #include "support/status.h"
 
 namespace lousho::agent {
-
-enum class ToolKind {
-  kRead,
-  kEdit,
-  kDelete,
-  kMove,
-  kSearch,
-  kExecute,
-  kThink,
-  kFetch,
-  kSwitchMode,
-  kOther
-};
-
-struct ToolLocation {
-  std::string path;  // absolute
-  int line = 0;      // 1-based; 0 = none
-};
-
-struct FileDiff {
-  std::string path;                     // absolute
-  std::optional<std::string> old_text;  // nullopt: new file
-  std::string new_text;
-};
 
 // What a permission request shows: the tool call as the editor already knows it.
 struct PermissionRequest {

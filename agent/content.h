@@ -3,10 +3,36 @@
 
 #include <json/json.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace lousho::agent {
+
+// How an editor shows a tool call (the protocols' tool kinds).
+enum class ToolKind {
+  kRead,
+  kEdit,
+  kDelete,
+  kMove,
+  kSearch,
+  kExecute,
+  kThink,
+  kFetch,
+  kSwitchMode,
+  kOther
+};
+
+struct ToolLocation {
+  std::string path;  // absolute
+  int line = 0;      // 1-based; 0 = none
+};
+
+struct FileDiff {
+  std::string path;                     // absolute
+  std::optional<std::string> old_text;  // nullopt: new file
+  std::string new_text;
+};
 
 enum class BlockType { kText, kThinking, kToolCall, kImage };
 
@@ -72,18 +98,39 @@ struct Usage {
   }
 };
 
+// What the user was shown of a tool call, kept with its result so a replay can show it again.
+struct ToolDisplay {
+  std::string title;
+  ToolKind kind = ToolKind::kOther;
+  Json::Value args;  // the call's arguments as shown (rawInput)
+  std::vector<ToolLocation> locations;
+  std::vector<FileDiff> diffs;
+  Json::Value details;  // machine-readable result (rawOutput); null when none
+  std::string terminal_id;
+};
+
 // A message in the history. For kToolResult, tool_call_id/tool_name/is_error describe the call.
+// A custom message (custom_type set, role kUser) is sent to the model as user text but is never
+// shown as the user's words (a stream rule's reminder, a host's hidden note); `display` says
+// whether a door may show it at all.
 struct Message {
   Role role = Role::kUser;
   std::vector<ContentBlock> content;
   std::string tool_call_id;
   std::string tool_name;
   bool is_error = false;
+  ToolDisplay tool;  // kToolResult: how the call was shown
+  std::string custom_type;
+  bool display = true;
+  long long timestamp_ms = 0;  // when the message was made (ms since the epoch); 0: unknown
   // Assistant only: why it stopped, and what it cost.
   StopReason stop_reason = StopReason::kEndTurn;
   Usage usage;
   std::string provider;
   std::string model;
+  std::string error_message;  // assistant: why the stream ended badly (stop_reason kError)
+
+  bool is_custom() const { return !custom_type.empty(); }
 
   // Concatenated text blocks.
   std::string TextContent() const {

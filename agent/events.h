@@ -1,9 +1,10 @@
-// Typed events the engine emits; each protocol adapter translates them (names follow the legacy
-// RPC protocol's event names).
+// Typed events the engine emits, one small struct per kind in one std::variant, so each door
+// translates them exhaustively with std::visit (names follow the legacy RPC protocol's events).
 #pragma once
 
 #include <functional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "agent/client_services.h"
@@ -13,66 +14,123 @@
 
 namespace lousho::agent {
 
-enum class EventType {
-  kAgentStart,
-  kAgentEnd,
-  kTurnStart,
-  kTurnEnd,
-  kMessageStart,
-  kMessageUpdate,
-  kMessageEnd,
-  kToolExecutionStart,
-  kToolExecutionUpdate,
-  kToolExecutionEnd,
-  kAutoRetryStart,
-  kAutoRetryEnd,
-  kPlanUpdate,
-  kModeChanged,
-  kUsageUpdate,
+// Pointers in events are valid only during the sink call. `turn` is the model request number
+// within the prompt, from 1 (0 outside a model request).
+namespace event {
+
+// A prompt began.
+struct AgentStart {};
+// A prompt ended; `messages` are the messages it added to the history, in order.
+struct AgentEnd {
+  const std::vector<Message>* messages = nullptr;
+};
+// One model request (and the tool calls of its reply) began / ended.
+struct TurnStart {
+  int turn = 0;
+};
+struct TurnEnd {
+  int turn = 0;
+  const Message* message = nullptr;                   // the assistant message; null when none
+  const std::vector<Message>* tool_results = nullptr;  // results of its tool calls, in order
+};
+// A message of the history: the user's, a custom one, or the assistant's being streamed (then
+// `message` is the partial message, empty at the start).
+struct MessageStart {
+  int turn = 0;
+  const Message* message = nullptr;
+};
+// A streamed piece of the assistant message; `partial` is the message so far, delta included.
+struct MessageUpdate {
+  int turn = 0;
+  const StreamDelta* delta = nullptr;
+  const Message* partial = nullptr;
+};
+// Every MessageStart gets its MessageEnd, also when the stream failed or was aborted:
+// message->stop_reason says how it ended (kError with message->error_message, kCancelled).
+struct MessageEnd {
+  int turn = 0;
+  const Message* message = nullptr;
 };
 
-// One event. Which fields are set depends on `type`; the rest stay default. Pointers are valid
-// only during the sink call.
-struct Event {
-  EventType type = EventType::kAgentStart;
-  int turn = 0;  // model request number within the prompt, from 1
-
-  // kMessageStart / kMessageEnd: the message; kMessageUpdate: the delta.
-  const Message* message = nullptr;
-  StreamDelta delta;
-
-  // kToolExecution*: the call and how the editor should show it.
-  std::string tool_call_id;
-  std::string tool_name;
-  Json::Value args;
+// A tool call as the editor shows it.
+struct ToolCall {
+  std::string id;
+  std::string name;
+  const Json::Value* args = nullptr;
   std::string title;
   ToolKind kind = ToolKind::kOther;
   std::vector<ToolLocation> locations;
-  // kToolExecutionUpdate: a status change or progress.
-  enum class ToolPhase { kPending, kInProgress, kTerminal } phase = ToolPhase::kInProgress;
-  std::string terminal_id;
-  // kToolExecutionEnd: the outcome.
+};
+struct ToolExecutionStart {
+  int turn = 0;
+  const ToolCall* call = nullptr;
+};
+// A change while the tool runs: now running, a terminal to embed, or partial output (bash
+// output streamed while the command runs).
+struct ToolExecutionUpdate {
+  enum class Phase { kInProgress, kTerminal, kPartialOutput };
+  int turn = 0;
+  const ToolCall* call = nullptr;
+  Phase phase = Phase::kInProgress;
+  std::string terminal_id;     // kTerminal
+  std::string partial_output;  // kPartialOutput: the output so far (may be a tail)
+};
+struct ToolExecutionEnd {
+  int turn = 0;
+  const ToolCall* call = nullptr;
   const ToolOutput* output = nullptr;
   bool is_error = false;
+};
 
-  // kAutoRetryStart / kAutoRetryEnd.
+struct AutoRetryStart {
+  int turn = 0;
   RetryNotice retry;
-  bool retry_success = false;
-  std::string retry_error;
-
-  // kPlanUpdate.
+};
+struct AutoRetryEnd {
+  int turn = 0;
+  bool success = false;
+  int attempt = 0;
+  std::string error;
+};
+struct PlanUpdate {
   std::vector<PlanEntry> plan;
-
-  // kModeChanged.
+};
+struct ModeChanged {
   std::string mode_id;
-
-  // kUsageUpdate: tokens now in context, the window, and the session's cost so far.
+};
+// Tokens now in context, the window, and the session's cost so far.
+struct UsageUpdate {
+  int turn = 0;
   long long context_used = 0;
   long long context_size = 0;
   double session_cost = 0;
 };
+// Stream rules matched and interrupted the model (names of the rules injected).
+struct TtsrTriggered {
+  int turn = 0;
+  std::vector<std::string> rules;
+};
+// Automatic compaction of the history began / ended.
+struct AutoCompactionStart {
+  std::string reason;  // "threshold" | "overflow"
+};
+struct AutoCompactionEnd {
+  bool aborted = false;
+  bool will_retry = false;
+  std::string error;  // empty on success
+};
 
-// Receives events on the session worker thread, in order.
+}  // namespace event
+
+using Event = std::variant<event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd,
+                           event::MessageStart, event::MessageUpdate, event::MessageEnd,
+                           event::ToolExecutionStart, event::ToolExecutionUpdate,
+                           event::ToolExecutionEnd, event::AutoRetryStart, event::AutoRetryEnd,
+                           event::PlanUpdate, event::ModeChanged, event::UsageUpdate,
+                           event::TtsrTriggered, event::AutoCompactionStart,
+                           event::AutoCompactionEnd>;
+
+// Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;
 
 }  // namespace lousho::agent

@@ -30,8 +30,20 @@ struct ModelRequest {
   int max_output_tokens = 0;  // 0: provider/model default
 };
 
-// One streamed piece of the assistant message being produced.
-enum class DeltaKind { kText, kThinking, kToolCallStart, kToolCallArgs, kToolCallEnd };
+// One streamed piece of the assistant message being produced. Providers send the content deltas
+// (kText, kThinking, kToolCall*); the engine adds the block boundaries (kTextStart/End,
+// kThinkingStart/End) as it accumulates them, so every block has a start, deltas and an end.
+enum class DeltaKind {
+  kText,
+  kThinking,
+  kToolCallStart,
+  kToolCallArgs,
+  kToolCallEnd,
+  kTextStart,
+  kTextEnd,
+  kThinkingStart,
+  kThinkingEnd,
+};
 struct StreamDelta {
   DeltaKind kind = DeltaKind::kText;
   int index = 0;     // content block index within the message being built

@@ -1,23 +1,15 @@
-// Session engine: worker thread, turn loop (model -> tools -> model), permissions, events.
+// Session engine: the turn loop (stream a model message -> run its tool calls -> decide what comes
+// next), permissions, the history, and events on the session's strand.
 #include "agent/session.h"
 
-#include <chrono>
 #include <system_error>
 #include <thread>
 
-#include "agent/providers/factory.h"
-#include "agent/providers/script_provider.h"
-#include "config/model_catalog.h"
+#include "agent/message_builder.h"
 #include "support/log.h"
 
 namespace lousho::agent {
 namespace fs = std::filesystem;
-
-Tool* AgentConfig::FindTool(const std::string& name) const {
-  for (const auto& t : tools)
-    if (t->name() == name) return t.get();
-  return nullptr;
-}
 
 ThinkingLevel ParseThinkingLevel(const std::string& s) {
   if (s == "minimal") return ThinkingLevel::kMinimal;
@@ -28,100 +20,100 @@ ThinkingLevel ParseThinkingLevel(const std::string& s) {
   return ThinkingLevel::kOff;
 }
 
-Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& spec,
-                                                      const EnvLookup& getenv) {
-  auto agent = std::make_shared<AgentConfig>();
-  agent->name = spec.name;
-  agent->instructions = spec.instructions;
-  agent->thinking = ParseThinkingLevel(spec.thinking);
-  agent->max_steps = spec.max_steps;
-  agent->limits = spec.limits;
-  agent->extra_roots = spec.roots;
-  agent->commands = spec.commands;
-  size_t slash = spec.model.find('/');
-  agent->provider_name = spec.model.substr(0, slash);
-  agent->model_id = spec.model.substr(slash + 1);
-  if (agent->provider_name == "script") {
-    auto it = spec.scripts.find(agent->model_id);
-    const config::Script& script =
-        it != spec.scripts.end() ? it->second : config::BuiltinScripts().at(agent->model_id);
-    agent->provider = std::make_shared<ScriptProvider>(script);
-  } else {
-    const config::ProviderSettings* settings = nullptr;
-    auto it = spec.providers.find(agent->provider_name);
-    if (it != spec.providers.end()) {
-      settings = &it->second;
-    } else {
-      settings = config::FindBuiltinProvider(agent->provider_name);
-    }
-    if (settings == nullptr) {
-      std::string known;
-      for (const auto& n : config::BuiltinProviderNames()) known += (known.empty() ? "" : ", ") + n;
-      return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown provider '" +
-                                                    agent->provider_name + "' (built-in: " + known +
-                                                    ", script; or define it under providers:)");
-    }
-    auto provider = MakeHttpProvider(*settings, agent->model_id, getenv);
-    if (provider.ok()) {
-      agent->provider = *provider;
-    } else if (provider.error().code == "LOUSHO_PROVIDER_AUTH") {
-      agent->provider_error = provider.error();
-    } else {
-      return provider.error();
-    }
+const char* ThinkingLevelId(ThinkingLevel level) {
+  switch (level) {
+    case ThinkingLevel::kOff:
+      return "off";
+    case ThinkingLevel::kMinimal:
+      return "minimal";
+    case ThinkingLevel::kLow:
+      return "low";
+    case ThinkingLevel::kMedium:
+      return "medium";
+    case ThinkingLevel::kHigh:
+      return "high";
+    case ThinkingLevel::kXHigh:
+      return "xhigh";
   }
-  const auto& names = spec.tools_set ? spec.tools : BuiltinToolNames();
-  for (const auto& name : names) {
-    std::unique_ptr<Tool> tool = MakeBuiltinTool(name);
-    if (!tool)
-      return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown tool '" + name + "'");
-    agent->tools.push_back(std::move(tool));
+  return "off";
+}
+
+AgentView ViewOf(const AgentConfig& agent) {
+  AgentView v;
+  v.name = agent.name;
+  v.images = agent.model.provider && agent.model.provider->SupportsImages();
+  v.commands = agent.commands;
+  v.provider_error = agent.provider_error;
+  return v;
+}
+
+namespace {
+WorkerPool* DefaultPool() {
+  // Never destroyed: a process-wide pool must not wait for work at static destruction.
+  static auto* pool = new WorkerPool();
+  return pool;
+}
+}  // namespace
+
+// The state of one prompt, owned by the worker.
+struct Session::Turn {
+  CancelToken cancel;
+  int step = 0;
+  TurnResult result;
+  std::vector<Message> added;  // messages this prompt added, for agent_end
+  std::vector<Message> tool_results;  // of the current step, for turn_end
+  bool ends_turn = false;             // a tool (ask) ended the turn
+  std::string question;
+};
+
+// One streamed model message and how its stream ended.
+struct Session::Streamed {
+  Message message;
+  std::optional<Error> error;             // the stream failed (not by cancellation)
+  CancelCause aborted = CancelCause::kNone;
+  std::optional<StreamInterrupt> interrupt;  // set when a watcher or Interrupt() stopped it
+};
+
+// A tool call as it runs: what the editor was shown and the context it runs in.
+struct Session::CallRun {
+  event::ToolCall shown;
+  std::shared_ptr<Tool> tool;
+  ToolContext ctx;
+  ToolOutput out;
+};
+
+Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConfig> agent,
+                                                 SessionOptions options) {
+  std::vector<Entry> seed = std::move(options.seed);
+  std::string seed_leaf = std::move(options.seed_leaf);
+  std::shared_ptr<Session> s(new Session(std::move(agent), std::move(options)));
+  if (!seed.empty()) {
+    Status st = s->history_.Seed(std::move(seed), seed_leaf);
+    if (!st.ok()) return st.error();
   }
-  if (!spec.permissions.isNull()) {
-    auto rules = ParsePermissionRules(spec.permissions);
-    if (!rules.ok())
-      return MakeError("LOUSHO_CONFIG_INVALID",
-                       spec.source + ": permissions: " + rules.error().message);
-    agent->permission_rules = *rules;
-  }
-  auto mode = ParsePermissionMode(spec.default_mode);
-  if (mode) agent->default_mode = *mode;
-  return std::shared_ptr<const AgentConfig>(agent);
+  return s;
 }
 
 Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options)
     : agent_(std::move(agent)),
       options_(std::move(options)),
+      strand_(Strand::Create(options_.pool ? options_.pool : DefaultPool())),
+      policy_(agent_->permission_rules, options_.cwd),
       mode_(agent_->default_mode),
-      policy_(agent_->permission_rules, options_.cwd) {
+      model_(agent_->model),
+      tools_(agent_->tools) {
   roots_.push_back(options_.cwd);
   for (const auto& r : options_.additional_roots) roots_.push_back(r);
   for (const auto& r : agent_->extra_roots) roots_.push_back(r);
-  worker_ = std::thread([this] { WorkerLoop(); });
 }
 
-Session::~Session() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    if (cancel_) cancel_->Cancel();
-  }
-  cv_.notify_all();
-  worker_.join();
-}
+Session::~Session() = default;
 
-void Session::WorkerLoop() {
-  for (;;) {
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
-      if (tasks_.empty()) return;
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
-    }
+Status Session::Post(std::function<void()> task) {
+  return strand_->Post([self = shared_from_this(), task = std::move(task)] {
     task();
-  }
+    self->FlushNotices();
+  });
 }
 
 Status Session::Prompt(std::vector<ContentBlock> content,
@@ -129,31 +121,62 @@ Status Session::Prompt(std::vector<ContentBlock> content,
   std::shared_ptr<CancelSource> source;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) return MakeError("LOUSHO_SESSION_CLOSED", "the session is closing");
     if (busy_)
       return MakeError("LOUSHO_SESSION_BUSY", "a prompt is already running in this session");
-    if (stopping_) return MakeError("LOUSHO_SESSION_CLOSED", "the session is closing");
     busy_ = true;
     cancel_ = std::make_shared<CancelSource>();
     source = cancel_;
-    tasks_.push_back(
-        [this, source, content = std::move(content), done = std::move(done)]() mutable {
-          Result<TurnResult> result = RunTurn(std::move(content), source->token());
-          {
-            std::lock_guard<std::mutex> lock(mu_);
-            busy_ = false;
-            cancel_.reset();
-          }
-          done(std::move(result));
-        });
   }
-  cv_.notify_all();
-  return Status::Ok();
+  Status st = Post([this, source, content = std::move(content), done = std::move(done)]() mutable {
+    Result<TurnResult> result = RunTurn(std::move(content), source->token());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = false;
+      cancel_.reset();
+    }
+    done(std::move(result));
+  });
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
+    cancel_.reset();
+  }
+  return st;
 }
 
-void Session::Cancel() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cancel_) cancel_->Cancel();
+void Session::Cancel(CancelCause cause) {
+  std::shared_ptr<CancelSource> source;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    source = cancel_;
+  }
+  // Outside the lock: cancellation callbacks must never run under it.
+  if (source) source->Cancel(cause);
 }
+
+void Session::Interrupt(StreamInterrupt interrupt) {
+  std::shared_ptr<CancelSource> source;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stream_cancel_ || stream_cancel_->cancelled()) return;
+    source = stream_cancel_;
+    interrupt_ = std::move(interrupt);
+  }
+  source->Cancel(interrupt_->cause);
+}
+
+void Session::Close(std::function<void()> done, CancelCause cause) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  Cancel(cause);
+  Status st = Post(std::move(done));
+  if (!st.ok()) log::Error("session " + id() + ": cannot finish closing: " + st.error().message);
+}
+
+void Session::WaitIdle() { strand_->WaitIdle(); }
 
 bool Session::busy() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -165,34 +188,87 @@ PermissionMode Session::mode() const {
   return mode_;
 }
 
-void Session::SetMode(PermissionMode mode) {
+void Session::SetMode(PermissionMode mode, std::function<void()> done) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     mode_ = mode;
+    notices_.emplace_back(event::ModeChanged{PermissionModeId(mode)}, std::move(done));
   }
-  Event e;
-  e.type = EventType::kModeChanged;
-  e.mode_id = PermissionModeId(mode);
-  Emit(e);
+  // From the worker (the switch_mode tool) the notice goes out with the next event; from
+  // elsewhere a task flushes it, after the running turn's current step if one is running.
+  if (!strand_->InTask()) {
+    Status st = Post([] {});
+    if (!st.ok()) FlushNotices();  // no thread to be had: better out of place than lost
+  }
+}
+
+void Session::FlushNotices() {
+  std::vector<std::pair<Event, std::function<void()>>> notices;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    notices.swap(notices_);
+  }
+  for (auto& [e, done] : notices) {
+    if (options_.sink) options_.sink(e);
+    if (done) done();
+  }
+}
+
+ModelChoice Session::model() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return model_;
+}
+
+void Session::SetModel(ModelChoice model) {
+  std::lock_guard<std::mutex> lock(mu_);
+  model_ = std::move(model);
+}
+
+void Session::SetThinking(ThinkingLevel level) {
+  std::lock_guard<std::mutex> lock(mu_);
+  model_.thinking = level;
+}
+
+bool Session::SupportsImages() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return model_.provider && model_.provider->SupportsImages();
+}
+
+void Session::AddTool(std::shared_ptr<Tool> tool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& t : tools_)
+    if (t->name() == tool->name()) {
+      t = std::move(tool);
+      return;
+    }
+  tools_.push_back(std::move(tool));
+}
+
+std::vector<std::shared_ptr<Tool>> Session::tools() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tools_;
+}
+
+std::shared_ptr<Tool> Session::FindTool(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& t : tools_)
+    if (t->name() == name) return t;
+  return nullptr;
 }
 
 std::vector<Message> Session::History() const {
   std::lock_guard<std::mutex> lock(mu_);
-  // Walk from the leaf to the root, then reverse.
-  std::vector<Message> out;
-  std::string at = leaf_;
-  while (!at.empty()) {
-    const HistoryEntry* found = nullptr;
-    for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
-      if (it->id == at) {
-        found = &*it;
-        break;
-      }
-    if (!found) break;
-    out.push_back(found->message);
-    at = found->parent_id;
-  }
-  return {out.rbegin(), out.rend()};
+  return history_.messages();
+}
+
+std::vector<Entry> Session::Entries() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return history_.entries();
+}
+
+std::string Session::Leaf() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return history_.leaf();
 }
 
 Usage Session::TotalUsage() const {
@@ -200,18 +276,25 @@ Usage Session::TotalUsage() const {
   return total_usage_;
 }
 
-void Session::Append(Message m) {
-  std::lock_guard<std::mutex> lock(mu_);
-  HistoryEntry e;
-  e.id = "e" + std::to_string(++next_entry_);
-  e.parent_id = leaf_;
+void Session::AppendMessage(Message m, Turn* t) {
+  if (m.timestamp_ms == 0) m.timestamp_ms = NowMs();
+  if (t) t->added.push_back(m);
+  Entry e;
+  e.kind = EntryKind::kMessage;
+  e.timestamp_ms = m.timestamp_ms;
   e.message = std::move(m);
-  leaf_ = e.id;
-  entries_.push_back(std::move(e));
+  std::lock_guard<std::mutex> lock(mu_);
+  history_.Append(std::move(e));
 }
 
 void Session::Emit(const Event& e) {
+  FlushNotices();
   if (options_.sink) options_.sink(e);
+}
+
+void Session::EmitMessage(int turn, const Message& m) {
+  Emit(event::MessageStart{turn, &m});
+  Emit(event::MessageEnd{turn, &m});
 }
 
 std::vector<ContentBlock> Session::ExpandCommand(std::vector<ContentBlock> content) const {
@@ -237,211 +320,256 @@ std::vector<ContentBlock> Session::ExpandCommand(std::vector<ContentBlock> conte
   return content;
 }
 
-namespace {
-Event Marker(EventType type, int turn) {
-  Event e;
-  e.type = type;
-  e.turn = turn;
-  return e;
-}
-
-std::string SystemPrompt(const AgentConfig& agent, const std::vector<fs::path>& roots) {
-  std::string s = agent.instructions;
+std::string Session::SystemPrompt() const {
+  std::string s = agent_->instructions;
   if (!s.empty() && s.back() != '\n') s += "\n";
-  s += "\nWorking directory: " + roots[0].string() + "\n";
-  if (!agent.tools.empty()) {
+  s += "\nWorking directory: " + roots_[0].string() + "\n";
+  auto tools = this->tools();
+  if (!tools.empty()) {
     s += "Tools available: ";
-    for (size_t i = 0; i < agent.tools.size(); ++i) s += (i ? ", " : "") + agent.tools[i]->name();
+    for (size_t i = 0; i < tools.size(); ++i) s += (i ? ", " : "") + tools[i]->name();
     s += "\n";
   }
   return s;
 }
-}  // namespace
+
+// --- the turn ---
 
 Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel) {
-  TurnResult result;
-  Emit(Marker(EventType::kAgentStart, 0));
+  Turn t;
+  t.cancel = cancel;
+  Emit(event::AgentStart{});
   Message user;
   user.role = Role::kUser;
   user.content = ExpandCommand(std::move(content));
-  Append(user);
-  {
-    Event e;
-    e.type = EventType::kMessageStart;
-    e.message = &user;
-    Emit(e);
-    e.type = EventType::kMessageEnd;
-    Emit(e);
-  }
+  AppendMessage(user, &t);
+  EmitMessage(0, t.added.back());
 
-  auto finish = [&](TurnStop stop) -> Result<TurnResult> {
-    result.stop = stop;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      total_usage_.Add(result.usage);
+  for (;;) {
+    if (auto stop = LimitReached(t)) return Finish(t, *stop);
+    ++t.step;
+    t.tool_results.clear();
+    Emit(event::TurnStart{t.step});
+    Streamed s = StreamMessage(t);
+    const Message* said = s.message.content.empty() ? nullptr : &s.message;
+    if (s.error) {
+      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      Emit(event::AgentEnd{&t.added});
+      return *s.error;
     }
-    Emit(Marker(EventType::kAgentEnd, 0));
-    return result;
-  };
-
-  for (int step = 1;; ++step) {
-    if (cancel.cancelled()) return finish(TurnStop::kCancelled);
-    if (step > agent_->max_steps) return finish(TurnStop::kMaxTurnRequests);
-    if (agent_->limits.max_total_tokens > 0 &&
-        result.usage.total() >= agent_->limits.max_total_tokens)
-      return finish(TurnStop::kMaxTokens);
-    Emit(Marker(EventType::kTurnStart, step));
-
-    ModelRequest req;
-    req.model = agent_->model_id;
-    req.system = SystemPrompt(*agent_, roots_);
-    req.messages = History();
-    req.thinking = agent_->thinking;
-    req.max_output_tokens = static_cast<int>(agent_->limits.max_output_tokens);
-    for (const auto& t : agent_->tools)
-      req.tools.push_back(ToolSchema{t->name(), t->description(), t->parameters()});
-
-    Message partial;
-    partial.role = Role::kAssistant;
-    {
-      Event e;
-      e.type = EventType::kMessageStart;
-      e.turn = step;
-      e.message = &partial;
-      Emit(e);
-    }
-    RetryHooks hooks;
-    hooks.on_retry_start = [&](const RetryNotice& n) {
-      Event e;
-      e.type = EventType::kAutoRetryStart;
-      e.turn = step;
-      e.retry = n;
-      Emit(e);
-    };
-    hooks.on_retry_end = [&](bool success, int attempt, const std::string& err) {
-      Event e;
-      e.type = EventType::kAutoRetryEnd;
-      e.turn = step;
-      e.retry.attempt = attempt;
-      e.retry_success = success;
-      e.retry_error = err;
-      Emit(e);
-    };
-    auto on_delta = [&](const StreamDelta& d) {
-      if (cancel.cancelled()) return false;
-      Event e;
-      e.type = EventType::kMessageUpdate;
-      e.turn = step;
-      e.delta = d;
-      Emit(e);
-      return true;
-    };
-    Result<ModelResponse> resp = agent_->provider->Stream(req, on_delta, cancel, hooks);
-    if (!resp.ok()) {
-      if (cancel.cancelled()) {
-        Emit(Marker(EventType::kTurnEnd, step));
-        return finish(TurnStop::kCancelled);
+    if (s.interrupt) {
+      // A stream rule or a steering message: what it brings joins the history, and the model
+      // is asked again within the same prompt.
+      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      for (Message& m : s.interrupt->inject) {
+        AppendMessage(std::move(m), &t);
+        EmitMessage(t.step, t.added.back());
       }
-      Emit(Marker(EventType::kTurnEnd, step));
-      Emit(Marker(EventType::kAgentEnd, 0));
-      return resp.error();
+      continue;
     }
-    Message assistant = std::move(resp->message);
-    result.usage.Add(assistant.usage);
-    if (assistant.usage.total() > 0 && agent_->provider->ContextWindow() > 0) {
-      Event u = Marker(EventType::kUsageUpdate, step);
-      u.context_used = assistant.usage.total();
-      u.context_size = agent_->provider->ContextWindow();
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        u.session_cost = total_usage_.cost + result.usage.cost;
-      }
-      Emit(u);
+    if (s.aborted != CancelCause::kNone) {
+      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      return Finish(t, TurnStop::kCancelled);
     }
-    bool cancelled = cancel.cancelled() || assistant.stop_reason == StopReason::kCancelled;
-    if (cancelled) {
-      // Keep what was said, but never a tool call that will not run.
-      std::vector<ContentBlock> kept;
-      for (auto& b : assistant.content)
-        if (b.type != BlockType::kToolCall) kept.push_back(std::move(b));
-      assistant.content = std::move(kept);
-      assistant.stop_reason = StopReason::kCancelled;
-    }
-    if (!assistant.content.empty()) Append(assistant);
-    {
-      Event e;
-      e.type = EventType::kMessageEnd;
-      e.turn = step;
-      e.message = &assistant;
-      Emit(e);
-    }
-    if (cancelled) {
-      Emit(Marker(EventType::kTurnEnd, step));
-      return finish(TurnStop::kCancelled);
-    }
-    std::vector<const ContentBlock*> calls;
-    for (const auto& b : assistant.content)
-      if (b.type == BlockType::kToolCall) calls.push_back(&b);
-    bool ends_turn = false;
-    std::string question;
-    for (size_t i = 0; i < calls.size();) {
-      size_t next = i;  // calls before `next` have their results
-      bool carried_on = false;
-      if (!cancel.cancelled()) {
-        size_t batch = ParallelRun(calls, i);
-        if (batch > 1) {
-          carried_on = RunParallel({calls.begin() + i, calls.begin() + i + batch}, step, cancel);
-          next = i + batch;
-        } else {
-          carried_on = RunToolCall(*calls[i], step, cancel, &ends_turn, &question);
-          next = i + 1;
-        }
-      }
-      if (!carried_on) {
-        // Every call of the message still gets a result, so the history stays valid.
-        for (size_t j = next; j < calls.size(); ++j) {
-          const Event start = ToolStartEvent(*calls[j], nullptr, step, ToolContext());
-          Emit(start);
-          CompleteToolCall(start, ToolOutput::Error("Cancelled by the user."));
-        }
-        Emit(Marker(EventType::kTurnEnd, step));
-        return finish(TurnStop::kCancelled);
-      }
-      i = next;
-    }
-    Emit(Marker(EventType::kTurnEnd, step));
-    if (ends_turn) {
-      Message ask;
-      ask.role = Role::kAssistant;
-      ask.content.push_back(ContentBlock::Text(question));
-      Append(ask);
-      Event e;
-      e.type = EventType::kMessageStart;
-      e.turn = step;
-      e.message = &ask;
-      Emit(e);
-      e.type = EventType::kMessageUpdate;
-      e.delta.kind = DeltaKind::kText;
-      e.delta.text = question;
-      Emit(e);
-      e.type = EventType::kMessageEnd;
-      Emit(e);
-      return finish(TurnStop::kEndTurn);
-    }
-    switch (assistant.stop_reason) {
-      case StopReason::kMaxTokens:
-        return finish(TurnStop::kMaxTokens);
-      case StopReason::kRefusal:
-        return finish(TurnStop::kRefusal);
-      case StopReason::kEndTurn:
-      case StopReason::kToolUse:
-      case StopReason::kCancelled:
-      case StopReason::kError:
-        break;
-    }
-    if (calls.empty()) return finish(TurnStop::kEndTurn);
+    const bool carried_on = RunToolCalls(s.message, t);
+    Emit(event::TurnEnd{t.step, said, &t.tool_results});
+    if (!carried_on) return Finish(t, TurnStop::kCancelled);
+    if (auto stop = DecideNext(s.message, t)) return Finish(t, *stop);
   }
 }
+
+std::optional<TurnStop> Session::LimitReached(const Turn& t) const {
+  if (t.cancel.cancelled()) return TurnStop::kCancelled;
+  if (t.step >= agent_->max_steps) return TurnStop::kMaxTurnRequests;
+  if (agent_->limits.max_total_tokens > 0 &&
+      t.result.usage.total() >= agent_->limits.max_total_tokens)
+    return TurnStop::kMaxTokens;
+  return std::nullopt;
+}
+
+Result<TurnResult> Session::Finish(Turn& t, TurnStop stop) {
+  t.result.stop = stop;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    total_usage_.Add(t.result.usage);
+  }
+  Emit(event::AgentEnd{&t.added});
+  return t.result;
+}
+
+ModelRequest Session::BuildRequest(const ModelChoice& model) const {
+  ModelRequest req;
+  req.model = model.model_id;
+  req.system = SystemPrompt();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    req.messages = history_.messages();
+  }
+  req.thinking = model.thinking;
+  req.max_output_tokens = static_cast<int>(agent_->limits.max_output_tokens);
+  for (const auto& tool : tools())
+    req.tools.push_back(ToolSchema{tool->name(), tool->description(), tool->parameters()});
+  return req;
+}
+
+Session::Streamed Session::StreamMessage(Turn& t) {
+  const ModelChoice model = this->model();
+  const ModelRequest req = BuildRequest(model);
+  const int step = t.step;
+
+  // The stream has its own source, so a stream rule can stop it and the turn go on; the
+  // prompt's cancellation reaches it with its cause.
+  auto stream = std::make_shared<CancelSource>();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stream_cancel_ = stream;
+    interrupt_.reset();
+  }
+  ScopedCancelCallback link(t.cancel, [stream, &t] { stream->Cancel(t.cancel.cause()); });
+
+  MessageBuilder builder;
+  Emit(event::MessageStart{step, &builder.message()});
+  auto emit = [&](const StreamDelta& d) {
+    Emit(event::MessageUpdate{step, &d, &builder.message()});
+  };
+  RetryHooks hooks;
+  hooks.on_retry_start = [&](const RetryNotice& n) { Emit(event::AutoRetryStart{step, n}); };
+  hooks.on_retry_end = [&](bool success, int attempt, const std::string& err) {
+    Emit(event::AutoRetryEnd{step, success, attempt, err});
+  };
+  std::optional<StreamInterrupt> watched;
+  auto on_delta = [&](const StreamDelta& d) {
+    if (stream->cancelled()) return false;
+    if (options_.watcher) {
+      // The watcher sees the delta before anything of it leaves the engine.
+      if (auto hit = options_.watcher(d, builder.message())) {
+        watched = std::move(hit);
+        stream->Cancel(watched->cause);
+        return false;
+      }
+    }
+    builder.Apply(d, emit);
+    return !stream->cancelled();
+  };
+  Result<ModelResponse> resp = model.provider->Stream(req, on_delta, stream->token(), hooks);
+  builder.Close(emit);
+
+  Streamed out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stream_cancel_.reset();
+    if (!watched && interrupt_) watched = std::move(interrupt_);
+    interrupt_.reset();
+  }
+  const bool stopped = stream->cancelled() || (resp.ok() && resp->message.stop_reason ==
+                                                               StopReason::kCancelled);
+  if (resp.ok()) {
+    out.message = std::move(resp->message);
+  } else {
+    out.message = builder.Take(/*partial=*/true);
+    if (!stopped) {
+      out.message.stop_reason = StopReason::kError;
+      out.message.error_message = resp.error().message;
+      out.error = resp.error();
+    }
+  }
+  out.message.role = Role::kAssistant;
+  if (out.message.provider.empty()) out.message.provider = model.provider_name;
+  if (out.message.model.empty()) out.message.model = model.model_id;
+  if (stopped) {
+    // Keep what was said, but never a tool call that will not run.
+    std::vector<ContentBlock> kept;
+    for (auto& b : out.message.content)
+      if (b.type != BlockType::kToolCall) kept.push_back(std::move(b));
+    out.message.content = std::move(kept);
+    out.message.stop_reason = StopReason::kCancelled;
+    out.aborted = stream->cause() == CancelCause::kNone ? CancelCause::kUser : stream->cause();
+    if (watched && !t.cancel.cancelled()) {
+      out.interrupt = std::move(watched);
+      if (!out.interrupt->keep_partial) out.message.content.clear();
+    }
+  }
+  t.result.usage.Add(out.message.usage);
+  EmitUsage(t, out.message, model);
+  if (!out.message.content.empty()) AppendMessage(out.message, &t);
+  Emit(event::MessageEnd{step, &out.message});
+  return out;
+}
+
+void Session::EmitUsage(const Turn& t, const Message& m, const ModelChoice& model) {
+  if (m.usage.total() <= 0 || !model.provider || model.provider->ContextWindow() <= 0) return;
+  event::UsageUpdate u;
+  u.turn = t.step;
+  u.context_used = m.usage.total();
+  u.context_size = model.provider->ContextWindow();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    u.session_cost = total_usage_.cost + t.result.usage.cost;
+  }
+  Emit(u);
+}
+
+bool Session::RunToolCalls(const Message& assistant, Turn& t) {
+  std::vector<const ContentBlock*> calls;
+  for (const auto& b : assistant.content)
+    if (b.type == BlockType::kToolCall) calls.push_back(&b);
+  for (size_t i = 0; i < calls.size();) {
+    size_t next = i;  // calls before `next` have their results
+    bool carried_on = false;
+    if (!t.cancel.cancelled()) {
+      const size_t batch = ParallelRun(calls, i);
+      if (batch > 1) {
+        carried_on = RunParallel({calls.begin() + i, calls.begin() + i + batch}, t);
+        next = i + batch;
+      } else {
+        carried_on = RunToolCall(*calls[i], t);
+        next = i + 1;
+      }
+    }
+    if (!carried_on) {
+      // Every call of the message still gets a result, so the history stays valid.
+      for (size_t j = next; j < calls.size(); ++j) {
+        CallRun run = StartCall(*calls[j], nullptr, t);
+        CompleteCall(run, ToolOutput::Error("Cancelled by the user."), t);
+      }
+      return false;
+    }
+    i = next;
+  }
+  return true;
+}
+
+std::optional<TurnStop> Session::DecideNext(const Message& assistant, Turn& t) {
+  if (t.ends_turn) {
+    Message ask;
+    ask.role = Role::kAssistant;
+    ask.content.push_back(ContentBlock::Text(t.question));
+    AppendMessage(ask, &t);
+    StreamDelta d;
+    d.kind = DeltaKind::kText;
+    d.text = t.question;
+    Emit(event::MessageStart{t.step, &ask});
+    Emit(event::MessageUpdate{t.step, &d, &ask});
+    Emit(event::MessageEnd{t.step, &ask});
+    return TurnStop::kEndTurn;
+  }
+  switch (assistant.stop_reason) {
+    case StopReason::kMaxTokens:
+      return TurnStop::kMaxTokens;
+    case StopReason::kRefusal:
+      return TurnStop::kRefusal;
+    case StopReason::kEndTurn:
+    case StopReason::kToolUse:
+    case StopReason::kCancelled:
+    case StopReason::kError:
+      break;
+  }
+  for (const auto& b : assistant.content)
+    if (b.type == BlockType::kToolCall) return std::nullopt;  // the model sees the results
+  return TurnStop::kEndTurn;
+}
+
+// --- tool calls ---
 
 ToolContext Session::MakeToolContext(const CancelToken& cancel) {
   ToolContext ctx;
@@ -460,44 +588,49 @@ ToolContext Session::MakeToolContext(const CancelToken& cancel) {
   return ctx;
 }
 
-Event Session::ToolStartEvent(const ContentBlock& call, const Tool* tool, int turn,
-                              const ToolContext& ctx) const {
-  Event e;
-  e.type = EventType::kToolExecutionStart;
-  e.turn = turn;
-  e.tool_call_id = call.id;
-  e.tool_name = call.name;
-  e.args = call.arguments;
+Session::CallRun Session::StartCall(const ContentBlock& call, const std::shared_ptr<Tool>& tool,
+                                    Turn& t) {
+  CallRun run;
+  run.tool = tool;
+  run.ctx = MakeToolContext(t.cancel);
+  run.shown.id = call.id;
+  run.shown.name = call.name;
+  run.shown.args = &call.arguments;
   if (tool) {
-    e.title = tool->Title(call.arguments, ctx);
-    e.kind = tool->kind();
-    e.locations = tool->Locations(call.arguments, ctx);
+    run.shown.title = tool->Title(call.arguments, run.ctx);
+    run.shown.kind = tool->kind();
+    run.shown.locations = tool->Locations(call.arguments, run.ctx);
   } else {
-    e.title = call.name;
+    run.shown.title = call.name;
   }
-  return e;
+  Emit(event::ToolExecutionStart{t.step, &run.shown});
+  return run;
 }
 
-void Session::CompleteToolCall(const Event& start, const ToolOutput& out) {
-  Event end = start;
-  end.type = EventType::kToolExecutionEnd;
-  end.output = &out;
-  end.is_error = out.is_error;
-  Emit(end);
+void Session::CompleteCall(CallRun& run, ToolOutput out, Turn& t) {
+  Emit(event::ToolExecutionEnd{t.step, &run.shown, &out, out.is_error});
   Message tr;
   tr.role = Role::kToolResult;
-  tr.tool_call_id = start.tool_call_id;
-  tr.tool_name = start.tool_name;
+  tr.tool_call_id = run.shown.id;
+  tr.tool_name = run.shown.name;
   tr.is_error = out.is_error;
-  tr.content = out.content;
-  Append(std::move(tr));
+  tr.content = std::move(out.content);
+  tr.tool.title = run.shown.title;
+  tr.tool.kind = run.shown.kind;
+  tr.tool.args = run.shown.args ? *run.shown.args : Json::Value();
+  tr.tool.locations = run.shown.locations;
+  tr.tool.diffs = std::move(out.diffs);
+  tr.tool.details = std::move(out.details);
+  tr.tool.terminal_id = out.terminal_id;
+  t.tool_results.push_back(tr);
+  AppendMessage(std::move(tr), &t);
 }
 
 size_t Session::ParallelRun(const std::vector<const ContentBlock*>& calls, size_t first) const {
   const PermissionMode mode = this->mode();
   size_t n = 0;
   for (size_t i = first; i < calls.size(); ++i, ++n) {
-    const Tool* tool = agent_->FindTool(calls[i]->name);
+    auto tool = FindTool(calls[i]->name);
     if (!tool || !calls[i]->arguments.isObject() || !tool->read_only()) break;
     // Only plain look-ups: a question or a plan change must keep its place in the order.
     if (tool->kind() != ToolKind::kRead && tool->kind() != ToolKind::kSearch) break;
@@ -507,142 +640,127 @@ size_t Session::ParallelRun(const std::vector<const ContentBlock*>& calls, size_
   return n;
 }
 
-bool Session::RunParallel(const std::vector<const ContentBlock*>& calls, int turn,
-                          const CancelToken& cancel) {
-  struct Job {
-    Tool* tool = nullptr;
-    ToolContext ctx;
-    Event start;
-    ToolOutput out;
-  };
-  std::vector<Job> jobs(calls.size());
-  for (size_t k = 0; k < calls.size(); ++k) {
-    Job& job = jobs[k];
-    job.tool = agent_->FindTool(calls[k]->name);
-    job.ctx = MakeToolContext(cancel);
-    job.ctx.plan = nullptr;  // look-ups never touch the plan or the mode
-    job.ctx.set_mode = nullptr;
-    job.start = ToolStartEvent(*calls[k], job.tool, turn, job.ctx);
-    Emit(job.start);
+bool Session::RunParallel(const std::vector<const ContentBlock*>& calls, Turn& t) {
+  std::vector<CallRun> runs;
+  runs.reserve(calls.size());
+  for (const ContentBlock* call : calls) {
+    runs.push_back(StartCall(*call, FindTool(call->name), t));
+    runs.back().ctx.plan = nullptr;  // look-ups never touch the plan or the mode
+    runs.back().ctx.set_mode = nullptr;
   }
-  for (const Job& job : jobs) {
-    Event progress = job.start;
-    progress.type = EventType::kToolExecutionUpdate;
-    progress.phase = Event::ToolPhase::kInProgress;
-    Emit(progress);
-  }
-  std::vector<std::thread> threads;
-  for (size_t k = 1; k < jobs.size(); ++k) {
-    Job* job = &jobs[k];
-    const Json::Value* args = &calls[k]->arguments;
+  for (const CallRun& run : runs)
+    Emit(event::ToolExecutionUpdate{t.step, &run.shown,
+                                    event::ToolExecutionUpdate::Phase::kInProgress, "", ""});
+  auto run_one = [](CallRun* run, const Json::Value* args) {
     try {
-      threads.emplace_back([job, args] { job->out = job->tool->Run(*args, job->ctx); });
+      run->out = run->tool->Run(*args, run->ctx);
+    } catch (const std::exception& e) {
+      run->out = ToolOutput::Error(run->shown.name + " failed: " + e.what());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < runs.size(); ++k) {
+    try {
+      threads.emplace_back(run_one, &runs[k], &calls[k]->arguments);
     } catch (const std::system_error&) {
-      job->out = job->tool->Run(*args, job->ctx);  // no thread to be had: run it here
+      run_one(&runs[k], &calls[k]->arguments);  // no thread to be had: run it here
     }
   }
-  jobs[0].out = jobs[0].tool->Run(calls[0]->arguments, jobs[0].ctx);
-  for (auto& t : threads) t.join();
-  const bool cancelled = cancel.cancelled();
-  for (Job& job : jobs) {
-    if (cancelled && !job.out.is_error) job.out.is_error = true;
-    CompleteToolCall(job.start, job.out);
+  run_one(&runs[0], &calls[0]->arguments);
+  for (auto& th : threads) th.join();
+  const bool cancelled = t.cancel.cancelled();
+  for (CallRun& run : runs) {
+    if (cancelled && !run.out.is_error) run.out.is_error = true;
+    CompleteCall(run, std::move(run.out), t);
   }
   return !cancelled;
 }
 
-bool Session::RunToolCall(const ContentBlock& call, int turn, const CancelToken& cancel,
-                          bool* ends_turn, std::string* question) {
-  Tool* tool = agent_->FindTool(call.name);
-  ToolContext ctx = MakeToolContext(cancel);
-  const Event e = ToolStartEvent(call, tool, turn, ctx);
-  Emit(e);
-  auto complete = [&](const ToolOutput& out) { CompleteToolCall(e, out); };
+PermissionDecision Session::AskPermission(const CallRun& run, const ContentBlock& call,
+                                          const CancelToken& cancel) {
+  if (!options_.client) return PermissionDecision::kAllowOnce;
+  PermissionRequest req;
+  req.tool_call_id = call.id;
+  req.tool_name = call.name;
+  req.title = run.shown.title;
+  req.kind = run.shown.kind;
+  req.raw_input = call.arguments;
+  req.locations = run.shown.locations;
+  req.diffs = run.tool->Preview(call.arguments, run.ctx);
+  return options_.client->RequestPermission(options_.id, req, cancel);
+}
 
-  if (!tool) {
-    complete(ToolOutput::Error("Unknown tool '" + call.name + "'."));
+bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
+  CallRun run = StartCall(call, FindTool(call.name), t);
+  if (!run.tool) {
+    CompleteCall(run, ToolOutput::Error("Unknown tool '" + call.name + "'."), t);
     return true;
   }
   if (!call.arguments.isObject()) {
-    complete(ToolOutput::Error("Tool arguments must be a JSON object."));
+    CompleteCall(run, ToolOutput::Error("Tool arguments must be a JSON object."), t);
     return true;
   }
 
   // Permission: rules and mode first, then the editor.
-  PermissionMode mode = this->mode();
-  PermissionVerdict verdict = policy_.Evaluate(*tool, call.arguments, mode);
+  const PermissionVerdict verdict = policy_.Evaluate(*run.tool, call.arguments, mode());
   if (verdict.action == PermissionAction::kDeny) {
-    complete(ToolOutput::Error(verdict.reason.empty() ? "Permission denied." : verdict.reason));
+    CompleteCall(run,
+                 ToolOutput::Error(verdict.reason.empty() ? "Permission denied." : verdict.reason),
+                 t);
     return true;
   }
   if (verdict.action == PermissionAction::kAsk) {
-    PermissionDecision decision = PermissionDecision::kAllowOnce;
-    if (options_.client) {
-      PermissionRequest req;
-      req.tool_call_id = call.id;
-      req.tool_name = call.name;
-      req.title = e.title;
-      req.kind = e.kind;
-      req.raw_input = call.arguments;
-      req.locations = e.locations;
-      req.diffs = tool->Preview(call.arguments, ctx);
-      decision = options_.client->RequestPermission(options_.id, req, cancel);
-    }
-    switch (decision) {
+    switch (AskPermission(run, call, t.cancel)) {
       case PermissionDecision::kCancelled:
-        complete(ToolOutput::Error("Cancelled by the user."));
+        CompleteCall(run, ToolOutput::Error("Cancelled by the user."), t);
         return false;
       case PermissionDecision::kRejectAlways:
-        policy_.RememberAnswer(*tool, call.arguments, PermissionAction::kDeny);
-        complete(ToolOutput::Error("The user rejected this tool call."));
+        policy_.RememberAnswer(*run.tool, call.arguments, PermissionAction::kDeny);
+        CompleteCall(run, ToolOutput::Error("The user rejected this tool call."), t);
         return true;
       case PermissionDecision::kRejectOnce:
-        complete(ToolOutput::Error("The user rejected this tool call."));
+        CompleteCall(run, ToolOutput::Error("The user rejected this tool call."), t);
         return true;
       case PermissionDecision::kAllowAlways:
-        policy_.RememberAnswer(*tool, call.arguments, PermissionAction::kAllow);
+        policy_.RememberAnswer(*run.tool, call.arguments, PermissionAction::kAllow);
         break;
       case PermissionDecision::kAllowOnce:
         break;
     }
-    if (cancel.cancelled()) {
-      complete(ToolOutput::Error("Cancelled by the user."));
+    if (t.cancel.cancelled()) {
+      CompleteCall(run, ToolOutput::Error("Cancelled by the user."), t);
       return false;
     }
   }
 
-  Event progress = e;
-  progress.type = EventType::kToolExecutionUpdate;
-  progress.phase = Event::ToolPhase::kInProgress;
-  Emit(progress);
-  ctx.on_terminal = [&](const std::string& terminal_id) {
-    Event t = e;
-    t.type = EventType::kToolExecutionUpdate;
-    t.phase = Event::ToolPhase::kTerminal;
-    t.terminal_id = terminal_id;
-    Emit(t);
+  using Phase = event::ToolExecutionUpdate::Phase;
+  Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kInProgress, "", ""});
+  run.ctx.on_terminal = [&](const std::string& terminal_id) {
+    Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kTerminal, terminal_id, ""});
   };
-  ToolOutput out = tool->Run(call.arguments, ctx);
-  if (out.plan_changed) {
-    Event p;
-    p.type = EventType::kPlanUpdate;
-    p.turn = turn;
-    p.plan = plan_;
-    Emit(p);
+  run.ctx.on_output = [&](const std::string& output) {
+    Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kPartialOutput, "", output});
+  };
+  ToolOutput out;
+  try {
+    out = run.tool->Run(call.arguments, run.ctx);
+  } catch (const std::exception& e) {
+    // A tool's bug fails its call, never the process.
+    out = ToolOutput::Error(call.name + " failed: " + e.what());
   }
+  if (out.plan_changed) Emit(event::PlanUpdate{plan_});
   if (out.ends_turn) {
-    *ends_turn = true;
-    *question = out.content.empty() ? "" : out.content[0].text;
-    ToolOutput shown = out;
-    shown.content = {
+    t.ends_turn = true;
+    t.question = out.content.empty() ? "" : out.content[0].text;
+    out.content = {
         ContentBlock::Text("The question was shown to the user; their answer is the "
                            "next user message.")};
-    complete(shown);
+    CompleteCall(run, std::move(out), t);
     return true;
   }
-  bool cancelled = cancel.cancelled();
+  const bool cancelled = t.cancel.cancelled();
   if (cancelled && !out.is_error) out.is_error = true;
-  complete(out);
+  CompleteCall(run, std::move(out), t);
   return !cancelled;
 }
 

@@ -1,59 +1,67 @@
-// The session engine: one conversation, its history, and the turn loop on its own worker thread.
-// Knows no protocol: it emits Events and asks ClientServices.
+// The session engine: one conversation, its history, its model and tools, and the turn loop run
+// on the session's strand of a worker pool. Knows no protocol: it emits Events and asks
+// ClientServices.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "agent/client_services.h"
 #include "agent/events.h"
+#include "agent/history.h"
 #include "agent/permissions.h"
 #include "agent/provider.h"
 #include "agent/tool.h"
 #include "config/agent_spec.h"
 #include "support/cancel.h"
 #include "support/status.h"
+#include "support/worker_pool.h"
 
 namespace lousho::agent {
 
-// Everything sessions of one agent share. Immutable once built; shared across threads.
+// The model a session talks to. Value type.
+struct ModelChoice {
+  std::string provider_name;           // "script", "openai", ...
+  std::string model_id;                // id at the provider
+  std::shared_ptr<Provider> provider;  // null only when the agent's provider_error is set
+  ThinkingLevel thinking = ThinkingLevel::kOff;
+};
+
+// The template every session of one agent starts from. Immutable once built; shared across
+// threads. A session copies the model and the tools and may change its own copies.
 struct AgentConfig {
   std::string name;
   std::string version;
   std::string instructions;
-  std::string provider_name;           // "script", "openai", ...
-  std::string model_id;                // id at the provider
-  std::shared_ptr<Provider> provider;  // null only when provider_error is set
+  ModelChoice model;
   // Set when the provider cannot be used yet (a missing key): the agent still starts, so the
   // editor can show this error when a session is opened.
   std::optional<Error> provider_error;
   std::vector<std::shared_ptr<Tool>> tools;
-  ThinkingLevel thinking = ThinkingLevel::kOff;
   int max_steps = 50;
   config::Limits limits;
   std::vector<PermissionRule> permission_rules;
   PermissionMode default_mode = PermissionMode::kDefault;
   std::vector<std::string> extra_roots;
   std::vector<config::SlashCommand> commands;
-
-  Tool* FindTool(const std::string& name) const;
 };
 
-using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
-
-// Builds the shared agent from a loaded spec: provider, tools, rules.
-Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& spec,
-                                                      const EnvLookup& getenv);
+// What a door may know of an agent: it never calls a provider or a tool itself.
+struct AgentView {
+  std::string name;
+  bool images = false;  // the default model accepts images
+  std::vector<config::SlashCommand> commands;
+  std::optional<Error> provider_error;
+};
+AgentView ViewOf(const AgentConfig& agent);
 
 ThinkingLevel ParseThinkingLevel(const std::string& s);
+const char* ThinkingLevelId(ThinkingLevel level);
 
 // How a prompt ended (the protocol's stop reasons; failures are Errors instead).
 enum class TurnStop { kEndTurn, kMaxTokens, kMaxTurnRequests, kRefusal, kCancelled };
@@ -63,87 +71,138 @@ struct TurnResult {
   Usage usage;  // this prompt
 };
 
+// Stops the model stream in flight while the turn goes on (a stream rule, a steering message).
+struct StreamInterrupt {
+  CancelCause cause = CancelCause::kStreamRule;
+  bool keep_partial = false;     // keep what was streamed in the history (tool calls never)
+  std::vector<Message> inject;   // appended before the model is asked again
+};
+
+// Watches every stream delta before it leaves the engine; returning an interrupt aborts the
+// stream (the delta is not emitted). Called on the session's worker.
+using StreamWatcher =
+    std::function<std::optional<StreamInterrupt>(const StreamDelta& delta, const Message& partial)>;
+
 struct SessionOptions {
   std::string id;
   std::filesystem::path cwd;  // absolute
   std::vector<std::filesystem::path> additional_roots;
   ClientServices* client = nullptr;  // outlives the session
-  EventSink sink;                    // called on the worker thread
+  EventSink sink;                    // called on the session's worker, in order
+  WorkerPool* pool = nullptr;        // outlives the session; null: a process-wide pool
+  StreamWatcher watcher;             // may be empty
+  // A stored history to continue (parents before children) and its leaf (empty: the last).
+  std::vector<Entry> seed;
+  std::string seed_leaf;
 };
 
-// A history entry: the history is a tree (id/parent) whose leaf is the current branch.
-struct HistoryEntry {
-  std::string id;
-  std::string parent_id;
-  Message message;
-};
-
-// Thread-safe: Prompt/Cancel/SetMode may be called from any thread; the turn runs on the
-// session's worker. Destroying the session cancels the running turn and joins the worker.
-class Session {
+// Thread-safe: every public method may be called from any thread. The turn and every event run
+// on the session's strand (one task at a time); an idle session holds no thread. Held by
+// shared_ptr: queued work keeps the session alive.
+class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options);
+  static Result<std::shared_ptr<Session>> Create(std::shared_ptr<const AgentConfig> agent,
+                                                 SessionOptions options);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   const std::string& id() const { return options_.id; }
-  const AgentConfig& agent() const { return *agent_; }
 
   // Starts a turn. Fails with LOUSHO_SESSION_BUSY when a turn is running. `done` runs on the
   // worker after every event of the turn has been emitted.
-  Status Prompt(std::vector<ContentBlock> content, std::function<void(Result<TurnResult>)> done);
-  // Cancels the running turn, if any. Returns at once.
-  void Cancel();
+  [[nodiscard]] Status Prompt(std::vector<ContentBlock> content,
+                              std::function<void(Result<TurnResult>)> done);
+  // Cancels the running turn, if any, with that cause. Returns at once.
+  void Cancel(CancelCause cause = CancelCause::kUser);
+  // Aborts the model stream in flight, if any, and goes on with the turn. Returns at once.
+  void Interrupt(StreamInterrupt interrupt);
+  // Cancels the running turn and refuses new prompts; `done` runs on the worker once the turn
+  // has answered. Returns at once.
+  void Close(std::function<void()> done, CancelCause cause = CancelCause::kUser);
+  // Blocks until no work of this session is queued or running (never from the worker).
+  void WaitIdle();
   bool busy() const;
 
   PermissionMode mode() const;
-  // Changes the mode and emits kModeChanged (on the caller's thread when idle).
-  void SetMode(PermissionMode mode);
+  // Changes the mode at once; the mode_changed event follows on the worker, then `done` runs.
+  void SetMode(PermissionMode mode, std::function<void()> done = nullptr);
 
-  // A copy of the current branch of the history.
+  ModelChoice model() const;
+  void SetModel(ModelChoice model);
+  void SetThinking(ThinkingLevel level);
+  bool SupportsImages() const;
+  // Adds a tool to this session only (MCP, host tools); a tool of the same name is replaced.
+  void AddTool(std::shared_ptr<Tool> tool);
+  std::vector<std::shared_ptr<Tool>> tools() const;
+
+  // A copy of the current branch's messages.
   std::vector<Message> History() const;
+  // A copy of every entry of the tree, and the leaf.
+  std::vector<Entry> Entries() const;
+  std::string Leaf() const;
   Usage TotalUsage() const;
 
  private:
-  void WorkerLoop();
+  struct Turn;
+  struct Streamed;
+  struct CallRun;
+
+  Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options);
+
+  // The turn, in named steps.
   Result<TurnResult> RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel);
-  // Runs one tool call; returns false when the turn was cancelled during it.
-  bool RunToolCall(const ContentBlock& call, int turn, const CancelToken& cancel, bool* ends_turn,
-                   std::string* question);
+  std::optional<TurnStop> LimitReached(const Turn& t) const;
+  Streamed StreamMessage(Turn& t);
+  ModelRequest BuildRequest(const ModelChoice& model) const;
+  void EmitUsage(const Turn& t, const Message& m, const ModelChoice& model);
+  // Runs the message's tool calls; false when the turn was cancelled meanwhile.
+  bool RunToolCalls(const Message& assistant, Turn& t);
+  std::optional<TurnStop> DecideNext(const Message& assistant, Turn& t);
+  Result<TurnResult> Finish(Turn& t, TurnStop stop);
+
+  // Tool calls.
+  bool RunToolCall(const ContentBlock& call, Turn& t);
   // How many calls from `first` on may run side by side: read-only look-ups the policy allows
   // without asking.
   size_t ParallelRun(const std::vector<const ContentBlock*>& calls, size_t first) const;
-  // Runs those calls at once; events and results still follow the calls' order. Returns false
-  // when the turn was cancelled meanwhile.
-  bool RunParallel(const std::vector<const ContentBlock*>& calls, int turn,
-                   const CancelToken& cancel);
+  bool RunParallel(const std::vector<const ContentBlock*>& calls, Turn& t);
+  std::shared_ptr<Tool> FindTool(const std::string& name) const;
   ToolContext MakeToolContext(const CancelToken& cancel);
-  Event ToolStartEvent(const ContentBlock& call, const Tool* tool, int turn,
-                       const ToolContext& ctx) const;
-  void CompleteToolCall(const Event& start, const ToolOutput& out);
-  void Append(Message m);
+  CallRun StartCall(const ContentBlock& call, const std::shared_ptr<Tool>& tool, Turn& t);
+  void CompleteCall(CallRun& run, ToolOutput out, Turn& t);
+  PermissionDecision AskPermission(const CallRun& run, const ContentBlock& call,
+                                   const CancelToken& cancel);
+
+  // History and events (worker only, except where locked inside).
+  void AppendMessage(Message m, Turn* t);
+  void EmitMessage(int turn, const Message& m);
   void Emit(const Event& e);
+  void FlushNotices();
+  Status Post(std::function<void()> task);
   std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;
+  std::string SystemPrompt() const;
 
   std::shared_ptr<const AgentConfig> agent_;
   SessionOptions options_;
   std::vector<std::filesystem::path> roots_;
+  std::shared_ptr<Strand> strand_;
+  PermissionPolicy policy_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool stopping_ = false;
   bool busy_ = false;
-  std::shared_ptr<CancelSource> cancel_;
+  bool closing_ = false;
+  std::shared_ptr<CancelSource> cancel_;         // the running prompt's
+  std::shared_ptr<CancelSource> stream_cancel_;  // the model stream in flight
+  std::optional<StreamInterrupt> interrupt_;     // why stream_cancel_ fired, when not the user
   PermissionMode mode_;
-  PermissionPolicy policy_;
-  std::vector<HistoryEntry> entries_;
-  std::string leaf_;
-  long long next_entry_ = 0;
+  ModelChoice model_;
+  std::vector<std::shared_ptr<Tool>> tools_;
+  agent::History history_;  // written on the worker under mu_; read there without it
   std::vector<PlanEntry> plan_;
   Usage total_usage_;
-  std::thread worker_;
+  // Events raised off the worker (a mode change during a turn), emitted there in order.
+  std::vector<std::pair<Event, std::function<void()>>> notices_;
 };
 
 }  // namespace lousho::agent

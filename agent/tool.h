@@ -29,6 +29,8 @@ struct ToolContext {
   ClientServices* client = nullptr;  // may be null (no editor services)
   // Progress for the editor while the tool runs (e.g. a terminal id to embed). May be empty.
   std::function<void(const std::string& terminal_id)> on_terminal;
+  // Output so far while the tool runs (bash streams its output). May be empty.
+  std::function<void(const std::string& output)> on_output;
   // The session's plan (todo tool). May be null.
   std::vector<PlanEntry>* plan = nullptr;
   // Switches the session's mode by id (switch_mode tool). May be empty.

@@ -8,9 +8,11 @@
 #include <iostream>
 
 #include "acp/server.h"
+#include "agent/agent_builder.h"
 #include "agent/session.h"
 #include "agent/tool.h"
 #include "config/agent_spec.h"
+#include "support/env.h"
 #include "support/log.h"
 #include "support/transport.h"
 
@@ -18,11 +20,7 @@ namespace {
 
 using lousho::Error;
 
-std::optional<std::string> GetEnv(const std::string& name) {
-  const char* v = std::getenv(name.c_str());
-  if (v == nullptr) return std::nullopt;
-  return std::string(v);
-}
+using lousho::ProcessEnv;
 
 int Fail(const Error& e) {
   std::fprintf(stderr, "%s: %s\n", e.code.c_str(), e.message.c_str());
@@ -60,6 +58,9 @@ int main(int argc, char** argv) {
       ->required();
   acp->add_option("--model", model, "override the spec's model (provider/model)");
   acp->add_option("--record", record, "mirror every protocol line in (>) and out (<) to FILE");
+  size_t max_sessions = 1024;
+  acp->add_option("--max-sessions", max_sessions,
+                  "open sessions at most; session/new past it is refused (default 1024)");
   acp->add_option("--max-line-bytes", max_line, "longest accepted input line (default 64 MiB)")
       ->check(CLI::PositiveNumber);
 
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
   if (validate->parsed()) {
     auto spec = Load(validate_path, validate_model);
     if (!spec.ok()) return Fail(spec.error());
-    auto agent = lousho::agent::BuildAgent(*spec, GetEnv);
+    auto agent = lousho::agent::BuildAgent(*spec, ProcessEnv);
     if (!agent.ok()) return Fail(agent.error());
     std::printf("%s: ok (agent '%s', model %s, %zu tools)\n", spec->source.c_str(),
                 spec->name.c_str(), spec->model.c_str(), (*agent)->tools.size());
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
 
   auto spec = Load(spec_path, model);
   if (!spec.ok()) return Fail(spec.error());
-  auto agent = lousho::agent::BuildAgent(*spec, GetEnv);
+  auto agent = lousho::agent::BuildAgent(*spec, ProcessEnv);
   if (!agent.ok()) return Fail(agent.error());
   if ((*agent)->provider_error) {
     const Error& e = *(*agent)->provider_error;
@@ -111,8 +112,9 @@ int main(int argc, char** argv) {
   lousho::FdTransport transport(STDIN_FILENO, STDOUT_FILENO, max_line);
   lousho::acp::ServerOptions options;
   options.record_file = record;
-  options.test_mode = GetEnv("LOUSHO_TEST_MODE").value_or("") == "1";
+  options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
   options.version = LOUSHO_VERSION;
+  options.max_sessions = max_sessions;
   lousho::acp::Server server(&transport, *agent, options);
   server.Run();
   return 0;

@@ -10,10 +10,18 @@ Result<Json::Value> ParseJson(std::string_view text) {
   Json::CharReaderBuilder::strictMode(&rb.settings_);
   rb.settings_["failIfExtra"] = true;
   rb.settings_["rejectDupKeys"] = false;
+  rb.settings_["stackLimit"] = kMaxJsonDepth;
   std::unique_ptr<Json::CharReader> reader(rb.newCharReader());
   Json::Value out;
   std::string errs;
-  if (!reader->parse(text.data(), text.data() + text.size(), &out, &errs)) {
+  bool parsed = false;
+  try {
+    parsed = reader->parse(text.data(), text.data() + text.size(), &out, &errs);
+  } catch (const std::exception& e) {
+    // jsoncpp throws instead of reporting when nesting exceeds stackLimit.
+    return MakeError("LOUSHO_JSON_PARSE", std::string("invalid JSON: ") + e.what());
+  }
+  if (!parsed) {
     while (!errs.empty() && (errs.back() == '\n' || errs.back() == ' ')) errs.pop_back();
     for (auto& c : errs)
       if (c == '\n') c = ' ';
@@ -66,15 +74,75 @@ std::optional<std::string> FieldReader::String(const char* key, bool required) {
   return v->asString();
 }
 
+std::optional<long long> AsInt64(const Json::Value& v) {
+  if (v.isInt64()) return v.asInt64();
+  if (v.isDouble()) {
+    const double d = v.asDouble();
+    // Whole numbers strictly inside int64's range (2^63 itself is out).
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+        d == static_cast<double>(static_cast<long long>(d)))
+      return static_cast<long long>(d);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> AsDouble(const Json::Value& v) {
+  if (v.isNumeric()) return v.asDouble();
+  return std::nullopt;
+}
+
+std::optional<std::string> AsString(const Json::Value& v) {
+  if (v.isString()) return v.asString();
+  return std::nullopt;
+}
+
+std::optional<bool> AsBool(const Json::Value& v) {
+  if (v.isBool()) return v.asBool();
+  return std::nullopt;
+}
+
+std::string StringOr(const Json::Value& obj, std::string_view key, std::string fallback) {
+  const Json::Value* v = FindMember(obj, key);
+  return v && v->isString() ? v->asString() : std::move(fallback);
+}
+
+long long IntOr(const Json::Value& obj, std::string_view key, long long fallback) {
+  const Json::Value* v = FindMember(obj, key);
+  if (!v) return fallback;
+  return AsInt64(*v).value_or(fallback);
+}
+
+double DoubleOr(const Json::Value& obj, std::string_view key, double fallback) {
+  const Json::Value* v = FindMember(obj, key);
+  return v && v->isNumeric() ? v->asDouble() : fallback;
+}
+
+bool BoolOr(const Json::Value& obj, std::string_view key, bool fallback) {
+  const Json::Value* v = FindMember(obj, key);
+  return v && v->isBool() ? v->asBool() : fallback;
+}
+
+const Json::Value& MemberOrNull(const Json::Value& obj, std::string_view key) {
+  const Json::Value* v = FindMember(obj, key);
+  return v ? *v : Json::Value::nullSingleton();
+}
+
 std::optional<long long> FieldReader::Int(const char* key, bool required) {
   const Json::Value* v = Get(key, required);
   if (!v) return std::nullopt;
-  if (!v->isIntegral() &&
-      !(v->isDouble() && v->asDouble() == static_cast<long long>(v->asDouble()))) {
-    Fail(Path(key) + ": expected integer");
+  auto n = AsInt64(*v);
+  if (!n) Fail(Path(key) + (v->isNumeric() ? ": integer out of range" : ": expected integer"));
+  return n;
+}
+
+std::optional<double> FieldReader::Double(const char* key, bool required) {
+  const Json::Value* v = Get(key, required);
+  if (!v) return std::nullopt;
+  if (!v->isNumeric()) {
+    Fail(Path(key) + ": expected number");
     return std::nullopt;
   }
-  return v->isIntegral() ? v->asInt64() : static_cast<long long>(v->asDouble());
+  return v->asDouble();
 }
 
 std::optional<bool> FieldReader::Bool(const char* key, bool required) {

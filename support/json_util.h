@@ -11,6 +11,9 @@
 
 namespace lousho {
 
+// The deepest nesting ParseJson accepts; deeper input is a parse error.
+inline constexpr int kMaxJsonDepth = 512;
+
 // Parses one JSON document strictly (no comments, no trailing garbage).
 Result<Json::Value> ParseJson(std::string_view text);
 // Writes compact one-line JSON (non-ASCII escaped, invalid UTF-8 replaced).
@@ -22,6 +25,21 @@ std::string WriteJsonPretty(const Json::Value& v);
 // inserts, unlike jsoncpp's non-const operator[].
 const Json::Value* FindMember(const Json::Value& obj, std::string_view key);
 
+// Throw-free accessors: jsoncpp's as*() throw on a type or range mismatch, so values from a
+// client, a model server or a file are read only through these (scripts/lint enforces it).
+// Each returns nullopt when the value is not of the type or not representable.
+std::optional<long long> AsInt64(const Json::Value& v);  // integers, and whole doubles in range
+std::optional<double> AsDouble(const Json::Value& v);
+std::optional<std::string> AsString(const Json::Value& v);
+std::optional<bool> AsBool(const Json::Value& v);
+// The member `key` of `obj` as that type, or `fallback` when absent or of another type.
+std::string StringOr(const Json::Value& obj, std::string_view key, std::string fallback = {});
+long long IntOr(const Json::Value& obj, std::string_view key, long long fallback);
+double DoubleOr(const Json::Value& obj, std::string_view key, double fallback);
+bool BoolOr(const Json::Value& obj, std::string_view key, bool fallback);
+// The member or a null value (never inserts, never throws).
+const Json::Value& MemberOrNull(const Json::Value& obj, std::string_view key);
+
 // Reads fields of an object, checking types before jsoncpp can throw; the first problem is kept
 // with its path (e.g. "params.sessionId: expected string"). Not thread-safe.
 class FieldReader {
@@ -31,7 +49,8 @@ class FieldReader {
   const Json::Value& value() const { return obj_; }
 
   std::optional<std::string> String(const char* key, bool required);
-  std::optional<long long> Int(const char* key, bool required);
+  std::optional<long long> Int(const char* key, bool required);  // within int64
+  std::optional<double> Double(const char* key, bool required);
   std::optional<bool> Bool(const char* key, bool required);
   // Any JSON type; required means present and not null.
   const Json::Value* Any(const char* key, bool required);

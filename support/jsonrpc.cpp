@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 peer.
 #include "support/jsonrpc.h"
 
+#include <chrono>
 #include <cstdio>
 
 #include "support/json_util.h"
@@ -25,7 +26,9 @@ Json::Value ErrorMessage(const Json::Value& id, const RpcError& e) {
   return msg;
 }
 
-bool ValidId(const Json::Value& id) { return id.isString() || id.isIntegral() || id.isNull(); }
+// A JSON-RPC id: a string, null, or a whole number (int64 or uint64 range: it is echoed as sent,
+// never converted). Fractions and larger numbers are answered -32600 with a null id.
+bool ValidId(const Json::Value& id) { return id.isString() || id.isNull() || id.isIntegral(); }
 }  // namespace
 
 Reply::Reply(std::function<void(const Json::Value&)> send, Json::Value id)
@@ -156,21 +159,12 @@ void Peer::Dispatch(const std::string& line) {
     }
   }
   if (method == nullptr) {
-    // A response to one of our requests.
     if (!id || !(msg.isMember("result") || msg.isMember("error"))) {
       Send(ErrorMessage(
           reply_id, RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}));
       return;
     }
-    if (!id->isIntegral()) return;  // not an id we issued (e.g. null after a client parse error)
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = pending_.find(id->asInt64());
-    if (it == pending_.end()) return;
-    it->second->done = true;
-    it->second->is_error = msg.isMember("error");
-    it->second->value = it->second->is_error ? msg["error"] : msg["result"];
-    pending_.erase(it);
-    cv_.notify_all();
+    DispatchResponse(msg, *id);
     return;
   }
   if (!method->isString()) {
@@ -214,6 +208,22 @@ void Peer::Dispatch(const std::string& line) {
   it->second(params, std::move(reply));
 }
 
+// A response to one of our requests. One that answers no pending call (an id we never issued,
+// of any JSON type or size, or one already given up) is dropped: there is no one to tell.
+void Peer::DispatchResponse(const Json::Value& msg, const Json::Value& id) {
+  std::optional<long long> key = AsInt64(id);
+  if (!key) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pending_.find(*key);
+  if (it == pending_.end()) return;
+  const Json::Value* error = FindMember(msg, "error");
+  it->second->done = true;
+  it->second->is_error = error != nullptr;
+  it->second->value = error ? *error : MemberOrNull(msg, "result");
+  pending_.erase(it);
+  cv_.notify_all();
+}
+
 void Peer::Notify(const std::string& method, const Json::Value& params) {
   Json::Value msg(Json::objectValue);
   msg["jsonrpc"] = "2.0";
@@ -223,7 +233,7 @@ void Peer::Notify(const std::string& method, const Json::Value& params) {
 }
 
 Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& params,
-                               const CancelToken& cancel) {
+                               const CancelToken& cancel, long timeout_ms) {
   auto pending = std::make_shared<Pending>();
   long long id;
   {
@@ -243,17 +253,32 @@ Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& par
   });
   Send(msg);
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return pending->done || closed_ || cancel.cancelled(); });
+  auto ready = [&] { return pending->done || closed_ || cancel.cancelled(); };
+  bool timed_out = false;
+  if (timeout_ms >= 0) {
+    timed_out = !cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), ready);
+  } else {
+    cv_.wait(lock, ready);
+  }
   if (pending->done) {
     if (pending->is_error) {
-      Error e = MakeError("LOUSHO_CLIENT_ERROR", pending->value.get("message", "error").asString());
-      return e;
+      // The error object may be anything a client sends; its message only when it is a string.
+      std::string message = StringOr(pending->value, "message", "error");
+      return MakeError("LOUSHO_CLIENT_ERROR", message);
     }
     return pending->value;
   }
   pending_.erase(id);
   lock.unlock();
   if (closed_) return MakeError("LOUSHO_DISCONNECTED", "the client has disconnected");
+  if (timed_out) {
+    log::Warn(method + ": no answer from the client within " + std::to_string(timeout_ms) +
+              " ms; giving up");
+    Json::Value cancel_params(Json::objectValue);
+    cancel_params["requestId"] = static_cast<Json::Int64>(id);
+    Notify("$/cancel_request", cancel_params);
+    return MakeError("LOUSHO_TIMEOUT", method + ": no answer from the client in time");
+  }
   Json::Value cancel_params(Json::objectValue);
   cancel_params["requestId"] = static_cast<Json::Int64>(id);
   Notify("$/cancel_request", cancel_params);

@@ -79,11 +79,12 @@ class Peer {
   void Run();
 
   void Notify(const std::string& method, const Json::Value& params);
-  // Sends a request and blocks for its response. Returns the error object on an error response,
-  // LOUSHO_CANCELLED when `cancel` fires first (a $/cancel_request is sent then), and
+  // Sends a request and blocks for its response. Returns LOUSHO_CLIENT_ERROR with the error's
+  // message on an error response, LOUSHO_CANCELLED when `cancel` fires first and
+  // LOUSHO_TIMEOUT when `timeout_ms` (>= 0) passes first (a $/cancel_request is sent then), and
   // LOUSHO_DISCONNECTED when input ends.
   Result<Json::Value> Call(const std::string& method, const Json::Value& params,
-                           const CancelToken& cancel);
+                           const CancelToken& cancel, long timeout_ms = -1);
 
   bool closed() const { return closed_.load(); }
 
@@ -94,6 +95,7 @@ class Peer {
     Json::Value value;
   };
   void Dispatch(const std::string& line);
+  void DispatchResponse(const Json::Value& msg, const Json::Value& id);
   void Send(const Json::Value& msg);
   void Record(char dir, const std::string& line);
 

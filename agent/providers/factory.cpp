@@ -1,8 +1,6 @@
 // Builds the HTTP provider a ProviderSettings entry describes.
 #include "agent/providers/factory.h"
 
-#include <cstdlib>
-
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/openai_chat.h"
 #include "agent/providers/provider_errors.h"
@@ -10,15 +8,9 @@
 
 namespace lousho::agent {
 
-std::optional<std::string> ProcessEnv(const std::string& name) {
-  const char* v = std::getenv(name.c_str());
-  if (v == nullptr) return std::nullopt;
-  return std::string(v);
-}
-
 Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSettings& settings,
                                                    const std::string& model_id,
-                                                   const GetEnvFn& getenv) {
+                                                   const EnvLookup& getenv) {
   auto env = [&](const std::string& name) -> std::string {
     if (name.empty() || !getenv) return {};
     return getenv(name).value_or("");

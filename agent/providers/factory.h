@@ -8,11 +8,13 @@
 
 #include "agent/provider.h"
 #include "config/provider_settings.h"
+#include "support/env.h"
 #include "support/status.h"
 
 namespace lousho::agent {
 
-using GetEnvFn = std::function<std::optional<std::string>(const std::string&)>;
+// Kept for callers that name it so; the lookup is support/env.h's.
+using GetEnvFn = EnvLookup;
 
 // Resolves the base URL (settings.base_url_env overrides base_url when set and non-empty), the
 // API key (from settings.api_key_env; a missing key is a LOUSHO_PROVIDER_AUTH error such as
@@ -26,7 +28,6 @@ Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSetting
                                                    const std::string& model_id,
                                                    const GetEnvFn& getenv);
 
-// A GetEnvFn reading the process environment.
-std::optional<std::string> ProcessEnv(const std::string& name);
+using lousho::ProcessEnv;
 
 }  // namespace lousho::agent

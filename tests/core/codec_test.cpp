@@ -8,66 +8,105 @@
 namespace lousho::acp {
 namespace {
 using agent::Event;
-using agent::EventType;
+namespace ev = agent::event;
 
 Json::Value J(const char* s) { return *ParseJson(s); }
 
 TEST(CodecTest, TextAndThinkingDeltasBecomeChunks) {
-  Event e;
-  e.type = EventType::kMessageUpdate;
-  e.delta.kind = agent::DeltaKind::kText;
-  e.delta.text = "hi";
+  agent::StreamDelta d;
+  d.kind = agent::DeltaKind::kText;
+  d.text = "hi";
+  const Event e = ev::MessageUpdate{1, &d, nullptr};
   EXPECT_EQ(*UpdateFromEvent(e),
             J(R"({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}})"));
-  e.delta.kind = agent::DeltaKind::kThinking;
+  d.kind = agent::DeltaKind::kThinking;
   EXPECT_EQ((*UpdateFromEvent(e))["sessionUpdate"].asString(), "agent_thought_chunk");
-  e.delta.kind = agent::DeltaKind::kToolCallArgs;
-  EXPECT_FALSE(UpdateFromEvent(e).has_value());
+  // Tool-call fragments and block boundaries have no chunk of their own.
+  for (auto kind : {agent::DeltaKind::kToolCallArgs, agent::DeltaKind::kTextStart,
+                    agent::DeltaKind::kTextEnd, agent::DeltaKind::kThinkingStart,
+                    agent::DeltaKind::kThinkingEnd}) {
+    d.kind = kind;
+    EXPECT_FALSE(UpdateFromEvent(e).has_value());
+  }
 }
 
 TEST(CodecTest, ToolLifecycle) {
-  Event e;
-  e.type = EventType::kToolExecutionStart;
-  e.tool_call_id = "c1";
-  e.title = "Read a.txt";
-  e.kind = agent::ToolKind::kRead;
-  e.args = J(R"({"path":"a.txt"})");
-  e.locations = {{"/w/a.txt", 3}};
-  EXPECT_EQ(*UpdateFromEvent(e), J(R"({"sessionUpdate":"tool_call","toolCallId":"c1",
+  const Json::Value args = J(R"({"path":"a.txt"})");
+  ev::ToolCall call;
+  call.id = "c1";
+  call.title = "Read a.txt";
+  call.kind = agent::ToolKind::kRead;
+  call.args = &args;
+  call.locations = {{"/w/a.txt", 3}};
+  EXPECT_EQ(*UpdateFromEvent(ev::ToolExecutionStart{1, &call}),
+            J(R"({"sessionUpdate":"tool_call","toolCallId":"c1",
       "title":"Read a.txt","kind":"read","status":"pending","rawInput":{"path":"a.txt"},
       "locations":[{"path":"/w/a.txt","line":3}]})"));
   agent::ToolOutput out = agent::ToolOutput::Text("ok");
   out.diffs.push_back({"/w/a.txt", std::nullopt, "new"});
-  e.type = EventType::kToolExecutionEnd;
-  e.output = &out;
-  Json::Value end = *UpdateFromEvent(e);
+  Json::Value end = *UpdateFromEvent(ev::ToolExecutionEnd{1, &call, &out, false});
   EXPECT_EQ(end["status"].asString(), "completed");
   EXPECT_EQ(end["content"][0],
             J(R"({"type":"diff","path":"/w/a.txt","oldText":null,"newText":"new"})"));
   EXPECT_EQ(end["content"][1]["content"]["text"].asString(), "ok");
   EXPECT_EQ(end["rawOutput"]["output"].asString(), "ok");
-  e.is_error = true;
-  EXPECT_EQ((*UpdateFromEvent(e))["status"].asString(), "failed");
+  EXPECT_EQ((*UpdateFromEvent(ev::ToolExecutionEnd{1, &call, &out, true}))["status"].asString(),
+            "failed");
+  // Partial output has no ACP update: the editor's terminal or the final result shows it.
+  EXPECT_FALSE(UpdateFromEvent(ev::ToolExecutionUpdate{
+                                   1, &call, ev::ToolExecutionUpdate::Phase::kPartialOutput, "",
+                                   "so far"})
+                   .has_value());
 }
 
 TEST(CodecTest, PlanModeAndUsage) {
-  Event p;
-  p.type = EventType::kPlanUpdate;
+  ev::PlanUpdate p;
   p.plan = {{"step", "high", "in_progress"}};
   EXPECT_EQ(*UpdateFromEvent(p), J(R"({"sessionUpdate":"plan","entries":[
       {"content":"step","priority":"high","status":"in_progress"}]})"));
-  Event m;
-  m.type = EventType::kModeChanged;
-  m.mode_id = "plan";
-  EXPECT_EQ(*UpdateFromEvent(m),
+  EXPECT_EQ(*UpdateFromEvent(ev::ModeChanged{"plan"}),
             J(R"({"sessionUpdate":"current_mode_update","currentModeId":"plan"})"));
-  Event u;
-  u.type = EventType::kUsageUpdate;
+  ev::UsageUpdate u;
   u.context_used = 10;
   u.context_size = 100;
   u.session_cost = 0.5;
   EXPECT_EQ(*UpdateFromEvent(u), J(R"({"sessionUpdate":"usage_update","used":10,"size":100,
       "cost":{"amount":0.5,"currency":"USD"}})"));
+}
+
+TEST(CodecTest, MalformedPermissionAnswersReject) {
+  using D = agent::PermissionDecision;
+  EXPECT_EQ(PermissionDecisionFromJson(J(R"({"outcome":{"outcome":"selected",
+      "optionId":"allow_once"}})")),
+            D::kAllowOnce);
+  EXPECT_EQ(PermissionDecisionFromJson(J(R"({"outcome":{"outcome":"cancelled"}})")),
+            D::kCancelled);
+  for (const char* bad :
+       {R"([])", R"({})", R"({"outcome":7})", R"({"outcome":{"outcome":1}})",
+        R"({"outcome":{"outcome":"selected"}})",
+        R"({"outcome":{"outcome":"selected","optionId":["allow_once"]}})",
+        R"({"outcome":{"outcome":"selected","optionId":"no_such_option"}})",
+        R"({"outcome":{"optionId":"allow_always"}})"})
+    EXPECT_EQ(PermissionDecisionFromJson(J(bad)), D::kRejectOnce) << bad;
+  EXPECT_EQ(PermissionDecisionFromJson(Json::Value("x")), D::kRejectOnce);
+  EXPECT_EQ(PermissionDecisionFromJson(Json::Value(Json::UInt64(1) << 63)), D::kRejectOnce);
+}
+
+TEST(CodecTest, TypedParamsNameTheBadField) {
+  auto init = InitializeParams::FromJson(J(R"({"protocolVersion":18446744073709551615})"));
+  ASSERT_FALSE(init.ok());
+  EXPECT_EQ(init.error().message, "params.protocolVersion: integer out of range");
+  auto prompt = PromptParams::FromJson(J(R"({"sessionId":"s","prompt":[]})"));
+  ASSERT_FALSE(prompt.ok());
+  EXPECT_EQ(prompt.error().message, "params.prompt: must not be empty");
+  auto mode = SetModeParams::FromJson(J(R"({"sessionId":"s","modeId":3})"));
+  ASSERT_FALSE(mode.ok());
+  EXPECT_EQ(mode.error().message, "params.modeId: expected string");
+  auto dirs = NewSessionParams::FromJson(J(R"({"cwd":"/","additionalDirectories":["rel"]})"));
+  ASSERT_FALSE(dirs.ok());
+  auto ok = NewSessionParams::FromJson(J(R"({"cwd":"/w","mcpServers":[],"extra":1})"));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->cwd, "/w");
 }
 
 TEST(CodecTest, PromptBlocksDegradeRatherThanFail) {

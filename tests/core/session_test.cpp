@@ -63,6 +63,7 @@ class SessionTest : public ::testing::Test {
     std::ofstream(dir_ / "notes.txt") << "alpha\nbeta\n";
   }
   void TearDown() override {
+    if (session_) session_->WaitIdle();
     session_.reset();
     fs::remove_all(dir_);
   }
@@ -73,7 +74,7 @@ class SessionTest : public ::testing::Test {
     script.name = "t";
     script.replies = std::move(replies);
     auto agent = std::make_shared<AgentConfig>();
-    agent->provider = std::make_shared<ScriptProvider>(script);
+    agent->model.provider = std::make_shared<ScriptProvider>(script);
     agent->max_steps = max_steps;
     for (const auto& t : tools) agent->tools.push_back(MakeBuiltinTool(t));
     for (auto& t : extra_tools) agent->tools.push_back(std::move(t));
@@ -83,44 +84,53 @@ class SessionTest : public ::testing::Test {
     o.client = &editor_;
     o.additional_roots = additional_roots_;
     o.sink = [this](const Event& e) {
+      std::string d = Describe(e);
+      if (d.empty()) return;
       std::lock_guard<std::mutex> lock(mu_);
-      events_.push_back(Describe(e));
+      events_.push_back(std::move(d));
     };
-    session_ = std::make_unique<Session>(agent, std::move(o));
+    o.watcher = watcher_;
+    session_ = *Session::Create(agent, std::move(o));
   }
+  // Boundary deltas (block start/end) are left out: these tests read the conversation.
   static std::string Describe(const Event& e) {
-    switch (e.type) {
-      case EventType::kAgentStart:
-        return "agent_start";
-      case EventType::kAgentEnd:
-        return "agent_end";
-      case EventType::kTurnStart:
-        return "turn_start";
-      case EventType::kTurnEnd:
-        return "turn_end";
-      case EventType::kMessageStart:
-        return "message_start";
-      case EventType::kMessageUpdate:
-        return "delta:" + e.delta.text;
-      case EventType::kMessageEnd:
-        return "message_end";
-      case EventType::kToolExecutionStart:
-        return "tool_start:" + e.tool_name;
-      case EventType::kToolExecutionUpdate:
-        return "tool_update";
-      case EventType::kToolExecutionEnd:
-        return std::string("tool_end:") + (e.is_error ? "failed" : "ok");
-      case EventType::kAutoRetryStart:
-      case EventType::kAutoRetryEnd:
-        return "retry";
-      case EventType::kPlanUpdate:
-        return "plan:" + std::to_string(e.plan.size());
-      case EventType::kModeChanged:
-        return "mode:" + e.mode_id;
-      case EventType::kUsageUpdate:
-        return "usage";
-    }
-    return "?";
+    struct V {
+      std::string operator()(const event::AgentStart&) const { return "agent_start"; }
+      std::string operator()(const event::AgentEnd&) const { return "agent_end"; }
+      std::string operator()(const event::TurnStart&) const { return "turn_start"; }
+      std::string operator()(const event::TurnEnd&) const { return "turn_end"; }
+      std::string operator()(const event::MessageStart&) const { return "message_start"; }
+      std::string operator()(const event::MessageUpdate& u) const {
+        switch (u.delta->kind) {
+          case DeltaKind::kTextStart:
+          case DeltaKind::kTextEnd:
+          case DeltaKind::kThinkingStart:
+          case DeltaKind::kThinkingEnd:
+            return "";
+          default:
+            return "delta:" + u.delta->text;
+        }
+      }
+      std::string operator()(const event::MessageEnd&) const { return "message_end"; }
+      std::string operator()(const event::ToolExecutionStart& t) const {
+        return "tool_start:" + t.call->name;
+      }
+      std::string operator()(const event::ToolExecutionUpdate&) const { return "tool_update"; }
+      std::string operator()(const event::ToolExecutionEnd& t) const {
+        return std::string("tool_end:") + (t.is_error ? "failed" : "ok");
+      }
+      std::string operator()(const event::AutoRetryStart&) const { return "retry"; }
+      std::string operator()(const event::AutoRetryEnd&) const { return "retry"; }
+      std::string operator()(const event::PlanUpdate& p) const {
+        return "plan:" + std::to_string(p.plan.size());
+      }
+      std::string operator()(const event::ModeChanged& m) const { return "mode:" + m.mode_id; }
+      std::string operator()(const event::UsageUpdate&) const { return "usage"; }
+      std::string operator()(const event::TtsrTriggered&) const { return "ttsr"; }
+      std::string operator()(const event::AutoCompactionStart&) const { return "compaction"; }
+      std::string operator()(const event::AutoCompactionEnd&) const { return "compaction"; }
+    };
+    return std::visit(V{}, e);
   }
   Result<TurnResult> Run(const std::string& text) {
     auto f = Start(text);
@@ -144,7 +154,8 @@ class SessionTest : public ::testing::Test {
   fs::path dir_;
   FakeEditor editor_;
   std::vector<fs::path> additional_roots_;
-  std::unique_ptr<Session> session_;
+  std::shared_ptr<Session> session_;
+  StreamWatcher watcher_;
   std::mutex mu_;
   std::vector<std::string> events_;
 };

@@ -66,6 +66,12 @@ inline std::string DeltaString(const std::vector<StreamDelta>& deltas) {
       case DeltaKind::kToolCallEnd:
         out += "E" + std::to_string(d.index) + ":" + d.text + "|";
         break;
+      case DeltaKind::kTextStart:  // the engine's, never a decoder's
+      case DeltaKind::kTextEnd:
+      case DeltaKind::kThinkingStart:
+      case DeltaKind::kThinkingEnd:
+        out += "B" + std::to_string(d.index) + "|";
+        break;
     }
   }
   return out;

@@ -1,0 +1,88 @@
+// Agent building: the spec's model, tools and permission rules.
+#include "agent/agent_builder.h"
+
+#include "agent/providers/factory.h"
+#include "agent/providers/script_provider.h"
+#include "config/model_catalog.h"
+
+namespace lousho::agent {
+
+Result<ModelChoice> ResolveModel(const config::AgentSpec& spec, const std::string& provider_name,
+                                 const std::string& model_id, const EnvLookup& getenv) {
+  ModelChoice m;
+  m.provider_name = provider_name;
+  m.model_id = model_id;
+  m.thinking = ParseThinkingLevel(spec.thinking);
+  if (provider_name == "script") {
+    auto it = spec.scripts.find(model_id);
+    if (it != spec.scripts.end()) {
+      m.provider = std::make_shared<ScriptProvider>(it->second);
+      return m;
+    }
+    const auto& builtin = config::BuiltinScripts();
+    auto b = builtin.find(model_id);
+    if (b == builtin.end())
+      return MakeError("LOUSHO_CONFIG_INVALID",
+                       spec.source + ": unknown script '" + model_id + "'");
+    m.provider = std::make_shared<ScriptProvider>(b->second);
+    return m;
+  }
+  const config::ProviderSettings* settings = nullptr;
+  auto it = spec.providers.find(provider_name);
+  settings = it != spec.providers.end() ? &it->second : config::FindBuiltinProvider(provider_name);
+  if (settings == nullptr) {
+    std::string known;
+    for (const auto& n : config::BuiltinProviderNames()) known += (known.empty() ? "" : ", ") + n;
+    return MakeError("LOUSHO_CONFIG_INVALID",
+                     spec.source + ": unknown provider '" + provider_name + "' (built-in: " +
+                         known + ", script; or define it under providers:)");
+  }
+  auto provider = MakeHttpProvider(*settings, model_id, getenv);
+  if (!provider.ok()) return provider.error();
+  m.provider = *provider;
+  return m;
+}
+
+Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& spec,
+                                                      const EnvLookup& getenv) {
+  auto agent = std::make_shared<AgentConfig>();
+  agent->name = spec.name;
+  agent->instructions = spec.instructions;
+  agent->max_steps = spec.max_steps;
+  agent->limits = spec.limits;
+  agent->extra_roots = spec.roots;
+  agent->commands = spec.commands;
+  const size_t slash = spec.model.find('/');
+  const std::string provider_name = spec.model.substr(0, slash);
+  const std::string model_id = slash == std::string::npos ? "" : spec.model.substr(slash + 1);
+  auto model = ResolveModel(spec, provider_name, model_id, getenv);
+  if (model.ok()) {
+    agent->model = std::move(*model);
+  } else if (model.error().code == "LOUSHO_PROVIDER_AUTH") {
+    agent->model.provider_name = provider_name;
+    agent->model.model_id = model_id;
+    agent->model.thinking = ParseThinkingLevel(spec.thinking);
+    agent->provider_error = model.error();
+  } else {
+    return model.error();
+  }
+  const auto& names = spec.tools_set ? spec.tools : BuiltinToolNames();
+  for (const auto& name : names) {
+    std::unique_ptr<Tool> tool = MakeBuiltinTool(name);
+    if (!tool)
+      return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown tool '" + name + "'");
+    agent->tools.push_back(std::move(tool));
+  }
+  if (!spec.permissions.isNull()) {
+    auto rules = ParsePermissionRules(spec.permissions);
+    if (!rules.ok())
+      return MakeError("LOUSHO_CONFIG_INVALID",
+                       spec.source + ": permissions: " + rules.error().message);
+    agent->permission_rules = *rules;
+  }
+  auto mode = ParsePermissionMode(spec.default_mode);
+  if (mode) agent->default_mode = *mode;
+  return std::shared_ptr<const AgentConfig>(agent);
+}
+
+}  // namespace lousho::agent

@@ -1,0 +1,106 @@
+// The session's history: a tree of timestamped entries (id / parent id) whose leaf is the current
+// branch, with a protocol-free codec to and from JSON (the session file's entry lines).
+#pragma once
+
+#include <json/json.h>
+
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agent/content.h"
+#include "support/status.h"
+
+namespace lousho::agent {
+
+enum class EntryKind {
+  kMessage,          // a message of the conversation (user, assistant, tool result, custom)
+  kModelChange,      // provider / model id
+  kThinkingChange,   // thinking level
+  kModeChange,       // permission mode
+  kCustom,           // data of a feature, never sent to the model
+  kLabel,            // a label on another entry
+  kCompaction,       // a summary that replaces the history before first_kept_id
+  kBranchSummary,    // a summary of an abandoned branch
+  kSessionInfo,      // the session's name
+  kTtsrInjection,    // stream rules injected on this branch
+};
+
+const char* EntryKindName(EntryKind kind);
+
+// One entry. Which fields are used depends on `kind`. Plain value type.
+struct Entry {
+  EntryKind kind = EntryKind::kMessage;
+  std::string id;
+  std::string parent_id;  // empty: a root
+  long long timestamp_ms = 0;
+  Message message;                    // kMessage
+  std::string provider, model_id;     // kModelChange
+  std::string thinking_level;         // kThinkingChange
+  std::string mode;                   // kModeChange
+  std::string custom_type;            // kCustom
+  Json::Value data;                   // kCustom, kCompaction / kBranchSummary details
+  std::string target_id, label;       // kLabel
+  std::string summary;                // kCompaction, kBranchSummary
+  std::string first_kept_id;          // kCompaction
+  long long tokens_before = 0;        // kCompaction
+  std::string from_id;                // kBranchSummary
+  std::string name;                   // kSessionInfo
+  std::vector<std::string> rules;     // kTtsrInjection
+};
+
+// The tree. Not thread-safe (the session guards it). Appends hang off the leaf; moving the leaf
+// branches; nothing is ever rewritten. The current branch's messages are kept as a vector that
+// grows with appends, so a model request reads it without walking or copying the tree.
+class History {
+ public:
+  History();
+
+  // Appends at the leaf and moves the leaf to it. Assigns a fresh random id (8 hex digits) and
+  // the timestamp when they are empty / 0. Returns the stored entry.
+  const Entry& Append(Entry entry);
+  // Moves the leaf to `id` (empty: before the first entry). Fails on an unknown id.
+  Status SetLeaf(const std::string& id);
+  // Replaces the tree with stored entries (parents before children, unique ids) and sets the
+  // leaf (empty: the last entry).
+  Status Seed(std::vector<Entry> entries, const std::string& leaf = {});
+
+  const std::string& leaf() const { return leaf_; }
+  const Entry* Find(const std::string& id) const;
+  const std::vector<Entry>& entries() const { return entries_; }
+  // The entries from the root to the leaf.
+  std::vector<const Entry*> Branch() const;
+  // The messages of the current branch, in order.
+  const std::vector<Message>& messages() const { return branch_messages_; }
+
+ private:
+  std::string NewId();
+  void RebuildBranch();
+
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, size_t> index_;  // id -> position in entries_
+  std::string leaf_;
+  std::vector<Message> branch_messages_;
+  std::mt19937_64 rng_;
+};
+
+long long NowMs();
+std::string IsoTimestamp(long long ms);      // 2026-12-01T04:31:10.123Z
+long long ParseIsoTimestamp(const std::string& s);  // 0 when not a timestamp
+
+// JSON codec (the shapes of docs/session-format.md). Decoding never throws: malformed input is an
+// error naming the path.
+Json::Value ContentBlockToJson(const ContentBlock& block);
+Result<ContentBlock> ContentBlockFromJson(const Json::Value& v, const std::string& path);
+Json::Value MessageToJson(const Message& message);
+Result<Message> MessageFromJson(const Json::Value& v, const std::string& path);
+Json::Value EntryToJson(const Entry& entry);
+Result<Entry> EntryFromJson(const Json::Value& v, const std::string& path);
+
+const char* StopReasonId(StopReason reason);  // "stop" | "length" | "toolUse" | ...
+std::optional<StopReason> ParseStopReasonId(const std::string& id);
+const char* ToolKindId(ToolKind kind);  // "read" | "edit" | ... (the protocols' names)
+ToolKind ParseToolKindId(const std::string& id);
+
+}  // namespace lousho::agent
