@@ -1,9 +1,9 @@
 // ACP server: method table, session handling, and editor services.
 #include "acp/server.h"
 
-#include <filesystem>
 #include <climits>
 #include <cstdint>
+#include <filesystem>
 #include <random>
 
 #include "acp/methods.h"
@@ -403,11 +403,18 @@ Result<std::string> Server::CreateTerminal(const std::string& session_id,
 }
 
 namespace {
-agent::TerminalExit ExitFromJson(const Json::Value& v) {
+// An exit status: `exitCode` an int or null, `signal` a string or null; anything else is a
+// malformed reply.
+Result<agent::TerminalExit> ExitFromJson(const Json::Value& v) {
   agent::TerminalExit e;
-  auto code = AsInt64(MemberOrNull(v, "exitCode"));
-  if (code && *code >= INT32_MIN && *code <= INT32_MAX) e.exit_code = static_cast<int>(*code);
-  e.signal = AsString(MemberOrNull(v, "signal"));
+  const Json::Value& code = MemberOrNull(v, "exitCode");
+  const Json::Value& signal = MemberOrNull(v, "signal");
+  auto n = AsInt64(code);
+  if (!v.isObject() || (!code.isNull() && (!n || *n < INT32_MIN || *n > INT32_MAX)) ||
+      (!signal.isNull() && !signal.isString()))
+    return MakeError("LOUSHO_CLIENT_ERROR", "the editor sent a malformed exit status");
+  if (n) e.exit_code = static_cast<int>(*n);
+  e.signal = AsString(signal);
   return e;
 }
 
@@ -428,7 +435,7 @@ Result<agent::TerminalOutput> Server::GetTerminalOutput(const std::string& sessi
   out.output = StringOr(*res, "output");
   out.truncated = BoolOr(*res, "truncated", false);
   const Json::Value& status = MemberOrNull(*res, "exitStatus");
-  if (status.isObject()) out.exit = ExitFromJson(status);
+  if (auto exit = ExitFromJson(status); exit.ok()) out.exit = *exit;
   return out;
 }
 
@@ -437,7 +444,7 @@ Result<agent::TerminalExit> Server::WaitForTerminalExit(const std::string& sessi
                                                         const CancelToken& cancel) {
   auto res = peer_.Call(method::kTerminalWait, TerminalParams(session_id, terminal_id), cancel);
   if (!res.ok()) return res.error();
-  return ExitFromJson(*res);
+  return ExitFromJson(*res);  // a malformed status fails the call
 }
 
 Status Server::KillTerminal(const std::string& session_id, const std::string& terminal_id) {

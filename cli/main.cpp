@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
   acp->add_option("--model", model, "override the spec's model (provider/model)");
   acp->add_option("--record", record, "mirror every protocol line in (>) and out (<) to FILE");
   size_t max_sessions = 1024;
+  long cleanup_timeout_ms = 5000;
+  acp->add_option("--cleanup-timeout-ms", cleanup_timeout_ms,
+                  "how long a clean-up call to the editor (terminal/kill, output, release) may "
+                  "wait for its answer (default 5000)");
   acp->add_option("--max-sessions", max_sessions,
                   "open sessions at most; session/new past it is refused (default 1024)");
   acp->add_option("--max-line-bytes", max_line, "longest accepted input line (default 64 MiB)")
@@ -115,6 +119,7 @@ int main(int argc, char** argv) {
   options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
   options.version = LOUSHO_VERSION;
   options.max_sessions = max_sessions;
+  options.cleanup_timeout_ms = cleanup_timeout_ms;
   lousho::acp::Server server(&transport, *agent, options);
   server.Run();
   return 0;
