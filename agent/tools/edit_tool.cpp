@@ -96,6 +96,11 @@ std::string ReadReplacements(const Json::Value& args, std::vector<Replacement>* 
   return {};
 }
 
+std::string TooLargeMessage(const std::string& shown, const std::string& size) {
+  return shown + " is " + size + "; edit loads files of at most " + ByteSize(kMaxTextFileBytes) +
+         ". Use bash (for example sed -i) on files this large";
+}
+
 // Computes the edited text; returns an error message or "".
 std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) {
   Args a(args);
@@ -111,11 +116,23 @@ std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) 
   std::error_code ec;
   fs::file_status st = fs::status(plan->path.real, ec);
   if (fs::is_directory(st)) return plan->shown + " is a directory";
+  if (std::string special = SpecialFileMessage(plan->path.real, plan->shown); !special.empty())
+    return special + "; edit only changes regular files";
   bool via_client = ctx.client && ctx.client->CanReadTextFile();
   if (!fs::exists(st) && !via_client)
     return "file not found: " + plan->shown + " (use write to create a file)";
+  // Checked before loading anything: the whole file is held (twice) while editing.
+  if (fs::is_regular_file(st)) {
+    uintmax_t size = fs::file_size(plan->path.real, ec);
+    if (!ec && size > kMaxTextFileBytes) return TooLargeMessage(plan->shown, ByteSize(size));
+  }
   auto text = ReadTextForTool(ctx, plan->path);
-  if (!text.ok()) return "cannot read " + plan->shown + ": " + text.error().message;
+  if (!text.ok()) {
+    // The file grew since it was looked at, or the editor's buffer is the big one.
+    if (text.error().code == "LOUSHO_TOOL_TOO_LARGE")
+      return TooLargeMessage(plan->shown, "more than " + ByteSize(kMaxTextFileBytes));
+    return "cannot read " + plan->shown + ": " + text.error().message;
+  }
   plan->before = std::move(*text);
 
   // Matching happens on LF text without a BOM; both are restored when writing, so models that
@@ -194,7 +211,8 @@ class EditTool : public Tool {
     return "Edit a file by exact text replacement. oldText must match the file exactly "
            "(whitespace included) and exactly once; include enough surrounding lines to make it "
            "unique. For several changes to one file pass edits: [{oldText, newText}, ...]; each "
-           "is matched against the original file, and either all apply or none.";
+           "is matched against the original file, and either all apply or none. Files of at most "
+           "10 MiB only.";
   }
   Json::Value parameters() const override {
     Json::Value edit = ObjectSchema({{"oldText", PropSchema("string", "Exact text to replace")},

@@ -129,9 +129,11 @@ class GrepTool : public FolderTool {
     std::string err = re.Compile(*pattern, ignore_case, literal);
     if (!err.empty()) return ToolOutput::Error("grep: " + err);
 
-    Search s{re, context.value_or(0), limit_arg.value_or(kDefaultLimit)};
+    Search s{re, ctx.cancel, context.value_or(0), limit_arg.value_or(kDefaultLimit)};
     std::error_code ec;
     fs::path cwd = ctx.cwd;
+    std::string special = SpecialFileMessage(resolved->real, DisplayPath(cwd, resolved->abs));
+    if (!special.empty()) return ToolOutput::Error(special + "; grep only searches regular files");
     if (fs::is_regular_file(resolved->real, ec)) {
       s.File(resolved->real, DisplayPath(cwd, resolved->abs));
     } else if (fs::is_directory(resolved->real, ec)) {
@@ -185,6 +187,7 @@ class GrepTool : public FolderTool {
 
   struct Search {
     Regex& re;
+    const CancelToken& cancel;
     long long context;
     long long limit;
     std::string out{};
@@ -195,14 +198,16 @@ class GrepTool : public FolderTool {
 
     // Returns false to stop the walk.
     bool File(const fs::path& real, const std::string& shown) {
-      std::error_code ec;
-      if (fs::file_size(real, ec) > kMaxFileBytes || ec) return true;
-      auto text = ReadDiskFile(real);
-      if (!text.ok() || LooksBinary(*text)) return true;
+      // FIFOs, devices and sockets are skipped (DiskFile refuses them), as are files over
+      // kMaxFileBytes: neither is read at all.
+      auto text = ReadDiskFile(real, kMaxFileBytes, cancel, false);
+      if (!text.ok()) return !cancel.cancelled();
+      if (LooksBinary(*text)) return true;
       std::vector<std::string_view> lines = SplitLines(*text);
       long long printed_until = -1;  // index of the last line written, for context merging
       bool any = false;
       for (size_t i = 0; i < lines.size(); ++i) {
+        if (i % 4096 == 4095 && cancel.cancelled()) return false;
         if (!re.Matches(lines[i])) continue;
         if (matches >= limit) {
           limit_hit = true;

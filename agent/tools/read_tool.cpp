@@ -1,5 +1,8 @@
 // The `read` tool: line-numbered file slices, images as image blocks.
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <system_error>
 
 #include "agent/tools/builtin_tools.h"
@@ -15,6 +18,11 @@ constexpr long long kDefaultLimit = 2000;
 constexpr size_t kMaxLineBytes = 2000;
 constexpr size_t kMaxOutputBytes = 50UL * 1024;
 constexpr uintmax_t kMaxImageBytes = 10UL * 1024 * 1024;
+// How far into a file read skips to reach `offset`.
+constexpr uint64_t kMaxSkipBytes = 256ULL * 1024 * 1024;
+// How much read looks at from the first shown line on: enough for any window the output cap
+// allows, plus counting the remaining lines of all but very large files.
+constexpr uint64_t kMaxLookBytes = 16ULL * 1024 * 1024;
 
 const char* ImageMime(std::string_view head) {
   auto starts = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
@@ -48,6 +56,18 @@ std::string Base64(std::string_view in) {
     out += '=';
   }
   return out;
+}
+
+// The length of s without a UTF-8 sequence cut off at its end.
+size_t WholeUtf8(std::string_view s) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  size_t lead = s.size();
+  while (lead > 0 && s.size() - lead < 4 && (byte(lead - 1) & 0xC0) == 0x80) --lead;
+  if (lead == 0) return s.size();
+  --lead;  // the byte before the continuation bytes
+  unsigned char b = byte(lead);
+  size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+  return s.size() - lead < need ? lead : s.size();
 }
 
 class ReadTool : public Tool {
@@ -111,110 +131,237 @@ class ReadTool : public Tool {
     if (!resolved.ok()) return ToolOutput::Error(resolved.error().message);
     const ResolvedPath& path = *resolved;
     std::string shown = DisplayPath(ctx.cwd, path.abs);
+    const long long offset = offset_arg.value_or(1);
+    const long long limit = limit_arg.value_or(kDefaultLimit);
 
     std::error_code ec;
     fs::file_status st = fs::status(path.real, ec);
     if (fs::is_directory(st))
       return ToolOutput::Error(shown + " is a directory; use ls to list its entries");
+    if (std::string special = SpecialFileMessage(path.real, shown); !special.empty())
+      return ToolOutput::Error(special + "; read only reads regular files");
     bool via_client = ctx.client && ctx.client->CanReadTextFile();
     if (!fs::exists(st) && !via_client) return ToolOutput::Error("file not found: " + shown);
 
-    if (fs::is_regular_file(st)) {
-      // Images are always read from disk: the editor's fs methods are text only.
-      std::string head;
-      if (FILE* f = std::fopen(path.real.c_str(), "rb")) {
-        char buf[16];
-        size_t n = std::fread(buf, 1, sizeof buf, f);
-        head.assign(buf, n);
-        std::fclose(f);
+    if (fs::exists(st)) {
+      auto file = DiskFile::Open(path.real);
+      if (!file.ok() && !via_client)
+        return ToolOutput::Error("cannot read " + shown + ": " + file.error().message);
+      if (file.ok()) {
+        if (ctx.cancel.cancelled()) return Cancelled(shown);
+        std::string head;
+        auto got = file->ReadChunk(&head, kReadChunkBytes);
+        if (!got.ok())
+          return ToolOutput::Error("cannot read " + shown + ": " + got.error().message);
+        // Images are always read from disk: the editor's fs methods are text only.
+        if (const char* mime = ImageMime(head))
+          return ReadImage(*file, std::move(head), path, shown, mime, ctx.cancel);
+        if (!via_client)
+          return StreamSlice(*file, std::move(head), shown, path, offset, limit, ctx);
       }
-      if (const char* mime = ImageMime(head)) return ReadImage(path, shown, mime);
     }
 
-    auto text = ReadTextForTool(ctx, path);
+    auto text = ReadTextForTool(ctx, path, std::numeric_limits<uint64_t>::max());
     if (!text.ok()) return ToolOutput::Error("cannot read " + shown + ": " + text.error().message);
     if (LooksBinary(*text))
       return ToolOutput::Error(shown + " looks like a binary file (" +
                                std::to_string(text->size()) + " bytes); not shown");
-    return Slice(*text, shown, path, offset_arg.value_or(1), limit_arg.value_or(kDefaultLimit));
+    Window window(offset, limit);
+    std::vector<std::string_view> lines = SplitLines(*text);
+    for (size_t i = 0; i < lines.size() && window.Wants(static_cast<long long>(i) + 1); ++i) {
+      std::string_view line = lines[i];
+      size_t length = line.size() - (!line.empty() && line.back() == '\r' ? 1 : 0);
+      window.Add(static_cast<long long>(i) + 1, line.substr(0, kKeepBytes), length, true);
+    }
+    return window.Finish(shown, path, static_cast<long long>(lines.size()), text->size(), 0);
   }
 
  private:
-  static ToolOutput ReadImage(const ResolvedPath& path, const std::string& shown,
-                              const char* mime) {
-    std::error_code ec;
-    uintmax_t size = fs::file_size(path.real, ec);
-    if (ec) return ToolOutput::Error("cannot read " + shown + ": " + ec.message());
-    if (size > kMaxImageBytes)
-      return ToolOutput::Error(shown + " is an image of " + std::to_string(size) +
+  // How much of a line is kept: one byte past the cut, so Utf8Prefix sees the byte after it.
+  static constexpr size_t kKeepBytes = kMaxLineBytes + 1;
+
+  static ToolOutput Cancelled(const std::string& shown) {
+    return ToolOutput::Error("read of " + shown + " was cancelled");
+  }
+
+  static ToolOutput ReadImage(DiskFile& file, std::string data, const ResolvedPath& path,
+                              const std::string& shown, const char* mime,
+                              const CancelToken& cancel) {
+    if (file.size() > kMaxImageBytes)
+      return ToolOutput::Error(shown + " is an image of " + std::to_string(file.size()) +
                                " bytes, more than the 10 MiB that can be shown");
-    auto data = ReadDiskFile(path.real);
-    if (!data.ok()) return ToolOutput::Error(data.error().message);
+    Status st = file.ReadRest(&data, kMaxImageBytes, cancel);
+    if (!st.ok()) {
+      if (st.error().code == "LOUSHO_CANCELLED") return Cancelled(shown);
+      return ToolOutput::Error("cannot read " + shown + ": " + st.error().message);
+    }
     ToolOutput out;
     out.content.push_back(ContentBlock::Text("Read image file " + shown + " [" + mime + ", " +
-                                             std::to_string(size) + " bytes]"));
-    out.content.push_back(ContentBlock::Image(mime, Base64(*data)));
+                                             std::to_string(data.size()) + " bytes]"));
+    out.content.push_back(ContentBlock::Image(mime, Base64(data)));
     out.details["path"] = path.abs.string();
     out.details["mimeType"] = mime;
-    out.details["bytes"] = Json::UInt64(size);
+    out.details["bytes"] = Json::UInt64(data.size());
     return out;
   }
 
-  static ToolOutput Slice(const std::string& text, const std::string& shown,
-                          const ResolvedPath& path, long long offset, long long limit) {
-    std::vector<std::string_view> lines = SplitLines(text);
-    const long long total = static_cast<long long>(lines.size());
-    ToolOutput out;
-    out.details["path"] = path.abs.string();
-    out.details["totalLines"] = Json::Int64(total);
-    if (total == 0) {
-      out.content.push_back(ContentBlock::Text("(empty file)"));
-      return out;
-    }
-    if (offset > total)
-      return ToolOutput::Error("offset " + std::to_string(offset) + " is beyond the end of " +
-                               shown + " (" + std::to_string(total) + " lines)");
-    std::string body;
-    long long last = offset - 1;  // last line shown, 1-based
-    bool byte_capped = false;
-    size_t cut_lines = 0;
-    for (long long i = offset - 1; i < total && i < offset - 1 + limit; ++i) {
-      std::string_view line = lines[static_cast<size_t>(i)];
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  // The numbered lines offset..offset+limit-1, fed one at a time, within the output byte cap.
+  class Window {
+   public:
+    Window(long long offset, long long limit) : offset_(offset), limit_(limit), last_(offset - 1) {}
+
+    // Whether line n (1-based) or a later one can still be shown.
+    bool Wants(long long n) const { return !full_ && n < offset_ + limit_; }
+    bool Shows(long long n) const { return Wants(n) && n >= offset_; }
+
+    // Line n: `kept` is its start (all of it, or at least kKeepBytes), `length` its full length
+    // without a final '\r'; `complete` false when reading stopped inside it.
+    void Add(long long n, std::string_view kept, uint64_t length, bool complete) {
+      if (!Shows(n)) return;
       std::string row;
       char num[32];
-      std::snprintf(num, sizeof num, "%6lld\t", i + 1);
+      std::snprintf(num, sizeof num, "%6lld\t", n);
       row += num;
-      if (line.size() > kMaxLineBytes) {
-        row.append(line.substr(0, Utf8Prefix(line, kMaxLineBytes)));
-        row += "… [line truncated: " + std::to_string(line.size()) + " bytes]";
-        ++cut_lines;
+      if (length > kMaxLineBytes || !complete) {
+        std::string_view text = kept.substr(0, std::min<uint64_t>(length, kept.size()));
+        text = text.substr(0, Utf8Prefix(text, kMaxLineBytes));
+        // Reading may have stopped inside a character.
+        if (!complete) text = text.substr(0, WholeUtf8(text));
+        row.append(text);
+        row += complete ? "… [line truncated: " + std::to_string(length) + " bytes]"
+                        : "… [line truncated: more than " + std::to_string(length) + " bytes]";
+        ++cut_lines_;
       } else {
-        row.append(line);
+        row.append(kept.substr(0, length));
       }
       row += '\n';
-      if (body.size() + row.size() > kMaxOutputBytes && i > offset - 1) {
-        byte_capped = true;
-        break;
+      if (body_.size() + row.size() > kMaxOutputBytes && n > offset_) {
+        byte_capped_ = full_ = true;
+        return;
       }
-      body += row;
-      last = i + 1;
+      body_ += row;
+      last_ = n;
+      if (!complete) full_ = true;
     }
-    if (last < total) {
-      body += "\n[Showing lines " + std::to_string(offset) + "-" + std::to_string(last) + " of " +
-              std::to_string(total) + (byte_capped ? " (output size limit)" : "") +
-              ". Use offset=" + std::to_string(last + 1) + " to continue.]";
-    } else if (!body.empty() && body.back() == '\n') {
-      body.pop_back();
+
+    // total: the file's line count, or -1 when reading stopped before its end (after
+    // `scanned` bytes of a file of `bytes`).
+    ToolOutput Finish(const std::string& shown, const ResolvedPath& path, long long total,
+                      uint64_t bytes, uint64_t scanned) {
+      ToolOutput out;
+      out.details["path"] = path.abs.string();
+      // Without a line count, the size tells how much more there is.
+      if (total >= 0)
+        out.details["totalLines"] = Json::Int64(total);
+      else
+        out.details["bytes"] = Json::UInt64(bytes);
+      if (total == 0) {
+        out.content.push_back(ContentBlock::Text("(empty file)"));
+        return out;
+      }
+      if (total >= 0 && offset_ > total)
+        return ToolOutput::Error("offset " + std::to_string(offset_) + " is beyond the end of " +
+                                 shown + " (" + std::to_string(total) + " lines)");
+      bool more = total < 0 || last_ < total;
+      std::string body = std::move(body_);
+      if (more) {
+        std::string of = total >= 0 ? " of " + std::to_string(total)
+                                    : "; the file is " + ByteSize(bytes) +
+                                          " and lines were not counted past the first " +
+                                          ByteSize(scanned);
+        body += "\n[Showing lines " + std::to_string(offset_) + "-" + std::to_string(last_) + of +
+                (byte_capped_ ? " (output size limit)" : "") +
+                ". Use offset=" + std::to_string(last_ + 1) + " to continue.]";
+      } else if (!body.empty() && body.back() == '\n') {
+        body.pop_back();
+      }
+      if (cut_lines_ > 0)
+        body += "\n[" + std::to_string(cut_lines_) + " long line(s) truncated to " +
+                std::to_string(kMaxLineBytes) + " bytes]";
+      out.content.push_back(ContentBlock::Text(std::move(body)));
+      out.details["startLine"] = Json::Int64(offset_);
+      out.details["endLine"] = Json::Int64(last_);
+      out.details["truncated"] = more;
+      return out;
     }
-    if (cut_lines > 0)
-      body += "\n[" + std::to_string(cut_lines) + " long line(s) truncated to " +
-              std::to_string(kMaxLineBytes) + " bytes]";
-    out.content.push_back(ContentBlock::Text(std::move(body)));
-    out.details["startLine"] = Json::Int64(offset);
-    out.details["endLine"] = Json::Int64(last);
-    out.details["truncated"] = last < total;
-    return out;
+
+   private:
+    long long offset_;
+    long long limit_;
+    long long last_;  // last line shown, 1-based
+    std::string body_;
+    bool full_ = false;
+    bool byte_capped_ = false;
+    size_t cut_lines_ = 0;
+  };
+
+  // Reads the window from disk chunk by chunk, keeping only the start of each shown line, so
+  // memory stays at a few chunks whatever the file's size. Lines before `offset` are skipped
+  // over at most kMaxSkipBytes; from the start of the window, at most kMaxLookBytes are read
+  // (to finish long lines and count the rest of the file for the "of N lines" note).
+  static ToolOutput StreamSlice(DiskFile& file, std::string buffer, const std::string& shown,
+                                const ResolvedPath& path, long long offset, long long limit,
+                                const ToolContext& ctx) {
+    std::string_view chunk = buffer;
+    if (LooksBinary(chunk))
+      return ToolOutput::Error(shown + " looks like a binary file (" + std::to_string(file.size()) +
+                               " bytes); not shown");
+    Window window(offset, limit);
+    long long line = 1;      // the line being read
+    std::string kept;        // its start, while it is shown
+    uint64_t length = 0;     // its length so far
+    char last_byte = 0;      // its last byte so far
+    uint64_t scanned = 0;    // bytes consumed
+    uint64_t window_at = 0;  // where line `offset` starts
+    bool in_window = offset == 1;
+    for (;;) {
+      for (size_t pos = 0; pos < chunk.size();) {
+        const char* nl =
+            static_cast<const char*>(std::memchr(chunk.data() + pos, '\n', chunk.size() - pos));
+        size_t end = nl ? static_cast<size_t>(nl - chunk.data()) : chunk.size();
+        std::string_view part(chunk.data() + pos, end - pos);
+        if (window.Shows(line) && kept.size() < kKeepBytes)
+          kept.append(part.substr(0, kKeepBytes - kept.size()));
+        length += part.size();
+        if (!part.empty()) last_byte = part.back();
+        if (!nl) break;
+        window.Add(line, kept, length - (last_byte == '\r' ? 1 : 0), true);
+        ++line;
+        kept.clear();
+        length = 0;
+        last_byte = 0;
+        pos = end + 1;
+        if (!in_window && line == offset) {
+          in_window = true;
+          window_at = scanned + pos;
+        }
+      }
+      scanned += chunk.size();
+      if (!in_window && scanned > kMaxSkipBytes)
+        return ToolOutput::Error(
+            "offset " + std::to_string(offset) + " lies beyond the first " +
+            ByteSize(kMaxSkipBytes) + " of " + shown + " (" + ByteSize(file.size()) +
+            "), which is as far as read looks; use grep, or bash with tail or sed, on files "
+            "this large");
+      if (in_window && scanned - window_at > kMaxLookBytes) {
+        // Stopped before the end: a shown line still being read is shown as far as it got.
+        if (length > 0) window.Add(line, kept, length, false);
+        return window.Finish(shown, path, -1, file.size(), scanned);
+      }
+      if (ctx.cancel.cancelled()) return Cancelled(shown);
+      // The buffer is reused: no allocation or clearing per chunk.
+      buffer.resize(kReadChunkBytes);
+      auto got = file.Read(buffer.data(), buffer.size());
+      if (!got.ok()) return ToolOutput::Error("cannot read " + shown + ": " + got.error().message);
+      if (*got == 0) break;
+      chunk = std::string_view(buffer.data(), *got);
+    }
+    // A last line without a newline still counts.
+    if (length > 0) {
+      window.Add(line, kept, length - (last_byte == '\r' ? 1 : 0), true);
+      ++line;
+    }
+    return window.Finish(shown, path, line - 1, std::max<uint64_t>(file.size(), scanned), scanned);
   }
 };
 

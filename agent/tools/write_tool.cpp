@@ -15,7 +15,8 @@ class WriteTool : public Tool {
   std::string name() const override { return "write"; }
   std::string description() const override {
     return "Write a file: creates it (and missing parent directories) or overwrites it "
-           "entirely. Prefer edit for changing part of an existing file.";
+           "entirely. Prefer edit for changing part of an existing file. At most 10 MiB; only "
+           "regular files.";
   }
   Json::Value parameters() const override {
     return ObjectSchema({{"path", PropSchema("string",
@@ -81,9 +82,21 @@ class WriteTool : public Tool {
     if (!resolved.ok()) return resolved.error().message;
     plan->path = *resolved;
     plan->shown = DisplayPath(ctx.cwd, plan->path.abs);
+    if (content->size() > kMaxTextFileBytes)
+      return "write: content is " + ByteSize(content->size()) + ", more than the " +
+             ByteSize(kMaxTextFileBytes) + " write accepts";
     std::error_code ec;
     fs::file_status st = fs::status(plan->path.real, ec);
     if (fs::is_directory(st)) return plan->shown + " is a directory";
+    if (std::string special = SpecialFileMessage(plan->path.real, plan->shown); !special.empty())
+      return special + "; write only writes regular files";
+    // The old text is loaded for the diff, so a file too big to load is not replaced either.
+    if (fs::is_regular_file(st)) {
+      uintmax_t size = fs::file_size(plan->path.real, ec);
+      if (!ec && size > kMaxTextFileBytes)
+        return plan->shown + " is " + ByteSize(size) + ", more than the " +
+               ByteSize(kMaxTextFileBytes) + " write replaces; use bash for files this large";
+    }
     plan->diff.path = plan->path.abs.string();
     plan->diff.new_text = *content;
     if (fs::exists(st)) {

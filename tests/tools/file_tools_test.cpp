@@ -1,8 +1,15 @@
 // Tests for path safety and the read, write and edit tools on real temporary directories.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/paths.h"
+#include "agent/tools/tool_util.h"
 #include "tests/tools/tool_test_util.h"
 
 namespace lousho::agent {
@@ -18,6 +25,64 @@ std::string Lines(int n) {
   std::string s;
   for (int i = 1; i <= n; ++i) s += "line " + std::to_string(i) + "\n";
   return s;
+}
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Resident memory of this process in KiB, from /proc/self/status.
+long ResidentKib() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  ADD_FAILURE() << "no VmRSS in /proc/self/status";
+  return 0;
+}
+
+// `text` followed by a hole up to `size` bytes: large on paper, nothing on disk.
+fs::path SparseFile(const TempWorkspace& ws, const std::string& rel, const std::string& text,
+                    uintmax_t size) {
+  fs::path p = ws.Write(rel, text);
+  fs::resize_file(p, size);
+  return p;
+}
+
+// A bound Unix socket at `path`, listening on nothing; closed (the file stays) when done.
+class SocketFile {
+ public:
+  explicit SocketFile(const fs::path& path) : fd_(socket(AF_UNIX, SOCK_STREAM, 0)) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::string s = path.string();
+    EXPECT_LT(s.size(), sizeof addr.sun_path);
+    std::memcpy(addr.sun_path, s.c_str(), std::min(s.size() + 1, sizeof addr.sun_path));
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << strerror(errno);
+  }
+  ~SocketFile() { close(fd_); }
+  SocketFile(const SocketFile&) = delete;
+  SocketFile& operator=(const SocketFile&) = delete;
+
+ private:
+  int fd_;
+};
+
+// Runs read, write and edit on `rel` and expects each to refuse it, naming `kind`.
+void ExpectFileToolsRefuse(ToolContext& ctx, const std::string& rel, const std::string& kind) {
+  std::string path = R"("path":")" + rel + "\"";
+  auto read = tools::MakeReadTool()->Run(J("{" + path + "}"), ctx);
+  EXPECT_TRUE(read.is_error) << rel;
+  EXPECT_TRUE(Has(TextOf(read), kind)) << TextOf(read);
+  auto write = tools::MakeWriteTool()->Run(J("{" + path + R"(,"content":"x"})"), ctx);
+  EXPECT_TRUE(write.is_error) << rel;
+  EXPECT_TRUE(Has(TextOf(write), kind)) << TextOf(write);
+  auto edit = tools::MakeEditTool()->Run(J("{" + path + R"(,"oldText":"a","newText":"b"})"), ctx);
+  EXPECT_TRUE(edit.is_error) << rel;
+  EXPECT_TRUE(Has(TextOf(edit), kind)) << TextOf(edit);
+  auto grep = tools::MakeGrepTool()->Run(J("{" + path + R"(,"pattern":"a"})"), ctx);
+  EXPECT_TRUE(grep.is_error) << rel;
+  EXPECT_TRUE(Has(TextOf(grep), kind)) << TextOf(grep);
 }
 
 TEST(PathTest, ResolvesInsideAndRefusesEscapes) {
@@ -314,6 +379,199 @@ TEST(EditToolTest, EditsEditorBuffersWhenItCan) {
   EXPECT_EQ(ws.Read("f.txt"), "disk version\n");
   std::vector<std::string> expected = {"read " + abs, "write " + abs};
   EXPECT_EQ(client.Calls(), expected);
+}
+
+// Nothing opens the other end of the FIFO: a tool that opened it would block for good, so this
+// test passing at all is the check (ctest's timeout catches a regression).
+TEST(SpecialFileTest, FifoIsRefusedWithoutBlocking) {
+  TempWorkspace ws;
+  fs::path fifo = ws.root() / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << strerror(errno);
+  ToolContext ctx = ws.Context();
+  ExpectFileToolsRefuse(ctx, "pipe", "FIFO");
+  EXPECT_TRUE(fs::is_fifo(fifo));  // write did not replace it either
+  // Past the tools' own checks, the file layer refuses it too (the lstat-then-fstat path).
+  auto read = tools::ReadDiskFile(fifo);
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(Has(read.error().message, "FIFO")) << read.error().message;
+  Status write = tools::WriteDiskFile(fifo, "x");
+  ASSERT_FALSE(write.ok());
+  EXPECT_TRUE(Has(write.error().message, "FIFO")) << write.error().message;
+  EXPECT_FALSE(tools::DiskFile::Open(fifo, true).ok());
+}
+
+TEST(SpecialFileTest, SocketIsRefused) {
+  TempWorkspace ws;
+  SocketFile sock(ws.root() / "sock");
+  ASSERT_TRUE(fs::is_socket(ws.root() / "sock"));
+  ToolContext ctx = ws.Context();
+  ExpectFileToolsRefuse(ctx, "sock", "socket");
+  EXPECT_FALSE(tools::ReadDiskFile(ws.root() / "sock").ok());
+  EXPECT_FALSE(tools::WriteDiskFile(ws.root() / "sock", "x").ok());
+}
+
+TEST(SpecialFileTest, DevicesAreRefusedEvenInsideTheRoots) {
+  TempWorkspace ws;
+  fs::create_symlink("/dev/zero", ws.root() / "zero");
+  fs::create_symlink("/dev/null", ws.root() / "null");
+  ToolContext ctx = ws.Context();
+  // Through a symlink the path resolves to /dev/zero, outside the workspace.
+  auto out = tools::MakeReadTool()->Run(J(R"({"path":"zero"})"), ctx);
+  EXPECT_TRUE(out.is_error);
+  EXPECT_TRUE(Has(TextOf(out), "outside the workspace")) << TextOf(out);
+  // When the roots do allow it, the file kind still stops every tool.
+  ctx.roots.emplace_back("/dev");
+  ExpectFileToolsRefuse(ctx, "zero", "character device");
+  ExpectFileToolsRefuse(ctx, "/dev/null", "character device");
+  EXPECT_FALSE(tools::ReadDiskFile("/dev/zero").ok());
+}
+
+TEST(SpecialFileTest, DiskFileRefusesASymlinkWhereAResolvedPathWasExpected) {
+  TempWorkspace ws;
+  fs::path target = ws.Write("t.txt", "text\n");
+  fs::create_symlink(target, ws.root() / "l.txt");
+  EXPECT_FALSE(tools::DiskFile::Open(ws.root() / "l.txt").ok());
+  EXPECT_TRUE(tools::DiskFile::Open(ws.root() / "l.txt", true).ok());
+  EXPECT_FALSE(tools::WriteDiskFile(ws.root() / "l.txt", "x").ok());
+  EXPECT_EQ(ws.Read("t.txt"), "text\n");
+}
+
+TEST(ReadToolTest, HugeSparseFileReturnsThePageWithBoundedMemory) {
+  TempWorkspace ws;
+  constexpr uintmax_t kTwoGib = 2ULL * 1024 * 1024 * 1024;
+  SparseFile(ws, "huge.txt", Lines(3000), kTwoGib);
+  auto tool = tools::MakeReadTool();
+  ToolContext ctx = ws.Context();
+  long before = ResidentKib();
+  auto out = tool->Run(J(R"({"path":"huge.txt"})"), ctx);
+  long grown_kib = ResidentKib() - before;
+  ASSERT_FALSE(out.is_error) << TextOf(out);
+  std::string text = TextOf(out);
+  EXPECT_LT(text.size(), 64u * 1024);
+  EXPECT_LT(grown_kib, 64 * 1024) << "read grew the process by " << grown_kib << " KiB";
+  EXPECT_TRUE(Has(text, "  2000\tline 2000\n")) << text.substr(text.size() - 300);
+  EXPECT_FALSE(Has(text, "line 2001\n"));
+  EXPECT_TRUE(Has(text, "[Showing lines 1-2000; the file is 2 GiB and lines were not counted"))
+      << text.substr(text.size() - 300);
+  EXPECT_TRUE(Has(text, "Use offset=2001 to continue."));
+  EXPECT_TRUE(out.details["truncated"].asBool());
+  EXPECT_FALSE(out.details.isMember("totalLines"));
+  EXPECT_EQ(out.details["bytes"].asUInt64(), kTwoGib);
+
+  // The text before the hole pages as usual; the hole is one long line of NULs.
+  std::string tail = TextOf(tool->Run(J(R"({"path":"huge.txt","offset":2999,"limit":3})"), ctx));
+  EXPECT_TRUE(Has(tail, "  2999\tline 2999\n  3000\tline 3000\n  3001\t")) << tail;
+  EXPECT_TRUE(Has(tail, "[line truncated: more than ")) << tail;
+  EXPECT_LT(tail.size(), 8u * 1024);
+  // Skipping to a line deep inside stops at a bound instead of reading 2 GiB.
+  auto deep = tool->Run(J(R"({"path":"huge.txt","offset":3002})"), ctx);
+  EXPECT_TRUE(deep.is_error);
+  EXPECT_TRUE(Has(TextOf(deep), "beyond the first 256 MiB")) << TextOf(deep);
+}
+
+TEST(ReadToolTest, StreamingMatchesReadingTheWholeText) {
+  // Long lines, CRLF and multi-byte characters straddling the 64 KiB chunk edges, and a last
+  // line without a newline: the disk read (streamed) and the editor read (whole text) must show
+  // the same thing.
+  std::string content;
+  content += std::string(tools::kReadChunkBytes - 1, 'a') + "\r\n";  // '\r' ends chunk 1
+  content += "short\r\n";
+  std::string euros;
+  for (int i = 0; i < 30000; ++i) euros += "\xE2\x82\xAC";  // 3-byte characters
+  content += "x" + euros + "\n";
+  content += Lines(40);
+  content += std::string(1998, 'b') + "\xE2\x82\xAC" + std::string(10, 'c') + "\n";
+  content += "last, no newline";
+  TempWorkspace ws;
+  ws.Write("f.txt", content);
+  FakeClient client;
+  client.can_read = true;
+  client.files[(ws.root() / "f.txt").string()] = content;
+  auto tool = tools::MakeReadTool();
+  for (const char* args : {R"({"path":"f.txt"})", R"({"path":"f.txt","offset":2,"limit":2})",
+                           R"({"path":"f.txt","offset":44})", R"({"path":"f.txt","offset":45})",
+                           R"({"path":"f.txt","offset":46})", R"({"path":"f.txt","limit":1})"}) {
+    ToolContext disk_ctx = ws.Context();
+    ToolContext editor_ctx = ws.Context();
+    editor_ctx.client = &client;
+    auto disk = tool->Run(J(args), disk_ctx);
+    auto editor = tool->Run(J(args), editor_ctx);
+    EXPECT_EQ(TextOf(disk), TextOf(editor)) << args;
+    EXPECT_EQ(disk.is_error, editor.is_error) << args;
+    EXPECT_EQ(disk.details.toStyledString(), editor.details.toStyledString()) << args;
+  }
+  ToolContext ctx = ws.Context();
+  std::string all = TextOf(tool->Run(J(R"({"path":"f.txt"})"), ctx));
+  EXPECT_TRUE(Has(all, "     2\tshort\n")) << all.substr(0, 3000);
+  EXPECT_TRUE(Has(all, "    45\tlast, no newline")) << all;
+  // Cuts fall before a character, never inside one.
+  EXPECT_TRUE(Has(all, "     3\tx" + euros.substr(0, 1998) + "… [line truncated: 90001 bytes]"));
+  EXPECT_TRUE(Has(all, "    44\t" + std::string(1998, 'b') + "… [line truncated: 2011 bytes]"));
+}
+
+TEST(ReadToolTest, CancelledReadStops) {
+  TempWorkspace ws;
+  SparseFile(ws, "big.txt", Lines(10), 64ULL * 1024 * 1024);
+  ws.Write("small.txt", "abc\n");
+  CancelSource source;
+  source.Cancel();
+  ToolContext ctx = ws.Context();
+  ctx.cancel = source.token();
+  auto out = tools::MakeReadTool()->Run(J(R"({"path":"big.txt"})"), ctx);
+  EXPECT_TRUE(out.is_error);
+  EXPECT_TRUE(Has(TextOf(out), "cancelled")) << TextOf(out);
+  auto edit =
+      tools::MakeEditTool()->Run(J(R"({"path":"small.txt","oldText":"a","newText":"b"})"), ctx);
+  EXPECT_TRUE(edit.is_error);
+  EXPECT_TRUE(Has(TextOf(edit), "cancelled")) << TextOf(edit);
+  EXPECT_EQ(ws.Read("small.txt"), "abc\n");
+  auto direct = tools::ReadDiskFile(ws.root() / "small.txt", 1024, source.token());
+  ASSERT_FALSE(direct.ok());
+  EXPECT_EQ(direct.error().code, "LOUSHO_CANCELLED");
+}
+
+TEST(EditToolTest, RefusesFilesOverTheCap) {
+  TempWorkspace ws;
+  SparseFile(ws, "big.txt", "needle\n", tools::kMaxTextFileBytes + 1);
+  ws.Write("fits.txt", "needle\n");
+  auto tool = tools::MakeEditTool();
+  ToolContext ctx = ws.Context();
+  auto out = tool->Run(J(R"({"path":"big.txt","oldText":"needle","newText":"pin"})"), ctx);
+  EXPECT_TRUE(out.is_error);
+  EXPECT_TRUE(
+      Has(TextOf(out), "big.txt is 10.0 MiB (10485761 bytes); edit loads files of at most 10 MiB"))
+      << TextOf(out);
+  EXPECT_TRUE(
+      tool->Preview(J(R"({"path":"big.txt","oldText":"needle","newText":"pin"})"), ctx).empty());
+  EXPECT_EQ(fs::file_size(ws.root() / "big.txt"), tools::kMaxTextFileBytes + 1);
+  EXPECT_FALSE(
+      tool->Run(J(R"({"path":"fits.txt","oldText":"needle","newText":"pin"})"), ctx).is_error);
+  // An editor buffer over the cap is refused the same way.
+  FakeClient client;
+  client.can_read = client.can_write = true;
+  client.files[(ws.root() / "buf.txt").string()] = std::string(tools::kMaxTextFileBytes, 'x') + "y";
+  ctx.client = &client;
+  auto buf = tool->Run(J(R"({"path":"buf.txt","oldText":"y","newText":"z"})"), ctx);
+  EXPECT_TRUE(buf.is_error);
+  EXPECT_TRUE(Has(TextOf(buf), "more than 10 MiB")) << TextOf(buf);
+}
+
+TEST(WriteToolTest, CapsContentAndReplacedFiles) {
+  TempWorkspace ws;
+  SparseFile(ws, "big.txt", "old\n", tools::kMaxTextFileBytes + 1);
+  auto tool = tools::MakeWriteTool();
+  ToolContext ctx = ws.Context();
+  Json::Value huge(Json::objectValue);
+  huge["path"] = "new.txt";
+  huge["content"] = std::string(tools::kMaxTextFileBytes + 1, 'x');
+  auto out = tool->Run(huge, ctx);
+  EXPECT_TRUE(out.is_error);
+  EXPECT_TRUE(Has(TextOf(out), "more than the 10 MiB write accepts")) << TextOf(out);
+  EXPECT_FALSE(fs::exists(ws.root() / "new.txt"));
+  auto replace = tool->Run(J(R"({"path":"big.txt","content":"small"})"), ctx);
+  EXPECT_TRUE(replace.is_error);
+  EXPECT_TRUE(Has(TextOf(replace), "more than the 10 MiB write replaces")) << TextOf(replace);
+  EXPECT_EQ(fs::file_size(ws.root() / "big.txt"), tools::kMaxTextFileBytes + 1);
 }
 
 }  // namespace

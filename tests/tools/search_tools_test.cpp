@@ -1,5 +1,6 @@
 // Tests for grep, find and ls on real temporary trees, with .gitignore files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/gitignore.h"
@@ -128,6 +129,30 @@ TEST(GrepToolTest, CatastrophicPatternFallsBackFromJit) {
   EXPECT_FALSE(out.is_error) << TextOf(out);
   auto hit = tool->Run(J(R"({"pattern":"(?:a|b)*$"})"), ctx);
   EXPECT_EQ(hit.details["matches"].asInt(), 1) << TextOf(hit);
+}
+
+// Nothing opens the FIFO's other end: grep opening it would block, so finishing is the check.
+TEST(GrepToolTest, SkipsSpecialAndOversizedFiles) {
+  TempWorkspace ws;
+  ws.Write("a.txt", "Foo here\n");
+  ASSERT_EQ(mkfifo((ws.root() / "pipe").c_str(), 0600), 0);
+  fs::path big = ws.Write("big.txt", "Foo in a huge file\n");
+  fs::resize_file(big, 21ULL * 1024 * 1024);  // over grep's 20 MiB; sparse
+  auto tool = tools::MakeGrepTool();
+  ToolContext ctx = ws.Context();
+  auto out = tool->Run(J(R"({"pattern":"Foo"})"), ctx);
+  ASSERT_FALSE(out.is_error) << TextOf(out);
+  EXPECT_EQ(TextOf(out), "a.txt:1: Foo here");
+  auto fifo = tool->Run(J(R"({"pattern":"Foo","path":"pipe"})"), ctx);
+  EXPECT_TRUE(fifo.is_error);
+  EXPECT_NE(TextOf(fifo).find("pipe is a FIFO (named pipe), not a regular file"), std::string::npos)
+      << TextOf(fifo);
+  CancelSource source;
+  source.Cancel();
+  ctx.cancel = source.token();
+  auto cancelled = tool->Run(J(R"({"pattern":"Foo","path":"a.txt"})"), ctx);
+  EXPECT_TRUE(cancelled.is_error);
+  EXPECT_NE(TextOf(cancelled).find("cancelled"), std::string::npos) << TextOf(cancelled);
 }
 
 TEST(GrepToolTest, RefusesEscapesAndSkipsSymlinks) {
