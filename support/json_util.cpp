@@ -1,6 +1,7 @@
 // JSON helpers.
 #include "support/json_util.h"
 
+#include <cmath>
 #include <memory>
 
 namespace lousho {
@@ -13,7 +14,14 @@ Result<Json::Value> ParseJson(std::string_view text) {
   std::unique_ptr<Json::CharReader> reader(rb.newCharReader());
   Json::Value out;
   std::string errs;
-  if (!reader->parse(text.data(), text.data() + text.size(), &out, &errs)) {
+  bool parsed = false;
+  try {
+    parsed = reader->parse(text.data(), text.data() + text.size(), &out, &errs);
+  } catch (const std::exception& e) {
+    // jsoncpp throws (instead of failing) on nesting deeper than its stack limit.
+    errs = e.what();
+  }
+  if (!parsed) {
     while (!errs.empty() && (errs.back() == '\n' || errs.back() == ' ')) errs.pop_back();
     for (auto& c : errs)
       if (c == '\n') c = ' ';
@@ -69,12 +77,13 @@ std::optional<std::string> FieldReader::String(const char* key, bool required) {
 std::optional<long long> FieldReader::Int(const char* key, bool required) {
   const Json::Value* v = Get(key, required);
   if (!v) return std::nullopt;
-  if (!v->isIntegral() &&
-      !(v->isDouble() && v->asDouble() == static_cast<long long>(v->asDouble()))) {
-    Fail(Path(key) + ": expected integer");
-    return std::nullopt;
-  }
-  return v->isIntegral() ? v->asInt64() : static_cast<long long>(v->asDouble());
+  // isInt64() holds exactly for the integers (integral doubles too) asInt64() can return; past
+  // that asInt64() throws, and casting an out-of-range double is undefined.
+  if (v->isInt64()) return v->asInt64();
+  bool whole = v->isUInt64() || (v->isDouble() && std::isfinite(v->asDouble()) &&
+                                 std::floor(v->asDouble()) == v->asDouble());
+  Fail(Path(key) + (whole ? ": integer out of range" : ": expected integer"));
+  return std::nullopt;
 }
 
 std::optional<bool> FieldReader::Bool(const char* key, bool required) {
