@@ -160,6 +160,10 @@ Json::Value ToJson(const YAML::Node& n) {
 }
 
 Result<std::string> ReadFile(const std::string& path) {
+  // Only regular files: a folder reads as nothing and a device (/dev/zero) never ends.
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return MakeError("LOUSHO_CONFIG_NOT_FOUND", path + ": cannot read file (not a regular file)");
   std::ifstream in(path, std::ios::binary);
   if (!in) return MakeError("LOUSHO_CONFIG_NOT_FOUND", path + ": cannot read file");
   std::stringstream ss;
@@ -343,6 +347,40 @@ bool IsProviderModel(const std::string& model) {
   return slash != std::string::npos && slash != 0 && slash + 1 != model.size();
 }
 
+// Linux's limits (NAME_MAX, PATH_MAX less its NUL); a longer path can name no file at all.
+constexpr size_t kMaxNameBytes = 255;
+constexpr size_t kMaxPathBytes = 4095;
+
+// A path as the spec wrote it, shortened and with control bytes (a NUL) as '?', for a message.
+std::string Shown(const std::string& path) {
+  std::string out = path.size() > 60 ? path.substr(0, 60) + "..." : path;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  return "'" + out + "'";
+}
+
+// A path from the spec, resolved against the spec's folder and checked before any filesystem
+// call sees it: std::filesystem throws on a name the system rejects, and the kernel would
+// silently cut a path at a NUL byte and open another file.
+fs::path SpecPath(const Ctx& ctx, const YAML::Node& n, const std::string& what,
+                  const std::string& dir) {
+  std::string text = Str(ctx, n, what);
+  if (text.empty()) ctx.Fail(n, what + ": expected a path, got an empty string");
+  if (text.find('\0') != std::string::npos)
+    ctx.Fail(n, what + ": path " + Shown(text) + " contains a NUL byte");
+  fs::path p = text;
+  if (p.is_relative()) p = fs::path(dir) / p;
+  if (p.native().size() > kMaxPathBytes)
+    ctx.Fail(n, what + ": path " + Shown(text) + " is longer than " +
+                    std::to_string(kMaxPathBytes) + " bytes");
+  for (const fs::path& part : p) {
+    if (part.native().size() > kMaxNameBytes)
+      ctx.Fail(n, what + ": path " + Shown(text) + " has a name longer than " +
+                      std::to_string(kMaxNameBytes) + " bytes");
+  }
+  return p;
+}
+
 std::string FindSpecInDir(const fs::path& dir) {
   for (const char* name : {"agent.yaml", "agent.yml", "agent.json"}) {
     std::error_code ec;
@@ -370,8 +408,7 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
     ctx.Fail(root["instructionsFile"], "use either 'instructions' or 'instructionsFile', not both");
   if (root["instructions"]) spec.instructions = Str(ctx, root["instructions"], "instructions");
   if (root["instructionsFile"]) {
-    fs::path p = Str(ctx, root["instructionsFile"], "instructionsFile");
-    if (p.is_relative()) p = fs::path(dir) / p;
+    fs::path p = SpecPath(ctx, root["instructionsFile"], "instructionsFile", dir);
     auto text = ReadFile(p.string());
     if (!text.ok())
       ctx.Fail(root["instructionsFile"], "instructionsFile: cannot read " + p.string());
@@ -427,9 +464,11 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   if (root["roots"]) {
     if (!root["roots"].IsSequence()) ctx.Fail(root["roots"], "roots: expected a list of folders");
     for (const auto& r : root["roots"]) {
-      fs::path p = Str(ctx, r, "roots");
-      if (p.is_relative()) p = fs::path(dir) / p;
-      spec.roots.push_back(fs::weakly_canonical(p).string());
+      fs::path p = SpecPath(ctx, r, "roots", dir);
+      std::error_code ec;
+      fs::path resolved = fs::weakly_canonical(p, ec);
+      if (ec) ctx.Fail(r, "roots: cannot resolve " + Shown(r.Scalar()) + ": " + ec.message());
+      spec.roots.push_back(resolved.string());
     }
   }
   if (root["rules"]) spec.rules = ToJson(root["rules"]);
@@ -474,8 +513,7 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
     for (const auto& kv : s) {
       std::string name = kv.first.Scalar();
       if (kv.second.IsScalar()) {
-        fs::path p = kv.second.Scalar();
-        if (p.is_relative()) p = fs::path(dir) / p;
+        fs::path p = SpecPath(ctx, kv.second, "scripts." + name, dir);
         auto loaded = LoadScriptFile(p.string(), name);
         if (!loaded.ok()) ctx.Fail(kv.second, "scripts." + name + ": " + loaded.error().message);
         spec.scripts[name] = std::move(*loaded);
@@ -535,6 +573,9 @@ Result<Script> LoadScriptFile(const std::string& path, const std::string& name) 
     return MakeError("LOUSHO_CONFIG_INVALID", e.message);
   } catch (const YAML::Exception& e) {
     return MakeError("LOUSHO_CONFIG_INVALID", path + ":1:1: " + e.what());
+  } catch (const std::exception& e) {
+    // A last line of defence (a filesystem or allocation failure): never end the process.
+    return MakeError("LOUSHO_CONFIG_INVALID", path + ":1:1: " + e.what());
   }
 }
 
@@ -577,6 +618,9 @@ Result<AgentSpec> LoadAgentSpec(const std::string& path, const LoadOptions& opti
   } catch (const SpecError& e) {
     return MakeError("LOUSHO_CONFIG_INVALID", e.message);
   } catch (const YAML::Exception& e) {
+    return MakeError("LOUSHO_CONFIG_INVALID", file + ":1:1: " + e.what());
+  } catch (const std::exception& e) {
+    // A last line of defence (a filesystem or allocation failure): never end the process.
     return MakeError("LOUSHO_CONFIG_INVALID", file + ":1:1: " + e.what());
   }
 }

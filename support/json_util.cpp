@@ -1,6 +1,7 @@
 // JSON helpers.
 #include "support/json_util.h"
 
+#include <cmath>
 #include <memory>
 
 namespace lousho {
@@ -131,7 +132,11 @@ std::optional<long long> FieldReader::Int(const char* key, bool required) {
   const Json::Value* v = Get(key, required);
   if (!v) return std::nullopt;
   auto n = AsInt64(*v);
-  if (!n) Fail(Path(key) + (v->isNumeric() ? ": integer out of range" : ": expected integer"));
+  if (!n) {
+    const bool whole = v->isUInt64() || (v->isDouble() && std::isfinite(v->asDouble()) &&
+                                         std::floor(v->asDouble()) == v->asDouble());
+    Fail(Path(key) + (whole ? ": integer out of range" : ": expected integer"));
+  }
   return n;
 }
 

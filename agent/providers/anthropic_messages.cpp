@@ -217,17 +217,19 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
 
 namespace {
 
-void ReadUsage(const Json::Value& u, Usage* usage) {
+void ReadUsage(const Json::Value& u, json::Numbers* numbers, Usage* usage) {
   if (!u.isObject()) return;
   // message_delta usage is cumulative: take the latest value of every field it carries.
-  if (json::Member(u, "input_tokens")) usage->input = json::Int(u, "input_tokens", 0);
-  if (json::Member(u, "output_tokens")) usage->output = json::Int(u, "output_tokens", 0);
-  if (json::Member(u, "cache_read_input_tokens")) {
-    usage->cache_read = json::Int(u, "cache_read_input_tokens", 0);
-  }
-  if (json::Member(u, "cache_creation_input_tokens")) {
-    usage->cache_write = json::Int(u, "cache_creation_input_tokens", 0);
-  }
+  auto take = [&](const char* key, long long* field) {
+    const Json::Value* m = json::Member(u, key);
+    if (m == nullptr || m->isNull()) return;
+    long long v = numbers->Tokens(u, key);
+    if (numbers->ok()) *field = v;
+  };
+  take("input_tokens", &usage->input);
+  take("output_tokens", &usage->output);
+  take("cache_read_input_tokens", &usage->cache_read);
+  take("cache_creation_input_tokens", &usage->cache_write);
 }
 
 }  // namespace
@@ -242,13 +244,20 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
   const Json::Value& data = *parsed;
   std::string type = json::Str(data, "type");
   if (type.empty()) type = event.event;
+  // Every number is checked before use; one out of range fails the response as malformed.
+  json::Numbers numbers(type.c_str());
+  int index = 0;  // the block index of content_block_* events (0 when absent)
+  if (type.rfind("content_block_", 0) == 0) {
+    index = static_cast<int>(numbers.Index(data, "index"));
+    if (!numbers.ok()) return numbers.status();
+  }
 
   if (type == "message_start") {
     if (const Json::Value* msg = json::Member(data, "message")) {
-      if (const Json::Value* u = json::Member(*msg, "usage")) ReadUsage(*u, &usage_);
+      if (const Json::Value* u = json::Member(*msg, "usage")) ReadUsage(*u, &numbers, &usage_);
+      if (!numbers.ok()) return numbers.status();
     }
   } else if (type == "content_block_start") {
-    int index = static_cast<int>(json::Int(data, "index", 0));
     const Json::Value* cb = json::Member(data, "content_block");
     std::string block_type = cb ? json::Str(*cb, "type") : std::string();
     Block entry;
@@ -292,7 +301,6 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
       by_index_[index] = entry;  // server tool blocks and future kinds: not ours to keep
     }
   } else if (type == "content_block_delta") {
-    int index = static_cast<int>(json::Int(data, "index", 0));
     auto it = by_index_.find(index);
     if (it == by_index_.end()) {
       return MakeError(kProviderBadResponse,
@@ -327,7 +335,6 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
     if (d.text.empty()) return Status::Ok();
     Emit(emit, d);
   } else if (type == "content_block_stop") {
-    int index = static_cast<int>(json::Int(data, "index", 0));
     auto it = by_index_.find(index);
     if (it == by_index_.end() || it->second.block < 0 || it->second.ended) return Status::Ok();
     it->second.ended = true;
@@ -353,7 +360,8 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
       std::string reason = json::Str(*delta, "stop_reason");
       if (!reason.empty()) stop_reason_ = reason;
     }
-    if (const Json::Value* u = json::Member(data, "usage")) ReadUsage(*u, &usage_);
+    if (const Json::Value* u = json::Member(data, "usage")) ReadUsage(*u, &numbers, &usage_);
+    if (!numbers.ok()) return numbers.status();
   } else if (type == "message_stop") {
     done_ = true;
   } else if (type == "error") {

@@ -55,6 +55,7 @@ Error TransportError(const HttpStreamResult& r, int idle_timeout_s) {
     case HttpOutcome::kCancelled:
       e.code = kProviderBadResponse;
       e.message = "stream ended before its end marker";
+      if (!r.transport_error.empty()) e.message += " (" + r.transport_error + ")";
       break;
   }
   return e;
@@ -108,15 +109,28 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
       return !cancel.cancelled();
     };
     auto on_body = [&](std::string_view bytes) {
-      events.clear();
-      parser.Feed(bytes, &events);
-      for (const SseEvent& ev : events) {
-        decode_status = decoder->Consume(ev, emit);
-        if (!decode_status.ok() || decoder->aborted()) return false;
-        // Stop reading at the end marker: some servers keep the connection open after it.
-        if (decoder->done()) return false;
+      // Whatever goes wrong in here is the response's fault, never the connection's: an escaping
+      // exception would reach the transport and be reported (and retried) as a lost connection.
+      try {
+        events.clear();
+        Status parsed = parser.Feed(bytes, &events);
+        // The events completed before an over-long line or event are still decoded.
+        for (const SseEvent& ev : events) {
+          decode_status = decoder->Consume(ev, emit);
+          if (!decode_status.ok() || decoder->aborted()) return false;
+          // Stop reading at the end marker: some servers keep the connection open after it.
+          if (decoder->done()) return false;
+        }
+        if (!parsed.ok()) {
+          decode_status = parsed;
+          return false;
+        }
+        return true;
+      } catch (const std::exception& e) {
+        decode_status =
+            MakeError(kProviderBadResponse, std::string("cannot decode the stream: ") + e.what());
+        return false;
       }
-      return true;
     };
     log::Debug("provider " + config_.settings.name + ": POST " + http_.base().Origin() +
                http_request.path + " model=" + model_id);

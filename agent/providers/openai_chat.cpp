@@ -259,20 +259,26 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
     std::string message = err->isString() ? err->asString() : json::Str(*err, "message");
     return ErrorFromStream(type, message);
   }
+  // Every number is checked before use; one out of range fails the response as malformed.
+  json::Numbers numbers("chat completion chunk");
   if (const Json::Value* u = json::Member(chunk, "usage"); u && u->isObject()) {
-    long long prompt = json::Int(*u, "prompt_tokens", 0);
+    long long prompt = numbers.Tokens(*u, "prompt_tokens");
     long long cached = 0;
     if (const Json::Value* d = json::Member(*u, "prompt_tokens_details")) {
-      cached = json::Int(*d, "cached_tokens", 0);
+      cached = numbers.Tokens(*d, "cached_tokens");
     }
+    long long output = numbers.Tokens(*u, "completion_tokens");
+    if (!numbers.ok()) return numbers.status();
     usage_.input = prompt - cached > 0 ? prompt - cached : 0;
     usage_.cache_read = cached;
-    usage_.output = json::Int(*u, "completion_tokens", 0);
+    usage_.output = output;
   }
   const Json::Value* choices = json::Member(chunk, "choices");
   if (!choices || !choices->isArray()) return Status::Ok();  // null or missing: usage chunk
   for (const Json::Value& choice : *choices) {
-    if (json::Int(choice, "index", 0) != 0) continue;  // we never ask for n > 1
+    long long choice_index = numbers.Index(choice, "index");
+    if (!numbers.ok()) return numbers.status();
+    if (choice_index != 0) continue;  // we never ask for n > 1
     if (const Json::Value* delta = json::Member(choice, "delta"); delta && delta->isObject()) {
       for (const char* field : {"reasoning_content", "reasoning"}) {
         std::string r = json::Str(*delta, field);
@@ -294,13 +300,19 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
           std::string name = fn ? json::Str(*fn, "name") : std::string();
           // Key by index; a server that omits it sends whole calls, told apart by their ids.
           int key;
-          if (const Json::Value* idx = json::Member(tc, "index"); idx && idx->isIntegral()) {
-            key = idx->asInt();
+          if (const Json::Value* idx = json::Member(tc, "index"); idx && !idx->isNull()) {
+            key = static_cast<int>(numbers.Index(tc, "index"));
+            if (!numbers.ok()) return numbers.status();
           } else if (last_call_key_ < 0 ||
                      (!id.empty() && blocks_[calls_[last_call_key_].block].id != id)) {
             key = last_call_key_ + 1;
           } else {
             key = last_call_key_;
+          }
+          if (key > json::kMaxBlockIndex) {
+            return MakeError(kProviderBadResponse, "more than " +
+                                                       std::to_string(json::kMaxBlockIndex + 1) +
+                                                       " tool calls in one response");
           }
           auto it = calls_.find(key);
           if (it == calls_.end()) {

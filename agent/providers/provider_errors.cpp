@@ -11,6 +11,8 @@ namespace lousho::agent {
 
 namespace {
 
+constexpr double kLongestRetryAfterMs = 86'400'000.0;
+
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -108,7 +110,10 @@ Error ErrorFromHttp(int status, const HeaderMap& headers, std::string_view body,
   if (const std::string* h = FindHeader(headers, "retry-after-ms")) {
     char* end = nullptr;
     double ms = std::strtod(h->c_str(), &end);
-    if (end != h->c_str() && ms >= 0) e.retry_after_ms = static_cast<long>(ms);
+    // Casting a huge (or infinite) double is undefined; any wait past a day is "too long" alike.
+    if (end != h->c_str() && ms >= 0) {
+      e.retry_after_ms = static_cast<long>(std::min(ms, kLongestRetryAfterMs));
+    }
   }
   if (e.retry_after_ms < 0) {
     if (const std::string* h = FindHeader(headers, "retry-after")) {

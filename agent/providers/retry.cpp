@@ -49,14 +49,18 @@ long ParseHttpDateMs(std::string_view value, long long now_ms) {
   std::string rest(value.substr(comma + 1));
   int day = 0, year = 0, hh = 0, mm = 0, ss = 0;
   char mon[4] = {0};
-  if (std::sscanf(rest.c_str(), " %d %3s %d %d:%d:%d", &day, mon, &year, &hh, &mm, &ss) != 6) {
+  // Field widths keep sscanf from overflowing an int (undefined) on a long run of digits.
+  if (std::sscanf(rest.c_str(), " %2d %3s %4d %2d:%2d:%2d", &day, mon, &year, &hh, &mm, &ss) != 6) {
     return -1;
   }
   int month = -1;
   for (int i = 0; i < 12; ++i) {
     if (std::string_view(mon) == kMonths[i]) month = i + 1;
   }
-  if (month < 0 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60) return -1;
+  if (month < 0 || day < 1 || day > 31 || year < 1970 || hh < 0 || hh > 23 || mm < 0 || mm > 59 ||
+      ss < 0 || ss > 60) {
+    return -1;
+  }
   long long secs =
       DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
       hh * 3600LL + mm * 60LL + ss;

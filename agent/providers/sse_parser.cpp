@@ -1,9 +1,25 @@
 // Incremental Server-Sent Events parser.
 #include "agent/providers/sse_parser.h"
 
+#include "agent/providers/provider_errors.h"
+
 namespace lousho::agent {
 
-void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
+Status SseParser::Fail(const char* what, size_t limit) {
+  if (error_.empty()) {
+    error_ = std::string("event stream ") + what + " over the limit of " + std::to_string(limit) +
+             " bytes";
+  }
+  // Give the memory back now: the stream is abandoned, and the parser may outlive it a while.
+  std::string().swap(line_);
+  std::string().swap(data_);
+  std::string().swap(event_type_);
+  has_data_ = false;
+  return MakeError(kProviderBadResponse, error_);
+}
+
+Status SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
+  if (failed()) return MakeError(kProviderBadResponse, error_);
   size_t pos = 0;
   if (skip_lf_ && !bytes.empty()) {
     // "\r" ended the previous feed; its "\n" half must not end a second (blank) line.
@@ -12,19 +28,25 @@ void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
   }
   while (pos < bytes.size()) {
     size_t end = bytes.find_first_of("\r\n", pos);
+    std::string_view piece =
+        bytes.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    // Checked before appending, so the buffer never holds more than the cap.
+    if (line_.size() + piece.size() > options_.max_line_bytes)
+      return Fail("line", options_.max_line_bytes);
     if (end == std::string_view::npos) {
-      line_.append(bytes.substr(pos));
+      line_.append(piece);
       break;
     }
-    std::string_view piece = bytes.substr(pos, end - pos);
+    bool ok;
     if (line_.empty()) {
-      ProcessLine(piece, out);
+      ok = ProcessLine(piece, out);
     } else {
       line_.append(piece);
       std::string line;
       line.swap(line_);
-      ProcessLine(line, out);
+      ok = ProcessLine(line, out);
     }
+    if (!ok) return MakeError(kProviderBadResponse, error_);
     pos = end + 1;
     if (bytes[end] == '\r') {
       if (pos < bytes.size()) {
@@ -34,9 +56,10 @@ void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
       }
     }
   }
+  return Status::Ok();
 }
 
-void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
+bool SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
   if (at_start_) {
     at_start_ = false;
     if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
@@ -52,9 +75,9 @@ void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
     event_type_.clear();
     data_.clear();
     has_data_ = false;
-    return;
+    return true;
   }
-  if (line[0] == ':') return;  // comment or keep-alive
+  if (line[0] == ':') return true;  // comment or keep-alive
   std::string_view field = line;
   std::string_view value;
   size_t colon = line.find(':');
@@ -64,12 +87,25 @@ void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
     if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
   }
   if (field == "data") {
+    size_t grown = data_.size() + (has_data_ ? 1 : 0) + value.size();
+    if (grown + event_type_.size() > options_.max_event_bytes) {
+      Fail("event", options_.max_event_bytes);
+      return false;
+    }
     if (has_data_) data_.push_back('\n');
     data_.append(value);
     has_data_ = true;
   } else if (field == "event") {
+    if (data_.size() + value.size() > options_.max_event_bytes) {
+      Fail("event", options_.max_event_bytes);
+      return false;
+    }
     event_type_.assign(value);
   } else if (field == "id") {
+    if (value.size() > options_.max_id_bytes) {
+      Fail("id", options_.max_id_bytes);
+      return false;
+    }
     if (value.find('\0') == std::string_view::npos) last_event_id_.assign(value);
   } else if (field == "retry") {
     if (!value.empty() && value.size() < 10 &&
@@ -78,6 +114,7 @@ void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
     }
   }
   // Any other field is ignored, as the spec says.
+  return true;
 }
 
 }  // namespace lousho::agent

@@ -2,10 +2,13 @@
 #include "config/agent_spec.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace lousho::config {
 namespace {
@@ -187,6 +190,69 @@ TEST_F(AgentSpecTest, BuiltinEchoScriptNeedsNoDefinition) {
   auto spec = LoadAgentSpec(Write("a.yaml", "model: script/echo\n"), Opts());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(BuiltinScripts().at("echo").replies[0].steps[0].text, "You said: {{input}}");
+}
+
+// Paths the filesystem rejects (a name over NAME_MAX, a NUL byte, a path over PATH_MAX, a
+// symbolic-link loop) are spec errors with a position, never an exception out of the loader.
+TEST_F(AgentSpecTest, PathsTheFilesystemRejectsAreInvalidWithPosition) {
+  const std::string long_name(300, 'a');
+  std::string deep;
+  for (int i = 0; i < 2100; ++i) deep += "d/";
+  fs::create_directories(dir_ / "folder");
+  fs::create_symlink("loop", dir_ / "loop");  // loop -> loop: resolving it fails with ELOOP
+  struct Case {
+    std::string yaml;
+    std::string expect;  // after "<file>"
+  } cases[] = {
+      {"model: a/b\nroots:\n  - " + long_name + "\n",
+       ":3:5: roots: path '" + std::string(60, 'a') + "...' has a name longer than 255 bytes"},
+      {"model: a/b\nroots: [/tmp/" + long_name + "/x]\n", ":2:9: roots: path '/tmp/aaaa"},
+      {"model: a/b\nroots: [\"a\\0b\"]\n", ":2:9: roots: path 'a"},
+      {"model: a/b\nroots: [" + deep + "]\n", ":2:9: roots: path 'd/d/d/"},
+      {"model: a/b\nroots: [loop/x]\n",
+       ":2:9: roots: cannot resolve 'loop/x': Too many levels of symbolic links"},
+      {"model: a/b\nroots: [\"\"]\n", ":2:9: roots: expected a path, got an empty string"},
+      {"model: a/b\ninstructionsFile: " + long_name + "\n", ":2:19: instructionsFile: path 'aaaa"},
+      {"model: a/b\ninstructionsFile: folder\n", ":2:19: instructionsFile: cannot read "},
+      {"model: a/b\ninstructionsFile: /dev/zero\n",
+       ":2:19: instructionsFile: cannot read /dev/zero"},
+      {"model: a/b\nscripts:\n  s: " + long_name + ".yaml\n", ":3:6: scripts.s: path 'aaaa"},
+      {"model: a/b\nscripts:\n  s: \"x\\0.yaml\"\n", ":3:6: scripts.s: path 'x"},
+  };
+  for (const auto& c : cases) {
+    std::string path = Write("bad.yaml", c.yaml);
+    auto spec = LoadAgentSpec(path, Opts());
+    ASSERT_FALSE(spec.ok()) << c.yaml;
+    EXPECT_EQ(spec.error().code, "LOUSHO_CONFIG_INVALID") << c.yaml;
+    EXPECT_EQ(spec.error().message.rfind(path + c.expect, 0), 0u)
+        << c.yaml.substr(0, 200) << " -> " << spec.error().message;
+  }
+  // The NUL case names what is wrong, too.
+  auto nul = LoadAgentSpec(Write("bad.yaml", "model: a/b\nroots: [\"a\\0b\"]\n"), Opts());
+  ASSERT_FALSE(nul.ok());
+  EXPECT_NE(nul.error().message.find("contains a NUL byte"), std::string::npos);
+  auto too_long = LoadAgentSpec(Write("bad.yaml", "model: a/b\nroots: [" + deep + "]\n"), Opts());
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.error().message.find("is longer than 4095 bytes"), std::string::npos);
+}
+
+// The same through the binary: `lousho validate` and `lousho acp` exit 1 with the one-line error.
+TEST_F(AgentSpecTest, BinaryReportsRejectedPathsAsInvalidSpec) {
+  std::string spec =
+      Write("agent.yaml", "model: script/echo\nroots:\n  - " + std::string(300, 'a') + "\n");
+  for (const char* command : {"validate", "acp"}) {
+    fs::path err = dir_ / "err";
+    std::string cmd = "'" + std::string(LOUSHO_BINARY) + "' " + command + " '" + spec +
+                      "' </dev/null >/dev/null 2>'" + err.string() + "'";
+    int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << command << ": killed by a signal";
+    EXPECT_EQ(WEXITSTATUS(status), 1) << command;
+    std::stringstream text;
+    text << std::ifstream(err).rdbuf();
+    EXPECT_EQ(text.str(), "LOUSHO_CONFIG_INVALID: " + spec + ":3:5: roots: path '" +
+                              std::string(60, 'a') + "...' has a name longer than 255 bytes\n")
+        << command;
+  }
 }
 
 TEST_F(AgentSpecTest, ExamplesInTheRepositoryAreValid) {

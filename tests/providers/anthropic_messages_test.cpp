@@ -182,6 +182,65 @@ TEST(AnthropicDecoderTest, RedactedThinkingAndUnknownBlocksKeptOrSkipped) {
   EXPECT_EQ(run.message.content[0].text, "EmwKAhgB");
 }
 
+// Numbers out of range or of the wrong type are a malformed response (never an exception, never
+// retryable).
+TEST(AnthropicDecoderTest, OutOfRangeOrMistypedNumbersAreBadResponses) {
+  const std::string start = Ev("message_start",
+                               "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_"
+                               "tokens\":3,\"output_tokens\":1}}}");
+  auto block_start = [](const std::string& index) {
+    return Ev("content_block_start", "{\"type\":\"content_block_start\",\"index\":" + index +
+                                         ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+  };
+  auto delta = [](const std::string& index) {
+    return Ev("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":" + index +
+                                         ",\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}");
+  };
+  auto usage = [](const std::string& field, const std::string& value) {
+    return Ev("message_delta",
+              "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_"
+              "turn\"},\"usage\":{\"" +
+                  field + "\":" + value + "}}");
+  };
+  const std::string bad[] = {
+      block_start("1e30"),
+      block_start("99999999999999999999"),
+      block_start("-1"),
+      block_start("2000"),
+      block_start("\"1\""),
+      block_start("0") + delta("1e300"),
+      block_start("0") + delta("-9223372036854775808"),
+      block_start("0") + Ev("content_block_stop",
+                            "{\"type\":\"content_block_stop\",\"index\":"
+                            "18446744073709551615}"),
+      Ev("message_start",
+         "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1e30}}}"),
+      usage("output_tokens", "18446744073709551615"),
+      usage("output_tokens", "99999999999999999999"),
+      usage("input_tokens", "-1"),
+      usage("cache_read_input_tokens", "\"12\""),
+      usage("cache_creation_input_tokens", "0.5"),
+  };
+  for (const std::string& events : bad) {
+    AnthropicDecoder d;
+    auto run = RunDecoder(d, start + events + Ev("message_stop", "{\"type\":\"message_stop\"}"));
+    ASSERT_FALSE(run.status.ok()) << events;
+    EXPECT_EQ(run.status.error().code, kProviderBadResponse) << events;
+    EXPECT_FALSE(run.status.error().retryable) << events;
+    EXPECT_NE(run.status.error().message.find("bad number in "), std::string::npos)
+        << run.status.error().message;
+    EXPECT_FALSE(run.done) << events;
+  }
+  // The edge of the index range and null usage fields are accepted.
+  AnthropicDecoder d;
+  auto run = RunDecoder(d, start + block_start("1024") + delta("1024") +
+                               usage("cache_read_input_tokens", "null") +
+                               Ev("message_stop", "{\"type\":\"message_stop\"}"));
+  ASSERT_TRUE(run.status.ok()) << run.status.error().ToString();
+  EXPECT_EQ(run.message.TextContent(), "x");
+  EXPECT_EQ(run.message.usage.input, 3);
+}
+
 TEST(AnthropicDecoderTest, TruncatedStreamIsIncomplete) {
   AnthropicDecoder d;
   std::string capture = ToolCapture();

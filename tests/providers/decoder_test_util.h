@@ -34,12 +34,13 @@ inline DecodeRun RunDecoder(StreamDecoder& decoder, const std::string& bytes,
   all.push_back(bytes.size());
   for (size_t cut : all) {
     std::vector<SseEvent> events;
-    parser.Feed(std::string_view(bytes).substr(prev, cut - prev), &events);
+    Status fed = parser.Feed(std::string_view(bytes).substr(prev, cut - prev), &events);
     prev = cut;
     for (const auto& ev : events) {
       if (!run.status.ok() || decoder.aborted()) break;
       run.status = decoder.Consume(ev, emit);
     }
+    if (run.status.ok() && !fed.ok()) run.status = fed;
   }
   run.done = decoder.done();
   run.complete = decoder.complete();

@@ -10,6 +10,7 @@
 #include "agent/providers/factory.h"
 #include "agent/providers/http_client.h"
 #include "agent/providers/provider_errors.h"
+#include "agent/providers/sse_parser.h"
 #include "config/model_catalog.h"
 #include "support/json_util.h"
 #include "tests/providers/loopback_server.h"
@@ -526,6 +527,84 @@ TEST(HttpProviderTest, CleanEndWithoutDoneOrFinishIsBadResponse) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, kProviderBadResponse);
   EXPECT_EQ(server.request_count(), 1);
+}
+
+// Numbers a decoder cannot accept (out of range, wrong type, nesting jsoncpp refuses) fail the
+// request at once as a bad response: one request, no retry, never "connection lost".
+TEST(HttpProviderTest, MalformedNumbersFailOnceAsBadResponse) {
+  const std::string deep = std::string(5000, '[') + std::string(5000, ']');
+  struct Case {
+    const char* builtin;
+    const char* prefix;
+    const char* model;
+    std::string stream;
+  } cases[] = {
+      {"openai", "/v1", "gpt-4o",
+       Data(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":5000000000,"id":"c",)"
+            R"("function":{"name":"f","arguments":"{}"}}]}}]})") +
+           kDone},
+      {"openai", "/v1", "gpt-4o",
+       Data(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":1e30,"id":"c"}]}}]})") +
+           kDone},
+      {"openai", "/v1", "gpt-4o",
+       Data(R"({"choices":[],"usage":{"prompt_tokens":18446744073709551615}})") + kDone},
+      {"openai", "/v1", "gpt-4o",
+       Data(R"({"choices":[],"usage":{"completion_tokens":99999999999999999999}})") + kDone},
+      {"openai", "/v1", "gpt-4o", Data(R"({"choices":[{"index":-1,"delta":{}}]})") + kDone},
+      {"openai", "/v1", "gpt-4o", Data(R"({"choices":)" + deep + "}") + kDone},
+      {"anthropic", "", "claude-haiku-4-5",
+       Ev("message_start",
+          R"({"type":"message_start","message":{"usage":{"input_tokens":18446744073709551615}}})") +
+           Ev("message_stop", R"({"type":"message_stop"})")},
+      {"anthropic", "", "claude-haiku-4-5",
+       Ev("content_block_start",
+          R"({"type":"content_block_start","index":1e30,"content_block":{"type":"text"}})") +
+           Ev("message_stop", R"({"type":"message_stop"})")},
+      {"anthropic", "", "claude-haiku-4-5",
+       Ev("content_block_start",
+          R"({"type":"content_block_start","index":-7,"content_block":{"type":"text"}})") +
+           Ev("message_stop", R"({"type":"message_stop"})")},
+      {"anthropic", "", "claude-haiku-4-5",
+       Ev("message_delta", R"({"type":"message_delta","usage":{"output_tokens":"many"}})") +
+           Ev("message_stop", R"({"type":"message_stop"})")},
+  };
+  for (const Case& t : cases) {
+    LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
+      server.Stream(res, {Step::Write(t.stream)});
+    });
+    auto p = Make(Settings(t.builtin, server, t.prefix), t.model);
+    Collected c;
+    auto r = StreamTo(*p, Hello(t.model), &c);
+    ASSERT_FALSE(r.ok()) << t.stream.substr(0, 200);
+    EXPECT_EQ(r.error().code, kProviderBadResponse) << r.error().ToString();
+    EXPECT_FALSE(r.error().retryable);
+    EXPECT_EQ(r.error().message.find("connection lost"), std::string::npos) << r.error().message;
+    EXPECT_EQ(server.request_count(), 1) << t.stream.substr(0, 200);
+    EXPECT_TRUE(c.retries.empty());
+    EXPECT_TRUE(c.deltas.empty());
+  }
+}
+
+// A line longer than the SSE cap (16 MiB) ends the request as a bad response, without a retry.
+TEST(HttpProviderTest, OverlongStreamLineFailsOnceAsBadResponse) {
+  LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    std::vector<Step> steps = {Step::Write("data: ")};
+    for (size_t sent = 0; sent <= kSseMaxLineBytes; sent += 1 << 20) {
+      steps.push_back(Step::Write(std::string(1 << 20, 'x')));
+    }
+    steps.push_back(Step::Write("\n\n" + kDone));
+    server.Stream(res, std::move(steps));
+  });
+  auto p = Make(Settings("openai", server, "/v1"), "gpt-4o");
+  Collected c;
+  auto r = StreamTo(*p, Hello("gpt-4o"), &c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, kProviderBadResponse);
+  EXPECT_FALSE(r.error().retryable);
+  EXPECT_NE(r.error().message.find("line over the limit of 16777216 bytes"), std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(server.request_count(), 1);
+  EXPECT_TRUE(c.retries.empty());
 }
 
 TEST(HttpProviderTest, CancelMidStreamReturnsPartialPromptly) {

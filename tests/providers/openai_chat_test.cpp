@@ -195,6 +195,67 @@ TEST(OpenAiChatDecoderTest, MidStreamErrorAndMalformedChunk) {
   }
 }
 
+// Numbers out of range or of the wrong type are a malformed response (never an exception, never
+// retryable); in-range edge values still decode.
+TEST(OpenAiChatDecoderTest, OutOfRangeOrMistypedNumbersAreBadResponses) {
+  auto call = [](const std::string& index) {
+    return Chunk("\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":" + index +
+                 ",\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}");
+  };
+  auto usage = [](const std::string& field, const std::string& value) {
+    return Chunk("\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"" +
+                 field + "\":" + value + "}}");
+  };
+  const std::string bad[] = {
+      call("1e30"),
+      call("99999999999999999999"),
+      call("18446744073709551615"),
+      call("-1"),
+      call("1025"),
+      call("2.5"),
+      call("\"0\""),
+      call("true"),
+      usage("prompt_tokens", "99999999999999999999"),
+      usage("prompt_tokens", "9223372036854775807"),
+      usage("completion_tokens", "18446744073709551615"),
+      usage("completion_tokens", "-5"),
+      usage("completion_tokens", "1e300"),
+      usage("completion_tokens", "\"7\""),
+      Chunk("\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"prompt_tokens_details\":{"
+            "\"cached_tokens\":-99999999999999999999}}}"),
+      Chunk("\"choices\":[{\"index\":1e30,\"delta\":{\"content\":\"x\"}}]}"),
+      Chunk("\"choices\":[{\"index\":-3,\"delta\":{\"content\":\"x\"}}]}"),
+  };
+  for (const std::string& event : bad) {
+    OpenAiChatDecoder d;
+    auto run = RunDecoder(d, ContentChunk("Hi") + event + "data: [DONE]\n\n");
+    ASSERT_FALSE(run.status.ok()) << event;
+    EXPECT_EQ(run.status.error().code, kProviderBadResponse) << event;
+    EXPECT_FALSE(run.status.error().retryable) << event;
+    EXPECT_NE(run.status.error().message.find("bad number in chat completion chunk"),
+              std::string::npos)
+        << run.status.error().message;
+    EXPECT_FALSE(run.done) << event;
+  }
+  // The edges of the ranges, and an integral double, are accepted.
+  OpenAiChatDecoder d;
+  auto run = RunDecoder(
+      d, call("1024") + call("0.0") + usage("prompt_tokens", "1000000000000") + "data: [DONE]\n\n");
+  ASSERT_TRUE(run.status.ok()) << run.status.error().ToString();
+  EXPECT_EQ(run.message.usage.input, 1000000000000LL);
+  EXPECT_EQ(run.message.content.size(), 2u);
+  // More distinct tool calls than the index bound allows (a server that sends no index).
+  OpenAiChatDecoder many;
+  std::string calls;
+  for (int i = 0; i <= 1025; ++i) {
+    calls += Chunk("\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c" +
+                   std::to_string(i) + "\",\"function\":{\"name\":\"f\"}}]}}]}");
+  }
+  auto too_many = RunDecoder(many, calls);
+  ASSERT_FALSE(too_many.status.ok());
+  EXPECT_EQ(too_many.status.error().code, kProviderBadResponse);
+}
+
 TEST(OpenAiChatDecoderTest, AbortByCallbackDropsUnfinishedToolCalls) {
   OpenAiChatDecoder d;
   auto run = RunDecoder(d, ToolCapture(), {}, /*stop_after=*/3);

@@ -38,6 +38,25 @@ TEST(RetryAfterTest, SecondsAndHttpDates) {
   EXPECT_EQ(ParseRetryAfterMs("-3", now), -1);
 }
 
+// Absurd values from a server are refused or clamped, never cast out of range (undefined).
+TEST(RetryAfterTest, AbsurdValuesAreRefusedOrClamped) {
+  const long long now = 1445412480000LL;
+  EXPECT_EQ(ParseRetryAfterMs("Wed, 21 Oct 99999999999 07:28:30 GMT", now), -1);
+  EXPECT_EQ(ParseRetryAfterMs("Wed, 2147483648 Oct 2015 07:28:30 GMT", now), -1);
+  EXPECT_EQ(ParseRetryAfterMs("Wed, 21 Oct 2015 99999999999:28:30 GMT", now), -1);
+  EXPECT_EQ(ParseRetryAfterMs("Fri, 31 Dec 9999 23:59:59 GMT", now), 253402300799000LL - now);
+  EXPECT_EQ(ParseRetryAfterMs("1e300", now), -1);
+  for (const char* huge : {"1e300", "inf", "99999999999999999999999"}) {
+    HeaderMap h{{"retry-after-ms", huge}};
+    Error e = ErrorFromHttp(429, h, "", now);
+    EXPECT_EQ(e.retry_after_ms, 86400000) << huge;
+    // Too long to wait: the request fails at once instead of retrying.
+    EXPECT_EQ(RetryDelayMs(RetryPolicy{}, 1, e.retry_after_ms, 0.5), -1) << huge;
+  }
+  HeaderMap nan{{"retry-after-ms", "nan"}};
+  EXPECT_EQ(ErrorFromHttp(429, nan, "", now).retry_after_ms, -1);
+}
+
 TEST(ProviderErrorsTest, HttpStatusMapping) {
   HeaderMap none;
   auto e401 = ErrorFromHttp(401, none,

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,130 @@ TEST(SseParserTest, TruncatedEventIsPendingNotDispatched) {
   p.Feed("\n", &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_FALSE(p.HasPendingData());
+}
+
+// Feeds `stream` in `chunk`-byte pieces until the parser fails, checking after every feed that
+// it holds no more than `held_cap`. Returns how many bytes were fed (the whole stream when it
+// never failed) and the failure.
+struct CapRun {
+  size_t fed = 0;
+  Status status;
+  size_t most_held = 0;
+};
+CapRun FeedUntilFailure(SseParser& p, const std::string& stream, size_t chunk) {
+  CapRun run;
+  std::vector<SseEvent> out;
+  for (size_t off = 0; off < stream.size(); off += chunk) {
+    run.status = p.Feed(std::string_view(stream).substr(off, chunk), &out);
+    run.fed = std::min(off + chunk, stream.size());
+    run.most_held = std::max(run.most_held, p.buffered_bytes());
+    if (!run.status.ok()) break;
+  }
+  return run;
+}
+
+void ExpectBadResponse(const Status& s, const std::string& what) {
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, "LOUSHO_PROVIDER_BAD_RESPONSE");
+  EXPECT_FALSE(s.error().retryable);
+  EXPECT_NE(s.error().message.find(what), std::string::npos) << s.error().message;
+}
+
+TEST(SseParserTest, DefaultCapsAreSixteenMiB) {
+  SseParserOptions defaults;
+  EXPECT_EQ(defaults.max_line_bytes, 16u * 1024 * 1024);
+  EXPECT_EQ(defaults.max_event_bytes, 16u * 1024 * 1024);
+  EXPECT_EQ(defaults.max_line_bytes, kSseMaxLineBytes);
+  EXPECT_EQ(defaults.max_event_bytes, kSseMaxEventBytes);
+}
+
+TEST(SseParserTest, OverCapLineFailsWithoutBufferingPastTheCap) {
+  SseParserOptions o;
+  o.max_line_bytes = 1000;
+  o.max_event_bytes = 100000;
+  SseParser p(o);
+  const size_t chunk = 64;
+  CapRun run = FeedUntilFailure(p, "data: " + std::string(50000, 'x'), chunk);
+  ExpectBadResponse(run.status, "line over the limit of 1000 bytes");
+  EXPECT_LE(run.fed, o.max_line_bytes + chunk);
+  EXPECT_LE(run.most_held, o.max_line_bytes);
+  EXPECT_EQ(p.buffered_bytes(), 0u);  // released at the failure
+  EXPECT_TRUE(p.failed());
+  // The parser stays failed: a newline now does not turn the dropped bytes into an event.
+  std::vector<SseEvent> out;
+  ExpectBadResponse(p.Feed("\n\ndata: ok\n\n", &out), "line over the limit");
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(SseParserTest, OverCapLineInOneFeedFails) {
+  SseParserOptions o;
+  o.max_line_bytes = 1000;
+  SseParser p(o);
+  std::vector<SseEvent> out;
+  ExpectBadResponse(p.Feed("data: " + std::string(2000, 'x') + "\n\n", &out), "line over");
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(p.buffered_bytes(), 0u);
+  // A line of exactly the cap is fine.
+  SseParser q(o);
+  ASSERT_TRUE(q.Feed("data: " + std::string(994, 'x') + "\n\n", &out).ok());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data.size(), 994u);
+}
+
+TEST(SseParserTest, OverCapEventFailsWithoutBufferingPastTheCap) {
+  SseParserOptions o;
+  o.max_line_bytes = 1000;
+  o.max_event_bytes = 5000;
+  SseParser p(o);
+  // Many short data lines of one event that never ends.
+  std::string stream;
+  while (stream.size() < 100000) stream += "data: " + std::string(90, 'y') + "\n";
+  const size_t chunk = 97;  // not a multiple of the line length
+  CapRun run = FeedUntilFailure(p, stream, chunk);
+  ExpectBadResponse(run.status, "event over the limit of 5000 bytes");
+  // The pending data is at most the event cap, the unfinished line at most one line.
+  EXPECT_LE(run.fed, o.max_event_bytes + o.max_line_bytes + chunk);
+  EXPECT_LE(run.most_held, o.max_event_bytes + o.max_line_bytes);
+  EXPECT_EQ(p.buffered_bytes(), 0u);
+}
+
+TEST(SseParserTest, EventsBeforeTheOverCapLineAreStillDelivered) {
+  SseParserOptions o;
+  o.max_line_bytes = 100;
+  SseParser p(o);
+  std::vector<SseEvent> out;
+  Status s = p.Feed("data: one\n\ndata: two\n\ndata: " + std::string(200, 'z'), &out);
+  ExpectBadResponse(s, "line over");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].data, "two");
+}
+
+TEST(SseParserTest, LongStickyIdFails) {
+  SseParser p;
+  std::vector<SseEvent> out;
+  ASSERT_TRUE(p.Feed("id: " + std::string(kSseMaxIdBytes, '1') + "\ndata: a\n\n", &out).ok());
+  ASSERT_EQ(out.size(), 1u);
+  ExpectBadResponse(p.Feed("id: " + std::string(kSseMaxIdBytes + 1, '1') + "\n", &out),
+                    "id over the limit");
+}
+
+// The default cap with a real-size stream: a line without an end stops the parser at 16 MiB.
+TEST(SseParserTest, DefaultLineCapHoldsAtSixteenMiB) {
+  SseParser p;
+  const size_t chunk = size_t{64} * 1024;
+  const std::string piece(chunk, 'x');
+  std::vector<SseEvent> out;
+  Status s = p.Feed("data: ", &out);
+  size_t fed = 6;
+  size_t most_held = 0;
+  while (s.ok() && fed < kSseMaxLineBytes + 4 * chunk) {
+    s = p.Feed(piece, &out);
+    fed += chunk;
+    most_held = std::max(most_held, p.buffered_bytes());
+  }
+  ExpectBadResponse(s, "line over the limit of 16777216 bytes");
+  EXPECT_LE(fed, kSseMaxLineBytes + chunk);
+  EXPECT_LE(most_held, kSseMaxLineBytes);
 }
 
 }  // namespace

@@ -96,7 +96,15 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
         if (result.error_body.size() < 64 * 1024UL) result.error_body.append(data, n);
         return true;
       }
-      if (!on_body(std::string_view(data, n))) {
+      // The body callback decodes; a failure there is the response's, not the connection's, so
+      // it must not reach the catch below (which reports a broken, retryable connection).
+      bool go_on = false;
+      try {
+        go_on = on_body(std::string_view(data, n));
+      } catch (const std::exception& e) {
+        result.transport_error = std::string("the response could not be handled: ") + e.what();
+      }
+      if (!go_on) {
         stopped_by_callback = true;
         return false;
       }
