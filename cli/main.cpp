@@ -1,8 +1,10 @@
 // lousho's entry point: command line, subcommands, and wiring of the ACP door to the engine.
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -21,6 +23,37 @@ namespace {
 using lousho::Error;
 
 using lousho::ProcessEnv;
+
+// Stop signals (SIGTERM, SIGINT, SIGHUP) end the server like the end of stdin: the handler only
+// writes a byte to a self-pipe, which wakes the transport's read; Server::Run then cancels every
+// session, each cancelled bash command's process tree is ended, the workers are joined, and
+// lousho exits 0, as it does on EOF. The handlers are one-shot (SA_RESETHAND): a second signal
+// of the same kind ends lousho at once; the command keepers still end their trees then, as
+// they do whenever lousho dies.
+int g_stop_pipe_write = -1;  // globals because a signal handler needs them
+volatile sig_atomic_t g_stop_signal = 0;
+
+void OnStopSignal(int sig) {
+  int saved = errno;
+  g_stop_signal = sig;
+  char c = 1;
+  ssize_t ignored = write(g_stop_pipe_write, &c, 1);
+  (void)ignored;
+  errno = saved;
+}
+
+// Installs the stop handlers; returns the read end of their self-pipe, or -1.
+int InstallStopSignals() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+  g_stop_pipe_write = fds[1];
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART | SA_RESETHAND;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+  return fds[0];
+}
 
 int Fail(const Error& e) {
   std::fprintf(stderr, "%s: %s\n", e.code.c_str(), e.message.c_str());
@@ -113,7 +146,9 @@ int main(int argc, char** argv) {
     std::fclose(f);
   }
   lousho::log::Info("serving agent '" + spec->name + "' (" + spec->model + ") over ACP");
-  lousho::FdTransport transport(STDIN_FILENO, STDOUT_FILENO, max_line);
+  int stop_fd = InstallStopSignals();
+  if (stop_fd < 0) lousho::log::Warn("cannot install signal handlers; signals end lousho at once");
+  lousho::FdTransport transport(STDIN_FILENO, STDOUT_FILENO, max_line, stop_fd);
   lousho::acp::ServerOptions options;
   options.record_file = record;
   options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
@@ -122,5 +157,9 @@ int main(int argc, char** argv) {
   options.cleanup_timeout_ms = cleanup_timeout_ms;
   lousho::acp::Server server(&transport, *agent, options);
   server.Run();
+  if (g_stop_signal != 0) {
+    const char* name = sigabbrev_np(g_stop_signal);
+    lousho::log::Info(std::string("stopped by SIG") + (name ? name : "?") + "; sessions ended");
+  }
   return 0;
 }

@@ -1,18 +1,25 @@
-// Subprocesses: fork/exec into a new process group, poll the merged output pipe, reap.
+// Subprocesses: a forked keeper (child subreaper) runs the command in a new process group and
+// ends its whole process tree; the caller polls the merged output and the keeper's reports.
 #include "support/subprocess.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
+
+#include "support/log.h"
 
 extern char** environ;
 
@@ -20,6 +27,10 @@ namespace lousho {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How long past its own grace the caller waits for a keeper that was told to end the tree
+// before giving up on it (only a keeper stopped from outside can take that long).
+constexpr long kKeeperSlackMs = 5000;
 
 class Fd {
  public:
@@ -74,13 +85,339 @@ class TailBuffer {
   std::string buf_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// The keeper. It runs in a child forked from a threaded process, so everything below uses only
+// async-signal-safe system calls: no allocation, no stdio, no locks.
+
+// Write end of the keeper's self-pipe. A global because a signal handler needs it; it is only
+// ever set inside a keeper process, never in lousho.
+int g_keeper_signal_fd = -1;
+
+void KeeperOnSignal(int sig) {
+  int saved = errno;
+  char c = static_cast<char>(sig);
+  ssize_t ignored = write(g_keeper_signal_fd, &c, 1);
+  (void)ignored;
+  errno = saved;
+}
+
+void SetDisposition(int sig, void (*handler)(int)) {
+  struct sigaction sa {};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(sig, &sa, nullptr);
+}
+
+long NowMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+void WriteAll(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+[[noreturn]] void ReportErrnoAndExit(int fd, int err) {
+  WriteAll(fd, &err, sizeof err);
+  _exit(127);
+}
+
+// A decimal pid, or -1 when `s` is not one (a /proc entry such as "self").
+pid_t ParsePid(const char* s) {
+  if (*s == '\0') return -1;
+  long v = 0;
+  for (; *s != '\0'; ++s) {
+    if (*s < '0' || *s > '9' || v > 100000000L) return -1;
+    v = v * 10 + (*s - '0');
+  }
+  return static_cast<pid_t>(v);
+}
+
+// The parent pid from /proc/<name>/stat ("pid (comm) S ppid ..."), or -1 when gone.
+pid_t ReadParentPid(const char* name) {
+  char path[64] = "/proc/";
+  size_t len = 6;
+  for (const char* s = name; *s != '\0' && len < 40; ++s) path[len++] = *s;
+  for (const char* s = "/stat"; *s != '\0'; ++s) path[len++] = *s;
+  path[len] = '\0';
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[512];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  // The command name may hold anything, ')' included: the last ')' ends it.
+  ssize_t close_paren = -1;
+  for (ssize_t i = 0; i < n; ++i)
+    if (buf[i] == ')') close_paren = i;
+  ssize_t i = close_paren + 4;  // past ") S "
+  if (close_paren < 0 || i >= n) return -1;
+  long v = 0;
+  for (; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) v = v * 10 + (buf[i] - '0');
+  return static_cast<pid_t>(v);
+}
+
+// The processes below `root`, found by walking /proc until no new child of a known member
+// shows up. Bounded: a tree larger than kMaxTree is signalled in parts over several sweeps
+// (members that die hand their children to the keeper, which the next sweep finds).
+constexpr int kMaxTree = 4096;
+struct Tree {
+  int n = 0;
+  pid_t pids[kMaxTree];
+  bool Has(pid_t p) const {
+    for (int i = 0; i < n; ++i)
+      if (pids[i] == p) return true;
+    return false;
+  }
+};
+
+void CollectTree(pid_t root, Tree* tree) {
+  tree->n = 0;
+  for (bool grew = true; grew && tree->n < kMaxTree;) {
+    grew = false;
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return;
+    alignas(8) char buf[8192];
+    for (;;) {
+      ssize_t got = getdents64(dir, buf, sizeof buf);
+      if (got <= 0) break;
+      for (ssize_t off = 0; off < got;) {
+        const auto* entry = reinterpret_cast<const dirent64*>(buf + off);
+        off += entry->d_reclen;
+        pid_t pid = ParsePid(entry->d_name);
+        if (pid <= 0 || pid == root || tree->Has(pid)) continue;
+        pid_t ppid = ReadParentPid(entry->d_name);
+        if ((ppid == root || tree->Has(ppid)) && tree->n < kMaxTree) {
+          tree->pids[tree->n++] = pid;
+          grew = true;
+        }
+      }
+    }
+    close(dir);
+  }
+}
+
+// Signals every process below the keeper. While the command itself is not yet reaped its
+// pid cannot be reused, so its group is signalled too (catching children forked a moment ago).
+void SignalTree(pid_t group, bool group_valid, int sig) {
+  if (group_valid) kill(-group, sig);
+  Tree tree;
+  CollectTree(getpid(), &tree);
+  for (int i = 0; i < tree.n; ++i) kill(tree.pids[i], sig);
+  if (sig == SIGTERM) {
+    // A stopped process would hold SIGTERM pending until the SIGKILL.
+    if (group_valid) kill(-group, SIGCONT);
+    for (int i = 0; i < tree.n; ++i) kill(tree.pids[i], SIGCONT);
+  }
+}
+
+// Closes every descriptor from 3 up except those in keep (which must be >= 3): the keeper
+// does not exec, so O_CLOEXEC does not protect it from pipes other threads opened.
+void CloseOtherFds(int* keep, int n) {
+  std::sort(keep, keep + n);
+  unsigned lo = 3;
+  for (int i = 0; i < n; ++i) {
+    auto k = static_cast<unsigned>(keep[i]);
+    if (k < lo) continue;
+    if (k > lo && close_range(lo, k - 1, 0) != 0)
+      for (unsigned fd = lo; fd < k; ++fd) close(static_cast<int>(fd));
+    lo = k + 1;
+  }
+  if (close_range(lo, ~0U, 0) != 0)
+    for (unsigned fd = lo; fd < 65536; ++fd) close(static_cast<int>(fd));
+}
+
+// What the keeper needs, all prepared before fork.
+struct KeeperPlan {
+  char* const* argv;
+  char* const* envp;
+  const std::vector<std::string>* candidates;  // only c_str() is used after fork
+  const char* cwd;
+  int out_w;   // the command's stdout and stderr
+  int err_w;   // exec failure: an errno, then EOF; success: EOF alone
+  int stat_w;  // to the caller: the command's pid, then its wait status
+  int ctl_r;   // from the caller: 'T' end the tree gracefully, 'K' kill it; EOF as 'T'
+  long grace_ms;
+};
+
+[[noreturn]] void ExecCommand(const KeeperPlan& plan) {
+  // Signals are still blocked (see RunKeeper): the keeper's handlers must not run here.
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD}) SetDisposition(s, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  setpgid(0, 0);
+  dup2(plan.out_w, 1);
+  dup2(plan.out_w, 2);
+  int err = 0;
+  if (plan.cwd != nullptr && chdir(plan.cwd) != 0) {
+    err = errno;
+  } else {
+    for (const auto& c : *plan.candidates) {
+      execve(c.c_str(), plan.argv, plan.envp);
+      if (errno != ENOENT || err == 0) err = errno;
+    }
+  }
+  ReportErrnoAndExit(plan.err_w, err);
+}
+
+[[noreturn]] void RunKeeper(KeeperPlan plan) {
+  // Descriptors 0-2 are about to become /dev/null; a pipe that got one of those numbers (lousho
+  // started with a closed stdio descriptor) moves up first.
+  for (int* fd : {&plan.out_w, &plan.err_w, &plan.stat_w, &plan.ctl_r})
+    if (*fd < 3) *fd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+  // Its own group keeps a terminal's Ctrl-C, meant for lousho, away from the keeper.
+  setpgid(0, 0);
+  int devnull = open("/dev/null", O_RDWR);
+  if (devnull >= 0) {
+    // Not lousho's stdio: the protocol pipes must close when lousho exits.
+    for (int fd = 0; fd < 3; ++fd) dup2(devnull, fd);
+    if (devnull > 2) close(devnull);
+  }
+  int keep[] = {plan.out_w, plan.err_w, plan.stat_w, plan.ctl_r};
+  CloseOtherFds(keep, 4);
+  int sig_pipe[2];
+  if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0) ReportErrnoAndExit(plan.err_w, errno);
+  g_keeper_signal_fd = sig_pipe[1];
+  SetDisposition(SIGCHLD, KeeperOnSignal);
+  SetDisposition(SIGTERM, KeeperOnSignal);
+  for (int s : {SIGINT, SIGHUP, SIGQUIT, SIGPIPE}) SetDisposition(s, SIG_IGN);
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) ReportErrnoAndExit(plan.err_w, errno);
+
+  pid_t pid = fork();
+  if (pid < 0) ReportErrnoAndExit(plan.err_w, errno);
+  if (pid == 0) ExecCommand(plan);
+  // The caller forked us with every signal blocked; only now, with our own handlers in place
+  // and the command forked, may they arrive.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Also here, so a group kill right after fork cannot miss the group.
+  setpgid(pid, pid);
+  WriteAll(plan.stat_w, &pid, sizeof pid);
+  close(plan.out_w);
+  close(plan.err_w);
+
+  enum class Phase { kRunning, kTerm, kKill };
+  Phase phase = Phase::kRunning;
+  bool reaped = false;
+  bool ctl_open = true;
+  long kill_at = 0;
+  for (;;) {
+    bool none_left = false;
+    for (;;) {
+      int status = 0;
+      pid_t r = waitpid(-1, &status, WNOHANG);
+      if (r > 0) {
+        if (r == pid) {
+          reaped = true;
+          WriteAll(plan.stat_w, &status, sizeof status);
+        }
+        continue;
+      }
+      if (r < 0 && errno == EINTR) continue;
+      none_left = r < 0;  // ECHILD: every descendant has been reaped
+      break;
+    }
+    if (none_left) break;
+    if (phase == Phase::kTerm && NowMs() >= kill_at) phase = Phase::kKill;
+    if (phase == Phase::kKill) SignalTree(pid, !reaped, SIGKILL);
+
+    int timeout = -1;
+    if (phase == Phase::kTerm) timeout = static_cast<int>(std::clamp(kill_at - NowMs(), 0L, 50L));
+    if (phase == Phase::kKill) timeout = 20;  // sweep again for late reparented orphans
+    pollfd fds[2] = {{ctl_open ? plan.ctl_r : -1, POLLIN, 0}, {sig_pipe[0], POLLIN, 0}};
+    if (poll(fds, 2, timeout) < 0) continue;
+    bool end = false;
+    bool kill_now = false;
+    if (fds[1].revents != 0) {
+      char b[64];
+      ssize_t n = 0;
+      while ((n = read(sig_pipe[0], b, sizeof b)) > 0)
+        for (ssize_t i = 0; i < n; ++i) end = end || b[i] == SIGTERM;
+    }
+    if (fds[0].revents != 0) {
+      char b[16];
+      ssize_t n = read(plan.ctl_r, b, sizeof b);
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+        ctl_open = false;  // the caller is gone (or done): end the tree
+        end = true;
+      }
+      for (ssize_t i = 0; i < n; ++i) {
+        end = end || b[i] == 'T';
+        kill_now = kill_now || b[i] == 'K';
+      }
+    }
+    if (kill_now) {
+      phase = Phase::kKill;
+    } else if (end && phase == Phase::kRunning) {
+      phase = Phase::kTerm;
+      kill_at = NowMs() + plan.grace_ms;
+      SignalTree(pid, !reaped, SIGTERM);
+    }
+  }
+  _exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+// Reads an int-sized message stream from the keeper: first the command's pid, then its status.
+class KeeperReports {
+ public:
+  // Returns false on EOF (the keeper exited).
+  bool Read(int fd) {
+    char buf[64];
+    for (;;) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n > 0) {
+        pending_.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      Parse();
+      return n != 0;
+    }
+  }
+  std::optional<int> pid;
+  std::optional<int> status;
+
+ private:
+  void Parse() {
+    while (pending_.size() >= sizeof(int)) {
+      int v = 0;
+      std::memcpy(&v, pending_.data(), sizeof v);
+      pending_.erase(0, sizeof v);
+      if (!pid) {
+        pid = v;
+      } else if (!status) {
+        status = v;
+      }
+    }
+  }
+  std::string pending_;
+};
+
+void WaitForKeeper(pid_t keeper) {
+  while (waitpid(keeper, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
 }  // namespace
 
 Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   if (options.argv.empty()) return MakeError("LOUSHO_SUBPROCESS", "empty command");
 
-  // Everything the child needs is prepared before fork: after fork in a threaded process only
-  // async-signal-safe calls are allowed.
+  // Everything the keeper and the command need is prepared before fork: after fork in a
+  // threaded process only async-signal-safe calls are allowed.
   std::vector<char*> argv;
   for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -118,54 +455,48 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
     }
   }
 
-  Fd out_r, out_w, err_r, err_w;
+  Fd out_r, out_w, err_r, err_w, stat_r, stat_w, ctl_r, ctl_w;
   // Shared with the cancel callback, which may still be running on another thread when this
   // function returns.
   // (Both ends, so its write can never hit a pipe without a reader and raise SIGPIPE.)
   auto wake_r = std::make_shared<Fd>();
   auto wake_w = std::make_shared<Fd>();
-  if (!MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w) ||
-      !MakePipe(wake_r.get(), wake_w.get()))
+  if (!MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w) || !MakePipe(&stat_r, &stat_w) ||
+      !MakePipe(&ctl_r, &ctl_w) || !MakePipe(wake_r.get(), wake_w.get()))
     return MakeError("LOUSHO_SUBPROCESS", std::string("pipe: ") + std::strerror(errno));
-  fcntl(out_r.get(), F_SETFL, O_NONBLOCK);
-  fcntl(wake_r->get(), F_SETFL, O_NONBLOCK);
-  fcntl(wake_w->get(), F_SETFL, O_NONBLOCK);
+  for (int fd : {out_r.get(), stat_r.get(), ctl_w.get(), wake_r->get(), wake_w->get()})
+    fcntl(fd, F_SETFL, O_NONBLOCK);
 
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
-  pid_t pid = fork();
-  if (pid < 0) return MakeError("LOUSHO_SUBPROCESS", std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD}) signal(s, SIG_DFL);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    dup2(out_w.get(), 1);
-    dup2(out_w.get(), 2);
-    int err = 0;
-    if (cwd && chdir(cwd) != 0) {
-      err = errno;
-    } else {
-      for (const auto& c : candidates) {
-        execve(c.c_str(), argv.data(), envp.data());
-        if (errno != ENOENT || err == 0) err = errno;
-      }
-    }
-    ssize_t ignored = write(err_w.get(), &err, sizeof err);
-    (void)ignored;
-    _exit(127);
-  }
-  // Also in the parent, so a kill(-pid) right after fork cannot miss the group.
-  setpgid(pid, pid);
+  KeeperPlan plan{argv.data(),  envp.data(), &candidates,
+                  cwd,          out_w.get(), err_w.get(),
+                  stat_w.get(), ctl_r.get(), std::max(0L, options.kill_grace_ms)};
+  // No signal may reach the keeper before it has replaced lousho's handlers with its own.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t keeper = fork();
+  if (keeper == 0) RunKeeper(plan);
+  int fork_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (keeper < 0)
+    return MakeError("LOUSHO_SUBPROCESS", std::string("fork: ") + std::strerror(fork_errno));
   out_w.Reset();
   err_w.Reset();
+  stat_w.Reset();
+  // ctl_r stays open here so that telling a keeper that has just exited can never raise
+  // SIGPIPE; the keeper still sees EOF when lousho dies, as that closes ctl_w.
 
   int exec_errno = 0;
-  if (read(err_r.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    int st = 0;
-    waitpid(pid, &st, 0);
+  ssize_t got = 0;
+  while ((got = read(err_r.get(), &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  }
+  KeeperReports reports;
+  if (got != sizeof exec_errno) reports.Read(stat_r.get());  // the pid was sent before EOF
+  if (got == sizeof exec_errno || !reports.pid) {
+    ctl_w.Reset();  // the keeper ends whatever is left and exits
+    WaitForKeeper(keeper);
+    if (got != sizeof exec_errno) return MakeError("LOUSHO_SUBPROCESS", "cannot start " + prog);
     std::string what = cwd && exec_errno == ENOENT && access(cwd, F_OK) != 0
                            ? std::string("cannot enter ") + cwd
                            : "cannot run " + prog;
@@ -173,7 +504,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   }
 
   SubprocessResult result;
-  result.pid = pid;
+  result.pid = *reports.pid;
   TailBuffer tail(options.max_output_bytes);
   ScopedCancelCallback on_cancel(options.cancel, [wake_r, wake_w] {
     char b = 'c';
@@ -183,94 +514,96 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
 
   const bool has_deadline = options.timeout_ms > 0;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
-  Clock::time_point kill_at{};
-  bool term_sent = false, kill_sent = false, exited = false, eof = false;
-  Clock::time_point drain_until{};
-  int status = 0;
+  const auto drain = std::chrono::milliseconds(std::max(0L, options.drain_after_exit_ms));
+  bool end_sent = false, kill_sent = false, out_eof = false, tree_gone = false, gave_up = false;
+  Clock::time_point drain_until{}, give_up_at{}, tree_gone_at{};
   char buf[65536];
 
-  auto kill_group = [&](int sig) { kill(-pid, sig); };
+  auto tell_keeper = [&](char c) {
+    ssize_t ignored = write(ctl_w.get(), &c, 1);
+    (void)ignored;
+    if (!end_sent)
+      give_up_at = Clock::now() + std::chrono::milliseconds(plan.grace_ms + kKeeperSlackMs);
+    end_sent = true;
+  };
 
-  while (!(exited && eof)) {
-    if (!exited) {
-      pid_t r = waitpid(pid, &status, WNOHANG);
-      if (r == pid) {
-        exited = true;
-        drain_until = Clock::now() + std::chrono::milliseconds(options.drain_after_exit_ms);
-      }
-    }
-    if (exited && !eof && Clock::now() >= drain_until) break;
+  while (!(tree_gone && out_eof)) {
+    const bool exited = reports.status.has_value();
     if (!result.cancelled && options.cancel.cancelled()) {
       result.cancelled = true;
-      kill_group(SIGKILL);
+      if (!kill_sent && !tree_gone) tell_keeper('K');
       kill_sent = true;
     }
-    if (has_deadline && !term_sent && !exited && Clock::now() >= deadline) {
+    if (has_deadline && !exited && !end_sent && Clock::now() >= deadline) {
       result.timed_out = true;
-      term_sent = true;
-      kill_group(SIGTERM);
-      kill_at = Clock::now() + std::chrono::milliseconds(options.kill_grace_ms);
+      tell_keeper('T');
     }
-    if (term_sent && !kill_sent && Clock::now() >= kill_at) {
-      kill_sent = true;
-      kill_group(SIGKILL);
+    // The command is done; what it left running (background jobs) goes once their output has
+    // ended or the drain time is up.
+    if (exited && !end_sent && !tree_gone && (out_eof || Clock::now() >= drain_until))
+      tell_keeper('T');
+    if (end_sent && !tree_gone && Clock::now() >= give_up_at) {
+      gave_up = true;
+      break;
     }
+    // Once the tree is gone every writer is too; the bound only guards against a descriptor
+    // that escaped to a process outside it.
+    if (tree_gone && Clock::now() >= tree_gone_at + drain) break;
 
-    // Wake at least every 50 ms to notice the child's exit (there is no fd for it here).
-    long wait_ms = 50;
-    if (has_deadline && !term_sent) wait_ms = std::min(wait_ms, MsUntil(deadline));
-    if (term_sent && !kill_sent) wait_ms = std::min(wait_ms, MsUntil(kill_at));
-    if (exited) wait_ms = std::min(wait_ms, MsUntil(drain_until));
-    pollfd fds[2] = {{eof ? -1 : out_r.get(), POLLIN, 0}, {wake_r->get(), POLLIN, 0}};
-    int n = poll(fds, 2, static_cast<int>(wait_ms));
+    long wait_ms = -1;
+    auto bound = [&](Clock::time_point t) {
+      long ms = MsUntil(t);
+      wait_ms = wait_ms < 0 ? ms : std::min(wait_ms, ms);
+    };
+    if (has_deadline && !exited && !end_sent) bound(deadline);
+    if (exited && !end_sent && !tree_gone) bound(drain_until);
+    if (end_sent && !tree_gone) bound(give_up_at);
+    if (tree_gone) bound(tree_gone_at + drain);
+    pollfd fds[3] = {{out_eof ? -1 : out_r.get(), POLLIN, 0},
+                     {tree_gone ? -1 : stat_r.get(), POLLIN, 0},
+                     {wake_r->get(), POLLIN, 0}};
+    int n = poll(fds, 3, static_cast<int>(wait_ms));
     if (n < 0 && errno != EINTR) break;
     if (n <= 0) continue;
-    if (fds[1].revents) {
+    if (fds[2].revents) {
       while (read(wake_r->get(), buf, sizeof buf) > 0) {
       }
     }
+    if (fds[1].revents) {
+      if (!reports.Read(stat_r.get())) {
+        tree_gone = true;
+        tree_gone_at = Clock::now();
+      }
+      if (!exited && reports.status) drain_until = Clock::now() + drain;
+    }
     if (fds[0].revents) {
       for (;;) {
-        ssize_t got = read(out_r.get(), buf, sizeof buf);
-        if (got > 0) {
-          tail.Append(buf, static_cast<size_t>(got));
+        ssize_t r = read(out_r.get(), buf, sizeof buf);
+        if (r > 0) {
+          tail.Append(buf, static_cast<size_t>(r));
           continue;
         }
-        if (got == 0) eof = true;
-        if (got < 0 && errno == EINTR) continue;
+        if (r == 0) out_eof = true;
+        if (r < 0 && errno == EINTR) continue;
         break;
       }
     }
   }
-  if (!exited) {
-    // Output ended but the child lives on (it closed its stdout): wait, still honouring
-    // cancel and timeout.
-    for (;;) {
-      pid_t r = waitpid(pid, &status, WNOHANG);
-      if (r == pid || r < 0) break;
-      if (!result.cancelled && options.cancel.cancelled()) {
-        result.cancelled = true;
-        kill_group(SIGKILL);
-      }
-      if (has_deadline && !term_sent && Clock::now() >= deadline) {
-        result.timed_out = term_sent = true;
-        kill_group(SIGTERM);
-        kill_at = Clock::now() + std::chrono::milliseconds(options.kill_grace_ms);
-      }
-      if (term_sent && !kill_sent && Clock::now() >= kill_at) {
-        kill_sent = true;
-        kill_group(SIGKILL);
-      }
-      options.cancel.WaitFor(20);
-    }
+  if (gave_up) {
+    // Only a keeper stopped from outside gets here. Killing it hands what is left of the tree
+    // to init; say so rather than block the session.
+    log::Warn("subprocess " + std::to_string(result.pid) +
+              ": its keeper did not end the process tree in time; killing the keeper");
+    kill(keeper, SIGKILL);
   }
-  // A timed-out or cancelled command leaves nothing behind in its group.
-  if (result.timed_out || result.cancelled) kill_group(SIGKILL);
+  WaitForKeeper(keeper);
 
   result.total_bytes = tail.total();
   result.output = tail.Take(&result.truncated);
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  if (reports.status) {
+    if (WIFEXITED(*reports.status)) result.exit_code = WEXITSTATUS(*reports.status);
+    if (WIFSIGNALED(*reports.status)) result.signal = WTERMSIG(*reports.status);
+  }
   return result;
 }
 

@@ -1,5 +1,5 @@
-// Child processes in their own process group: merged output capture with a cap, timeout and
-// cancellation that kill the whole group.
+// Child processes under a per-command reaper: merged output capture with a cap, timeout and
+// cancellation, and nothing the command started outlives it.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,15 @@
 
 namespace lousho {
 
+// How a command is contained. RunSubprocess forks a small keeper process (no exec; the same
+// binary) that makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER) and then starts
+// the command in a new process group. Every process the command starts stays below the keeper
+// whatever it does: leaving the group (setsid), double forking and `&` background jobs all end
+// up as the keeper's children once their parents exit. When the run ends the keeper signals the
+// whole tree (found through /proc) until it has no children left, reaps them all, and exits.
+// So waitpid(-1) only ever runs in the keeper, never stealing a status from this process's own
+// children, and lousho itself needs no SIGCHLD handling. If lousho dies (even by SIGKILL) the
+// keeper sees its control pipe close and ends the tree the same way.
 struct SubprocessOptions {
   std::vector<std::string> argv;  // argv[0] is the program (absolute, or found in PATH)
   std::string cwd;                // empty: inherit
@@ -20,12 +29,13 @@ struct SubprocessOptions {
   std::vector<std::pair<std::string, std::string>> env;
   // Only the last `max_output_bytes` of the merged stdout+stderr are kept; 0: keep all.
   size_t max_output_bytes = 0;
-  long timeout_ms = 0;        // 0: none. On expiry the group gets SIGTERM, then SIGKILL.
-  long kill_grace_ms = 2000;  // between SIGTERM and SIGKILL after a timeout
-  // Cancellation kills the group with SIGKILL at once.
+  long timeout_ms = 0;        // 0: none. On expiry the tree gets SIGTERM, then SIGKILL.
+  long kill_grace_ms = 2000;  // between SIGTERM and SIGKILL whenever the tree is ended
+  // Cancellation kills the tree with SIGKILL at once.
   CancelToken cancel;
   // After the direct child exits, how long to keep reading output that background processes
-  // still write; they may hold the pipe open for ever (`server &`), so we stop waiting.
+  // still write; they may hold the pipe open for ever (`server &`). Then the background
+  // processes are ended (SIGTERM, SIGKILL after kill_grace_ms): a run leaves nothing behind.
   long drain_after_exit_ms = 250;
 };
 
@@ -37,11 +47,13 @@ struct SubprocessResult {
   std::optional<int> signal;     // set when a signal ended it
   bool timed_out = false;
   bool cancelled = false;
-  int pid = 0;  // also the process group id
+  int pid = 0;  // the command's pid, also its process group id (the keeper is not reported)
 };
 
-// Runs argv to completion (or timeout/cancel). Errors only when the process cannot be started
-// (fork/pipe failure, program not found, cwd missing). Thread-safe; blocks the caller.
+// Runs argv to completion (or timeout/cancel). On return every process the command started has
+// been ended and reaped (unless the keeper itself stopped answering for kill_grace_ms + 5 s,
+// which is logged). Errors only when the process cannot be started (fork/pipe failure, program
+// not found, cwd missing). Thread-safe; blocks the caller.
 Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
 
 }  // namespace lousho

@@ -1,6 +1,7 @@
 // Line transports over file descriptors and memory.
 #include "support/transport.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,8 +10,8 @@
 
 namespace lousho {
 
-FdTransport::FdTransport(int in_fd, int out_fd, size_t max_line_bytes)
-    : in_fd_(in_fd), out_fd_(out_fd), max_line_bytes_(max_line_bytes) {
+FdTransport::FdTransport(int in_fd, int out_fd, size_t max_line_bytes, int stop_fd)
+    : in_fd_(in_fd), out_fd_(out_fd), stop_fd_(stop_fd), max_line_bytes_(max_line_bytes) {
   buf_.resize(1 << 16);
 }
 
@@ -58,6 +59,18 @@ ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
       if (line->back() == '\r') line->pop_back();
       if (line_size) *line_size = line->size();
       return ReadStatus::kLine;
+    }
+    if (stop_fd_ >= 0) {
+      // Wait for input or the stop request, whichever comes first; a stop drops any partial
+      // line, as the sender is being told to go away.
+      pollfd fds[2] = {{in_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+      } else if (fds[1].revents != 0) {
+        line->clear();
+        eof_ = true;
+        return ReadStatus::kEof;
+      }
     }
     ssize_t n = ::read(in_fd_, buf_.data(), buf_.size());
     if (n < 0 && errno == EINTR) continue;

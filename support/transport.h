@@ -24,16 +24,20 @@ class LineTransport {
   virtual void WriteLine(const std::string& line) = 0;
 };
 
-// File-descriptor transport (stdin/stdout in production).
+// File-descriptor transport (stdin/stdout in production). When stop_fd (>= 0) becomes readable
+// (a signal handler writes to a self-pipe), input ends as if in_fd had reached EOF: a blocked
+// ReadLine wakes and returns kEof, and so does every later call. Lines already buffered before
+// that are still returned.
 class FdTransport : public LineTransport {
  public:
-  FdTransport(int in_fd, int out_fd, size_t max_line_bytes);
+  FdTransport(int in_fd, int out_fd, size_t max_line_bytes, int stop_fd = -1);
   ReadStatus ReadLine(std::string* line, size_t* line_size) override;
   void WriteLine(const std::string& line) override;
 
  private:
   int in_fd_;
   int out_fd_;
+  int stop_fd_;
   size_t max_line_bytes_;
   std::vector<char> buf_;
   size_t start_ = 0;

@@ -1,4 +1,5 @@
-// The `bash` tool: a command in a process group on this machine, or in an editor terminal.
+// The `bash` tool: a contained command on this machine (nothing it starts outlives the call), or
+// a command in an editor terminal.
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -58,7 +59,9 @@ class BashTool : public Tool {
            std::to_string(options_.max_output_lines) + " lines / " +
            std::to_string(options_.max_output_bytes / 1024) +
            " KB are returned. Optional timeout in seconds kills the command and everything it "
-           "started. Do not start long-running servers or interactive programs.";
+           "started. Processes it leaves running in the background (`&`, nohup, setsid) are "
+           "stopped when it returns, so do not start long-running servers or interactive "
+           "programs.";
   }
   Json::Value parameters() const override {
     Json::Value timeout = PropSchema("number", "Timeout in seconds (optional)");

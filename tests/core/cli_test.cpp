@@ -1,13 +1,18 @@
 // Tests of the command line through the built binary: exit codes, stderr lines, --record,
-// logging, the input line limit, and exit on stdin EOF.
+// logging, the input line limit, exit on stdin EOF, and stop signals.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "support/json_util.h"
 
@@ -187,6 +192,200 @@ TEST(CliTest, StdinEofDuringATurnCancelsItAndExitsPromptly) {
   EXPECT_EQ((*last)["result"]["stopReason"].asString(), "cancelled");
   // The slow reply alone would take seconds; a generous bound still catches a missed cancel.
   EXPECT_LT(r.seconds, 3.0);
+}
+
+using Clock = std::chrono::steady_clock;
+
+std::string ReadFile(const fs::path& p) {
+  std::stringstream ss;
+  ss << std::ifstream(p).rdbuf();
+  return ss.str();
+}
+
+// Polls `done` every 20 ms for at most `limit`; true once it holds.
+template <typename Fn>
+bool WaitUntil(Fn done, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+  auto until = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// Gone, or a zombie its (new) parent has yet to reap.
+bool ProcessGone(int pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
+// lousho running in the background: stdin is a pipe we keep open (so only a signal can end
+// it), stdout and stderr go to files in a fresh folder, which also serves as session cwd.
+class LiveLousho {
+ public:
+  explicit LiveLousho(const std::string& spec_text) {
+    dir_ = fs::temp_directory_path() /
+           ("lousho-live-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::string spec = (dir_ / "agent.yaml").string();
+    std::ofstream(spec) << spec_text;
+    // Everything for the child is built before fork.
+    std::vector<std::string> args = {LOUSHO_BINARY, "acp", spec};
+    std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_strings = {"LOUSHO_TEST_MODE=1"};
+    for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+    std::vector<char*> envp;
+    envp.reserve(env_strings.size() + 1);
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
+    int in[2];
+    if (pipe2(in, O_CLOEXEC) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(in[0], 0);
+      dup2(o, 1);
+      dup2(e, 2);
+      execve(argv[0], argv.data(), envp.data());
+      _exit(127);
+    }
+    close(in[0]);
+    in_ = in[1];
+  }
+  ~LiveLousho() {
+    if (in_ >= 0) close(in_);
+    if (pid_ > 0 && !status_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    fs::remove_all(dir_);
+  }
+
+  void Send(const std::string& line) {
+    std::string l = line + "\n";
+    ASSERT_EQ(write(in_, l.data(), l.size()), static_cast<ssize_t>(l.size()));
+  }
+  std::vector<std::string> Out() const { return Lines(ReadFile(dir_ / "out")); }
+  std::string Err() const { return ReadFile(dir_ / "err"); }
+  bool WaitForLines(size_t n) {
+    return WaitUntil([&] { return Out().size() >= n; });
+  }
+  // Waits (bounded) for the process to end; its wait status, or nullopt if it did not.
+  std::optional<int> WaitForExit(std::chrono::milliseconds limit) {
+    WaitUntil(
+        [&] {
+          int st = 0;
+          if (waitpid(pid_, &st, WNOHANG) == pid_) status_ = st;
+          return status_.has_value();
+        },
+        limit);
+    return status_;
+  }
+  int pid() const { return pid_; }
+  const fs::path& dir() const { return dir_; }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path dir_;
+  pid_t pid_ = -1;
+  int in_ = -1;
+  std::optional<int> status_;
+};
+
+// A spec whose "bg" prompt runs a bash command that leaves three processes behind: one in the
+// background of the command, one in a new session (setsid), and one orphaned by a subshell. It
+// writes their pids to `pids` in the session folder, then waits for ever.
+const std::string kBackgroundSpec = R"(name: procs
+model: script/p
+tools: [bash]
+permissions:
+  - {tool: bash, action: allow}
+scripts:
+  p:
+    - match: "^bg"
+      steps:
+        - toolCalls:
+            - name: bash
+              arguments:
+                command: "sleep 1000 & echo $! >p; setsid sleep 1000 & echo $! >>p; (sleep 1000 & echo $! >>p); mv p pids; wait"
+        - {text: "Done.", chunkSize: 1000}
+)";
+
+std::vector<int> StartBackgroundTurn(LiveLousho& lousho) {
+  lousho.Send(kInit);
+  lousho.Send(R"({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":")" +
+              lousho.dir().string() + R"(","mcpServers":[]}})");
+  lousho.Send(
+      R"({"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"bg"}]}})");
+  fs::path pids_file = lousho.dir() / "pids";
+  std::vector<int> pids;
+  if (!WaitUntil([&] { return fs::exists(pids_file); })) return pids;
+  for (const auto& l : Lines(ReadFile(pids_file))) pids.push_back(std::stoi(l));
+  return pids;
+}
+
+TEST(CliTest, SigtermEndsTheTurnTheProcessesAndExitsZero) {
+  LiveLousho lousho(kBackgroundSpec);
+  ASSERT_GT(lousho.pid(), 0);
+  std::vector<int> pids = StartBackgroundTurn(lousho);
+  ASSERT_EQ(pids.size(), 3u) << lousho.Err();
+  for (int pid : pids) ASSERT_FALSE(ProcessGone(pid));
+
+  auto start = Clock::now();
+  ASSERT_EQ(kill(lousho.pid(), SIGTERM), 0);
+  auto status = lousho.WaitForExit(std::chrono::seconds(10));
+  ASSERT_TRUE(status.has_value()) << "lousho did not exit after SIGTERM";
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+  ASSERT_TRUE(WIFEXITED(*status)) << "killed by signal " << WTERMSIG(*status);
+  EXPECT_EQ(WEXITSTATUS(*status), 0);
+
+  // Every line is whole JSON, and the last answers the prompt as cancelled.
+  auto lines = lousho.Out();
+  ASSERT_FALSE(lines.empty());
+  for (const auto& l : lines) EXPECT_TRUE(ParseJson(l).ok()) << l;
+  auto last = ParseJson(lines.back());
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ((*last)["id"].asInt(), 3);
+  EXPECT_EQ((*last)["result"]["stopReason"].asString(), "cancelled");
+  for (int pid : pids)
+    EXPECT_TRUE(WaitUntil([&] { return ProcessGone(pid); })) << "child " << pid << " survived";
+}
+
+TEST(CliTest, SigintAndSighupStopAnIdleServerLikeEndOfInput) {
+  for (int sig : {SIGINT, SIGHUP, SIGTERM}) {
+    LiveLousho lousho(kBackgroundSpec);
+    ASSERT_GT(lousho.pid(), 0);
+    lousho.Send(kInit);
+    // Answered, so the handlers are in place and the reader is waiting on stdin.
+    ASSERT_TRUE(lousho.WaitForLines(1)) << lousho.Err();
+    ASSERT_EQ(kill(lousho.pid(), sig), 0);
+    auto status = lousho.WaitForExit(std::chrono::seconds(5));
+    ASSERT_TRUE(status.has_value()) << "no exit after signal " << sig;
+    ASSERT_TRUE(WIFEXITED(*status)) << "signal " << sig << " killed it";
+    EXPECT_EQ(WEXITSTATUS(*status), 0);
+    EXPECT_EQ(lousho.Out().size(), 1u);
+  }
+}
+
+TEST(CliTest, ProcessesEndEvenWhenLoushoIsKilledOutright) {
+  // SIGKILL leaves lousho no chance to clean up; each command's keeper notices its control
+  // pipe closing and ends the tree itself.
+  LiveLousho lousho(kBackgroundSpec);
+  ASSERT_GT(lousho.pid(), 0);
+  std::vector<int> pids = StartBackgroundTurn(lousho);
+  ASSERT_EQ(pids.size(), 3u) << lousho.Err();
+  ASSERT_EQ(kill(lousho.pid(), SIGKILL), 0);
+  ASSERT_TRUE(lousho.WaitForExit(std::chrono::seconds(5)).has_value());
+  for (int pid : pids)
+    EXPECT_TRUE(WaitUntil([&] { return ProcessGone(pid); })) << "child " << pid << " survived";
 }
 
 }  // namespace

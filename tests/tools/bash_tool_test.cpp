@@ -104,6 +104,32 @@ TEST(BashToolTest, CancelReturnsPromptly) {
   EXPECT_TRUE(EventuallyGone(std::stoi(TextOf(out))));
 }
 
+TEST(BashToolTest, TimeoutEndsProcessesThatLeftTheGroup) {
+  TempWorkspace ws;
+  tools::BashOptions opts;
+  opts.kill_grace_ms = 300;
+  auto tool = tools::MakeBashTool(opts);
+  ToolContext ctx = ws.Context();
+  auto out =
+      tool->Run(J(R"({"command":"setsid sleep 1000 & echo $!; sleep 1000","timeout":1})"), ctx);
+  EXPECT_TRUE(out.details["timedOut"].asBool());
+  int escaped = std::stoi(TextOf(out));
+  EXPECT_TRUE(EventuallyGone(escaped)) << "setsid child " << escaped << " survived";
+}
+
+TEST(BashToolTest, BackgroundChildIsEndedWhenTheCallReturns) {
+  TempWorkspace ws;
+  auto tool = tools::MakeBashTool();
+  ToolContext ctx = ws.Context();
+  auto start = Clock::now();
+  auto out = tool->Run(J(R"({"command":"sleep 1000 & echo $!"})"), ctx);
+  // Bounded by the output drain and the kill grace, not by the child that holds the pipe.
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+  EXPECT_FALSE(out.is_error) << TextOf(out);
+  int bg = std::stoi(TextOf(out));
+  EXPECT_TRUE(EventuallyGone(bg)) << "background child " << bg << " survived";
+}
+
 TEST(BashToolTest, DelegatesToEditorTerminal) {
   TempWorkspace ws;
   FakeClient client;

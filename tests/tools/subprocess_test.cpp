@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace lousho {
@@ -128,16 +129,111 @@ TEST(SubprocessTest, CancelFromAnotherThreadReturnsPromptly) {
   EXPECT_TRUE(EventuallyGone(std::stoi(r->output)));
 }
 
-TEST(SubprocessTest, DoesNotWaitForBackgroundHoldingThePipe) {
-  // The command exits at once; its background child keeps stdout open.
-  SubprocessOptions o = Bash("sleep 100 & echo started");
+// The pids a command printed, one per line.
+std::vector<int> Pids(const std::string& output) {
+  std::vector<int> pids;
+  std::istringstream in(output);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) pids.push_back(std::stoi(l));
+  return pids;
+}
+
+TEST(SubprocessTest, DoesNotWaitForBackgroundHoldingThePipeAndEndsIt) {
+  // The command exits at once; its background child keeps stdout open. The call returns after
+  // the short drain and the child is already gone (reaped), not merely signalled.
+  SubprocessOptions o = Bash("sleep 1000 & echo $!; exit 4");
+  auto start = Clock::now();
+  auto r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 4);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+  auto pids = Pids(r->output);
+  ASSERT_EQ(pids.size(), 1u) << r->output;
+  EXPECT_TRUE(ProcessGone(pids[0])) << "background child " << pids[0] << " survived";
+}
+
+TEST(SubprocessTest, ProcessesThatLeftTheGroupAreGoneAfterATimeout) {
+  // One child starts a new session (setsid); another is orphaned by a subshell that exits, so
+  // neither is in the command's process group nor a child of the command any more.
+  SubprocessOptions o = Bash(
+      "setsid sleep 1000 & echo $!; (sleep 1000 & echo $!); (setsid sleep 1000 "
+      ">/dev/null 2>&1 </dev/null & echo $!); sleep 1000");
+  o.timeout_ms = 500;
+  o.kill_grace_ms = 300;
+  auto r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->timed_out);
+  auto pids = Pids(r->output);
+  ASSERT_EQ(pids.size(), 3u) << r->output;
+  for (int pid : pids) EXPECT_TRUE(ProcessGone(pid)) << "escaped child " << pid << " survived";
+  EXPECT_TRUE(ProcessGone(r->pid));
+}
+
+TEST(SubprocessTest, DetachedDaemonIsEndedWhenTheCommandReturns) {
+  // A double-forked daemon in its own session with its output redirected: the command exits 0
+  // at once and nothing holds the pipe, yet the daemon is ended before the call returns.
+  SubprocessOptions o = Bash("(setsid sleep 1000 >/dev/null 2>&1 </dev/null & echo $!)");
   auto start = Clock::now();
   auto r = RunSubprocess(o);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->exit_code, 0);
-  EXPECT_EQ(r->output, "started\n");
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(20));
-  kill(-r->pid, SIGKILL);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+  auto pids = Pids(r->output);
+  ASSERT_EQ(pids.size(), 1u) << r->output;
+  EXPECT_TRUE(ProcessGone(pids[0]));
+}
+
+TEST(SubprocessTest, BackgroundIgnoringTermIsKilledAfterTheGrace) {
+  SubprocessOptions o = Bash("(trap '' TERM; exec setsid sleep 1000) & echo $!");
+  o.kill_grace_ms = 300;
+  auto start = Clock::now();
+  auto r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(300));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+  auto pids = Pids(r->output);
+  ASSERT_EQ(pids.size(), 1u) << r->output;
+  EXPECT_TRUE(ProcessGone(pids[0]));
+}
+
+TEST(SubprocessTest, CancelKillsProcessesThatLeftTheGroup) {
+  CancelSource source;
+  SubprocessOptions o = Bash("setsid sleep 1000 & echo $!; (sleep 1000 & echo $!); wait");
+  o.cancel = source.token();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    source.Cancel();
+  });
+  auto r = RunSubprocess(o);
+  canceller.join();
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->cancelled);
+  auto pids = Pids(r->output);
+  ASSERT_EQ(pids.size(), 2u) << r->output;
+  for (int pid : pids) EXPECT_TRUE(ProcessGone(pid)) << pid;
+}
+
+TEST(SubprocessTest, ConcurrentRunsKeepTheirOwnOutputAndStatus) {
+  // Runs from several threads at once (sessions do that) each see their own output and
+  // status, and none waits on another.
+  std::vector<std::thread> threads;
+  threads.reserve(4);
+  std::vector<Result<SubprocessResult>> results(4, MakeError("X", "not run"));
+  auto start = Clock::now();
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&results, i] {
+      results[i] = RunSubprocess(
+          Bash("echo run" + std::to_string(i) + "; exit " + std::to_string(i) + "; sleep 1000"));
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(results[i].ok());
+    EXPECT_EQ(results[i]->output, "run" + std::to_string(i) + "\n");
+    EXPECT_EQ(results[i]->exit_code, i);
+  }
 }
 
 }  // namespace
