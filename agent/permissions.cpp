@@ -6,6 +6,7 @@
 
 #include "agent/tools/paths.h"
 #include "support/glob.h"
+#include "support/shell_words.h"
 
 namespace lousho::agent {
 
@@ -81,66 +82,20 @@ std::string EscapeGlob(std::string_view s) {
   return out;
 }
 
-struct CommandParts {
-  std::vector<std::string> parts;
-  bool substitution = false;  // $( ) or backticks: the parts do not show everything it runs
-};
-
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
+// No unescaped wildcard or brace: the pattern is one exact text (a remembered exact command).
+bool IsLiteralPattern(std::string_view p) {
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '\\') {
+      ++i;
+    } else if (p[i] == '*' || p[i] == '?' || p[i] == '[' || p[i] == '{') {
+      return false;
+    }
+  }
+  return true;
 }
 
-// Splits a shell command on ; && || | & and newlines outside quotes. Good enough for matching
-// rules; not a shell parser (heredocs, for example, are not understood).
-CommandParts SplitCommand(std::string_view cmd) {
-  CommandParts out;
-  std::string cur;
-  char quote = 0;
-  auto flush = [&] {
-    std::string t = Trim(cur);
-    if (!t.empty()) out.parts.push_back(std::move(t));
-    cur.clear();
-  };
-  for (size_t i = 0; i < cmd.size(); ++i) {
-    char c = cmd[i];
-    if (quote == '\'') {
-      if (c == '\'') quote = 0;
-      cur += c;
-      continue;
-    }
-    if (c == '\\' && i + 1 < cmd.size()) {
-      cur += c;
-      cur += cmd[++i];
-      continue;
-    }
-    if (c == '`' || (c == '$' && i + 1 < cmd.size() && cmd[i + 1] == '(')) out.substitution = true;
-    if (quote == '"') {
-      if (c == '"') quote = 0;
-      cur += c;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      cur += c;
-      continue;
-    }
-    if (c == ';' || c == '\n' || c == '|' || c == '&') {
-      // `>&2`, `2>&1`, `&>`: redirections, not separators.
-      bool redirect = c == '&' && ((i > 0 && (cmd[i - 1] == '>' || cmd[i - 1] == '<')) ||
-                                   (i + 1 < cmd.size() && cmd[i + 1] == '>'));
-      if (!redirect) {
-        flush();
-        if (i + 1 < cmd.size() && (cmd[i + 1] == c)) ++i;  // && || ;;
-        continue;
-      }
-    }
-    cur += c;
-  }
-  flush();
-  return out;
+bool MatchText(const Glob& glob, const ShellText& text) {
+  return text.known() ? glob.Match(text.pieces[0]) : glob.MatchSome(text.pieces);
 }
 
 bool IsSubcommand(std::string_view w) {
@@ -230,8 +185,18 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
   return rules;
 }
 
+PermissionPolicy::CompiledRule::CompiledRule(PermissionRule r)
+    : rule(std::move(r)),
+      catch_all(rule.pattern == "*" || rule.pattern == "**"),
+      literal(IsLiteralPattern(rule.pattern)),
+      text(rule.pattern, GlobMode::kText),
+      path(rule.pattern, GlobMode::kPath) {}
+
 PermissionPolicy::PermissionPolicy(std::vector<PermissionRule> rules, fs::path cwd)
-    : rules_(std::move(rules)), cwd_(std::move(cwd)) {}
+    : rules_(std::move(rules)), cwd_(std::move(cwd)) {
+  compiled_.reserve(rules_.size());
+  for (const auto& r : rules_) compiled_.emplace_back(r);
+}
 
 std::string PermissionPolicy::Subject(const Tool& tool, const Json::Value& args) const {
   std::string subject = tool.PermissionSubject(args);
@@ -246,60 +211,79 @@ std::string PermissionPolicy::Subject(const Tool& tool, const Json::Value& args)
   return p.empty() ? subject : p.string();
 }
 
-std::optional<PermissionAction> PermissionPolicy::Match(const std::vector<PermissionRule>& rules,
-                                                        const Tool& tool,
-                                                        const std::string& subject,
-                                                        std::string* matched_pattern) const {
-  const bool command = tool.kind() == ToolKind::kExecute;
-  const GlobMode mode = command ? GlobMode::kText : GlobMode::kPath;
-  auto first_match = [&](const std::string& s) -> const PermissionRule* {
-    for (const auto& r : rules) {
-      if (r.tool != "*" && r.tool != tool.name()) continue;
-      if (r.pattern == "*" || r.pattern == "**" || GlobMatch(r.pattern, s, mode)) return &r;
-    }
-    return nullptr;
-  };
-  const PermissionRule* whole = first_match(subject);
-  if (!command) {
-    if (!whole) return std::nullopt;
-    if (matched_pattern) *matched_pattern = whole->pattern;
-    return whole->action;
-  }
-  if (whole && whole->action == PermissionAction::kDeny) {
-    if (matched_pattern) *matched_pattern = whole->pattern;
-    return whole->action;
-  }
-  CommandParts split = SplitCommand(subject);
-  auto catch_all = [](const PermissionRule* r) { return r->pattern == "*" || r->pattern == "**"; };
-  // A rule matching the whole command applies as is when it is "*", a literal, or when the
-  // command is a single simple command.
-  if (whole && (catch_all(whole) || !HasGlobChars(whole->pattern) ||
-                (split.parts.size() <= 1 && !split.substitution))) {
-    if (matched_pattern) *matched_pattern = whole->pattern;
-    return whole->action;
-  }
-  if (split.parts.size() <= 1 && !split.substitution) return std::nullopt;
-  // Compound: each part decides; the strictest wins; any part without a rule leaves the whole
-  // undecided.
-  bool all_allow = !split.parts.empty();
-  bool any_unmatched = false;
-  for (const auto& part : split.parts) {
-    const PermissionRule* r = first_match(part);
-    if (!r) {
-      any_unmatched = true;
-      all_allow = false;
+const PermissionPolicy::CompiledRule* PermissionPolicy::DecideCommand(
+    const std::vector<CompiledRule>& rules, const Tool& tool, const ShellCommand& cmd) {
+  for (const auto& r : rules) {
+    if (r.rule.tool != "*" && r.rule.tool != tool.name()) continue;
+    const bool could = r.catch_all || MatchText(r.text, cmd.written);
+    if (r.rule.action == PermissionAction::kDeny) {
+      if (could) return &r;
+      for (const auto& view : cmd.peeled)
+        if (MatchText(r.text, view)) return &r;
       continue;
     }
-    if (r->action == PermissionAction::kDeny) {
-      if (matched_pattern) *matched_pattern = r->pattern;
-      return PermissionAction::kDeny;
+    // An allow or ask rule decides only when it matches every text the command may turn out
+    // to be; one that matches just some of them leaves the command to later rules (a deny
+    // rule among them wins) and then to the defaults.
+    const bool every =
+        r.catch_all || (cmd.written.known() ? could : r.text.MatchEvery(cmd.written.pieces));
+    if (every) return &r;
+  }
+  return nullptr;
+}
+
+std::optional<PermissionAction> PermissionPolicy::Match(const std::vector<CompiledRule>& rules,
+                                                        const Tool& tool,
+                                                        const std::string& subject,
+                                                        const ShellScript* script,
+                                                        std::string* matched_pattern) const {
+  auto applies = [&](const CompiledRule& r) {
+    return r.rule.tool == "*" || r.rule.tool == tool.name();
+  };
+  auto found = [&](const CompiledRule* r) -> std::optional<PermissionAction> {
+    if (matched_pattern) *matched_pattern = r->rule.pattern;
+    return r->rule.action;
+  };
+  if (!script) {
+    for (const auto& r : rules)
+      if (applies(r) && (r.catch_all || r.path.Match(subject))) return found(&r);
+    return std::nullopt;
+  }
+  // The command line as one text: a deny rule written for it ("*curl*|*sh*") denies, and an
+  // exact rule (a remembered "always" for this very line) decides, once no part is denied.
+  const CompiledRule* whole = nullptr;
+  for (const auto& r : rules) {
+    if (applies(r) && (r.catch_all || r.text.Match(subject))) {
+      whole = &r;
+      break;
     }
-    if (r->action != PermissionAction::kAllow || (split.substitution && !catch_all(r)))
+  }
+  if (whole && whole->rule.action == PermissionAction::kDeny) return found(whole);
+
+  std::vector<const ShellCommand*> parts;
+  ShellCommand raw;
+  for (const auto& c : script->commands) parts.push_back(&c);
+  if (parts.empty()) {
+    raw.written.pieces = {subject};
+    parts.push_back(&raw);
+  }
+  std::vector<const CompiledRule*> decided;
+  for (const ShellCommand* part : parts) {
+    const CompiledRule* r = DecideCommand(rules, tool, *part);
+    if (r && r->rule.action == PermissionAction::kDeny) return found(r);
+    decided.push_back(r);
+  }
+  if (whole && whole->literal) return found(whole);
+  // Each part decides; the strictest wins; a part no rule decides leaves the whole undecided.
+  // Substitutions and redirections are allowed only by a catch-all rule.
+  const bool needs_catch_all = script->substitution || script->redirection;
+  bool all_allow = true;
+  for (const CompiledRule* r : decided) {
+    if (!r) return std::nullopt;
+    if (r->rule.action != PermissionAction::kAllow || (needs_catch_all && !r->catch_all))
       all_allow = false;
   }
-  if (all_allow) return PermissionAction::kAllow;
-  if (!any_unmatched) return PermissionAction::kAsk;
-  return std::nullopt;
+  return all_allow ? PermissionAction::kAllow : PermissionAction::kAsk;
 }
 
 PermissionAction PermissionPolicy::Decide(const Tool& tool, const Json::Value& args,
@@ -310,15 +294,18 @@ PermissionAction PermissionPolicy::Decide(const Tool& tool, const Json::Value& a
 PermissionVerdict PermissionPolicy::Evaluate(const Tool& tool, const Json::Value& args,
                                              Mode mode) const {
   const std::string subject = Subject(tool, args);
+  std::optional<ShellScript> script;
+  if (tool.kind() == ToolKind::kExecute) script = ParseShell(subject);
+  const ShellScript* parsed = script ? &*script : nullptr;
   std::string pattern;
-  std::optional<PermissionAction> rule = Match(rules_, tool, subject, &pattern);
+  std::optional<PermissionAction> rule = Match(compiled_, tool, subject, parsed, &pattern);
   if (rule == PermissionAction::kDeny)
     return {PermissionAction::kDeny,
             "denied by permission rule " + tool.name() + " \"" + pattern + "\""};
   std::optional<PermissionAction> remembered;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    remembered = Match(remembered_, tool, subject, nullptr);
+    remembered = Match(remembered_, tool, subject, parsed, nullptr);
   }
   if (remembered == PermissionAction::kDeny)
     return {PermissionAction::kDeny, "the user rejected " + tool.name() + " for this session"};
@@ -348,9 +335,10 @@ PermissionVerdict PermissionPolicy::Evaluate(const Tool& tool, const Json::Value
 void PermissionPolicy::Remember(const std::string& tool_name, const std::string& subject_pattern,
                                 Action action) {
   if (action == PermissionAction::kAsk) return;
+  CompiledRule rule(PermissionRule{tool_name, subject_pattern, action});  // compiled unlocked
   std::lock_guard<std::mutex> lock(mu_);
   // Newest first: a later "always" answer overrides an earlier one for the same subject.
-  remembered_.insert(remembered_.begin(), PermissionRule{tool_name, subject_pattern, action});
+  remembered_.insert(remembered_.begin(), std::move(rule));
 }
 
 void PermissionPolicy::RememberAnswer(const Tool& tool, const Json::Value& args, Action action) {
@@ -360,23 +348,19 @@ void PermissionPolicy::RememberAnswer(const Tool& tool, const Json::Value& args,
 std::string PermissionPolicy::RememberPattern(const Tool& tool, const Json::Value& args) const {
   std::string subject = Subject(tool, args);
   if (tool.kind() != ToolKind::kExecute) return subject.empty() ? "*" : EscapeGlob(subject);
-  CommandParts split = SplitCommand(subject);
-  if (split.parts.size() != 1 || split.substitution) return EscapeGlob(subject);
-  const std::string& cmd = split.parts[0];
-  // Words are split on blanks only; a quoted first word is kept exact.
-  std::vector<std::string> words;
-  size_t i = 0;
-  while (i < cmd.size() && words.size() < 3) {
-    size_t b = cmd.find_first_not_of(" \t", i);
-    if (b == std::string::npos) break;
-    size_t e = cmd.find_first_of(" \t", b);
-    if (e == std::string::npos) e = cmd.size();
-    words.push_back(cmd.substr(b, e - b));
-    i = e;
-  }
-  if (words.empty()) return EscapeGlob(subject);
-  std::string prefix = words[0];
-  if (words.size() > 1 && IsSubcommand(words[1])) prefix += " " + words[1];
+  ShellScript script = ParseShell(subject);
+  if (script.commands.size() != 1 || script.substitution || script.redirection || script.opaque)
+    return EscapeGlob(subject);
+  const ShellCommand& cmd = script.commands[0];
+  // Assignments, wrappers and path-named commands are remembered exactly too: "FOO=1 git
+  // status" must not become "FOO=1 git{, *}", nor "sudo ls" become "sudo ls{, *}".
+  if (!cmd.written.known() || !cmd.peeled.empty() || cmd.words.empty()) return EscapeGlob(subject);
+  auto plain = [](const std::string& w) {
+    return !w.empty() && w.find_first_of(" \t\n") == std::string::npos;
+  };
+  if (!plain(cmd.words[0])) return EscapeGlob(subject);
+  std::string prefix = cmd.words[0];
+  if (cmd.words.size() > 1 && IsSubcommand(cmd.words[1])) prefix += " " + cmd.words[1];
   return EscapeGlob(prefix) + "{, *}";
 }
 

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "agent/tool.h"
+#include "support/glob.h"
+#include "support/shell_words.h"
 #include "support/status.h"
 
 namespace lousho::agent {
@@ -56,14 +58,41 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
                                                          const std::string& path = "permissions");
 
 // Decides whether a tool call may run. Thread-safe (several session workers may ask at once);
-// the rules are fixed at construction, remembered answers are guarded by a mutex.
+// the rules are fixed (and their globs compiled) at construction, remembered answers are
+// compiled when remembered and guarded by a mutex. Matching costs time linear in the subject
+// (see Glob), so a megabyte-long command cannot stall a decision.
 //
 // Matching: a bash rule's pattern matches the command with `*` spanning anything ("git
 // status*"); other tools' patterns are path globs over the path relative to `cwd` ("docs/**",
-// "*.md" matches only top-level files). A command joined with ; && || | & or newlines matches a
-// glob rule only if every part does (so "git status*: allow" does not allow "git status && rm
-// -rf x"), and a deny rule matching any part denies the whole; commands with $( ) or backticks
-// are never allowed by a glob rule other than "*".
+// "*.md" matches only top-level files).
+//
+// Commands are read as bash reads them (support/shell_words.h): split into simple commands on
+// ; && || | & and newlines, into subshells, groups, if/while/for/case bodies, $( ), backticks,
+// <( ) and >( ), and into the strings of `sh -c` (bash, zsh, ...), `eval`, `env -S`, `watch`
+// and `find -exec`; each simple command's words after quote removal and backslashes, joined by
+// single spaces ("g''it   \push" is "git push"). Then:
+//  - Allow and ask rules see each simple command as written (leading assignments and wrappers
+//    kept: "git status*" does not allow "sudo git status" nor "PAGER=x git status"). A
+//    command matches one of them only if every text it may turn out to be matches: where a
+//    part is only known when the shell runs ($VAR, $( ), a glob in the command name), "git *"
+//    allows "git $X" but "git status*" does not.
+//  - Deny rules also see each simple command with its leading assignments and wrappers peeled
+//    off one by one (command, builtin, env, exec, nohup, setsid, time, nice, ionice, stdbuf,
+//    timeout, sudo, doas, flock, xargs, busybox) and with a path-named command by its base
+//    name ("/usr/bin/git push" as "git push"). Deny on doubt: a deny rule that matches any
+//    text an unknown part could stand for denies ("git push*" denies "$X push", "eval \"$X\"",
+//    "sh -c \"$X\"", "echo git push | sh", and lines the reader cannot follow, such as an
+//    unclosed quote or nesting deeper than kMaxShellDepth), unless an earlier rule matches
+//    every text it could stand for (first match wins).
+//  - A line is allowed only if every simple command in it is allowed; a deny rule (or
+//    remembered deny) matching any of them denies the whole line, in every mode; a rule
+//    matching the whole line as one text is also honoured when it denies, or when it is an
+//    exact (wildcard-free) text such as a remembered answer.
+//  - Lines with $( ), backticks, <( ), >( ) or a redirection are allowed only by a catch-all
+//    rule ("*"), an exact rule for the line, or bypass mode: "git status*" does not allow
+//    "git status > ~/.bashrc". Descriptor duplication and /dev/null (2>&1, >&-, >/dev/null,
+//    &>/dev/null, </dev/null) are harmless and do not count; here-documents and here-strings
+//    do.
 //
 // Order of decision: deny rule > remembered deny > mode (plan denies non-read-only tools
 // except the plan tool itself, bypass allows) > allow/ask rule > remembered allow > defaults
@@ -87,8 +116,10 @@ class PermissionPolicy {
   //  - bash: the command's first word, plus its second when that looks like a subcommand
   //    (lowercase letters, digits, '-'), then any arguments: "git status --short" ->
   //    `git status{, *}`, which matches "git status" and "git status <anything>" but not
-  //    "git statusx" nor "git push". Compound commands and commands with substitutions are
-  //    remembered exactly: generalizing them would allow too much.
+  //    "git statusx" nor "git push" (words after quote removal: "'git' status" is remembered
+  //    the same way). Compound commands, commands with substitutions, unknown parts ($VAR) or
+  //    redirections, and commands with leading assignments, a wrapper (sudo, env, ...) or a
+  //    path as their name are remembered exactly: generalizing them would allow too much.
   //  - file tools: the exact path relative to cwd.
   //  - others: "*".
   std::string RememberPattern(const Tool& tool, const Json::Value& args) const;
@@ -96,15 +127,30 @@ class PermissionPolicy {
   const std::vector<PermissionRule>& rules() const { return rules_; }
 
  private:
-  std::optional<PermissionAction> Match(const std::vector<PermissionRule>& rules, const Tool& tool,
-                                        const std::string& subject,
+  // A rule with its pattern compiled for both kinds of subject.
+  struct CompiledRule {
+    explicit CompiledRule(PermissionRule r);
+    PermissionRule rule;
+    bool catch_all;  // "*" or "**"
+    bool literal;    // no wildcard: one exact text
+    Glob text;       // for commands
+    Glob path;       // for paths
+  };
+
+  // `script` is the parsed command for execute-kind tools, else null (a path subject).
+  std::optional<PermissionAction> Match(const std::vector<CompiledRule>& rules, const Tool& tool,
+                                        const std::string& subject, const ShellScript* script,
                                         std::string* matched_pattern) const;
+  // The first rule that decides one simple command (see the class comment), or null.
+  static const CompiledRule* DecideCommand(const std::vector<CompiledRule>& rules, const Tool& tool,
+                                           const ShellCommand& cmd);
   std::string Subject(const Tool& tool, const Json::Value& args) const;
 
   std::vector<PermissionRule> rules_;
+  std::vector<CompiledRule> compiled_;  // rules_, compiled
   std::filesystem::path cwd_;
   mutable std::mutex mu_;
-  std::vector<PermissionRule> remembered_;  // guarded by mu_
+  std::vector<CompiledRule> remembered_;  // guarded by mu_
 };
 
 }  // namespace lousho::agent

@@ -1,7 +1,12 @@
-// Glob matching: brace expansion once, then a memoized recursive matcher per alternative.
+// Glob matching: brace expansion once, then one bit-parallel position automaton over all
+// alternatives.
 #include "support/glob.h"
 
+#include <algorithm>
+#include <bitset>
 #include <cstdint>
+#include <map>
+#include <utility>
 
 namespace lousho {
 namespace {
@@ -99,95 +104,258 @@ int MatchClass(std::string_view p, size_t pi, char c, size_t* next) {
   return matched != negate ? 1 : 0;
 }
 
-class Matcher {
- public:
-  Matcher(std::string_view p, std::string_view t, GlobMode mode)
-      : p_(p), t_(t), path_(mode == GlobMode::kPath), memo_((p.size() + 1) * (t.size() + 1), 0) {}
+// One automaton state while compiling. A state sits before a pattern token: `step` are the
+// characters that consume the token, `loop` those a star swallows while staying put.
+struct RawState {
+  std::bitset<256> step;
+  std::bitset<256> loop;
+  bool eps1 = false;
+  bool eps2 = false;
+  bool accept = false;
+};
 
-  bool Run() { return Match(0, 0); }
+std::bitset<256> AllChars(bool path) {
+  std::bitset<256> all;
+  all.set();
+  if (path) all.reset('/');
+  return all;
+}
 
- private:
-  // memo_: 0 unknown, 1 false, 2 true. Keeps `*a*a*a...` patterns polynomial.
-  bool Match(size_t pi, size_t ti) {
-    uint8_t& m = memo_[pi * (t_.size() + 1) + ti];
-    if (m != 0) return m == 2;
-    bool r = Compute(pi, ti);
-    m = r ? 2 : 1;
-    return r;
-  }
-
-  bool Compute(size_t pi, size_t ti) {
-    while (pi < p_.size()) {
-      char c = p_[pi];
-      if (c == '*') {
-        bool dbl = pi + 1 < p_.size() && p_[pi + 1] == '*';
-        if (!path_) {
-          size_t np = pi + 1;
-          while (np < p_.size() && p_[np] == '*') ++np;
-          for (size_t k = ti; k <= t_.size(); ++k)
-            if (Match(np, k)) return true;
-          return false;
-        }
-        if (dbl) {
-          size_t np = pi + 2;
-          while (np < p_.size() && p_[np] == '*') ++np;
-          bool seg_start = pi == 0 || p_[pi - 1] == '/';
-          if (seg_start && np < p_.size() && p_[np] == '/') {
-            // `**/`: zero or more whole segments.
-            if (Match(np + 1, ti)) return true;
-            for (size_t k = ti; k < t_.size(); ++k)
-              if (t_[k] == '/' && Match(np + 1, k + 1)) return true;
-            return false;
-          }
-          // Trailing `**` (or `**` inside a segment): anything, '/' included.
-          for (size_t k = ti; k <= t_.size(); ++k)
-            if (Match(np, k)) return true;
-          return false;
-        }
-        // Single `*`: any run without '/'.
-        for (size_t k = ti;; ++k) {
-          if (Match(pi + 1, k)) return true;
-          if (k >= t_.size() || t_[k] == '/') return false;
-        }
-      }
-      if (ti >= t_.size()) return false;
-      if (c == '?') {
-        if (path_ && t_[ti] == '/') return false;
-        ++pi, ++ti;
-        continue;
-      }
-      if (c == '[') {
-        size_t next = 0;
-        int r = MatchClass(p_, pi, t_[ti], &next);
-        if (r >= 0) {
-          if (r == 0 || (path_ && t_[ti] == '/')) return false;
-          pi = next, ++ti;
+// The states of one brace-free alternative, ending with its accepting state.
+std::vector<RawState> CompileAlternative(std::string_view p, bool path) {
+  std::vector<RawState> out;
+  size_t pi = 0;
+  while (pi < p.size()) {
+    char c = p[pi];
+    RawState st;
+    if (c == '*') {
+      size_t np = pi;
+      while (np < p.size() && p[np] == '*') ++np;
+      if (path && np - pi == 1) {
+        st.loop = AllChars(true);  // a single `*` stops at '/'
+      } else {
+        st.loop = AllChars(false);
+        bool seg_start = pi == 0 || p[pi - 1] == '/';
+        if (path && seg_start && np < p.size() && p[np] == '/') {
+          // `**/`: nothing, or any run ending in '/'. An entry state that skips both or enters
+          // a star which leaves only on a '/'.
+          RawState entry;
+          entry.eps1 = true;
+          entry.eps2 = true;
+          out.push_back(entry);
+          st.step.set('/');
+          out.push_back(st);
+          pi = np + 1;
           continue;
         }
-        // Unclosed: literal '['.
+        // Text mode, a trailing `**`, or `**` inside a segment: anything, '/' included.
       }
-      if (c == '\\' && pi + 1 < p_.size()) c = p_[++pi];
-      if (t_[ti] != c) return false;
-      ++pi, ++ti;
+      st.eps1 = true;
+      out.push_back(st);
+      pi = np;
+      continue;
     }
-    return ti == t_.size();
+    if (c == '?') {
+      st.step = AllChars(path);
+      out.push_back(st);
+      ++pi;
+      continue;
+    }
+    if (c == '[') {
+      size_t next = 0;
+      if (MatchClass(p, pi, 'x', &next) >= 0) {
+        for (int ch = 0; ch < 256; ++ch) {
+          size_t ignored = 0;
+          if (MatchClass(p, pi, static_cast<char>(ch), &ignored) == 1) st.step.set(ch);
+        }
+        if (path) st.step.reset('/');
+        out.push_back(st);
+        pi = next;
+        continue;
+      }
+      // Unclosed: a literal '['.
+    }
+    if (c == '\\' && pi + 1 < p.size()) c = p[++pi];
+    st.step.set(static_cast<unsigned char>(c));
+    out.push_back(st);
+    ++pi;
   }
+  RawState accept;
+  accept.accept = true;
+  out.push_back(accept);
+  return out;
+}
 
-  std::string_view p_;
-  std::string_view t_;
-  bool path_;
-  std::vector<uint8_t> memo_;
-};
+bool Test(const std::vector<uint64_t>& bits, size_t i) { return (bits[i / 64] >> (i % 64)) & 1; }
+void Set(std::vector<uint64_t>* bits, size_t i) { (*bits)[i / 64] |= uint64_t{1} << (i % 64); }
+
+// out |= in << by (by is 1 or 2), across words.
+void OrShifted(const uint64_t* in, size_t words, unsigned by, uint64_t* out) {
+  uint64_t carry = 0;
+  for (size_t w = 0; w < words; ++w) {
+    uint64_t v = in[w];
+    out[w] |= (v << by) | carry;
+    carry = v >> (64 - by);
+  }
+}
 
 }  // namespace
 
 Glob::Glob(std::string_view pattern, GlobMode mode) : pattern_(pattern), mode_(mode) {
-  Expand(pattern_, &alternatives_);
+  std::vector<std::string> alternatives;
+  Expand(pattern_, &alternatives);
+  const bool path = mode_ == GlobMode::kPath;
+  std::vector<RawState> raw;
+  std::vector<size_t> starts;
+  for (const auto& alt : alternatives) {
+    starts.push_back(raw.size());
+    std::vector<RawState> part = CompileAlternative(alt, path);
+    raw.insert(raw.end(), part.begin(), part.end());
+  }
+  states_ = raw.size();
+  words_ = (states_ + 1 + 63) / 64;  // a spare bit: shifts past the last state land there
+  auto empty = [&] { return Bits(words_, 0); };
+  eps1_ = eps2_ = start_ = accept_ = universal_ = moves_ = empty();
+  for (size_t s = 0; s < states_; ++s) {
+    if (raw[s].eps1) Set(&eps1_, s);
+    if (raw[s].eps2) Set(&eps2_, s);
+    if (raw[s].accept) Set(&accept_, s);
+    if (raw[s].eps1 || raw[s].eps2 || raw[s].step.any()) Set(&moves_, s);
+  }
+  for (size_t s : starts) Set(&start_, s);
+  Closure(&start_);
+  // Character classes: characters whose columns (the states that step or loop on them) are equal
+  // share one pair of state sets.
+  class_of_.assign(256, 0);
+  std::map<std::pair<Bits, Bits>, uint16_t> ids;
+  for (int ch = 0; ch < 256; ++ch) {
+    Bits step = empty();
+    Bits loop = empty();
+    for (size_t s = 0; s < states_; ++s) {
+      if (raw[s].step.test(ch)) Set(&step, s);
+      if (raw[s].loop.test(ch)) Set(&loop, s);
+    }
+    auto [it, added] = ids.emplace(std::make_pair(step, loop), static_cast<uint16_t>(ids.size()));
+    if (added) {
+      step_.insert(step_.end(), step.begin(), step.end());
+      loop_.insert(loop_.end(), loop.begin(), loop.end());
+    }
+    class_of_[ch] = it->second;
+  }
+  // A state is universal when it loops on every character and reaches acceptance for free.
+  for (size_t s = 0; s < states_; ++s) {
+    if (!raw[s].loop.all()) continue;
+    Bits one = empty();
+    Set(&one, s);
+    Closure(&one);
+    if (Accepts(one)) Set(&universal_, s);
+  }
+}
+
+void Glob::Closure(Bits* set) const {
+  if (words_ == 1) {
+    (*set)[0] = Closure1((*set)[0]);
+    return;
+  }
+  // Empty moves only go forward and their chains are short (`**/` then `*`): few rounds.
+  Bits add(words_, 0);
+  Bits masked(words_, 0);
+  for (;;) {
+    std::fill(add.begin(), add.end(), 0);
+    for (size_t w = 0; w < words_; ++w) masked[w] = (*set)[w] & eps1_[w];
+    OrShifted(masked.data(), words_, 1, add.data());
+    for (size_t w = 0; w < words_; ++w) masked[w] = (*set)[w] & eps2_[w];
+    OrShifted(masked.data(), words_, 2, add.data());
+    bool grew = false;
+    for (size_t w = 0; w < words_; ++w) {
+      if (add[w] & ~(*set)[w]) grew = true;
+      (*set)[w] |= add[w];
+    }
+    if (!grew) return;
+  }
+}
+
+uint64_t Glob::Closure1(uint64_t set) const {
+  for (;;) {
+    uint64_t next = set | ((set & eps1_[0]) << 1) | ((set & eps2_[0]) << 2);
+    if (next == set) return set;
+    set = next;
+  }
+}
+
+bool Glob::Run(std::string_view text, Bits* set) const {
+  if (words_ == 1) {
+    // The common case, patterns of up to 63 states: one machine word per step.
+    uint64_t cur = (*set)[0];
+    for (char ch : text) {
+      size_t cls = class_of_[static_cast<unsigned char>(ch)];
+      cur = ((cur & step_[cls]) << 1) | (cur & loop_[cls]);
+      if (cur == 0) break;
+      cur = Closure1(cur);
+    }
+    (*set)[0] = cur;
+    return cur != 0;
+  }
+  Bits next(words_, 0);
+  Bits masked(words_, 0);
+  for (char ch : text) {
+    size_t cls = class_of_[static_cast<unsigned char>(ch)];
+    const uint64_t* step = &step_[cls * words_];
+    const uint64_t* loop = &loop_[cls * words_];
+    for (size_t w = 0; w < words_; ++w) {
+      masked[w] = (*set)[w] & step[w];
+      next[w] = (*set)[w] & loop[w];
+    }
+    OrShifted(masked.data(), words_, 1, next.data());
+    bool any = false;
+    for (size_t w = 0; w < words_; ++w) any |= next[w] != 0;
+    if (!any) {
+      std::fill(set->begin(), set->end(), 0);
+      return false;
+    }
+    set->swap(next);
+    Closure(set);
+  }
+  return true;
+}
+
+bool Glob::Accepts(const Bits& set) const {
+  for (size_t w = 0; w < words_; ++w)
+    if (set[w] & accept_[w]) return true;
+  return false;
 }
 
 bool Glob::Match(std::string_view text) const {
-  for (const auto& alt : alternatives_)
-    if (Matcher(alt, text, mode_).Run()) return true;
+  if (states_ == 0) return false;
+  Bits set = start_;
+  return Run(text, &set) && Accepts(set);
+}
+
+bool Glob::MatchSome(const std::vector<std::string>& pieces) const {
+  if (states_ == 0 || pieces.empty()) return false;
+  Bits set = start_;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (i > 0) {
+      // A gap: every state some text reaches from the current ones. Moves only go forward, so
+      // one pass in state order finds them all.
+      for (size_t s = 0; s < states_; ++s) {
+        if (!Test(set, s) || !Test(moves_, s)) continue;
+        if (s + 1 < states_) Set(&set, s + 1);
+        if (Test(eps2_, s) && s + 2 < states_) Set(&set, s + 2);
+      }
+    }
+    if (!Run(pieces[i], &set)) return false;
+  }
+  return Accepts(set);
+}
+
+bool Glob::MatchEvery(const std::vector<std::string>& pieces) const {
+  if (states_ == 0 || pieces.empty()) return false;
+  if (pieces.size() == 1) return Match(pieces[0]);
+  Bits set = start_;
+  if (!Run(pieces[0], &set)) return false;
+  for (size_t w = 0; w < words_; ++w)
+    if (set[w] & universal_[w]) return true;
   return false;
 }
 
