@@ -168,7 +168,12 @@ void Server::NewSession(NewSessionParams params, Reply reply) {
     log::Warn("session/new: " + std::to_string(params.mcp_servers.size()) +
               " MCP server(s) given; this version does not connect to MCP servers yet");
   so.id = NewSessionId();
-  so.client = this;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    so.services.permissions = this;
+    if (client_caps_.fs_read || client_caps_.fs_write) so.services.files = this;
+    if (client_caps_.terminal) so.services.terminals = this;
+  }
   so.pool = &pool_;
   std::string sid = so.id;
   so.sink = [this, sid](const agent::Event& e) {
@@ -316,7 +321,7 @@ void Server::SendUpdate(const std::string& session_id, const Json::Value& update
   peer_.Notify(method::kSessionUpdate, p);
 }
 
-// --- ClientServices ---
+// --- The client's capabilities ---
 
 agent::PermissionDecision Server::RequestPermission(const std::string& session_id,
                                                     const agent::PermissionRequest& request,
@@ -341,11 +346,6 @@ bool Server::CanReadTextFile() const {
 bool Server::CanWriteTextFile() const {
   std::lock_guard<std::mutex> lock(mu_);
   return client_caps_.fs_write;
-}
-
-bool Server::HasTerminal() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return client_caps_.terminal;
 }
 
 Result<std::string> Server::ReadTextFile(const std::string& session_id, const std::string& path,

@@ -29,7 +29,7 @@ struct ServerOptions {
 // Owns the sessions of one connection. Run() blocks until input ends (or Stop()), then cancels
 // every turn and waits for their last lines. Handlers never block the reader thread.
 // ClientServices calls are thread-safe.
-class Server : public agent::ClientServices {
+class Server : public agent::PermissionPrompter, public agent::FileAccess, public agent::Terminals {
  public:
   Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
          ServerOptions options);
@@ -37,7 +37,7 @@ class Server : public agent::ClientServices {
 
   void Run();
 
-  // ClientServices.
+  // The capabilities an ACP client may have (fs and terminal as it declares them).
   agent::PermissionDecision RequestPermission(const std::string& session_id,
                                               const agent::PermissionRequest& request,
                                               const CancelToken& cancel) override;
@@ -47,7 +47,6 @@ class Server : public agent::ClientServices {
                                    int limit, const CancelToken& cancel) override;
   Status WriteTextFile(const std::string& session_id, const std::string& path,
                        const std::string& content, const CancelToken& cancel) override;
-  bool HasTerminal() const override;
   Result<std::string> CreateTerminal(const std::string& session_id,
                                      const agent::TerminalRequest& request,
                                      const CancelToken& cancel) override;
@@ -73,8 +72,7 @@ class Server : public agent::ClientServices {
   void CloseSession(SessionIdParams params, jsonrpc::Reply reply);
   void Cancel(SessionIdParams params);
   void CancelRequest(CancelRequestParams params);
-  std::shared_ptr<agent::Session> FindSession(const std::string& session_id,
-                                              jsonrpc::Reply* reply);
+  std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
   std::string NewSessionId();
 

@@ -1,4 +1,4 @@
-// What the engine asks of the editor/host: one interface each protocol adapter implements.
+// What the engine asks of the editor or host: one small interface per capability, each optional.
 #pragma once
 
 #include <json/json.h>
@@ -46,55 +46,102 @@ struct TerminalOutput {
   std::optional<TerminalExit> exit;
 };
 
-// Implemented by each protocol adapter. Every call may block until the editor answers, the
-// token is cancelled (then the call returns promptly with an error or kCancelled), or the
-// connection closes. Thread-safe: called from session workers.
-class ClientServices {
- public:
-  virtual ~ClientServices() = default;
+// What the engine may ask of the outside world, as separate capabilities: a door implements the
+// ones its client has and leaves the others null. A missing capability never becomes a protocol
+// error: the engine does the work itself (files on disk, commands in a local process) or the
+// feature is unavailable (no prompt: calls the policy asks about run; no dialog: the tool says so).
+// Every call may block until the client answers, the token is cancelled (then it returns promptly
+// with an error or kCancelled), or the connection closes. Thread-safe: called from session workers
+// and tool threads.
 
+// Asks the user whether a tool call may run.
+class PermissionPrompter {
+ public:
+  virtual ~PermissionPrompter() = default;
   virtual PermissionDecision RequestPermission(const std::string& session_id,
                                                const PermissionRequest& request,
                                                const CancelToken& cancel) = 0;
+};
 
-  // Editor file access (unsaved buffers). Only used when the Can* query says yes.
-  virtual bool CanReadTextFile() const { return false; }
-  virtual bool CanWriteTextFile() const { return false; }
-  virtual Result<std::string> ReadTextFile(const std::string& /*session_id*/,
-                                           const std::string& /*path*/, int /*line*/, int /*limit*/,
-                                           const CancelToken& /*cancel*/) {
-    return MakeError("LOUSHO_UNSUPPORTED", "client cannot read files");
-  }
-  virtual Status WriteTextFile(const std::string& /*session_id*/, const std::string& /*path*/,
-                               const std::string& /*content*/, const CancelToken& /*cancel*/) {
-    return MakeError("LOUSHO_UNSUPPORTED", "client cannot write files");
-  }
+// The editor's view of files (unsaved buffers included).
+class FileAccess {
+ public:
+  virtual ~FileAccess() = default;
+  virtual bool CanReadTextFile() const = 0;
+  virtual bool CanWriteTextFile() const = 0;
+  // `line` (1-based) and `limit` 0 mean the whole file.
+  virtual Result<std::string> ReadTextFile(const std::string& session_id, const std::string& path,
+                                           int line, int limit, const CancelToken& cancel) = 0;
+  virtual Status WriteTextFile(const std::string& session_id, const std::string& path,
+                               const std::string& content, const CancelToken& cancel) = 0;
+};
 
-  // Editor terminals. Only used when HasTerminal() says yes.
-  virtual bool HasTerminal() const { return false; }
-  virtual Result<std::string> CreateTerminal(const std::string& /*session_id*/,
-                                             const TerminalRequest& /*request*/,
-                                             const CancelToken& /*cancel*/) {
-    return MakeError("LOUSHO_UNSUPPORTED", "client has no terminal");
-  }
-  virtual Result<TerminalOutput> GetTerminalOutput(const std::string& /*session_id*/,
-                                                   const std::string& /*terminal_id*/) {
-    return MakeError("LOUSHO_UNSUPPORTED", "client has no terminal");
-  }
+// Terminals the client runs and shows.
+class Terminals {
+ public:
+  virtual ~Terminals() = default;
+  virtual Result<std::string> CreateTerminal(const std::string& session_id,
+                                             const TerminalRequest& request,
+                                             const CancelToken& cancel) = 0;
+  virtual Result<TerminalOutput> GetTerminalOutput(const std::string& session_id,
+                                                   const std::string& terminal_id) = 0;
   // Blocks until the command exits or `cancel` fires (then returns an error).
-  virtual Result<TerminalExit> WaitForTerminalExit(const std::string& /*session_id*/,
-                                                   const std::string& /*terminal_id*/,
-                                                   const CancelToken& /*cancel*/) {
-    return MakeError("LOUSHO_UNSUPPORTED", "client has no terminal");
-  }
-  virtual Status KillTerminal(const std::string& /*session_id*/,
-                              const std::string& /*terminal_id*/) {
-    return MakeError("LOUSHO_UNSUPPORTED", "client has no terminal");
-  }
-  virtual Status ReleaseTerminal(const std::string& /*session_id*/,
-                                 const std::string& /*terminal_id*/) {
-    return MakeError("LOUSHO_UNSUPPORTED", "client has no terminal");
-  }
+  virtual Result<TerminalExit> WaitForTerminalExit(const std::string& session_id,
+                                                   const std::string& terminal_id,
+                                                   const CancelToken& cancel) = 0;
+  virtual Status KillTerminal(const std::string& session_id, const std::string& terminal_id) = 0;
+  virtual Status ReleaseTerminal(const std::string& session_id, const std::string& terminal_id) = 0;
+};
+
+// Questions a host shows its user (select / confirm / input / editor). nullopt: dismissed.
+class Dialogs {
+ public:
+  virtual ~Dialogs() = default;
+  virtual Result<std::optional<std::string>> Select(const std::string& session_id,
+                                                    const std::string& title,
+                                                    const std::vector<std::string>& options,
+                                                    const CancelToken& cancel) = 0;
+  virtual Result<std::optional<bool>> Confirm(const std::string& session_id,
+                                              const std::string& title, const std::string& message,
+                                              const CancelToken& cancel) = 0;
+  virtual Result<std::optional<std::string>> Input(const std::string& session_id,
+                                                   const std::string& title,
+                                                   const std::string& placeholder,
+                                                   const CancelToken& cancel) = 0;
+  virtual Result<std::optional<std::string>> Editor(const std::string& session_id,
+                                                    const std::string& title,
+                                                    const std::string& prefill,
+                                                    const CancelToken& cancel) = 0;
+};
+
+// A tool the host runs (its schema comes with it); the result is what the model sees.
+struct HostToolSpec {
+  std::string name;
+  std::string description;
+  Json::Value parameters;  // JSON schema
+};
+struct HostToolResult {
+  std::vector<ContentBlock> content;
+  bool is_error = false;
+  Json::Value details;
+};
+class HostTools {
+ public:
+  virtual ~HostTools() = default;
+  virtual std::vector<HostToolSpec> List() const = 0;
+  virtual Result<HostToolResult> Call(const std::string& session_id,
+                                      const std::string& tool_call_id, const std::string& name,
+                                      const Json::Value& args, const CancelToken& cancel) = 0;
+};
+
+// The capabilities one session may use; each null when its client lacks it. Plain value; the
+// pointed-to objects outlive the session.
+struct ClientServices {
+  PermissionPrompter* permissions = nullptr;
+  FileAccess* files = nullptr;
+  Terminals* terminals = nullptr;
+  Dialogs* dialogs = nullptr;
+  HostTools* host_tools = nullptr;
 };
 
 }  // namespace lousho::agent

@@ -30,7 +30,7 @@ struct TurnStart {
 };
 struct TurnEnd {
   int turn = 0;
-  const Message* message = nullptr;                   // the assistant message; null when none
+  const Message* message = nullptr;                    // the assistant message; null when none
   const std::vector<Message>* tool_results = nullptr;  // results of its tool calls, in order
 };
 // A message of the history: the user's, a custom one, or the assistant's being streamed (then
@@ -122,13 +122,13 @@ struct AutoCompactionEnd {
 
 }  // namespace event
 
-using Event = std::variant<event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd,
-                           event::MessageStart, event::MessageUpdate, event::MessageEnd,
-                           event::ToolExecutionStart, event::ToolExecutionUpdate,
-                           event::ToolExecutionEnd, event::AutoRetryStart, event::AutoRetryEnd,
-                           event::PlanUpdate, event::ModeChanged, event::UsageUpdate,
-                           event::TtsrTriggered, event::AutoCompactionStart,
-                           event::AutoCompactionEnd>;
+using Event =
+    std::variant<event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd,
+                 event::MessageStart, event::MessageUpdate, event::MessageEnd,
+                 event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
+                 event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
+                 event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
+                 event::AutoCompactionEnd>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -15,16 +15,16 @@
 namespace lousho::agent {
 
 enum class EntryKind {
-  kMessage,          // a message of the conversation (user, assistant, tool result, custom)
-  kModelChange,      // provider / model id
-  kThinkingChange,   // thinking level
-  kModeChange,       // permission mode
-  kCustom,           // data of a feature, never sent to the model
-  kLabel,            // a label on another entry
-  kCompaction,       // a summary that replaces the history before first_kept_id
-  kBranchSummary,    // a summary of an abandoned branch
-  kSessionInfo,      // the session's name
-  kTtsrInjection,    // stream rules injected on this branch
+  kMessage,         // a message of the conversation (user, assistant, tool result, custom)
+  kModelChange,     // provider / model id
+  kThinkingChange,  // thinking level
+  kModeChange,      // permission mode
+  kCustom,          // data of a feature, never sent to the model
+  kLabel,           // a label on another entry
+  kCompaction,      // a summary that replaces the history before first_kept_id
+  kBranchSummary,   // a summary of an abandoned branch
+  kSessionInfo,     // the session's name
+  kTtsrInjection,   // stream rules injected on this branch
 };
 
 const char* EntryKindName(EntryKind kind);
@@ -35,19 +35,19 @@ struct Entry {
   std::string id;
   std::string parent_id;  // empty: a root
   long long timestamp_ms = 0;
-  Message message;                    // kMessage
-  std::string provider, model_id;     // kModelChange
-  std::string thinking_level;         // kThinkingChange
-  std::string mode;                   // kModeChange
-  std::string custom_type;            // kCustom
-  Json::Value data;                   // kCustom, kCompaction / kBranchSummary details
-  std::string target_id, label;       // kLabel
-  std::string summary;                // kCompaction, kBranchSummary
-  std::string first_kept_id;          // kCompaction
-  long long tokens_before = 0;        // kCompaction
-  std::string from_id;                // kBranchSummary
-  std::string name;                   // kSessionInfo
-  std::vector<std::string> rules;     // kTtsrInjection
+  Message message;                 // kMessage
+  std::string provider, model_id;  // kModelChange
+  std::string thinking_level;      // kThinkingChange
+  std::string mode;                // kModeChange
+  std::string custom_type;         // kCustom
+  Json::Value data;                // kCustom, kCompaction / kBranchSummary details
+  std::string target_id, label;    // kLabel
+  std::string summary;             // kCompaction, kBranchSummary
+  std::string first_kept_id;       // kCompaction
+  long long tokens_before = 0;     // kCompaction
+  std::string from_id;             // kBranchSummary
+  std::string name;                // kSessionInfo
+  std::vector<std::string> rules;  // kTtsrInjection
 };
 
 // The tree. Not thread-safe (the session guards it). Appends hang off the leaf; moving the leaf
@@ -86,7 +86,7 @@ class History {
 };
 
 long long NowMs();
-std::string IsoTimestamp(long long ms);      // 2026-12-01T04:31:10.123Z
+std::string IsoTimestamp(long long ms);             // 2026-12-01T04:31:10.123Z
 long long ParseIsoTimestamp(const std::string& s);  // 0 when not a timestamp
 
 // JSON codec (the shapes of docs/session-format.md). Decoding never throws: malformed input is an

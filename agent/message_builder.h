@@ -35,10 +35,10 @@ class MessageBuilder {
   int Block(int provider_index) const;
 
   Message message_;
-  int open_ = -1;                       // text/thinking block still receiving deltas
-  std::map<int, int> calls_;            // provider index -> content index (tool calls)
-  std::map<int, std::string> args_;     // content index -> argument fragments so far
-  std::map<int, bool> ended_;           // content index -> the tool call's arguments ended
+  int open_ = -1;                    // text/thinking block still receiving deltas
+  std::map<int, int> calls_;         // provider index -> content index (tool calls)
+  std::map<int, std::string> args_;  // content index -> argument fragments so far
+  std::map<int, bool> ended_;        // content index -> the tool call's arguments ended
 };
 
 }  // namespace lousho::agent

@@ -577,7 +577,7 @@ ToolContext Session::MakeToolContext(const CancelToken& cancel) {
   ctx.cwd = options_.cwd;
   ctx.roots = roots_;
   ctx.cancel = cancel;
-  ctx.client = options_.client;
+  ctx.services = options_.services;
   ctx.plan = &plan_;
   ctx.set_mode = [this](const std::string& id) -> Status {
     auto mode = ParsePermissionMode(id);
@@ -678,7 +678,8 @@ bool Session::RunParallel(const std::vector<const ContentBlock*>& calls, Turn& t
 
 PermissionDecision Session::AskPermission(const CallRun& run, const ContentBlock& call,
                                           const CancelToken& cancel) {
-  if (!options_.client) return PermissionDecision::kAllowOnce;
+  // A client that cannot ask its user runs what the rules and the mode leave to the user.
+  if (!options_.services.permissions) return PermissionDecision::kAllowOnce;
   PermissionRequest req;
   req.tool_call_id = call.id;
   req.tool_name = call.name;
@@ -687,7 +688,7 @@ PermissionDecision Session::AskPermission(const CallRun& run, const ContentBlock
   req.raw_input = call.arguments;
   req.locations = run.shown.locations;
   req.diffs = run.tool->Preview(call.arguments, run.ctx);
-  return options_.client->RequestPermission(options_.id, req, cancel);
+  return options_.services.permissions->RequestPermission(options_.id, req, cancel);
 }
 
 bool Session::RunToolCall(const ContentBlock& call, Turn& t) {

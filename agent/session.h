@@ -74,8 +74,8 @@ struct TurnResult {
 // Stops the model stream in flight while the turn goes on (a stream rule, a steering message).
 struct StreamInterrupt {
   CancelCause cause = CancelCause::kStreamRule;
-  bool keep_partial = false;     // keep what was streamed in the history (tool calls never)
-  std::vector<Message> inject;   // appended before the model is asked again
+  bool keep_partial = false;    // keep what was streamed in the history (tool calls never)
+  std::vector<Message> inject;  // appended before the model is asked again
 };
 
 // Watches every stream delta before it leaves the engine; returning an interrupt aborts the
@@ -87,10 +87,10 @@ struct SessionOptions {
   std::string id;
   std::filesystem::path cwd;  // absolute
   std::vector<std::filesystem::path> additional_roots;
-  ClientServices* client = nullptr;  // outlives the session
-  EventSink sink;                    // called on the session's worker, in order
-  WorkerPool* pool = nullptr;        // outlives the session; null: a process-wide pool
-  StreamWatcher watcher;             // may be empty
+  ClientServices services;     // what the client offers (each may be null); outlives the session
+  EventSink sink;              // called on the session's worker, in order
+  WorkerPool* pool = nullptr;  // outlives the session; null: a process-wide pool
+  StreamWatcher watcher;       // may be empty
   // A stored history to continue (parents before children) and its leaf (empty: the last).
   std::vector<Entry> seed;
   std::string seed_leaf;

@@ -26,7 +26,7 @@ struct ToolContext {
   std::filesystem::path cwd;                 // absolute session root
   std::vector<std::filesystem::path> roots;  // allowed roots; roots[0] == cwd
   CancelToken cancel;
-  ClientServices* client = nullptr;  // may be null (no editor services)
+  ClientServices services;  // what the client offers; each capability may be null
   // Progress for the editor while the tool runs (e.g. a terminal id to embed). May be empty.
   std::function<void(const std::string& terminal_id)> on_terminal;
   // Output so far while the tool runs (bash streams its output). May be empty.

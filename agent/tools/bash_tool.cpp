@@ -89,7 +89,7 @@ class BashTool : public Tool {
     // Fractions round up: a 0.5 s timeout must not turn into "none".
     long timeout =
         timeout_s ? static_cast<long>(std::ceil(*timeout_s)) : options_.default_timeout_s;
-    if (ctx.client && ctx.client->HasTerminal()) return RunInTerminal(*command, timeout, ctx);
+    if (ctx.services.terminals) return RunInTerminal(*command, timeout, ctx);
     return RunLocal(*command, timeout, ctx);
   }
 
@@ -129,7 +129,7 @@ class BashTool : public Tool {
     req.args = {"-c", command};
     req.cwd = ctx.cwd.string();
     req.output_byte_limit = static_cast<long long>(options_.max_output_bytes);
-    auto created = ctx.client->CreateTerminal(ctx.session_id, req, ctx.cancel);
+    auto created = ctx.services.terminals->CreateTerminal(ctx.session_id, req, ctx.cancel);
     if (!created.ok()) {
       if (ctx.cancel.cancelled()) return ToolOutput::Error("Command was cancelled");
       return ToolOutput::Error("bash: cannot create terminal: " + created.error().message);
@@ -151,17 +151,19 @@ class BashTool : public Tool {
         }
       });
     }
-    auto exit = ctx.client->WaitForTerminalExit(ctx.session_id, id, wait_source.token());
+    auto exit =
+        ctx.services.terminals->WaitForTerminalExit(ctx.session_id, id, wait_source.token());
     timer_done.Cancel();
     if (timer.joinable()) timer.join();
 
     Outcome o;
     o.timed_out = timed_out.load();
     o.cancelled = !o.timed_out && ctx.cancel.cancelled();
-    if (o.timed_out || o.cancelled || !exit.ok()) ctx.client->KillTerminal(ctx.session_id, id);
-    auto output = ctx.client->GetTerminalOutput(ctx.session_id, id);
+    if (o.timed_out || o.cancelled || !exit.ok())
+      ctx.services.terminals->KillTerminal(ctx.session_id, id);
+    auto output = ctx.services.terminals->GetTerminalOutput(ctx.session_id, id);
     // Every terminal we create is released, whatever happened above.
-    ctx.client->ReleaseTerminal(ctx.session_id, id);
+    ctx.services.terminals->ReleaseTerminal(ctx.session_id, id);
 
     std::string wait_error;
     if (output.ok()) {

@@ -118,7 +118,7 @@ std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) 
   if (fs::is_directory(st)) return plan->shown + " is a directory";
   if (std::string special = SpecialFileMessage(plan->path.real, plan->shown); !special.empty())
     return special + "; edit only changes regular files";
-  bool via_client = ctx.client && ctx.client->CanReadTextFile();
+  bool via_client = ctx.services.files && ctx.services.files->CanReadTextFile();
   if (!fs::exists(st) && !via_client)
     return "file not found: " + plan->shown + " (use write to create a file)";
   // Checked before loading anything: the whole file is held (twice) while editing.

@@ -140,7 +140,7 @@ class ReadTool : public Tool {
       return ToolOutput::Error(shown + " is a directory; use ls to list its entries");
     if (std::string special = SpecialFileMessage(path.real, shown); !special.empty())
       return ToolOutput::Error(special + "; read only reads regular files");
-    bool via_client = ctx.client && ctx.client->CanReadTextFile();
+    bool via_client = ctx.services.files && ctx.services.files->CanReadTextFile();
     if (!fs::exists(st) && !via_client) return ToolOutput::Error("file not found: " + shown);
 
     if (fs::exists(st)) {

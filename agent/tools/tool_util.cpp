@@ -409,9 +409,10 @@ Status WriteDiskFile(const fs::path& path, const std::string& content) {
 
 Result<std::string> ReadTextForTool(ToolContext& ctx, const ResolvedPath& path,
                                     uint64_t max_bytes) {
-  if (ctx.client && ctx.client->CanReadTextFile()) {
+  if (ctx.services.files && ctx.services.files->CanReadTextFile()) {
     // line/limit 0: the whole buffer; slicing happens here so totals are known.
-    auto text = ctx.client->ReadTextFile(ctx.session_id, path.abs.string(), 0, 0, ctx.cancel);
+    auto text =
+        ctx.services.files->ReadTextFile(ctx.session_id, path.abs.string(), 0, 0, ctx.cancel);
     if (text.ok() && text->size() > max_bytes) return TooLarge(path.abs, text->size(), max_bytes);
     return text;
   }
@@ -424,8 +425,8 @@ Status WriteTextForTool(ToolContext& ctx, const ResolvedPath& path, const std::s
   if (ec)
     return MakeError("LOUSHO_TOOL_IO", "cannot create directory " +
                                            path.real.parent_path().string() + ": " + ec.message());
-  if (ctx.client && ctx.client->CanWriteTextFile())
-    return ctx.client->WriteTextFile(ctx.session_id, path.abs.string(), text, ctx.cancel);
+  if (ctx.services.files && ctx.services.files->CanWriteTextFile())
+    return ctx.services.files->WriteTextFile(ctx.session_id, path.abs.string(), text, ctx.cancel);
   return WriteDiskFile(path.real, text);
 }
 

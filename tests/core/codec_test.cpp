@@ -22,9 +22,9 @@ TEST(CodecTest, TextAndThinkingDeltasBecomeChunks) {
   d.kind = agent::DeltaKind::kThinking;
   EXPECT_EQ((*UpdateFromEvent(e))["sessionUpdate"].asString(), "agent_thought_chunk");
   // Tool-call fragments and block boundaries have no chunk of their own.
-  for (auto kind : {agent::DeltaKind::kToolCallArgs, agent::DeltaKind::kTextStart,
-                    agent::DeltaKind::kTextEnd, agent::DeltaKind::kThinkingStart,
-                    agent::DeltaKind::kThinkingEnd}) {
+  for (auto kind :
+       {agent::DeltaKind::kToolCallArgs, agent::DeltaKind::kTextStart, agent::DeltaKind::kTextEnd,
+        agent::DeltaKind::kThinkingStart, agent::DeltaKind::kThinkingEnd}) {
     d.kind = kind;
     EXPECT_FALSE(UpdateFromEvent(e).has_value());
   }
@@ -53,10 +53,10 @@ TEST(CodecTest, ToolLifecycle) {
   EXPECT_EQ((*UpdateFromEvent(ev::ToolExecutionEnd{1, &call, &out, true}))["status"].asString(),
             "failed");
   // Partial output has no ACP update: the editor's terminal or the final result shows it.
-  EXPECT_FALSE(UpdateFromEvent(ev::ToolExecutionUpdate{
-                                   1, &call, ev::ToolExecutionUpdate::Phase::kPartialOutput, "",
-                                   "so far"})
-                   .has_value());
+  EXPECT_FALSE(
+      UpdateFromEvent(ev::ToolExecutionUpdate{
+                          1, &call, ev::ToolExecutionUpdate::Phase::kPartialOutput, "", "so far"})
+          .has_value());
 }
 
 TEST(CodecTest, PlanModeAndUsage) {
@@ -79,14 +79,12 @@ TEST(CodecTest, MalformedPermissionAnswersReject) {
   EXPECT_EQ(PermissionDecisionFromJson(J(R"({"outcome":{"outcome":"selected",
       "optionId":"allow_once"}})")),
             D::kAllowOnce);
-  EXPECT_EQ(PermissionDecisionFromJson(J(R"({"outcome":{"outcome":"cancelled"}})")),
-            D::kCancelled);
-  for (const char* bad :
-       {R"([])", R"({})", R"({"outcome":7})", R"({"outcome":{"outcome":1}})",
-        R"({"outcome":{"outcome":"selected"}})",
-        R"({"outcome":{"outcome":"selected","optionId":["allow_once"]}})",
-        R"({"outcome":{"outcome":"selected","optionId":"no_such_option"}})",
-        R"({"outcome":{"optionId":"allow_always"}})"})
+  EXPECT_EQ(PermissionDecisionFromJson(J(R"({"outcome":{"outcome":"cancelled"}})")), D::kCancelled);
+  for (const char* bad : {R"([])", R"({})", R"({"outcome":7})", R"({"outcome":{"outcome":1}})",
+                          R"({"outcome":{"outcome":"selected"}})",
+                          R"({"outcome":{"outcome":"selected","optionId":["allow_once"]}})",
+                          R"({"outcome":{"outcome":"selected","optionId":"no_such_option"}})",
+                          R"({"outcome":{"optionId":"allow_always"}})"})
     EXPECT_EQ(PermissionDecisionFromJson(J(bad)), D::kRejectOnce) << bad;
   EXPECT_EQ(PermissionDecisionFromJson(Json::Value("x")), D::kRejectOnce);
   EXPECT_EQ(PermissionDecisionFromJson(Json::Value(Json::UInt64(1) << 63)), D::kRejectOnce);

@@ -15,7 +15,7 @@ namespace lousho::agent {
 namespace {
 namespace fs = std::filesystem;
 
-class FakeEditor : public ClientServices {
+class FakeEditor : public PermissionPrompter {
  public:
   PermissionDecision RequestPermission(const std::string&, const PermissionRequest& req,
                                        const CancelToken& cancel) override {
@@ -81,7 +81,7 @@ class SessionTest : public ::testing::Test {
     SessionOptions o;
     o.id = "s1";
     o.cwd = dir_;
-    o.client = &editor_;
+    o.services.permissions = &editor_;
     o.additional_roots = additional_roots_;
     o.sink = [this](const Event& e) {
       std::string d = Describe(e);

@@ -137,7 +137,7 @@ TEST(BashToolTest, DelegatesToEditorTerminal) {
   client.terminal_exit_code = 2;
   auto tool = tools::MakeBashTool();
   ToolContext ctx = ws.Context();
-  ctx.client = &client;
+  ctx.services = client.Services();
   std::string announced;
   ctx.on_terminal = [&](const std::string& id) { announced = id; };
   auto out = tool->Run(J(R"({"command":"make test"})"), ctx);
@@ -161,7 +161,7 @@ TEST(BashToolTest, TerminalTimeoutKillsAndReleases) {
   client.terminal_hangs = true;
   auto tool = tools::MakeBashTool();
   ToolContext ctx = ws.Context();
-  ctx.client = &client;
+  ctx.services = client.Services();
   auto out = tool->Run(J(R"({"command":"sleep 100","timeout":1})"), ctx);
   EXPECT_TRUE(out.is_error);
   EXPECT_NE(TextOf(out).find("timed out"), std::string::npos);
@@ -178,7 +178,7 @@ TEST(BashToolTest, TerminalCancelKillsAndReleases) {
   client.terminal_hangs = true;
   auto tool = tools::MakeBashTool();
   ToolContext ctx = ws.Context();
-  ctx.client = &client;
+  ctx.services = client.Services();
   CancelSource source;
   ctx.cancel = source.token();
   std::thread t([&] {

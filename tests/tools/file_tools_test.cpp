@@ -213,7 +213,7 @@ TEST(ReadToolTest, ReadsThroughTheEditorWhenItCan) {
   client.files[(ws.root() / "f.txt").string()] = "buffer 1\nbuffer 2\n";
   auto tool = tools::MakeReadTool();
   ToolContext ctx = ws.Context();
-  ctx.client = &client;
+  ctx.services = client.Services();
   auto out = tool->Run(J(R"({"path":"f.txt"})"), ctx);
   EXPECT_NE(TextOf(out).find("buffer 2"), std::string::npos);
   EXPECT_EQ(client.Calls(), std::vector<std::string>{"read " + (ws.root() / "f.txt").string()});
@@ -264,7 +264,7 @@ TEST(WriteToolTest, WritesThroughTheEditorWhenItCan) {
   client.can_write = true;
   auto tool = tools::MakeWriteTool();
   ToolContext ctx = ws.Context();
-  ctx.client = &client;
+  ctx.services = client.Services();
   auto out = tool->Run(J(R"({"path":"f.txt","content":"via editor"})"), ctx);
   ASSERT_FALSE(out.is_error) << TextOf(out);
   EXPECT_EQ(client.files[(ws.root() / "f.txt").string()], "via editor");
@@ -372,7 +372,7 @@ TEST(EditToolTest, EditsEditorBuffersWhenItCan) {
   client.files[abs] = "buffer version\n";
   auto tool = tools::MakeEditTool();
   ToolContext ctx = ws.Context();
-  ctx.client = &client;
+  ctx.services = client.Services();
   auto out = tool->Run(J(R"({"path":"f.txt","oldText":"buffer","newText":"edited"})"), ctx);
   ASSERT_FALSE(out.is_error) << TextOf(out);
   EXPECT_EQ(client.files[abs], "edited version\n");
@@ -493,7 +493,7 @@ TEST(ReadToolTest, StreamingMatchesReadingTheWholeText) {
                            R"({"path":"f.txt","offset":46})", R"({"path":"f.txt","limit":1})"}) {
     ToolContext disk_ctx = ws.Context();
     ToolContext editor_ctx = ws.Context();
-    editor_ctx.client = &client;
+    editor_ctx.services = client.Services();
     auto disk = tool->Run(J(args), disk_ctx);
     auto editor = tool->Run(J(args), editor_ctx);
     EXPECT_EQ(TextOf(disk), TextOf(editor)) << args;
@@ -550,7 +550,7 @@ TEST(EditToolTest, RefusesFilesOverTheCap) {
   FakeClient client;
   client.can_read = client.can_write = true;
   client.files[(ws.root() / "buf.txt").string()] = std::string(tools::kMaxTextFileBytes, 'x') + "y";
-  ctx.client = &client;
+  ctx.services = client.Services();
   auto buf = tool->Run(J(R"({"path":"buf.txt","oldText":"y","newText":"z"})"), ctx);
   EXPECT_TRUE(buf.is_error);
   EXPECT_TRUE(Has(TextOf(buf), "more than 10 MiB")) << TextOf(buf);

@@ -80,7 +80,7 @@ inline std::string TextOf(const ToolOutput& out) {
 
 // A fake editor that records every call. Files live in a map (its "buffers"); terminals run
 // nothing: the test decides their output and exit through the fields below.
-class FakeClient : public ClientServices {
+class FakeClient : public PermissionPrompter, public FileAccess, public Terminals {
  public:
   bool can_read = false;
   bool can_write = false;
@@ -119,7 +119,14 @@ class FakeClient : public ClientServices {
     files[path] = content;
     return Status::Ok();
   }
-  bool HasTerminal() const override { return has_terminal; }
+  // The capabilities as a door would offer them: files and terminal only when enabled.
+  ClientServices Services() {
+    ClientServices s;
+    s.permissions = this;
+    if (can_read || can_write) s.files = this;
+    if (has_terminal) s.terminals = this;
+    return s;
+  }
   Result<std::string> CreateTerminal(const std::string&, const TerminalRequest& request,
                                      const CancelToken&) override {
     std::string id = "term-" + std::to_string(++created);
