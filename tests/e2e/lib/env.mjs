@@ -9,9 +9,11 @@ export const e2eDir = path.resolve(here, "..");
 export const repoRoot = path.resolve(e2eDir, "../..");
 
 export const loushoBin = path.resolve(process.env.LOUSHO_BIN || path.join(repoRoot, "build/lousho"));
-// In CI the repo is cloned beside a copy of shared/, so the schema is at <repo>/../shared.
+// The v1 stable schema bundled with the pinned ACP SDK package, so the tests need nothing
+// beside the repo.
 export const schemaPath = path.resolve(
-  process.env.LOUSHO_ACP_SCHEMA || path.resolve(repoRoot, "../shared/acp/schema.json"),
+  process.env.LOUSHO_ACP_SCHEMA ||
+    path.join(e2eDir, "node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"),
 );
 export const demoDir = path.join(repoRoot, "examples/demo");
 export const demoSpec = path.join(demoDir, "agent.yaml");
