@@ -96,57 +96,65 @@ Result<CancelRequestParams> CancelRequestParams::FromJson(const Json::Value& par
   return CancelRequestParams{*id};
 }
 
+namespace {
+Error BlockError(const FieldReader& r) { return MakeError("LOUSHO_INVALID_PARAMS", r.error()); }
+
+// An embedded resource: its text inline, an image when the model takes images, else a note.
+Result<ContentBlock> ResourceBlock(FieldReader& r, const std::string& path, bool images) {
+  const Json::Value* res = r.Object("resource", true);
+  if (!r.ok()) return BlockError(r);
+  FieldReader rr(*res, path + ".resource");
+  auto uri = rr.String("uri", true);
+  auto text = rr.String("text", false);
+  auto mime = rr.String("mimeType", false);
+  if (!rr.ok()) return BlockError(rr);
+  if (text) {
+    const bool ends_in_newline = text->empty() || text->back() == '\n';
+    return ContentBlock::Text("Contents of " + *uri + ":\n```\n" + *text +
+                              (ends_in_newline ? "" : "\n") + "```");
+  }
+  auto blob = AsString(MemberOrNull(*res, "blob"));
+  if (mime && mime->rfind("image/", 0) == 0 && images && blob)
+    return ContentBlock::Image(*mime, *blob);
+  return ContentBlock::Text("[binary resource " + *uri + (mime ? " (" + *mime + ")" : "") +
+                            " not shown]");
+}
+
+Result<ContentBlock> PromptBlock(const Json::Value& v, const std::string& path, bool images) {
+  FieldReader r(v, path);
+  auto type = r.String("type", true);
+  if (!r.ok()) return BlockError(r);
+  if (*type == "text") {
+    auto text = r.String("text", true);
+    if (!r.ok()) return BlockError(r);
+    return ContentBlock::Text(*text);
+  }
+  if (*type == "resource_link") {
+    auto uri = r.String("uri", true);
+    auto name = r.String("name", false);
+    if (!r.ok()) return BlockError(r);
+    return ContentBlock::Text("[" + name.value_or(*uri) + "](" + *uri + ")");
+  }
+  if (*type == "resource") return ResourceBlock(r, path, images);
+  if (*type == "image") {
+    auto data = r.String("data", true);
+    auto mime = r.String("mimeType", true);
+    if (!r.ok()) return BlockError(r);
+    if (images) return ContentBlock::Image(*mime, *data);
+    return ContentBlock::Text("[an image was attached, but this model does not accept images]");
+  }
+  // audio and future kinds: degrade rather than fail the turn.
+  return ContentBlock::Text("[a " + *type + " block was attached but is not supported]");
+}
+}  // namespace
+
 Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool images_supported) {
   std::vector<ContentBlock> out;
   for (Json::ArrayIndex i = 0; i < prompt.size(); ++i) {
-    std::string path = "params.prompt[" + std::to_string(i) + "]";
-    FieldReader r(prompt[i], path);
-    auto type = r.String("type", true);
-    if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
-    if (*type == "text") {
-      auto text = r.String("text", true);
-      if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
-      out.push_back(ContentBlock::Text(*text));
-    } else if (*type == "resource_link") {
-      auto uri = r.String("uri", true);
-      auto name = r.String("name", false);
-      if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
-      out.push_back(ContentBlock::Text("[" + name.value_or(*uri) + "](" + *uri + ")"));
-    } else if (*type == "resource") {
-      const Json::Value* res = r.Object("resource", true);
-      if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
-      FieldReader rr(*res, path + ".resource");
-      auto uri = rr.String("uri", true);
-      auto text = rr.String("text", false);
-      auto mime = rr.String("mimeType", false);
-      if (!rr.ok()) return MakeError("LOUSHO_INVALID_PARAMS", rr.error());
-      if (text) {
-        out.push_back(ContentBlock::Text("Contents of " + *uri + ":\n```\n" + *text +
-                                         (text->empty() || text->back() == '\n' ? "" : "\n") +
-                                         "```"));
-      } else if (mime && mime->rfind("image/", 0) == 0 && images_supported &&
-                 res->isMember("blob") && (*res)["blob"].isString()) {
-        out.push_back(ContentBlock::Image(*mime, (*res)["blob"].asString()));
-      } else {
-        out.push_back(ContentBlock::Text("[binary resource " + *uri +
-                                         (mime ? " (" + *mime + ")" : "") + " not shown]"));
-      }
-    } else if (*type == "image") {
-      auto data = r.String("data", true);
-      auto mime = r.String("mimeType", true);
-      if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
-      if (images_supported) {
-        out.push_back(ContentBlock::Image(*mime, *data));
-      } else {
-        out.push_back(
-            ContentBlock::Text("[an image was attached, but this model does not accept "
-                               "images]"));
-      }
-    } else {
-      // audio and future kinds: degrade rather than fail the turn.
-      out.push_back(
-          ContentBlock::Text("[a " + *type + " block was attached but is not supported]"));
-    }
+    auto block =
+        PromptBlock(prompt[i], "params.prompt[" + std::to_string(i) + "]", images_supported);
+    if (!block.ok()) return block.error();
+    out.push_back(std::move(*block));
   }
   return out;
 }
