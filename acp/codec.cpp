@@ -13,12 +13,10 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   ClientCapabilities c;
   if (!caps.isObject()) return c;
   c.raw = caps;
-  const Json::Value& fs = caps["fs"];
-  if (fs.isObject()) {
-    c.fs_read = fs["readTextFile"].isBool() && fs["readTextFile"].asBool();
-    c.fs_write = fs["writeTextFile"].isBool() && fs["writeTextFile"].asBool();
-  }
-  c.terminal = caps["terminal"].isBool() && caps["terminal"].asBool();
+  const Json::Value& fs = MemberOrNull(caps, "fs");
+  c.fs_read = BoolOr(fs, "readTextFile", false);
+  c.fs_write = BoolOr(fs, "writeTextFile", false);
+  c.terminal = BoolOr(caps, "terminal", false);
   return c;
 }
 
@@ -48,7 +46,7 @@ Result<NewSessionParams> NewSessionParams::FromJson(const Json::Value& params) {
   if (mcp) p.mcp_servers = *mcp;
   if (extra) {
     for (Json::ArrayIndex i = 0; i < extra->size(); ++i) {
-      auto dir = AsString((*extra)[i]);
+      auto dir = AsString(ElementOrNull(*extra, i));
       if (!dir || dir->empty() || (*dir)[0] != '/')
         return BadParams("params.additionalDirectories[" + std::to_string(i) +
                          "]: expected an absolute path");
@@ -100,7 +98,7 @@ Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool
   std::vector<ContentBlock> out;
   for (Json::ArrayIndex i = 0; i < prompt.size(); ++i) {
     std::string path = "params.prompt[" + std::to_string(i) + "]";
-    FieldReader r(prompt[i], path);
+    FieldReader r(ElementOrNull(prompt, i), path);
     auto type = r.String("type", true);
     if (!r.ok()) return MakeError("LOUSHO_INVALID_PARAMS", r.error());
     if (*type == "text") {
@@ -125,8 +123,8 @@ Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool
                                          (text->empty() || text->back() == '\n' ? "" : "\n") +
                                          "```"));
       } else if (mime && mime->rfind("image/", 0) == 0 && images_supported &&
-                 res->isMember("blob") && (*res)["blob"].isString()) {
-        out.push_back(ContentBlock::Image(*mime, (*res)["blob"].asString()));
+                 MemberOrNull(*res, "blob").isString()) {
+        out.push_back(ContentBlock::Image(*mime, StringOr(*res, "blob")));
       } else {
         out.push_back(ContentBlock::Text("[binary resource " + *uri +
                                          (mime ? " (" + *mime + ")" : "") + " not shown]"));
