@@ -13,12 +13,10 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   ClientCapabilities c;
   if (!caps.isObject()) return c;
   c.raw = caps;
-  const Json::Value& fs = caps["fs"];
-  if (fs.isObject()) {
-    c.fs_read = fs["readTextFile"].isBool() && fs["readTextFile"].asBool();
-    c.fs_write = fs["writeTextFile"].isBool() && fs["writeTextFile"].asBool();
-  }
-  c.terminal = caps["terminal"].isBool() && caps["terminal"].asBool();
+  const Json::Value& fs = MemberOrNull(caps, "fs");
+  c.fs_read = BoolOr(fs, "readTextFile", false);
+  c.fs_write = BoolOr(fs, "writeTextFile", false);
+  c.terminal = BoolOr(caps, "terminal", false);
   return c;
 }
 
@@ -48,7 +46,7 @@ Result<NewSessionParams> NewSessionParams::FromJson(const Json::Value& params) {
   if (mcp) p.mcp_servers = *mcp;
   if (extra) {
     for (Json::ArrayIndex i = 0; i < extra->size(); ++i) {
-      auto dir = AsString((*extra)[i]);
+      auto dir = AsString(ElementOrNull(*extra, i));
       if (!dir || dir->empty() || (*dir)[0] != '/')
         return BadParams("params.additionalDirectories[" + std::to_string(i) +
                          "]: expected an absolute path");
@@ -152,7 +150,7 @@ Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool
   std::vector<ContentBlock> out;
   for (Json::ArrayIndex i = 0; i < prompt.size(); ++i) {
     auto block =
-        PromptBlock(prompt[i], "params.prompt[" + std::to_string(i) + "]", images_supported);
+        PromptBlock(ElementOrNull(prompt, i), "params.prompt[" + std::to_string(i) + "]", images_supported);
     if (!block.ok()) return block.error();
     out.push_back(std::move(*block));
   }

@@ -6,6 +6,7 @@
 
 #include "agent/tools/paths.h"
 #include "support/glob.h"
+#include "support/json_util.h"
 #include "support/shell_words.h"
 
 namespace lousho::agent {
@@ -57,11 +58,12 @@ std::optional<PermissionMode> ParsePermissionMode(std::string_view id) {
 namespace {
 
 Result<PermissionAction> ReadAction(const Json::Value& v, const std::string& path) {
-  if (!v.isString()) return MakeError("LOUSHO_CONFIG_INVALID", path + ": expected string");
-  auto a = ParsePermissionAction(v.asString());
+  auto s = AsString(v);
+  if (!s) return MakeError("LOUSHO_CONFIG_INVALID", path + ": expected string");
+  auto a = ParsePermissionAction(*s);
   if (!a)
     return MakeError("LOUSHO_CONFIG_INVALID",
-                     path + ": expected allow, ask or deny, got \"" + v.asString() + "\"");
+                     path + ": expected allow, ask or deny, got \"" + *s + "\"");
   return *a;
 }
 
@@ -133,21 +135,23 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
   if (value.isArray()) {
     for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
       const std::string at = path + "[" + std::to_string(i) + "]";
-      const Json::Value& r = value[i];
+      const Json::Value& r = ElementOrNull(value, i);
       if (!r.isObject()) return MakeError("LOUSHO_CONFIG_INVALID", at + ": expected object");
       PermissionRule rule;
       for (const char* key : {"tool", "pattern"}) {
-        const Json::Value& f = r[key];
+        const Json::Value& f = MemberOrNull(r, key);
         if (f.isNull()) continue;
-        if (!f.isString() || f.asString().empty())
+        auto s = AsString(f);
+        if (!s || s->empty())
           return MakeError("LOUSHO_CONFIG_INVALID", at + "." + key + ": expected non-empty string");
-        (std::string_view(key) == "tool" ? rule.tool : rule.pattern) = f.asString();
+        (std::string_view(key) == "tool" ? rule.tool : rule.pattern) = *s;
       }
-      if (r["action"].isNull()) return MakeError("LOUSHO_CONFIG_INVALID", at + ".action: required");
-      auto action = ReadAction(r["action"], at + ".action");
+      const Json::Value& given = MemberOrNull(r, "action");
+      if (given.isNull()) return MakeError("LOUSHO_CONFIG_INVALID", at + ".action: required");
+      auto action = ReadAction(given, at + ".action");
       if (!action.ok()) return action.error();
       rule.action = *action;
-      for (const auto& key : r.getMemberNames())
+      for (const auto& key : MemberNames(r))
         if (key != "tool" && key != "pattern" && key != "action")
           return MakeError("LOUSHO_CONFIG_INVALID", at + "." + key + ": unknown field");
       rules.push_back(std::move(rule));
@@ -156,13 +160,13 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
   }
   if (!value.isObject())
     return MakeError("LOUSHO_CONFIG_INVALID", path + ": expected a list or a map of rules");
-  std::vector<std::string> tools = value.getMemberNames();
+  std::vector<std::string> tools = MemberNames(value);
   std::stable_sort(tools.begin(), tools.end(), [](const std::string& a, const std::string& b) {
     return (a == "*") < (b == "*");
   });
   for (const auto& tool : tools) {
     const std::string at = path + "." + tool;
-    const Json::Value& v = value[tool];
+    const Json::Value& v = MemberOrNull(value, tool);
     if (v.isString()) {
       auto action = ReadAction(v, at);
       if (!action.ok()) return action.error();
@@ -172,12 +176,12 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
     if (!v.isObject())
       return MakeError("LOUSHO_CONFIG_INVALID",
                        at + ": expected an action or a map of pattern to action");
-    std::vector<std::string> patterns = v.getMemberNames();
+    std::vector<std::string> patterns = MemberNames(v);
     std::stable_sort(
         patterns.begin(), patterns.end(),
         [](const std::string& a, const std::string& b) { return Specificity(a) < Specificity(b); });
     for (const auto& pattern : patterns) {
-      auto action = ReadAction(v[pattern], at + "." + pattern);
+      auto action = ReadAction(MemberOrNull(v, pattern), at + "." + pattern);
       if (!action.ok()) return action.error();
       rules.push_back({tool, pattern, *action});
     }

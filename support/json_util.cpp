@@ -128,6 +128,38 @@ const Json::Value& MemberOrNull(const Json::Value& obj, std::string_view key) {
   return v ? *v : Json::Value::nullSingleton();
 }
 
+const Json::Value& ElementOrNull(const Json::Value& array, Json::ArrayIndex i) {
+  if (!array.isArray() || i >= array.size()) return Json::Value::nullSingleton();
+  return array[i];
+}
+
+std::vector<std::string> MemberNames(const Json::Value& obj) {
+  if (!obj.isObject()) return {};
+  return obj.getMemberNames();
+}
+
+std::string StringOrJson(const Json::Value& v) {
+  if (v.isString()) return v.asString();
+  return WriteJson(v);
+}
+
+long long IntReader::Int(const Json::Value& obj, std::string_view key, long long lo, long long hi,
+                         long long fallback) {
+  const Json::Value* m = FindMember(obj, key);
+  if (m == nullptr || m->isNull()) return fallback;
+  if (auto v = AsInt64(*m); v && *v >= lo && *v <= hi) return *v;
+  if (error_.empty()) {
+    // Numbers are quoted; other values only by type (they may be megabytes long).
+    std::string shown = m->isNumeric()  ? WriteJson(*m)
+                        : m->isString() ? std::string("a string")
+                        : m->isBool()   ? std::string("a boolean")
+                                        : std::string("an array or object");
+    error_ = "bad number in " + where_ + ": " + std::string(key) + " is " + shown +
+             ", expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  }
+  return fallback;
+}
+
 std::optional<long long> FieldReader::Int(const char* key, bool required) {
   const Json::Value* v = Get(key, required);
   if (!v) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "support/status.h"
 
@@ -39,6 +40,32 @@ double DoubleOr(const Json::Value& obj, std::string_view key, double fallback);
 bool BoolOr(const Json::Value& obj, std::string_view key, bool fallback);
 // The member or a null value (never inserts, never throws).
 const Json::Value& MemberOrNull(const Json::Value& obj, std::string_view key);
+// Element `i` of an array, or a null value when `array` is not one or is shorter.
+const Json::Value& ElementOrNull(const Json::Value& array, Json::ArrayIndex i);
+// The member names of an object in jsoncpp's (sorted) order; none for any other value.
+std::vector<std::string> MemberNames(const Json::Value& obj);
+// A string's own text; any other value written as compact JSON (tool arguments arrive both ways).
+std::string StringOrJson(const Json::Value& v);
+
+// Reads integers that must lie within bounds the caller gives, from the objects of one message
+// (e.g. one stream event). Absent or null members read as the fallback; anything else outside
+// the bounds (a string, a fraction, 1e30) is kept as the first error, naming `where` and the key,
+// and also reads as the fallback. Not thread-safe.
+class IntReader {
+ public:
+  explicit IntReader(std::string where) : where_(std::move(where)) {}
+
+  long long Int(const Json::Value& obj, std::string_view key, long long lo, long long hi,
+                long long fallback);
+
+  bool ok() const { return error_.empty(); }
+  // E.g. "bad number in message_delta: output_tokens is -1, expected an integer from 0 to 9".
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string where_;
+  std::string error_;
+};
 
 // Reads fields of an object, checking types before jsoncpp can throw; the first problem is kept
 // with its path (e.g. "params.sessionId: expected string"). Not thread-safe.

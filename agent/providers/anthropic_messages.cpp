@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "agent/providers/json_access.h"
 #include "agent/providers/provider_errors.h"
 #include "support/json_util.h"
 
@@ -151,13 +150,15 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
   // Tool results are blocks of a user message; consecutive user-side messages merge into one
   // so every tool_use is answered in the very next message.
   auto user_tail = [&]() -> Json::Value& {
-    if (messages.empty() || messages[messages.size() - 1]["role"].asString() != "user") {
+    if (messages.empty() ||
+        StringOr(ElementOrNull(messages, messages.size() - 1), "role") != "user") {
       Json::Value u(Json::objectValue);
       u["role"] = "user";
       u["content"] = Json::Value(Json::arrayValue);
       messages.append(u);
     }
-    return messages[messages.size() - 1]["content"];
+    Json::Value& content = messages[messages.size() - 1]["content"];
+    return content;
   };
   for (const Message& m : request.messages) {
     switch (m.role) {
@@ -187,7 +188,7 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
     Json::Value& content = messages[messages.size() - 1]["content"];
     if (content.isArray() && !content.empty()) {
       Json::Value& last = content[content.size() - 1];
-      std::string type = last["type"].asString();
+      std::string type = StringOr(last, "type");
       if (type != "thinking" && type != "redacted_thinking") {
         last["cache_control"]["type"] = "ephemeral";
       }
@@ -217,11 +218,11 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
 
 namespace {
 
-void ReadUsage(const Json::Value& u, json::Numbers* numbers, Usage* usage) {
+void ReadUsage(const Json::Value& u, StreamNumbers* numbers, Usage* usage) {
   if (!u.isObject()) return;
   // message_delta usage is cumulative: take the latest value of every field it carries.
   auto take = [&](const char* key, long long* field) {
-    const Json::Value* m = json::Member(u, key);
+    const Json::Value* m = FindMember(u, key);
     if (m == nullptr || m->isNull()) return;
     long long v = numbers->Tokens(u, key);
     if (numbers->ok()) *field = v;
@@ -242,10 +243,10 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
                      "malformed stream event " + event.event + ": " + event.data.substr(0, 200));
   }
   const Json::Value& data = *parsed;
-  std::string type = json::Str(data, "type");
+  std::string type = StringOr(data, "type");
   if (type.empty()) type = event.event;
   // Every number is checked before use; one out of range fails the response as malformed.
-  json::Numbers numbers(type.c_str());
+  StreamNumbers numbers(type.c_str());
   int index = 0;  // the block index of content_block_* events (0 when absent)
   if (type.rfind("content_block_", 0) == 0) {
     index = static_cast<int>(numbers.Index(data, "index"));
@@ -253,30 +254,30 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
   }
 
   if (type == "message_start") {
-    if (const Json::Value* msg = json::Member(data, "message")) {
-      if (const Json::Value* u = json::Member(*msg, "usage")) ReadUsage(*u, &numbers, &usage_);
+    if (const Json::Value* msg = FindMember(data, "message")) {
+      if (const Json::Value* u = FindMember(*msg, "usage")) ReadUsage(*u, &numbers, &usage_);
       if (!numbers.ok()) return numbers.status();
     }
   } else if (type == "content_block_start") {
-    const Json::Value* cb = json::Member(data, "content_block");
-    std::string block_type = cb ? json::Str(*cb, "type") : std::string();
+    const Json::Value* cb = FindMember(data, "content_block");
+    std::string block_type = cb ? StringOr(*cb, "type") : std::string();
     Block entry;
     if (block_type == "text" || block_type == "thinking" || block_type == "redacted_thinking" ||
         block_type == "tool_use") {
       ContentBlock b;
       if (block_type == "text") {
         b.type = BlockType::kText;
-        b.text = json::Str(*cb, "text");
+        b.text = StringOr(*cb, "text");
       } else if (block_type == "thinking") {
         b.type = BlockType::kThinking;
-        b.text = json::Str(*cb, "thinking");
-        b.signature = json::Str(*cb, "signature");
+        b.text = StringOr(*cb, "thinking");
+        b.signature = StringOr(*cb, "signature");
       } else if (block_type == "redacted_thinking") {
         b.type = BlockType::kThinking;
         b.redacted = true;
-        b.text = json::Str(*cb, "data");  // opaque; sent back unchanged, never shown
+        b.text = StringOr(*cb, "data");  // opaque; sent back unchanged, never shown
       } else {
-        b = ContentBlock::ToolCall(json::Str(*cb, "id"), json::Str(*cb, "name"), Json::Value());
+        b = ContentBlock::ToolCall(StringOr(*cb, "id"), StringOr(*cb, "name"), Json::Value());
       }
       blocks_.push_back(std::move(b));
       block_ended_.push_back(false);
@@ -308,25 +309,25 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
     }
     if (it->second.block < 0) return Status::Ok();
     ContentBlock& b = blocks_[it->second.block];
-    const Json::Value* delta = json::Member(data, "delta");
+    const Json::Value* delta = FindMember(data, "delta");
     if (!delta) return Status::Ok();
-    std::string dtype = json::Str(*delta, "type");
+    std::string dtype = StringOr(*delta, "type");
     StreamDelta d;
     d.index = it->second.block;
     if (dtype == "text_delta") {
       d.kind = DeltaKind::kText;
-      d.text = json::Str(*delta, "text");
+      d.text = StringOr(*delta, "text");
       b.text += d.text;
     } else if (dtype == "thinking_delta") {
       d.kind = DeltaKind::kThinking;
-      d.text = json::Str(*delta, "thinking");
+      d.text = StringOr(*delta, "thinking");
       b.text += d.text;
     } else if (dtype == "signature_delta") {
-      b.signature += json::Str(*delta, "signature");
+      b.signature += StringOr(*delta, "signature");
       return Status::Ok();
     } else if (dtype == "input_json_delta") {
       d.kind = DeltaKind::kToolCallArgs;
-      d.text = json::Str(*delta, "partial_json");
+      d.text = StringOr(*delta, "partial_json");
       d.id = b.id;
       it->second.json += d.text;
     } else {
@@ -352,22 +353,22 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
       d.index = it->second.block;
       d.id = b.id;
       d.name = b.name;
-      d.text = b.arguments.isString() ? b.arguments.asString() : WriteJson(b.arguments);
+      d.text = StringOrJson(b.arguments);
       Emit(emit, d);
     }
   } else if (type == "message_delta") {
-    if (const Json::Value* delta = json::Member(data, "delta")) {
-      std::string reason = json::Str(*delta, "stop_reason");
+    if (const Json::Value* delta = FindMember(data, "delta")) {
+      std::string reason = StringOr(*delta, "stop_reason");
       if (!reason.empty()) stop_reason_ = reason;
     }
-    if (const Json::Value* u = json::Member(data, "usage")) ReadUsage(*u, &numbers, &usage_);
+    if (const Json::Value* u = FindMember(data, "usage")) ReadUsage(*u, &numbers, &usage_);
     if (!numbers.ok()) return numbers.status();
   } else if (type == "message_stop") {
     done_ = true;
   } else if (type == "error") {
-    const Json::Value* err = json::Member(data, "error");
-    return ErrorFromStream(err ? json::Str(*err, "type") : std::string(),
-                           err ? json::Str(*err, "message") : std::string());
+    const Json::Value* err = FindMember(data, "error");
+    return ErrorFromStream(err ? StringOr(*err, "type") : std::string(),
+                           err ? StringOr(*err, "message") : std::string());
   }
   // "ping" and unknown event types are ignored.
   return Status::Ok();

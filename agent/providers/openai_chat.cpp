@@ -1,7 +1,6 @@
 // OpenAI Chat Completions: request body, stream decoder and provider.
 #include "agent/providers/openai_chat.h"
 
-#include "agent/providers/json_access.h"
 #include "agent/providers/provider_errors.h"
 #include "support/json_util.h"
 
@@ -91,9 +90,8 @@ Json::Value AssistantMessage(const Message& m, const OpenAiChatBodyOptions& opti
         c["type"] = "function";
         c["function"]["name"] = b.name;
         // Arguments travel as a JSON string; a raw unparsable string is sent back as it came.
-        c["function"]["arguments"] = b.arguments.isString() ? b.arguments.asString()
-                                     : b.arguments.isNull() ? std::string("{}")
-                                                            : WriteJson(b.arguments);
+        c["function"]["arguments"] =
+            b.arguments.isNull() ? std::string("{}") : StringOrJson(b.arguments);
         calls.append(c);
         break;
       }
@@ -235,7 +233,7 @@ bool OpenAiChatDecoder::EndToolCalls(const DeltaCallback& emit) {
     d.index = call.block;
     d.id = b.id;
     d.name = b.name;
-    d.text = b.arguments.isString() ? b.arguments.asString() : WriteJson(b.arguments);
+    d.text = StringOrJson(b.arguments);
     if (!Emit(emit, d)) return false;
   }
   return true;
@@ -253,18 +251,18 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
     return MakeError(kProviderBadResponse, "malformed stream chunk: " + event.data.substr(0, 200));
   }
   const Json::Value& chunk = *parsed;
-  if (const Json::Value* err = json::Member(chunk, "error"); err && !err->isNull()) {
-    std::string type = json::Str(*err, "code");
-    if (type.empty()) type = json::Str(*err, "type");
-    std::string message = err->isString() ? err->asString() : json::Str(*err, "message");
+  if (const Json::Value* err = FindMember(chunk, "error"); err && !err->isNull()) {
+    std::string type = StringOr(*err, "code");
+    if (type.empty()) type = StringOr(*err, "type");
+    std::string message = AsString(*err).value_or(StringOr(*err, "message"));
     return ErrorFromStream(type, message);
   }
   // Every number is checked before use; one out of range fails the response as malformed.
-  json::Numbers numbers("chat completion chunk");
-  if (const Json::Value* u = json::Member(chunk, "usage"); u && u->isObject()) {
+  StreamNumbers numbers("chat completion chunk");
+  if (const Json::Value* u = FindMember(chunk, "usage"); u && u->isObject()) {
     long long prompt = numbers.Tokens(*u, "prompt_tokens");
     long long cached = 0;
-    if (const Json::Value* d = json::Member(*u, "prompt_tokens_details")) {
+    if (const Json::Value* d = FindMember(*u, "prompt_tokens_details")) {
       cached = numbers.Tokens(*d, "cached_tokens");
     }
     long long output = numbers.Tokens(*u, "completion_tokens");
@@ -273,34 +271,34 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
     usage_.cache_read = cached;
     usage_.output = output;
   }
-  const Json::Value* choices = json::Member(chunk, "choices");
+  const Json::Value* choices = FindMember(chunk, "choices");
   if (!choices || !choices->isArray()) return Status::Ok();  // null or missing: usage chunk
   for (const Json::Value& choice : *choices) {
     long long choice_index = numbers.Index(choice, "index");
     if (!numbers.ok()) return numbers.status();
     if (choice_index != 0) continue;  // we never ask for n > 1
-    if (const Json::Value* delta = json::Member(choice, "delta"); delta && delta->isObject()) {
+    if (const Json::Value* delta = FindMember(choice, "delta"); delta && delta->isObject()) {
       for (const char* field : {"reasoning_content", "reasoning"}) {
-        std::string r = json::Str(*delta, field);
+        std::string r = StringOr(*delta, field);
         if (r.empty()) continue;
         if (!AppendText(BlockType::kThinking, r, field, emit)) return Status::Ok();
         break;  // servers in transition send both names with the same text
       }
-      std::string text = json::Str(*delta, "content");
+      std::string text = StringOr(*delta, "content");
       if (!text.empty() && !AppendText(BlockType::kText, text, "", emit)) return Status::Ok();
-      std::string refusal = json::Str(*delta, "refusal");
+      std::string refusal = StringOr(*delta, "refusal");
       if (!refusal.empty() && !AppendText(BlockType::kText, refusal, "", emit)) {
         return Status::Ok();
       }
-      const Json::Value* tool_calls = json::Member(*delta, "tool_calls");
+      const Json::Value* tool_calls = FindMember(*delta, "tool_calls");
       if (tool_calls && tool_calls->isArray()) {
         for (const Json::Value& tc : *tool_calls) {
-          std::string id = json::Str(tc, "id");
-          const Json::Value* fn = json::Member(tc, "function");
-          std::string name = fn ? json::Str(*fn, "name") : std::string();
+          std::string id = StringOr(tc, "id");
+          const Json::Value* fn = FindMember(tc, "function");
+          std::string name = fn ? StringOr(*fn, "name") : std::string();
           // Key by index; a server that omits it sends whole calls, told apart by their ids.
           int key;
-          if (const Json::Value* idx = json::Member(tc, "index"); idx && !idx->isNull()) {
+          if (const Json::Value* idx = FindMember(tc, "index"); idx && !idx->isNull()) {
             key = static_cast<int>(numbers.Index(tc, "index"));
             if (!numbers.ok()) return numbers.status();
           } else if (last_call_key_ < 0 ||
@@ -309,10 +307,10 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
           } else {
             key = last_call_key_;
           }
-          if (key > json::kMaxBlockIndex) {
-            return MakeError(kProviderBadResponse, "more than " +
-                                                       std::to_string(json::kMaxBlockIndex + 1) +
-                                                       " tool calls in one response");
+          if (key > kMaxBlockIndex) {
+            return MakeError(
+                kProviderBadResponse,
+                "more than " + std::to_string(kMaxBlockIndex + 1) + " tool calls in one response");
           }
           auto it = calls_.find(key);
           if (it == calls_.end()) {
@@ -335,9 +333,9 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
           if (key > last_call_key_) last_call_key_ = key;
           std::string fragment;
           if (fn) {
-            if (const Json::Value* a = json::Member(*fn, "arguments")) {
+            if (const Json::Value* a = FindMember(*fn, "arguments")) {
               // Ollama's native shape sends an object; accept it as the whole argument text.
-              if (a->isString()) fragment = a->asString();
+              if (auto text = AsString(*a)) fragment = std::move(*text);
               if (a->isObject()) fragment = WriteJson(*a);
             }
           }
@@ -353,8 +351,8 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
         }
       }
     }
-    if (const Json::Value* fr = json::Member(choice, "finish_reason"); fr && fr->isString()) {
-      finish_reason_ = fr->asString();
+    if (const Json::Value* fr = FindMember(choice, "finish_reason"); fr && fr->isString()) {
+      finish_reason_ = StringOr(choice, "finish_reason");
       finish_seen_ = true;
       if (!EndToolCalls(emit)) return Status::Ok();
     }

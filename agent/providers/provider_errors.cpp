@@ -31,12 +31,6 @@ struct BodyInfo {
   std::string code;  // error.code (OpenAI), error.details.error_code (Anthropic)
 };
 
-std::string StringField(const Json::Value& obj, const char* key) {
-  if (!obj.isObject()) return {};
-  const Json::Value* v = obj.find(key, key + std::char_traits<char>::length(key));
-  return v && v->isString() ? v->asString() : std::string();
-}
-
 BodyInfo ParseErrorBody(std::string_view body) {
   BodyInfo info;
   auto parsed = ParseJson(body);
@@ -44,15 +38,15 @@ BodyInfo ParseErrorBody(std::string_view body) {
     const Json::Value& root = *parsed;
     const Json::Value* err = FindMember(root, "error");
     if (err && err->isObject()) {
-      info.message = StringField(*err, "message");
-      info.type = StringField(*err, "type");
-      info.code = StringField(*err, "code");
+      info.message = StringOr(*err, "message");
+      info.type = StringOr(*err, "type");
+      info.code = StringOr(*err, "code");
       const Json::Value* details = FindMember(*err, "details");
-      if (details && info.code.empty()) info.code = StringField(*details, "error_code");
+      if (details && info.code.empty()) info.code = StringOr(*details, "error_code");
     } else if (err && err->isString()) {
-      info.message = err->asString();  // Ollama native: {"error":"model 'x' not found"}
+      info.message = StringOr(root, "error");  // Ollama native: {"error":"model 'x' not found"}
     } else {
-      info.message = StringField(root, "message");
+      info.message = StringOr(root, "message");
     }
     return info;
   }

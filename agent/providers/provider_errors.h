@@ -1,10 +1,14 @@
-// Stable LOUSHO_PROVIDER_* error codes and the mapping from HTTP failures to them.
+// Stable LOUSHO_PROVIDER_* error codes, the mapping from HTTP failures to them, and the bounds
+// on numbers in a stream.
 #pragma once
+
+#include <json/json.h>
 
 #include <map>
 #include <string>
 #include <string_view>
 
+#include "support/json_util.h"
 #include "support/status.h"
 
 namespace lousho::agent {
@@ -34,5 +38,28 @@ Error ErrorFromHttp(int status, const HeaderMap& headers, std::string_view body,
 // Builds the error for an error object met inside a 200 stream (OpenAI `{"error":{...}}` data,
 // Anthropic `event: error`). `type` is error.type or error.code.
 Error ErrorFromStream(const std::string& type, const std::string& message);
+
+// Bounds on the numbers a model server sends. Anything outside them is a bad response: no real
+// answer has that many blocks or tokens, and the bounds keep sums of usage far from overflow.
+inline constexpr long long kMaxBlockIndex = 1024;                 // content block, tool call
+inline constexpr long long kMaxTokenCount = 1'000'000'000'000LL;  // one usage figure
+
+// Reads the integers of one stream event within those bounds (absent means 0); a number outside
+// them fails the response once, with LOUSHO_PROVIDER_BAD_RESPONSE (not retryable: the server
+// would answer the same way again).
+class StreamNumbers : public IntReader {
+ public:
+  // `where` names the event in the error (e.g. "content_block_delta").
+  explicit StreamNumbers(std::string where) : IntReader(std::move(where)) {}
+  long long Index(const Json::Value& obj, const char* key) {
+    return Int(obj, key, 0, kMaxBlockIndex, 0);
+  }
+  long long Tokens(const Json::Value& obj, const char* key) {
+    return Int(obj, key, 0, kMaxTokenCount, 0);
+  }
+  Status status() const {
+    return ok() ? Status::Ok() : Status(MakeError(kProviderBadResponse, error()));
+  }
+};
 
 }  // namespace lousho::agent

@@ -24,7 +24,7 @@ class AskTool : public Tool {
   ToolKind kind() const override { return ToolKind::kOther; }
   bool read_only() const override { return true; }
   std::string Title(const Json::Value& args, const ToolContext& /*ctx*/) const override {
-    std::string q = StringArg(args, "question");
+    std::string q = StringOr(args, "question");
     return q.empty() ? "Ask" : "Ask: " + Shorten(q, 80);
   }
   std::string PermissionSubject(const Json::Value& /*args*/) const override { return ""; }
@@ -39,11 +39,12 @@ class AskTool : public Tool {
     if (options) {
       int n = 0;
       for (const auto& o : *options) {
-        if (!o.isString()) return ToolOutput::Error("ask: options: expected strings");
+        auto option = AsString(o);
+        if (!option) return ToolOutput::Error("ask: options: expected strings");
         text += n == 0 ? "\n\n" : "\n";
         ++n;
-        text += std::to_string(n) + ". " + o.asString();
-        opts.append(o.asString());
+        text += std::to_string(n) + ". " + *option;
+        opts.append(*option);
       }
     }
     ToolOutput out = ToolOutput::Text(std::move(text));

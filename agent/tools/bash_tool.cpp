@@ -73,11 +73,11 @@ class BashTool : public Tool {
   ToolKind kind() const override { return ToolKind::kExecute; }
   bool read_only() const override { return false; }
   std::string Title(const Json::Value& args, const ToolContext& /*ctx*/) const override {
-    std::string cmd = StringArg(args, "command");
+    std::string cmd = StringOr(args, "command");
     return cmd.empty() ? "bash" : Shorten(cmd, 80);
   }
   std::string PermissionSubject(const Json::Value& args) const override {
-    return StringArg(args, "command");
+    return StringOr(args, "command");
   }
 
   ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {

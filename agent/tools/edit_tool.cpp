@@ -82,8 +82,9 @@ std::string ReadReplacements(const Json::Value& args, std::vector<Replacement>* 
     for (Json::ArrayIndex i = 0; i < edits->size(); ++i) {
       Replacement r;
       std::string prefix = "edits[" + std::to_string(i) + "].";
-      if (!(*edits)[i].isObject()) return prefix.substr(0, prefix.size() - 1) + ": expected object";
-      std::string err = read_pair((*edits)[i], prefix, &r);
+      const Json::Value& edit = ElementOrNull(*edits, i);
+      if (!edit.isObject()) return prefix.substr(0, prefix.size() - 1) + ": expected object";
+      std::string err = read_pair(edit, prefix, &r);
       if (!err.empty()) return err;
       out->push_back(std::move(r));
     }
@@ -239,7 +240,7 @@ class EditTool : public Tool {
   }
   std::vector<ToolLocation> Locations(const Json::Value& args,
                                       const ToolContext& ctx) const override {
-    std::string path = StringArg(args, "path");
+    std::string path = StringOr(args, "path");
     if (path.empty()) return {};
     ToolContext copy = ctx;
     EditPlan plan;

@@ -110,7 +110,7 @@ class ReadTool : public Tool {
   }
   std::vector<ToolLocation> Locations(const Json::Value& args,
                                       const ToolContext& ctx) const override {
-    std::string path = StringArg(args, "path");
+    std::string path = StringOr(args, "path");
     if (path.empty()) return {};
     Args a(args);
     auto offset = a.Int("offset", 1);

@@ -23,11 +23,11 @@ class SwitchModeTool : public Tool {
   ToolKind kind() const override { return ToolKind::kSwitchMode; }
   bool read_only() const override { return false; }
   std::string Title(const Json::Value& args, const ToolContext& /*ctx*/) const override {
-    std::string mode = StringArg(args, "mode");
+    std::string mode = StringOr(args, "mode");
     return mode.empty() ? "Switch mode" : "Switch to " + mode + " mode";
   }
   std::string PermissionSubject(const Json::Value& args) const override {
-    return StringArg(args, "mode");
+    return StringOr(args, "mode");
   }
   ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {
     Args a(args);

@@ -49,7 +49,7 @@ class TodoTool : public Tool {
     std::vector<PlanEntry> entries;
     for (Json::ArrayIndex i = 0; i < todos->size(); ++i) {
       const std::string at = "todos[" + std::to_string(i) + "].";
-      const Json::Value& t = (*todos)[i];
+      const Json::Value& t = ElementOrNull(*todos, i);
       if (!t.isObject())
         return ToolOutput::Error("todo: todos[" + std::to_string(i) + "]: expected object");
       Args e(t);

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <system_error>
 #include <utility>
 
@@ -21,28 +20,25 @@ Args::Args(const Json::Value& args) : args_(args) {
 }
 
 std::optional<std::string> Args::String(const char* key, bool required) {
-  const Json::Value* v = args_.isObject() ? args_.find(key, key + std::strlen(key)) : nullptr;
+  const Json::Value* v = FindMember(args_, key);
   if (!v || v->isNull()) {
     if (required) Fail(std::string(key) + ": required");
     return std::nullopt;
   }
-  if (v->isString()) return v->asString();
-  if (v->isNumeric() || v->isBool()) return v->asString();
+  if (v->isString()) return AsString(*v);
+  if (v->isNumeric() || v->isBool()) return WriteJson(*v);  // 42, 1.5, true as text
   Fail(std::string(key) + ": expected string");
   return std::nullopt;
 }
 
 std::optional<long long> Args::Int(const char* key, long long min_value) {
-  const Json::Value* v = args_.isObject() ? args_.find(key, key + std::strlen(key)) : nullptr;
+  const Json::Value* v = FindMember(args_, key);
   if (!v || v->isNull()) return std::nullopt;
   long long n = 0;
-  if (v->isIntegral()) {
-    n = v->asInt64();
-  } else if (v->isDouble() &&
-             v->asDouble() == static_cast<double>(static_cast<long long>(v->asDouble()))) {
-    n = static_cast<long long>(v->asDouble());
-  } else if (v->isString() && !v->asString().empty()) {
-    const std::string s = v->asString();
+  const std::string s = StringOr(args_, key);
+  if (auto whole = AsInt64(*v)) {  // integers, and whole doubles within int64
+    n = *whole;
+  } else if (!s.empty()) {
     char* end = nullptr;
     errno = 0;
     n = std::strtoll(s.c_str(), &end, 10);
@@ -62,13 +58,13 @@ std::optional<long long> Args::Int(const char* key, long long min_value) {
 }
 
 std::optional<double> Args::Number(const char* key, double min_value) {
-  const Json::Value* v = args_.isObject() ? args_.find(key, key + std::strlen(key)) : nullptr;
+  const Json::Value* v = FindMember(args_, key);
   if (!v || v->isNull()) return std::nullopt;
   double d = 0;
-  if (v->isNumeric()) {
-    d = v->asDouble();
-  } else if (v->isString() && !v->asString().empty()) {
-    const std::string s = v->asString();
+  const std::string s = StringOr(args_, key);
+  if (auto number = AsDouble(*v)) {
+    d = *number;
+  } else if (!s.empty()) {
     char* end = nullptr;
     d = std::strtod(s.c_str(), &end);
     if (*end != '\0') {
@@ -87,19 +83,18 @@ std::optional<double> Args::Number(const char* key, double min_value) {
 }
 
 bool Args::Bool(const char* key, bool fallback) {
-  const Json::Value* v = args_.isObject() ? args_.find(key, key + std::strlen(key)) : nullptr;
+  const Json::Value* v = FindMember(args_, key);
   if (!v || v->isNull()) return fallback;
-  if (v->isBool()) return v->asBool();
-  if (v->isString()) {
-    if (v->asString() == "true") return true;
-    if (v->asString() == "false") return false;
-  }
+  if (auto b = AsBool(*v)) return *b;
+  const std::string s = StringOr(args_, key);
+  if (s == "true") return true;
+  if (s == "false") return false;
   Fail(std::string(key) + ": expected boolean");
   return fallback;
 }
 
 const Json::Value* Args::Array(const char* key, bool required) {
-  const Json::Value* v = args_.isObject() ? args_.find(key, key + std::strlen(key)) : nullptr;
+  const Json::Value* v = FindMember(args_, key);
   if (!v || v->isNull()) {
     if (required) Fail(std::string(key) + ": required");
     return nullptr;
@@ -109,12 +104,6 @@ const Json::Value* Args::Array(const char* key, bool required) {
     return nullptr;
   }
   return v;
-}
-
-std::string StringArg(const Json::Value& args, const char* key) {
-  if (!args.isObject()) return {};
-  const Json::Value* v = args.find(key, key + std::strlen(key));
-  return v && v->isString() ? v->asString() : std::string();
 }
 
 Json::Value ObjectSchema(std::initializer_list<std::pair<const char*, Json::Value>> properties,
@@ -431,7 +420,7 @@ Status WriteTextForTool(ToolContext& ctx, const ResolvedPath& path, const std::s
 }
 
 std::string PathSubject(const Json::Value& args) {
-  std::string p = StringArg(args, "path");
+  std::string p = StringOr(args, "path");
   if (!p.empty() && p[0] == '@') p.erase(0, 1);
   while (p.rfind("./", 0) == 0) p.erase(0, 2);
   return p;
@@ -439,12 +428,12 @@ std::string PathSubject(const Json::Value& args) {
 
 std::vector<ToolLocation> FolderTool::Locations(const Json::Value& args,
                                                 const ToolContext& ctx) const {
-  std::string path = StringArg(args, "path");
+  std::string path = StringOr(args, "path");
   return {ToolLocation{AbsolutePath(ctx.cwd, path.empty() ? "." : path).string(), 0}};
 }
 
 std::string SearchTitle(const std::string& verb, const Json::Value& args) {
-  std::string t = verb + " " + Shorten(StringArg(args, "pattern"), 60);
+  std::string t = verb + " " + Shorten(StringOr(args, "pattern"), 60);
   std::string path = PathSubject(args);
   if (!path.empty()) t += " in " + path;
   return t;

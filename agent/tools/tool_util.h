@@ -14,6 +14,7 @@
 #include "agent/tool.h"
 #include "agent/tools/paths.h"
 #include "support/cancel.h"
+#include "support/json_util.h"
 #include "support/status.h"
 
 namespace lousho::agent::tools {
@@ -38,9 +39,6 @@ class Args {
   const Json::Value& args_;
   std::string error_;
 };
-
-// The string at args[key] when it is one, else "".
-std::string StringArg(const Json::Value& args, const char* key);
 
 // JSON schema helpers.
 Json::Value ObjectSchema(std::initializer_list<std::pair<const char*, Json::Value>> properties,

@@ -32,7 +32,7 @@ class WriteTool : public Tool {
   }
   std::vector<ToolLocation> Locations(const Json::Value& args,
                                       const ToolContext& ctx) const override {
-    std::string path = StringArg(args, "path");
+    std::string path = StringOr(args, "path");
     if (path.empty()) return {};
     return {ToolLocation{AbsolutePath(ctx.cwd, path).string(), 0}};
   }
