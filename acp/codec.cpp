@@ -149,8 +149,8 @@ Result<ContentBlock> PromptBlock(const Json::Value& v, const std::string& path, 
 Result<std::vector<ContentBlock>> PromptFromJson(const Json::Value& prompt, bool images_supported) {
   std::vector<ContentBlock> out;
   for (Json::ArrayIndex i = 0; i < prompt.size(); ++i) {
-    auto block =
-        PromptBlock(ElementOrNull(prompt, i), "params.prompt[" + std::to_string(i) + "]", images_supported);
+    auto block = PromptBlock(ElementOrNull(prompt, i), "params.prompt[" + std::to_string(i) + "]",
+                             images_supported);
     if (!block.ok()) return block.error();
     out.push_back(std::move(*block));
   }

@@ -33,9 +33,9 @@ Result<ModelChoice> ResolveModel(const config::AgentSpec& spec, const std::strin
   if (settings == nullptr) {
     std::string known;
     for (const auto& n : config::BuiltinProviderNames()) known += (known.empty() ? "" : ", ") + n;
-    return MakeError("LOUSHO_CONFIG_INVALID",
-                     spec.source + ": unknown provider '" + provider_name + "' (built-in: " +
-                         known + ", script; or define it under providers:)");
+    return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown provider '" + provider_name +
+                                                  "' (built-in: " + known +
+                                                  ", script; or define it under providers:)");
   }
   auto provider = MakeHttpProvider(*settings, model_id, getenv);
   if (!provider.ok()) return provider.error();

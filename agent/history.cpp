@@ -143,9 +143,9 @@ struct StopName {
   const char* id;
 };
 constexpr StopName kStopNames[] = {
-    {StopReason::kEndTurn, "stop"},        {StopReason::kToolUse, "toolUse"},
-    {StopReason::kMaxTokens, "length"},    {StopReason::kRefusal, "refusal"},
-    {StopReason::kCancelled, "aborted"},   {StopReason::kError, "error"},
+    {StopReason::kEndTurn, "stop"},      {StopReason::kToolUse, "toolUse"},
+    {StopReason::kMaxTokens, "length"},  {StopReason::kRefusal, "refusal"},
+    {StopReason::kCancelled, "aborted"}, {StopReason::kError, "error"},
 };
 
 struct KindId {
@@ -153,11 +153,16 @@ struct KindId {
   const char* id;
 };
 constexpr KindId kToolKinds[] = {
-    {ToolKind::kRead, "read"},       {ToolKind::kEdit, "edit"},
-    {ToolKind::kDelete, "delete"},   {ToolKind::kMove, "move"},
-    {ToolKind::kSearch, "search"},   {ToolKind::kExecute, "execute"},
-    {ToolKind::kThink, "think"},     {ToolKind::kFetch, "fetch"},
-    {ToolKind::kSwitchMode, "switch_mode"}, {ToolKind::kOther, "other"},
+    {ToolKind::kRead, "read"},
+    {ToolKind::kEdit, "edit"},
+    {ToolKind::kDelete, "delete"},
+    {ToolKind::kMove, "move"},
+    {ToolKind::kSearch, "search"},
+    {ToolKind::kExecute, "execute"},
+    {ToolKind::kThink, "think"},
+    {ToolKind::kFetch, "fetch"},
+    {ToolKind::kSwitchMode, "switch_mode"},
+    {ToolKind::kOther, "other"},
 };
 
 Error Invalid(const std::string& message) { return MakeError("LOUSHO_HISTORY_INVALID", message); }
@@ -195,12 +200,12 @@ Result<std::vector<ContentBlock>> ContentFromJson(const Json::Value* v, const st
   std::vector<ContentBlock> out;
   if (v == nullptr || v->isNull()) return out;
   if (v->isString()) {
-    out.push_back(ContentBlock::Text(v->asString()));
+    out.push_back(ContentBlock::Text(AsString(*v).value_or("")));
     return out;
   }
   if (!v->isArray()) return Invalid(path + ": expected string or array");
   for (Json::ArrayIndex i = 0; i < v->size(); ++i) {
-    auto b = ContentBlockFromJson((*v)[i], path + "[" + std::to_string(i) + "]");
+    auto b = ContentBlockFromJson(ElementOrNull(*v, i), path + "[" + std::to_string(i) + "]");
     if (!b.ok()) return b.error();
     out.push_back(std::move(*b));
   }

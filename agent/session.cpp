@@ -60,7 +60,7 @@ struct Session::Turn {
   CancelToken cancel;
   int step = 0;
   TurnResult result;
-  std::vector<Message> added;  // messages this prompt added, for agent_end
+  std::vector<Message> added;         // messages this prompt added, for agent_end
   std::vector<Message> tool_results;  // of the current step, for turn_end
   bool ends_turn = false;             // a tool (ask) ended the turn
   std::string question;
@@ -69,7 +69,7 @@ struct Session::Turn {
 // One streamed model message and how its stream ended.
 struct Session::Streamed {
   Message message;
-  std::optional<Error> error;             // the stream failed (not by cancellation)
+  std::optional<Error> error;  // the stream failed (not by cancellation)
   CancelCause aborted = CancelCause::kNone;
   std::optional<StreamInterrupt> interrupt;  // set when a watcher or Interrupt() stopped it
 };
@@ -461,8 +461,8 @@ Session::Streamed Session::StreamMessage(Turn& t) {
     if (!watched && interrupt_) watched = std::move(interrupt_);
     interrupt_.reset();
   }
-  const bool stopped = stream->cancelled() || (resp.ok() && resp->message.stop_reason ==
-                                                               StopReason::kCancelled);
+  const bool stopped =
+      stream->cancelled() || (resp.ok() && resp->message.stop_reason == StopReason::kCancelled);
   if (resp.ok()) {
     out.message = std::move(resp->message);
   } else {
@@ -705,9 +705,8 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
   // Permission: rules and mode first, then the editor.
   const PermissionVerdict verdict = policy_.Evaluate(*run.tool, call.arguments, mode());
   if (verdict.action == PermissionAction::kDeny) {
-    CompleteCall(run,
-                 ToolOutput::Error(verdict.reason.empty() ? "Permission denied." : verdict.reason),
-                 t);
+    CompleteCall(
+        run, ToolOutput::Error(verdict.reason.empty() ? "Permission denied." : verdict.reason), t);
     return true;
   }
   if (verdict.action == PermissionAction::kAsk) {

@@ -149,7 +149,7 @@ void Peer::Dispatch(const std::string& line) {
   const Json::Value* id = FindMember(msg, "id");
   const Json::Value* version = FindMember(msg, "jsonrpc");
   Json::Value reply_id = (id && ValidId(*id)) ? *id : Json::Value();
-  if (!version || !version->isString() || version->asString() != "2.0") {
+  if (!version || !version->isString() || StringOr(msg, "jsonrpc") != "2.0") {
     if (method || !id) {
       if (id || !method)
         Send(ErrorMessage(
@@ -159,7 +159,7 @@ void Peer::Dispatch(const std::string& line) {
     }
   }
   if (method == nullptr) {
-    if (!id || !(msg.isMember("result") || msg.isMember("error"))) {
+    if (!id || !(FindMember(msg, "result") || FindMember(msg, "error"))) {
       Send(ErrorMessage(
           reply_id, RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}));
       return;
@@ -174,10 +174,11 @@ void Peer::Dispatch(const std::string& line) {
           RpcError{kInvalidRequest, "Invalid Request: method must be a string", Json::Value()}));
     return;
   }
-  const std::string name = method->asString();
+  const std::string name = StringOr(msg, "method");
   if (log::Enabled(log::Level::kDebug))
     log::Debug(std::string(id ? "request " : "notification ") + name);
-  Json::Value params = msg.get("params", Json::Value(Json::objectValue));
+  const Json::Value* given = FindMember(msg, "params");
+  Json::Value params = given ? *given : Json::Value(Json::objectValue);
   if (!id) {
     auto it = notifications_.find(name);
     if (it != notifications_.end()) it->second(params);
