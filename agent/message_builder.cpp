@@ -7,9 +7,23 @@ namespace lousho::agent {
 
 MessageBuilder::MessageBuilder() { message_.role = Role::kAssistant; }
 
-int MessageBuilder::Block(int provider_index) const {
+int MessageBuilder::ToolCallBlock(int provider_index) const {
   auto it = calls_.find(provider_index);
   return it == calls_.end() ? -1 : it->second;
+}
+
+bool MessageBuilder::ToolCallEnded(int provider_index) const {
+  auto it = ended_.find(ToolCallBlock(provider_index));
+  return it != ended_.end() && it->second;
+}
+
+std::vector<int> MessageBuilder::UnendedToolCalls() const {
+  std::vector<int> out;
+  for (const auto& [provider_index, at] : calls_) {
+    auto it = ended_.find(at);
+    if (it == ended_.end() || !it->second) out.push_back(provider_index);
+  }
+  return out;
 }
 
 void MessageBuilder::Close(const Emit& emit) {
@@ -22,23 +36,65 @@ void MessageBuilder::Close(const Emit& emit) {
   emit(end);
 }
 
+int MessageBuilder::Open(BlockType type, const Emit& emit) {
+  Close(emit);
+  const bool thinking = type == BlockType::kThinking;
+  open_ = static_cast<int>(message_.content.size());
+  message_.content.push_back(thinking ? ContentBlock::Thinking("") : ContentBlock::Text(""));
+  StreamDelta start;
+  start.kind = thinking ? DeltaKind::kThinkingStart : DeltaKind::kTextStart;
+  start.index = open_;
+  emit(start);
+  return open_;
+}
+
+int MessageBuilder::AddRedactedThinking(std::string data, const Emit& emit) {
+  Close(emit);
+  ContentBlock b = ContentBlock::Thinking(std::move(data));
+  b.redacted = true;
+  message_.content.push_back(std::move(b));
+  return static_cast<int>(message_.content.size()) - 1;
+}
+
+void MessageBuilder::AddSignature(int index, std::string_view signature) {
+  if (index < 0 || index >= static_cast<int>(message_.content.size())) return;
+  message_.content[index].signature += signature;
+}
+
+void MessageBuilder::NameToolCall(int provider_index, const std::string& name) {
+  const int at = ToolCallBlock(provider_index);
+  if (at >= 0 && message_.content[at].name.empty()) message_.content[at].name = name;
+}
+
+void MessageBuilder::SetArguments(int at, const std::string& text) {
+  // Unparsable arguments stay a raw string so the engine can tell the model what it sent.
+  auto parsed = ParseJson(text.empty() ? "{}" : text);
+  message_.content[at].arguments = parsed.ok() ? *parsed : Json::Value(text);
+  ended_[at] = true;
+}
+
+void MessageBuilder::EndToolCall(int provider_index, const Emit& emit) {
+  const int at = ToolCallBlock(provider_index);
+  if (at < 0 || ToolCallEnded(provider_index)) return;
+  auto fragments = args_.find(at);
+  SetArguments(at, fragments == args_.end() ? std::string() : fragments->second);
+  const ContentBlock& b = message_.content[at];
+  StreamDelta end;
+  end.kind = DeltaKind::kToolCallEnd;
+  end.index = at;
+  end.id = b.id;
+  end.name = b.name;
+  end.text = b.arguments.isString() ? b.arguments.asString() : WriteJson(b.arguments);
+  emit(end);
+}
+
 void MessageBuilder::Apply(StreamDelta d, const Emit& emit) {
   switch (d.kind) {
     case DeltaKind::kText:
     case DeltaKind::kThinking: {
       const BlockType type = d.kind == DeltaKind::kText ? BlockType::kText : BlockType::kThinking;
-      if (open_ >= 0 && message_.content[open_].type != type) Close(emit);
-      if (open_ < 0) {
-        open_ = static_cast<int>(message_.content.size());
-        message_.content.push_back(type == BlockType::kText ? ContentBlock::Text("")
-                                                            : ContentBlock::Thinking(""));
-        StreamDelta start;
-        start.kind = type == BlockType::kText ? DeltaKind::kTextStart : DeltaKind::kThinkingStart;
-        start.index = open_;
-        emit(start);
-      }
-      ContentBlock& b = message_.content[open_];
-      b.text += d.text;
+      if (open_ < 0 || message_.content[open_].type != type) Open(type, emit);
+      message_.content[open_].text += d.text;
       d.index = open_;
       emit(d);
       return;
@@ -55,17 +111,13 @@ void MessageBuilder::Apply(StreamDelta d, const Emit& emit) {
     }
     case DeltaKind::kToolCallArgs:
     case DeltaKind::kToolCallEnd: {
-      const int at = Block(d.index);
+      const int at = ToolCallBlock(d.index);
       if (at < 0) return;  // a fragment of a call that never started: nothing to show
       if (d.kind == DeltaKind::kToolCallArgs) {
         args_[at] += d.text;
       } else {
-        // The end carries the whole argument text; unparsable arguments stay a raw string so
-        // the engine can tell the model what it sent.
-        const std::string& text = d.text.empty() ? args_[at] : d.text;
-        auto parsed = ParseJson(text.empty() ? "{}" : text);
-        message_.content[at].arguments = parsed.ok() ? *parsed : Json::Value(text);
-        ended_[at] = true;
+        // The end carries the whole argument text (or none: the fragments are the whole).
+        SetArguments(at, d.text.empty() ? args_[at] : d.text);
       }
       d.index = at;
       emit(d);

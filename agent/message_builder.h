@@ -5,13 +5,24 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "agent/content.h"
 #include "agent/provider.h"
 
 namespace lousho::agent {
 
-// Not thread-safe; one per streamed message.
+// The boundary kinds a builder adds itself (a provider never sends them).
+inline bool IsBlockBoundary(DeltaKind kind) {
+  return kind == DeltaKind::kTextStart || kind == DeltaKind::kTextEnd ||
+         kind == DeltaKind::kThinkingStart || kind == DeltaKind::kThinkingEnd;
+}
+
+// Used by the engine on the deltas a provider streams, and by every provider to build the
+// message it returns, so both see the same blocks at the same indices. Tool calls are keyed by
+// the provider's index (any int that tells the calls of one message apart); deltas leave with
+// the content index. Not thread-safe; one per streamed message.
 class MessageBuilder {
  public:
   using Emit = std::function<void(const StreamDelta&)>;
@@ -30,9 +41,34 @@ class MessageBuilder {
   // are left out (they must never run).
   Message Take(bool partial);
 
+  // ---- What a provider knows beyond the deltas (the engine needs none of these).
+
+  // Starts a new, empty text or thinking block, ending the open one, so the block exists even
+  // when no delta follows (thinking that only carries a signature). Returns its content index;
+  // deltas of its type go to it until another block starts.
+  int Open(BlockType type, const Emit& emit);
+  // Adds a finished thinking block the model redacted: `data` is opaque, sent back unchanged and
+  // never shown, so nothing is emitted but the end of the open block. Returns its content index.
+  int AddRedactedThinking(std::string data, const Emit& emit);
+  // Appends to the signature of the thinking block at content index `index`.
+  void AddSignature(int index, std::string_view signature);
+  // The content index of the text/thinking block receiving deltas, or -1.
+  int open_block() const { return open_; }
+
+  // Names tool call `provider_index` if it has no name yet (some servers send it late).
+  void NameToolCall(int provider_index, const std::string& name);
+  // Ends tool call `provider_index` with the argument fragments applied so far ({} when none, a
+  // raw string when they do not parse) and emits kToolCallEnd carrying the arguments as compact
+  // JSON text (or that raw string). Unknown or already ended calls are left alone.
+  void EndToolCall(int provider_index, const Emit& emit);
+  // The provider indices of the tool calls not ended yet, ascending.
+  std::vector<int> UnendedToolCalls() const;
+  bool ToolCallEnded(int provider_index) const;
+  // The content index of tool call `provider_index`, or -1.
+  int ToolCallBlock(int provider_index) const;
+
  private:
-  // Index in message_.content of the block a provider index refers to, or -1.
-  int Block(int provider_index) const;
+  void SetArguments(int at, const std::string& text);
 
   Message message_;
   int open_ = -1;                    // text/thinking block still receiving deltas

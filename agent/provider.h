@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,8 @@ struct ToolSchema {
 struct ModelRequest {
   std::string model;   // model id at the provider (no "provider/" prefix)
   std::string system;  // system prompt
-  std::vector<Message> messages;
+  // The conversation so far, not copied: it must stay unchanged while Stream() runs.
+  std::span<const Message> messages;
   std::vector<ToolSchema> tools;
   ThinkingLevel thinking = ThinkingLevel::kOff;
   int max_output_tokens = 0;  // 0: provider/model default

@@ -112,12 +112,9 @@ Json::Value ToolResultBlock(const Message& m) {
   return t;
 }
 
-}  // namespace
-
-Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options) {
-  Json::Value body(Json::objectValue);
-  body["model"] = request.model;
-  body["stream"] = true;
+// max_tokens, and the thinking budget when the model thinks.
+void SetTokenLimits(const ModelRequest& request, const AnthropicBodyOptions& options,
+                    Json::Value* body) {
   long long max_tokens = request.max_output_tokens > 0  ? request.max_output_tokens
                          : options.model_max_output > 0 ? options.model_max_output
                                                         : kAnthropicDefaultMaxTokens;
@@ -130,11 +127,20 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
       budget = std::min(budget, max_tokens - 1024);
     }
     if (budget >= 1024) {
-      body["thinking"]["type"] = "enabled";
-      body["thinking"]["budget_tokens"] = Json::Value(static_cast<Json::Int64>(budget));
+      (*body)["thinking"]["type"] = "enabled";
+      (*body)["thinking"]["budget_tokens"] = Json::Value(static_cast<Json::Int64>(budget));
     }
   }
-  body["max_tokens"] = Json::Value(static_cast<Json::Int64>(max_tokens));
+  (*body)["max_tokens"] = Json::Value(static_cast<Json::Int64>(max_tokens));
+}
+
+}  // namespace
+
+Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options) {
+  Json::Value body(Json::objectValue);
+  body["model"] = request.model;
+  body["stream"] = true;
+  SetTokenLimits(request, options, &body);
   if (!request.system.empty()) {
     if (options.prompt_caching) {
       Json::Value sys(Json::arrayValue);
@@ -157,8 +163,7 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
       u["content"] = Json::Value(Json::arrayValue);
       messages.append(u);
     }
-    Json::Value& content = messages[messages.size() - 1]["content"];
-    return content;
+    return messages[messages.size() - 1]["content"];
   };
   for (const Message& m : request.messages) {
     switch (m.role) {
@@ -188,7 +193,7 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
     Json::Value& content = messages[messages.size() - 1]["content"];
     if (content.isArray() && !content.empty()) {
       Json::Value& last = content[content.size() - 1];
-      std::string type = StringOr(last, "type");
+      const std::string type = StringOr(last, "type");
       if (type != "thinking" && type != "redacted_thinking") {
         last["cache_control"]["type"] = "ephemeral";
       }
@@ -233,7 +238,109 @@ void ReadUsage(const Json::Value& u, StreamNumbers* numbers, Usage* usage) {
   take("cache_creation_input_tokens", &usage->cache_write);
 }
 
+// A message_delta: the stop reason and the cumulative usage.
+Status ReadMessageDelta(const Json::Value& data, StreamNumbers* numbers, std::string* stop_reason,
+                        Usage* usage) {
+  if (const Json::Value* delta = FindMember(data, "delta")) {
+    std::string reason = StringOr(*delta, "stop_reason");
+    if (!reason.empty()) *stop_reason = std::move(reason);
+  }
+  if (const Json::Value* u = FindMember(data, "usage")) ReadUsage(*u, numbers, usage);
+  return numbers->status();
+}
+
+// A message_start: the usage of the prompt.
+Status ReadMessageStart(const Json::Value& data, StreamNumbers* numbers, Usage* usage) {
+  const Json::Value* msg = FindMember(data, "message");
+  if (const Json::Value* u = msg ? FindMember(*msg, "usage") : nullptr) {
+    ReadUsage(*u, numbers, usage);
+  }
+  return numbers->status();
+}
+
+Status StreamError(const Json::Value& data) {
+  const Json::Value* err = FindMember(data, "error");
+  return ErrorFromStream(err ? StringOr(*err, "type") : std::string(),
+                         err ? StringOr(*err, "message") : std::string());
+}
+
 }  // namespace
+
+Status AnthropicDecoder::OnBlockStart(const Json::Value& data, int index,
+                                      const DeltaCallback& emit) {
+  const Json::Value* cb = FindMember(data, "content_block");
+  const std::string block_type = cb ? StringOr(*cb, "type") : std::string();
+  if (block_type == "text" || block_type == "thinking") {
+    const bool thinking = block_type == "thinking";
+    const int at = builder_.Open(thinking ? BlockType::kThinking : BlockType::kText, Forward(emit));
+    blocks_[index] = at;
+    if (thinking) builder_.AddSignature(at, StringOr(*cb, "signature"));
+    std::string text = StringOr(*cb, thinking ? "thinking" : "text");
+    if (!text.empty()) {
+      Apply(StreamDelta{thinking ? DeltaKind::kThinking : DeltaKind::kText, index, std::move(text),
+                        "", ""},
+            emit);
+    }
+  } else if (block_type == "redacted_thinking") {
+    // Opaque; sent back unchanged, never shown.
+    blocks_[index] = builder_.AddRedactedThinking(StringOr(*cb, "data"), Forward(emit));
+  } else if (block_type == "tool_use") {
+    Apply(StreamDelta{DeltaKind::kToolCallStart, index, "", StringOr(*cb, "id"),
+                      StringOr(*cb, "name")},
+          emit);
+    blocks_[index] = builder_.ToolCallBlock(index);
+  } else {
+    blocks_[index] = -1;  // server tool blocks and future kinds: not ours to keep
+  }
+  return Status::Ok();
+}
+
+Status AnthropicDecoder::OnBlockDelta(const Json::Value& data, int index,
+                                      const DeltaCallback& emit) {
+  auto it = blocks_.find(index);
+  if (it == blocks_.end()) {
+    return MakeError(kProviderBadResponse,
+                     "content_block_delta for unknown block " + std::to_string(index));
+  }
+  const int at = it->second;
+  const Json::Value* delta = FindMember(data, "delta");
+  if (at < 0 || delta == nullptr) return Status::Ok();
+  const std::string dtype = StringOr(*delta, "type");
+  if (dtype == "signature_delta") {
+    builder_.AddSignature(at, StringOr(*delta, "signature"));
+    return Status::Ok();
+  }
+  const ContentBlock& b = builder_.message().content[at];
+  StreamDelta d;
+  if (dtype == "input_json_delta") {
+    // Fragments after the block's stop, or for a block that is no tool call, change nothing.
+    if (builder_.ToolCallBlock(index) != at || builder_.ToolCallEnded(index)) return Status::Ok();
+    d = StreamDelta{DeltaKind::kToolCallArgs, index, StringOr(*delta, "partial_json"), b.id, ""};
+  } else if (dtype == "text_delta" || dtype == "thinking_delta") {
+    const bool thinking = dtype == "thinking_delta";
+    // Blocks stream one after another: text for any other block than the one streaming now
+    // would land in the wrong place.
+    if (at != builder_.open_block() ||
+        b.type != (thinking ? BlockType::kThinking : BlockType::kText)) {
+      return MakeError(kProviderBadResponse, dtype + " for block " + std::to_string(index) +
+                                                 ", which is not the text or thinking block "
+                                                 "being streamed");
+    }
+    d.kind = thinking ? DeltaKind::kThinking : DeltaKind::kText;
+    d.text = StringOr(*delta, thinking ? "thinking" : "text");
+  } else {
+    return Status::Ok();  // citations_delta and future kinds
+  }
+  if (!d.text.empty()) Apply(std::move(d), emit);
+  return Status::Ok();
+}
+
+void AnthropicDecoder::OnBlockStop(int index, const DeltaCallback& emit) {
+  auto it = blocks_.find(index);
+  if (it == blocks_.end() || it->second < 0) return;
+  // A text or thinking block stays open: the next block's start ends it.
+  if (builder_.ToolCallBlock(index) == it->second) builder_.EndToolCall(index, Forward(emit));
+}
 
 Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emit) {
   if (aborted_ || done_) return Status::Ok();
@@ -247,146 +354,28 @@ Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emi
   if (type.empty()) type = event.event;
   // Every number is checked before use; one out of range fails the response as malformed.
   StreamNumbers numbers(type.c_str());
-  int index = 0;  // the block index of content_block_* events (0 when absent)
-  if (type.rfind("content_block_", 0) == 0) {
-    index = static_cast<int>(numbers.Index(data, "index"));
-    if (!numbers.ok()) return numbers.status();
-  }
-
-  if (type == "message_start") {
-    if (const Json::Value* msg = FindMember(data, "message")) {
-      if (const Json::Value* u = FindMember(*msg, "usage")) ReadUsage(*u, &numbers, &usage_);
-      if (!numbers.ok()) return numbers.status();
-    }
-  } else if (type == "content_block_start") {
-    const Json::Value* cb = FindMember(data, "content_block");
-    std::string block_type = cb ? StringOr(*cb, "type") : std::string();
-    Block entry;
-    if (block_type == "text" || block_type == "thinking" || block_type == "redacted_thinking" ||
-        block_type == "tool_use") {
-      ContentBlock b;
-      if (block_type == "text") {
-        b.type = BlockType::kText;
-        b.text = StringOr(*cb, "text");
-      } else if (block_type == "thinking") {
-        b.type = BlockType::kThinking;
-        b.text = StringOr(*cb, "thinking");
-        b.signature = StringOr(*cb, "signature");
-      } else if (block_type == "redacted_thinking") {
-        b.type = BlockType::kThinking;
-        b.redacted = true;
-        b.text = StringOr(*cb, "data");  // opaque; sent back unchanged, never shown
-      } else {
-        b = ContentBlock::ToolCall(StringOr(*cb, "id"), StringOr(*cb, "name"), Json::Value());
-      }
-      blocks_.push_back(std::move(b));
-      block_ended_.push_back(false);
-      entry.block = static_cast<int>(blocks_.size()) - 1;
-      by_index_[index] = entry;
-      const ContentBlock& nb = blocks_.back();
-      if (nb.type == BlockType::kToolCall) {
-        StreamDelta d;
-        d.kind = DeltaKind::kToolCallStart;
-        d.index = entry.block;
-        d.id = nb.id;
-        d.name = nb.name;
-        if (!Emit(emit, d)) return Status::Ok();
-      } else if (!nb.text.empty() && !nb.redacted) {
-        StreamDelta d;
-        d.kind = nb.type == BlockType::kThinking ? DeltaKind::kThinking : DeltaKind::kText;
-        d.index = entry.block;
-        d.text = nb.text;
-        if (!Emit(emit, d)) return Status::Ok();
-      }
-    } else {
-      by_index_[index] = entry;  // server tool blocks and future kinds: not ours to keep
-    }
-  } else if (type == "content_block_delta") {
-    auto it = by_index_.find(index);
-    if (it == by_index_.end()) {
-      return MakeError(kProviderBadResponse,
-                       "content_block_delta for unknown block " + std::to_string(index));
-    }
-    if (it->second.block < 0) return Status::Ok();
-    ContentBlock& b = blocks_[it->second.block];
-    const Json::Value* delta = FindMember(data, "delta");
-    if (!delta) return Status::Ok();
-    std::string dtype = StringOr(*delta, "type");
-    StreamDelta d;
-    d.index = it->second.block;
-    if (dtype == "text_delta") {
-      d.kind = DeltaKind::kText;
-      d.text = StringOr(*delta, "text");
-      b.text += d.text;
-    } else if (dtype == "thinking_delta") {
-      d.kind = DeltaKind::kThinking;
-      d.text = StringOr(*delta, "thinking");
-      b.text += d.text;
-    } else if (dtype == "signature_delta") {
-      b.signature += StringOr(*delta, "signature");
-      return Status::Ok();
-    } else if (dtype == "input_json_delta") {
-      d.kind = DeltaKind::kToolCallArgs;
-      d.text = StringOr(*delta, "partial_json");
-      d.id = b.id;
-      it->second.json += d.text;
-    } else {
-      return Status::Ok();  // citations_delta and future kinds
-    }
-    if (d.text.empty()) return Status::Ok();
-    Emit(emit, d);
-  } else if (type == "content_block_stop") {
-    auto it = by_index_.find(index);
-    if (it == by_index_.end() || it->second.block < 0 || it->second.ended) return Status::Ok();
-    it->second.ended = true;
-    block_ended_[it->second.block] = true;
-    ContentBlock& b = blocks_[it->second.block];
-    if (b.type == BlockType::kToolCall) {
-      if (it->second.json.empty()) {
-        b.arguments = Json::Value(Json::objectValue);
-      } else {
-        auto args = ParseJson(it->second.json);
-        b.arguments = args.ok() ? *args : Json::Value(it->second.json);
-      }
-      StreamDelta d;
-      d.kind = DeltaKind::kToolCallEnd;
-      d.index = it->second.block;
-      d.id = b.id;
-      d.name = b.name;
-      d.text = StringOrJson(b.arguments);
-      Emit(emit, d);
-    }
-  } else if (type == "message_delta") {
-    if (const Json::Value* delta = FindMember(data, "delta")) {
-      std::string reason = StringOr(*delta, "stop_reason");
-      if (!reason.empty()) stop_reason_ = reason;
-    }
-    if (const Json::Value* u = FindMember(data, "usage")) ReadUsage(*u, &numbers, &usage_);
-    if (!numbers.ok()) return numbers.status();
-  } else if (type == "message_stop") {
+  if (type == "message_start") return ReadMessageStart(data, &numbers, &usage_);
+  if (type == "message_delta") return ReadMessageDelta(data, &numbers, &stop_reason_, &usage_);
+  if (type == "message_stop") {
     done_ = true;
-  } else if (type == "error") {
-    const Json::Value* err = FindMember(data, "error");
-    return ErrorFromStream(err ? StringOr(*err, "type") : std::string(),
-                           err ? StringOr(*err, "message") : std::string());
+    return Status::Ok();
   }
-  // "ping" and unknown event types are ignored.
+  if (type == "error") return StreamError(data);
+  if (type.rfind("content_block_", 0) != 0) return Status::Ok();  // "ping" and unknown types
+  const int index = static_cast<int>(numbers.Index(data, "index"));
+  if (!numbers.ok()) return numbers.status();
+  if (type == "content_block_start") return OnBlockStart(data, index, emit);
+  if (type == "content_block_delta") return OnBlockDelta(data, index, emit);
+  if (type == "content_block_stop") OnBlockStop(index, emit);
   return Status::Ok();
 }
 
 Message AnthropicDecoder::TakeMessage(bool partial) {
-  Message m;
-  m.role = Role::kAssistant;
-  bool has_calls = false;
-  for (size_t i = 0; i < blocks_.size(); ++i) {
-    ContentBlock& b = blocks_[i];
-    if (b.type == BlockType::kToolCall && !block_ended_[i]) {
-      if (partial) continue;  // arguments may be cut off: must not run
-      b.arguments = Json::Value(Json::objectValue);
-    }
-    if (b.type == BlockType::kToolCall) has_calls = true;
-    m.content.push_back(b);
-  }
+  // Without `partial`, a call whose block never stopped keeps empty arguments.
+  Message m = builder_.Take(partial);
+  const bool has_calls = std::any_of(m.content.begin(), m.content.end(), [](const ContentBlock& b) {
+    return b.type == BlockType::kToolCall;
+  });
   if (stop_reason_ == "tool_use") {
     m.stop_reason = StopReason::kToolUse;
   } else if (stop_reason_ == "max_tokens" || stop_reason_ == "model_context_window_exceeded") {

@@ -4,7 +4,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "agent/providers/http_provider.h"
 #include "agent/providers/stream_decoder.h"
@@ -37,15 +36,14 @@ class AnthropicDecoder : public StreamDecoder {
   Message TakeMessage(bool partial) override;
 
  private:
-  struct Block {
-    int block = -1;    // index into blocks_, -1 for blocks we do not keep (server tools)
-    std::string json;  // tool_use input fragments
-    bool ended = false;
-  };
+  // The steps of the content_block_* events; `index` is the stream's block index.
+  Status OnBlockStart(const Json::Value& data, int index, const DeltaCallback& emit);
+  Status OnBlockDelta(const Json::Value& data, int index, const DeltaCallback& emit);
+  void OnBlockStop(int index, const DeltaCallback& emit);
 
-  std::vector<ContentBlock> blocks_;
-  std::vector<bool> block_ended_;
-  std::map<int, Block> by_index_;  // the stream's block index -> our block
+  // The stream's block index -> our content index; -1 for blocks we do not keep (server tools).
+  // Tool calls are keyed in the builder by the stream's index.
+  std::map<int, int> blocks_;
   std::string stop_reason_;
   bool done_ = false;
   Usage usage_;

@@ -1,6 +1,8 @@
 // OpenAI Chat Completions: request body, stream decoder and provider.
 #include "agent/providers/openai_chat.h"
 
+#include <algorithm>
+
 #include "agent/providers/provider_errors.h"
 #include "support/json_util.h"
 
@@ -199,44 +201,146 @@ Json::Value BuildOpenAiChatBody(const ModelRequest& request, const OpenAiChatBod
 // ---------------------------------------------------------------------------------------------
 // Decoder
 
-bool OpenAiChatDecoder::AppendText(BlockType type, const std::string& text,
-                                   const std::string& field, const DeltaCallback& emit) {
-  if (open_block_ < 0 || blocks_[open_block_].type != type) {
-    ContentBlock b;
-    b.type = type;
-    if (type == BlockType::kThinking) b.signature = field;  // remembered to echo it back
-    blocks_.push_back(std::move(b));
-    open_block_ = static_cast<int>(blocks_.size()) - 1;
+namespace {
+
+// A mid-stream error object (`{"error": ...}`), or Ok.
+Status StreamError(const Json::Value& chunk) {
+  const Json::Value* err = FindMember(chunk, "error");
+  if (err == nullptr || err->isNull()) return Status::Ok();
+  std::string type = StringOr(*err, "code");
+  if (type.empty()) type = StringOr(*err, "type");
+  std::string message = err->isString() ? err->asString() : StringOr(*err, "message");
+  return ErrorFromStream(type, message);
+}
+
+// The usage chunk's figures (prompt tokens include the cached ones).
+Status ReadUsage(const Json::Value& chunk, StreamNumbers* numbers, Usage* usage) {
+  const Json::Value* u = FindMember(chunk, "usage");
+  if (u == nullptr || !u->isObject()) return Status::Ok();
+  long long prompt = numbers->Tokens(*u, "prompt_tokens");
+  long long cached = 0;
+  if (const Json::Value* d = FindMember(*u, "prompt_tokens_details")) {
+    cached = numbers->Tokens(*d, "cached_tokens");
   }
-  blocks_[open_block_].text += text;
+  long long output = numbers->Tokens(*u, "completion_tokens");
+  if (!numbers->ok()) return numbers->status();
+  usage->input = prompt - cached > 0 ? prompt - cached : 0;
+  usage->cache_read = cached;
+  usage->output = output;
+  return Status::Ok();
+}
+
+// The argument text of one tool-call fragment. Ollama's native shape sends an object; it is taken
+// as the whole argument text.
+std::string ArgumentFragment(const Json::Value* fn) {
+  const Json::Value* a = fn ? FindMember(*fn, "arguments") : nullptr;
+  if (a == nullptr) return {};
+  if (a->isString()) return a->asString();
+  if (a->isObject()) return WriteJson(*a);
+  return {};
+}
+
+}  // namespace
+
+bool OpenAiChatDecoder::AppendText(DeltaKind kind, std::string text, const char* field,
+                                   const DeltaCallback& emit) {
   StreamDelta d;
-  d.kind = type == BlockType::kThinking ? DeltaKind::kThinking : DeltaKind::kText;
-  d.index = open_block_;
-  d.text = text;
-  return Emit(emit, d);
+  d.kind = kind;
+  d.text = std::move(text);
+  const bool go_on = Apply(std::move(d), emit);
+  if (kind == DeltaKind::kThinking) {
+    // The field the server used is remembered so that only that server gets the text back.
+    const int at = builder_.open_block();
+    if (at >= 0 && builder_.message().content[at].signature.empty()) {
+      builder_.AddSignature(at, field);
+    }
+  }
+  return go_on;
 }
 
 bool OpenAiChatDecoder::EndToolCalls(const DeltaCallback& emit) {
-  for (auto& [key, call] : calls_) {
-    if (call.ended) continue;
-    call.ended = true;
-    ContentBlock& b = blocks_[call.block];
-    if (call.args.empty()) {
-      b.arguments = Json::Value(Json::objectValue);
-    } else {
-      auto parsed = ParseJson(call.args);
-      // Unparsable arguments stay a raw string so the engine can tell the model what it sent.
-      b.arguments = parsed.ok() ? *parsed : Json::Value(call.args);
-    }
-    StreamDelta d;
-    d.kind = DeltaKind::kToolCallEnd;
-    d.index = call.block;
-    d.id = b.id;
-    d.name = b.name;
-    d.text = StringOrJson(b.arguments);
-    if (!Emit(emit, d)) return false;
+  for (int key : builder_.UnendedToolCalls()) {
+    builder_.EndToolCall(key, Forward(emit));
+    if (aborted_) return false;
   }
   return true;
+}
+
+bool OpenAiChatDecoder::ConsumeText(const Json::Value& delta, const DeltaCallback& emit) {
+  for (const char* field : {"reasoning_content", "reasoning"}) {
+    std::string r = StringOr(delta, field);
+    if (r.empty()) continue;
+    if (!AppendText(DeltaKind::kThinking, std::move(r), field, emit)) return false;
+    break;  // servers in transition send both names with the same text
+  }
+  for (const char* field : {"content", "refusal"}) {
+    std::string text = StringOr(delta, field);
+    if (!text.empty() && !AppendText(DeltaKind::kText, std::move(text), field, emit)) return false;
+  }
+  return true;
+}
+
+Status OpenAiChatDecoder::ToolCallKey(const Json::Value& tc, const std::string& id,
+                                      StreamNumbers* numbers, int* key) const {
+  if (const Json::Value* idx = FindMember(tc, "index"); idx && !idx->isNull()) {
+    *key = static_cast<int>(numbers->Index(tc, "index"));
+    return numbers->status();
+  }
+  // A server that omits the index sends whole calls, told apart by their ids.
+  const int last = builder_.ToolCallBlock(last_call_key_);
+  const bool new_id = !id.empty() && last >= 0 && builder_.message().content[last].id != id;
+  *key = last_call_key_ < 0 || new_id ? last_call_key_ + 1 : last_call_key_;
+  if (*key > kMaxBlockIndex) {
+    return MakeError(kProviderBadResponse, "more than " + std::to_string(kMaxBlockIndex + 1) +
+                                               " tool calls in one response");
+  }
+  return Status::Ok();
+}
+
+Status OpenAiChatDecoder::ConsumeToolCall(const Json::Value& tc, StreamNumbers* numbers,
+                                          const DeltaCallback& emit) {
+  std::string id = StringOr(tc, "id");
+  const Json::Value* fn = FindMember(tc, "function");
+  std::string name = fn ? StringOr(*fn, "name") : std::string();
+  int key = 0;
+  if (Status s = ToolCallKey(tc, id, numbers, &key); !s.ok()) return s;
+  if (builder_.ToolCallBlock(key) < 0) {
+    if (id.empty()) id = "call_" + std::to_string(key);
+    if (!Apply(StreamDelta{DeltaKind::kToolCallStart, key, "", id, name}, emit)) {
+      return Status::Ok();
+    }
+  } else if (!name.empty()) {
+    builder_.NameToolCall(key, name);
+  }
+  last_call_key_ = std::max(last_call_key_, key);
+  std::string fragment = ArgumentFragment(fn);
+  if (fragment.empty() || builder_.ToolCallEnded(key)) return Status::Ok();
+  const std::string& call_id = builder_.message().content[builder_.ToolCallBlock(key)].id;
+  Apply(StreamDelta{DeltaKind::kToolCallArgs, key, std::move(fragment), call_id, ""}, emit);
+  return Status::Ok();
+}
+
+Status OpenAiChatDecoder::ConsumeChoice(const Json::Value& choice, StreamNumbers* numbers,
+                                        const DeltaCallback& emit) {
+  const long long choice_index = numbers->Index(choice, "index");
+  if (!numbers->ok()) return numbers->status();
+  if (choice_index != 0) return Status::Ok();  // we never ask for n > 1
+  if (const Json::Value* delta = FindMember(choice, "delta"); delta && delta->isObject()) {
+    if (!ConsumeText(*delta, emit)) return Status::Ok();
+    const Json::Value* tool_calls = FindMember(*delta, "tool_calls");
+    if (tool_calls && tool_calls->isArray()) {
+      for (const Json::Value& tc : *tool_calls) {
+        Status s = ConsumeToolCall(tc, numbers, emit);
+        if (!s.ok() || aborted_) return s;
+      }
+    }
+  }
+  if (const Json::Value* fr = FindMember(choice, "finish_reason"); fr && fr->isString()) {
+    finish_reason_ = fr->asString();
+    finish_seen_ = true;
+    EndToolCalls(emit);
+  }
+  return Status::Ok();
 }
 
 Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& emit) {
@@ -251,146 +355,36 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
     return MakeError(kProviderBadResponse, "malformed stream chunk: " + event.data.substr(0, 200));
   }
   const Json::Value& chunk = *parsed;
-  if (const Json::Value* err = FindMember(chunk, "error"); err && !err->isNull()) {
-    std::string type = StringOr(*err, "code");
-    if (type.empty()) type = StringOr(*err, "type");
-    std::string message = AsString(*err).value_or(StringOr(*err, "message"));
-    return ErrorFromStream(type, message);
-  }
+  if (Status s = StreamError(chunk); !s.ok()) return s;
   // Every number is checked before use; one out of range fails the response as malformed.
   StreamNumbers numbers("chat completion chunk");
-  if (const Json::Value* u = FindMember(chunk, "usage"); u && u->isObject()) {
-    long long prompt = numbers.Tokens(*u, "prompt_tokens");
-    long long cached = 0;
-    if (const Json::Value* d = FindMember(*u, "prompt_tokens_details")) {
-      cached = numbers.Tokens(*d, "cached_tokens");
-    }
-    long long output = numbers.Tokens(*u, "completion_tokens");
-    if (!numbers.ok()) return numbers.status();
-    usage_.input = prompt - cached > 0 ? prompt - cached : 0;
-    usage_.cache_read = cached;
-    usage_.output = output;
-  }
+  if (Status s = ReadUsage(chunk, &numbers, &usage_); !s.ok()) return s;
   const Json::Value* choices = FindMember(chunk, "choices");
   if (!choices || !choices->isArray()) return Status::Ok();  // null or missing: usage chunk
   for (const Json::Value& choice : *choices) {
-    long long choice_index = numbers.Index(choice, "index");
-    if (!numbers.ok()) return numbers.status();
-    if (choice_index != 0) continue;  // we never ask for n > 1
-    if (const Json::Value* delta = FindMember(choice, "delta"); delta && delta->isObject()) {
-      for (const char* field : {"reasoning_content", "reasoning"}) {
-        std::string r = StringOr(*delta, field);
-        if (r.empty()) continue;
-        if (!AppendText(BlockType::kThinking, r, field, emit)) return Status::Ok();
-        break;  // servers in transition send both names with the same text
-      }
-      std::string text = StringOr(*delta, "content");
-      if (!text.empty() && !AppendText(BlockType::kText, text, "", emit)) return Status::Ok();
-      std::string refusal = StringOr(*delta, "refusal");
-      if (!refusal.empty() && !AppendText(BlockType::kText, refusal, "", emit)) {
-        return Status::Ok();
-      }
-      const Json::Value* tool_calls = FindMember(*delta, "tool_calls");
-      if (tool_calls && tool_calls->isArray()) {
-        for (const Json::Value& tc : *tool_calls) {
-          std::string id = StringOr(tc, "id");
-          const Json::Value* fn = FindMember(tc, "function");
-          std::string name = fn ? StringOr(*fn, "name") : std::string();
-          // Key by index; a server that omits it sends whole calls, told apart by their ids.
-          int key;
-          if (const Json::Value* idx = FindMember(tc, "index"); idx && !idx->isNull()) {
-            key = static_cast<int>(numbers.Index(tc, "index"));
-            if (!numbers.ok()) return numbers.status();
-          } else if (last_call_key_ < 0 ||
-                     (!id.empty() && blocks_[calls_[last_call_key_].block].id != id)) {
-            key = last_call_key_ + 1;
-          } else {
-            key = last_call_key_;
-          }
-          if (key > kMaxBlockIndex) {
-            return MakeError(
-                kProviderBadResponse,
-                "more than " + std::to_string(kMaxBlockIndex + 1) + " tool calls in one response");
-          }
-          auto it = calls_.find(key);
-          if (it == calls_.end()) {
-            ContentBlock b = ContentBlock::ToolCall(id.empty() ? "call_" + std::to_string(key) : id,
-                                                    name, Json::Value());
-            blocks_.push_back(std::move(b));
-            open_block_ = -1;
-            Call call;
-            call.block = static_cast<int>(blocks_.size()) - 1;
-            it = calls_.emplace(key, call).first;
-            StreamDelta d;
-            d.kind = DeltaKind::kToolCallStart;
-            d.index = call.block;
-            d.id = blocks_[call.block].id;
-            d.name = name;
-            if (!Emit(emit, d)) return Status::Ok();
-          } else if (!name.empty() && blocks_[it->second.block].name.empty()) {
-            blocks_[it->second.block].name = name;
-          }
-          if (key > last_call_key_) last_call_key_ = key;
-          std::string fragment;
-          if (fn) {
-            if (const Json::Value* a = FindMember(*fn, "arguments")) {
-              // Ollama's native shape sends an object; accept it as the whole argument text.
-              if (auto text = AsString(*a)) fragment = std::move(*text);
-              if (a->isObject()) fragment = WriteJson(*a);
-            }
-          }
-          if (!fragment.empty() && !it->second.ended) {
-            it->second.args += fragment;
-            StreamDelta d;
-            d.kind = DeltaKind::kToolCallArgs;
-            d.index = it->second.block;
-            d.id = blocks_[it->second.block].id;
-            d.text = fragment;
-            if (!Emit(emit, d)) return Status::Ok();
-          }
-        }
-      }
-    }
-    if (const Json::Value* fr = FindMember(choice, "finish_reason"); fr && fr->isString()) {
-      finish_reason_ = StringOr(choice, "finish_reason");
-      finish_seen_ = true;
-      if (!EndToolCalls(emit)) return Status::Ok();
-    }
+    Status s = ConsumeChoice(choice, &numbers, emit);
+    if (!s.ok() || aborted_) return s;
   }
   return Status::Ok();
 }
 
 Message OpenAiChatDecoder::TakeMessage(bool partial) {
-  Message m;
-  m.role = Role::kAssistant;
-  bool has_calls = false;
-  for (auto& [key, call] : calls_) {
-    if (!call.ended && !partial) {
-      auto parsed = ParseJson(call.args.empty() ? "{}" : call.args);
-      blocks_[call.block].arguments = parsed.ok() ? *parsed : Json::Value(call.args);
-      call.ended = true;
-    }
+  if (!partial) {
+    // The stream ended well without closing some calls: their arguments are whole.
+    const MessageBuilder::Emit nowhere = [](const StreamDelta&) {};
+    for (int key : builder_.UnendedToolCalls()) builder_.EndToolCall(key, nowhere);
   }
-  for (size_t i = 0; i < blocks_.size(); ++i) {
-    const ContentBlock& b = blocks_[i];
-    if (b.type == BlockType::kToolCall) {
-      bool ended = false;
-      for (const auto& [key, call] : calls_)
-        if (call.block == static_cast<int>(i)) ended = call.ended;
-      if (!ended) continue;
-      has_calls = true;
-    }
-    m.content.push_back(b);
-  }
+  Message m = builder_.Take(partial);
+  const bool has_calls = std::any_of(m.content.begin(), m.content.end(), [](const ContentBlock& b) {
+    return b.type == BlockType::kToolCall;
+  });
   if (finish_reason_ == "length") {
     m.stop_reason = StopReason::kMaxTokens;
   } else if (finish_reason_ == "content_filter") {
     m.stop_reason = StopReason::kRefusal;
-  } else if (finish_reason_ == "tool_calls" || finish_reason_ == "function_call" || has_calls) {
+  } else {
     // Several servers say "stop" after streaming tool calls: the calls decide.
     m.stop_reason = has_calls ? StopReason::kToolUse : StopReason::kEndTurn;
-  } else {
-    m.stop_reason = StopReason::kEndTurn;
   }
   m.usage = usage_;
   return m;

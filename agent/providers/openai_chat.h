@@ -2,7 +2,6 @@
 // OpenRouter): request building, the pure stream decoder, and the provider.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +10,10 @@
 #include "agent/providers/stream_decoder.h"
 
 namespace lousho::agent {
+
+namespace json {
+class Numbers;
+}  // namespace json
 
 struct OpenAiChatBodyOptions {
   std::string provider_name;     // reasoning text is echoed back only to the provider it came from
@@ -34,19 +37,17 @@ class OpenAiChatDecoder : public StreamDecoder {
   Message TakeMessage(bool partial) override;
 
  private:
-  struct Call {
-    int block = 0;     // index into blocks_
-    std::string args;  // concatenated argument fragments
-    bool ended = false;
-  };
-  bool AppendText(BlockType type, const std::string& text, const std::string& field,
-                  const DeltaCallback& emit);
+  // The steps of one chunk; each returns false (or Ok) early once the decoder is aborted.
+  Status ConsumeChoice(const Json::Value& choice, json::Numbers* numbers,
+                       const DeltaCallback& emit);
+  bool ConsumeText(const Json::Value& delta, const DeltaCallback& emit);
+  bool AppendText(DeltaKind kind, std::string text, const char* field, const DeltaCallback& emit);
+  Status ConsumeToolCall(const Json::Value& tc, json::Numbers* numbers, const DeltaCallback& emit);
+  Status ToolCallKey(const Json::Value& tc, const std::string& id, json::Numbers* numbers,
+                     int* key) const;
   bool EndToolCalls(const DeltaCallback& emit);
 
-  std::vector<ContentBlock> blocks_;
-  int open_block_ = -1;        // text/thinking block still receiving deltas
-  std::map<int, Call> calls_;  // by the stream's tool-call index
-  int last_call_key_ = -1;
+  int last_call_key_ = -1;  // the highest tool-call index seen (calls are keyed by it)
   std::string finish_reason_;
   bool finish_seen_ = false;
   bool done_ = false;

@@ -3,6 +3,11 @@
 
 #include <pcre2.h>
 
+#include <span>
+
+#include "agent/message_builder.h"
+#include "support/json_util.h"
+
 namespace lousho::agent {
 namespace {
 
@@ -48,6 +53,45 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
 
 long long ApproxTokens(size_t chars) { return static_cast<long long>((chars + 3) / 4); }
 
+// What the conversation asks of the script.
+struct Prompt {
+  std::string input;       // the last user message's text: it decides the reply
+  size_t step_index = 0;   // model calls after it so far: each takes the next step
+  size_t input_chars = 0;  // the size of the conversation, for the usage figures
+};
+
+Prompt ReadPrompt(std::span<const Message> messages) {
+  Prompt p;
+  size_t last_user = messages.size();
+  for (size_t i = messages.size(); i-- > 0;) {
+    if (messages[i].role == Role::kUser) {
+      last_user = i;
+      break;
+    }
+  }
+  // The system prompt names the workspace path; leaving it out keeps counts reproducible.
+  for (const auto& m : messages)
+    for (const auto& b : m.content) p.input_chars += b.text.size() + b.data.size() / 8;
+  if (last_user < messages.size()) {
+    p.input = messages[last_user].TextContent();
+    for (size_t i = last_user + 1; i < messages.size(); ++i)
+      if (messages[i].role == Role::kAssistant) ++p.step_index;
+  }
+  return p;
+}
+
+// The step of the first reply whose pattern matches the input (a note when none does; an empty
+// step when the reply has fewer steps).
+config::ScriptStep StepFor(const config::Script& script, const Prompt& prompt) {
+  for (const auto& r : script.replies) {
+    if (!RegexMatches(r.match, prompt.input)) continue;
+    return prompt.step_index < r.steps.size() ? r.steps[prompt.step_index] : config::ScriptStep{};
+  }
+  config::ScriptStep note;
+  note.text = "(offline script '" + script.name + "' has no reply for this prompt)";
+  return note;
+}
+
 }  // namespace
 
 ScriptProvider::ScriptProvider(config::Script script) : script_(std::move(script)) {}
@@ -55,102 +99,68 @@ ScriptProvider::ScriptProvider(config::Script script) : script_(std::move(script
 Result<ModelResponse> ScriptProvider::Stream(const ModelRequest& request,
                                              const DeltaCallback& on_delta,
                                              const CancelToken& cancel, const RetryHooks&) {
-  // The last user message decides the reply; each model call after it takes the next step.
-  size_t last_user = request.messages.size();
-  for (size_t i = request.messages.size(); i-- > 0;) {
-    if (request.messages[i].role == Role::kUser) {
-      last_user = i;
-      break;
-    }
-  }
-  std::string input;
-  size_t step_index = 0;
-  // The system prompt names the workspace path; leaving it out keeps counts reproducible.
-  size_t input_chars = 0;
-  for (const auto& m : request.messages)
-    for (const auto& b : m.content) input_chars += b.text.size() + b.data.size() / 8;
-  if (last_user < request.messages.size()) {
-    input = request.messages[last_user].TextContent();
-    for (size_t i = last_user + 1; i < request.messages.size(); ++i)
-      if (request.messages[i].role == Role::kAssistant) ++step_index;
-  }
-
-  ModelResponse resp;
-  Message& msg = resp.message;
-  msg.role = Role::kAssistant;
-  msg.provider = "script";
-  msg.model = script_.name;
-
-  const config::ScriptReply* reply = nullptr;
-  for (const auto& r : script_.replies) {
-    if (RegexMatches(r.match, input)) {
-      reply = &r;
-      break;
-    }
-  }
-  config::ScriptStep step;
-  if (reply == nullptr) {
-    step.text = "(offline script '" + script_.name + "' has no reply for this prompt)";
-  } else if (step_index < reply->steps.size()) {
-    step = reply->steps[step_index];
-  }
+  const Prompt prompt = ReadPrompt(request.messages);
+  const std::string& input = prompt.input;
+  const config::ScriptStep step = StepFor(script_, prompt);
   if (!step.error_code.empty()) return MakeError(step.error_code, step.error_message);
 
-  auto finish_cancelled = [&]() -> Result<ModelResponse> {
-    msg.stop_reason = StopReason::kCancelled;
+  // The message is built from the very deltas the engine sees.
+  MessageBuilder builder;
+  bool refused = false;
+  const MessageBuilder::Emit forward = [&](const StreamDelta& d) {
+    if (refused || IsBlockBoundary(d.kind)) return;
+    if (!on_delta(d)) refused = true;
+  };
+  auto send = [&](StreamDelta d) {
+    builder.Apply(std::move(d), forward);
+    return !refused;
+  };
+  auto finish = [&](StopReason stop) {
+    ModelResponse resp;
+    resp.message = builder.Take(/*partial=*/stop == StopReason::kCancelled);
+    resp.message.provider = "script";
+    resp.message.model = script_.name;
+    resp.message.stop_reason = stop;
     return resp;
   };
   size_t output_chars = 0;
-  auto play = [&](const std::string& text, BlockType type, DeltaKind kind) -> bool {
+  auto play = [&](const std::string& text, DeltaKind kind) -> bool {
     if (text.empty()) return true;
-    int index = static_cast<int>(msg.content.size());
-    msg.content.push_back(type == BlockType::kText ? ContentBlock::Text("")
-                                                   : ContentBlock::Thinking(""));
-    for (const auto& piece : Chunks(text, step.chunk_size)) {
+    for (auto& piece : Chunks(text, step.chunk_size)) {
       if (step.delay_ms > 0 && cancel.WaitFor(step.delay_ms)) return false;
       if (cancel.cancelled()) return false;
-      msg.content[index].text += piece;
       output_chars += piece.size();
-      StreamDelta d;
-      d.kind = kind;
-      d.index = index;
-      d.text = piece;
-      if (!on_delta(d)) return false;
+      if (!send(StreamDelta{kind, 0, std::move(piece), "", ""})) return false;
     }
     return true;
   };
-  if (!play(Replace(step.thinking, "{{input}}", input), BlockType::kThinking, DeltaKind::kThinking))
-    return finish_cancelled();
-  if (!play(Replace(step.text, "{{input}}", input), BlockType::kText, DeltaKind::kText))
-    return finish_cancelled();
+  if (!play(Replace(step.thinking, "{{input}}", input), DeltaKind::kThinking) ||
+      !play(Replace(step.text, "{{input}}", input), DeltaKind::kText)) {
+    return finish(StopReason::kCancelled);
+  }
   for (size_t i = 0; i < step.tool_calls.size(); ++i) {
     const auto& tc = step.tool_calls[i];
-    if (step.delay_ms > 0 && cancel.WaitFor(step.delay_ms)) return finish_cancelled();
-    if (cancel.cancelled()) return finish_cancelled();
+    if (step.delay_ms > 0 && cancel.WaitFor(step.delay_ms)) return finish(StopReason::kCancelled);
+    if (cancel.cancelled()) return finish(StopReason::kCancelled);
     // Unique within the session, since the history only grows.
     std::string id = tc.id.empty() ? "call_" + std::to_string(request.messages.size()) + "_" +
                                          std::to_string(i + 1)
                                    : tc.id;
-    int index = static_cast<int>(msg.content.size());
-    msg.content.push_back(ContentBlock::ToolCall(id, tc.name, tc.arguments));
-    Json::StreamWriterBuilder wb;
-    wb["indentation"] = "";
-    std::string args = Json::writeString(wb, tc.arguments);
+    const int key = static_cast<int>(i);
+    std::string args = WriteJson(tc.arguments);
     output_chars += args.size();
-    StreamDelta start{DeltaKind::kToolCallStart, index, "", id, tc.name};
-    StreamDelta body{DeltaKind::kToolCallArgs, index, args, id, tc.name};
-    StreamDelta end{DeltaKind::kToolCallEnd, index, "", id, tc.name};
-    if (!on_delta(start) || !on_delta(body) || !on_delta(end)) return finish_cancelled();
+    if (!send(StreamDelta{DeltaKind::kToolCallStart, key, "", id, tc.name}) ||
+        !send(StreamDelta{DeltaKind::kToolCallArgs, key, std::move(args), id, tc.name}) ||
+        !send(StreamDelta{DeltaKind::kToolCallEnd, key, "", id, tc.name})) {
+      return finish(StopReason::kCancelled);
+    }
   }
-  if (step.stop_reason == "max_tokens") {
-    msg.stop_reason = StopReason::kMaxTokens;
-  } else if (step.stop_reason == "refusal") {
-    msg.stop_reason = StopReason::kRefusal;
-  } else {
-    msg.stop_reason = step.tool_calls.empty() ? StopReason::kEndTurn : StopReason::kToolUse;
-  }
-  msg.usage.input = ApproxTokens(input_chars);
-  msg.usage.output = ApproxTokens(output_chars);
+  StopReason stop = step.tool_calls.empty() ? StopReason::kEndTurn : StopReason::kToolUse;
+  if (step.stop_reason == "max_tokens") stop = StopReason::kMaxTokens;
+  if (step.stop_reason == "refusal") stop = StopReason::kRefusal;
+  ModelResponse resp = finish(stop);
+  resp.message.usage.input = ApproxTokens(prompt.input_chars);
+  resp.message.usage.output = ApproxTokens(output_chars);
   return resp;
 }
 

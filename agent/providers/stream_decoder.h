@@ -2,6 +2,7 @@
 #pragma once
 
 #include "agent/content.h"
+#include "agent/message_builder.h"
 #include "agent/provider.h"
 #include "agent/providers/sse_parser.h"
 #include "support/status.h"
@@ -28,12 +29,22 @@ class StreamDecoder {
   virtual Message TakeMessage(bool partial) = 0;
 
  protected:
-  // Passes one delta on; a refusal marks the decoder aborted.
-  bool Emit(const DeltaCallback& emit, const StreamDelta& d) {
-    if (emit(d)) return true;
-    aborted_ = true;
-    return false;
+  // Where the builder's deltas go: on to `emit` until it refuses one (which marks the decoder
+  // aborted), all but the block boundaries, which the engine adds itself.
+  MessageBuilder::Emit Forward(const DeltaCallback& emit) {
+    return [this, &emit](const StreamDelta& d) {
+      if (aborted_ || IsBlockBoundary(d.kind)) return;
+      if (!emit(d)) aborted_ = true;
+    };
   }
+  // Applies one delta to the message and passes it on; false once the decoder is aborted.
+  bool Apply(StreamDelta d, const DeltaCallback& emit) {
+    builder_.Apply(std::move(d), Forward(emit));
+    return !aborted_;
+  }
+
+  // The message being decoded: the same accumulator the engine uses.
+  MessageBuilder builder_;
   bool aborted_ = false;
 };
 

@@ -122,7 +122,8 @@ RunResult RunOnce(const Plan& plan, std::atomic<const Plan*>* current, int port)
   req.model = plan.anthropic ? "claude-haiku-4-5" : "gpt-4o-mini";
   lousho::agent::Message u;
   u.content = {lousho::agent::ContentBlock::Text("go")};
-  req.messages = {u};
+  const std::vector<lousho::agent::Message> history = {u};
+  req.messages = history;
   RunResult r;
   r.latency_us.reserve(plan.chunks);
   auto start = Clock::now();

@@ -241,6 +241,66 @@ TEST(AnthropicDecoderTest, OutOfRangeOrMistypedNumbersAreBadResponses) {
   EXPECT_EQ(run.message.usage.input, 3);
 }
 
+std::string BlockStart(int index, const std::string& block) {
+  return Ev("content_block_start", "{\"type\":\"content_block_start\",\"index\":" +
+                                       std::to_string(index) + ",\"content_block\":" + block + "}");
+}
+std::string BlockDelta(int index, const std::string& delta) {
+  return Ev("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":" +
+                                       std::to_string(index) + ",\"delta\":" + delta + "}");
+}
+std::string BlockStop(int index) {
+  return Ev("content_block_stop",
+            "{\"type\":\"content_block_stop\",\"index\":" + std::to_string(index) + "}");
+}
+
+// Every started block is a block of the message, even one with no text (thinking that only
+// carries its signature, an empty text block), so the indices follow the stream's blocks.
+TEST(AnthropicDecoderTest, BlocksWithoutTextAreKeptAndTextBlocksStaySeparate) {
+  std::string bytes =
+      BlockStart(0, "{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}") +
+      BlockDelta(0, "{\"type\":\"signature_delta\",\"signature\":\"sig-only\"}") + BlockStop(0) +
+      BlockStart(1, "{\"type\":\"text\",\"text\":\"\"}") + BlockStop(1) +
+      BlockStart(2, "{\"type\":\"text\",\"text\":\"first\"}") + BlockStop(2) +
+      BlockStart(3, "{\"type\":\"text\",\"text\":\"\"}") +
+      BlockDelta(3, "{\"type\":\"text_delta\",\"text\":\"second\"}") + BlockStop(3) +
+      Ev("message_stop", "{\"type\":\"message_stop\"}");
+  AnthropicDecoder d;
+  auto run = RunDecoder(d, bytes);
+  ASSERT_TRUE(run.status.ok()) << run.status.error().ToString();
+  EXPECT_EQ(DeltaString(run.deltas), "T2:first|T3:second|");
+  ASSERT_EQ(run.message.content.size(), 4u);
+  EXPECT_EQ(run.message.content[0].type, BlockType::kThinking);
+  EXPECT_EQ(run.message.content[0].text, "");
+  EXPECT_EQ(run.message.content[0].signature, "sig-only");
+  EXPECT_EQ(run.message.content[1].text, "");
+  EXPECT_EQ(run.message.content[2].text, "first");
+  EXPECT_EQ(run.message.content[3].text, "second");
+}
+
+// Blocks stream one after another; text for a block other than the one streaming (or of the
+// wrong kind) cannot be placed and fails the response.
+TEST(AnthropicDecoderTest, TextForABlockNotBeingStreamedIsABadResponse) {
+  const std::string text0 = BlockStart(0, "{\"type\":\"text\",\"text\":\"a\"}") + BlockStop(0);
+  const std::string tool1 =
+      BlockStart(1, "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"read\"}");
+  for (const std::string& bytes :
+       {text0 + tool1 + BlockDelta(0, "{\"type\":\"text_delta\",\"text\":\"late\"}"),
+        text0 + BlockDelta(0, "{\"type\":\"thinking_delta\",\"thinking\":\"x\"}"),
+        text0 + tool1 + BlockDelta(1, "{\"type\":\"text_delta\",\"text\":\"x\"}")}) {
+    AnthropicDecoder d;
+    auto run = RunDecoder(d, bytes);
+    ASSERT_FALSE(run.status.ok()) << bytes;
+    EXPECT_EQ(run.status.error().code, kProviderBadResponse);
+  }
+  // A late delta for the block that is still the latest one is accepted.
+  AnthropicDecoder d;
+  auto run = RunDecoder(d, text0 + BlockDelta(0, "{\"type\":\"text_delta\",\"text\":\"b\"}"));
+  ASSERT_TRUE(run.status.ok());
+  EXPECT_EQ(DeltaString(run.deltas), "T0:a|T0:b|");
+  EXPECT_EQ(run.message.TextContent(), "ab");
+}
+
 TEST(AnthropicDecoderTest, TruncatedStreamIsIncomplete) {
   AnthropicDecoder d;
   std::string capture = ToolCapture();
@@ -252,7 +312,8 @@ TEST(AnthropicDecoderTest, TruncatedStreamIsIncomplete) {
   EXPECT_EQ(run.message.content[0].text, "Let me read it.");
 }
 
-ModelRequest SampleRequest() {
+// The request's span points at `history`, which the test keeps.
+ModelRequest SampleRequest(std::vector<Message>* history) {
   ModelRequest r;
   r.model = "claude-sonnet-4-5";
   r.system = "You are a coding agent.";
@@ -273,7 +334,8 @@ ModelRequest SampleRequest() {
   result.content = {ContentBlock::Text("no such file")};
   Message follow;
   follow.content = {ContentBlock::Text("try again")};
-  r.messages = {user, assistant, result, follow};
+  *history = {user, assistant, result, follow};
+  r.messages = *history;
   ToolSchema tool;
   tool.name = "read_file";
   tool.description = "Read a file";
@@ -284,7 +346,8 @@ ModelRequest SampleRequest() {
 
 TEST(AnthropicBodyTest, MessagesBlocksAndTools) {
   AnthropicBodyOptions o;
-  Json::Value body = BuildAnthropicBody(SampleRequest(), o);
+  std::vector<Message> history;
+  Json::Value body = BuildAnthropicBody(SampleRequest(&history), o);
   EXPECT_EQ(body["model"].asString(), "claude-sonnet-4-5");
   EXPECT_EQ(body["max_tokens"].asInt(), 8192);
   EXPECT_TRUE(body["stream"].asBool());
@@ -315,7 +378,8 @@ TEST(AnthropicBodyTest, ThinkingBudgetAndMaxTokens) {
   AnthropicBodyOptions o;
   o.reasoning_model = true;
   o.model_max_output = 64000;
-  ModelRequest r = SampleRequest();
+  std::vector<Message> history;
+  ModelRequest r = SampleRequest(&history);
   r.thinking = ThinkingLevel::kMedium;
   r.max_output_tokens = 4096;
   Json::Value body = BuildAnthropicBody(r, o);

@@ -67,13 +67,21 @@ std::shared_ptr<Provider> Make(const config::ProviderSettings& s, const std::str
   return p.ok() ? *p : nullptr;
 }
 
+// The one-message conversation every request here sends (the request's span points at it).
+const std::vector<Message>& HelloHistory() {
+  static const std::vector<Message> history = [] {
+    Message u;
+    u.content = {ContentBlock::Text("say hello")};
+    return std::vector<Message>{u};
+  }();
+  return history;
+}
+
 ModelRequest Hello(const std::string& model) {
   ModelRequest r;
   r.model = model;
   r.system = "Be brief.";
-  Message u;
-  u.content = {ContentBlock::Text("say hello")};
-  r.messages = {u};
+  r.messages = HelloHistory();
   return r;
 }
 
@@ -230,13 +238,15 @@ TEST(HttpProviderTest, OpenAiToolCallRoundTripSendsWhatWeExpect) {
   EXPECT_EQ(c1.deltas.front().kind, DeltaKind::kToolCallStart);
   EXPECT_EQ(c1.deltas.back().kind, DeltaKind::kToolCallEnd);
 
-  req.messages.push_back(r1->message);
+  std::vector<Message> history(req.messages.begin(), req.messages.end());
+  history.push_back(r1->message);
   Message result;
   result.role = Role::kToolResult;
   result.tool_call_id = "call_abc123";
   result.tool_name = "read_file";
   result.content = {ContentBlock::Text("int main(){}")};
-  req.messages.push_back(result);
+  history.push_back(result);
+  req.messages = history;
   Collected c2;
   auto r2 = StreamTo(*p, req, &c2);
   ASSERT_TRUE(r2.ok());

@@ -146,6 +146,8 @@ TEST(OpenAiChatDecoderTest, ReasoningBothFieldNames) {
   ASSERT_EQ(run.message.content.size(), 2u);
   EXPECT_EQ(run.message.content[0].type, BlockType::kThinking);
   EXPECT_EQ(run.message.content[0].text, "User wants the answer. 42.");
+  // The first field name is kept, so only a server that sends it gets the reasoning back.
+  EXPECT_EQ(run.message.content[0].signature, "reasoning_content");
   EXPECT_EQ(run.message.stop_reason, StopReason::kMaxTokens);
   ExpectSameAtEverySplit(bytes, NewDecoder);
 }
@@ -265,7 +267,8 @@ TEST(OpenAiChatDecoderTest, AbortByCallbackDropsUnfinishedToolCalls) {
   EXPECT_EQ(run.message.content[0].text, "Let me read it.");
 }
 
-ModelRequest SampleRequest() {
+// The request's span points at `history`, which the test keeps.
+ModelRequest SampleRequest(std::vector<Message>* history) {
   ModelRequest r;
   r.model = "gpt-4o";
   r.system = "You are a coding agent.";
@@ -284,7 +287,8 @@ ModelRequest SampleRequest() {
   result.tool_call_id = "call_abc123";
   result.tool_name = "read_file";
   result.content = {ContentBlock::Text("int main(){}")};
-  r.messages = {user, assistant, result};
+  *history = {user, assistant, result};
+  r.messages = *history;
   ToolSchema tool;
   tool.name = "read_file";
   tool.description = "Read a file";
@@ -298,7 +302,8 @@ TEST(OpenAiChatBodyTest, MessagesToolsAndOptions) {
   OpenAiChatBodyOptions o;
   o.provider_name = "openai";
   o.use_max_completion_tokens = true;
-  ModelRequest r = SampleRequest();
+  std::vector<Message> history;
+  ModelRequest r = SampleRequest(&history);
   r.max_output_tokens = 4096;
   Json::Value body = BuildOpenAiChatBody(r, o);
   EXPECT_EQ(body["model"].asString(), "gpt-4o");
@@ -336,10 +341,11 @@ TEST(OpenAiChatBodyTest, ReasoningEffortMaxTokensAndToolImages) {
   OpenAiChatBodyOptions o;
   o.provider_name = "ollama";
   o.reasoning_model = true;
-  ModelRequest r = SampleRequest();
+  std::vector<Message> history;
+  ModelRequest r = SampleRequest(&history);
   r.thinking = ThinkingLevel::kHigh;
   r.max_output_tokens = 1000;
-  r.messages[2].content.push_back(ContentBlock::Image("image/jpeg", "AAAA"));
+  history[2].content.push_back(ContentBlock::Image("image/jpeg", "AAAA"));
   Json::Value body = BuildOpenAiChatBody(r, o);
   EXPECT_EQ(body["reasoning_effort"].asString(), "high");
   EXPECT_EQ(body["max_tokens"].asInt(), 1000);
