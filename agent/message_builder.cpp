@@ -84,7 +84,7 @@ void MessageBuilder::EndToolCall(int provider_index, const Emit& emit) {
   end.index = at;
   end.id = b.id;
   end.name = b.name;
-  end.text = b.arguments.isString() ? b.arguments.asString() : WriteJson(b.arguments);
+  end.text = StringOrJson(b.arguments);
   emit(end);
 }
 

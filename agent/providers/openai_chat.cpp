@@ -235,8 +235,7 @@ Status ReadUsage(const Json::Value& chunk, StreamNumbers* numbers, Usage* usage)
 std::string ArgumentFragment(const Json::Value* fn) {
   const Json::Value* a = fn ? FindMember(*fn, "arguments") : nullptr;
   if (a == nullptr) return {};
-  if (a->isString()) return a->asString();
-  if (a->isObject()) return WriteJson(*a);
+  if (a->isString() || a->isObject()) return StringOrJson(*a);
   return {};
 }
 

@@ -38,12 +38,12 @@ class OpenAiChatDecoder : public StreamDecoder {
 
  private:
   // The steps of one chunk; each returns false (or Ok) early once the decoder is aborted.
-  Status ConsumeChoice(const Json::Value& choice, json::Numbers* numbers,
+  Status ConsumeChoice(const Json::Value& choice, StreamNumbers* numbers,
                        const DeltaCallback& emit);
   bool ConsumeText(const Json::Value& delta, const DeltaCallback& emit);
   bool AppendText(DeltaKind kind, std::string text, const char* field, const DeltaCallback& emit);
-  Status ConsumeToolCall(const Json::Value& tc, json::Numbers* numbers, const DeltaCallback& emit);
-  Status ToolCallKey(const Json::Value& tc, const std::string& id, json::Numbers* numbers,
+  Status ConsumeToolCall(const Json::Value& tc, StreamNumbers* numbers, const DeltaCallback& emit);
+  Status ToolCallKey(const Json::Value& tc, const std::string& id, StreamNumbers* numbers,
                      int* key) const;
   bool EndToolCalls(const DeltaCallback& emit);
 
