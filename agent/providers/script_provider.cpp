@@ -1,7 +1,7 @@
 // Offline scripted provider.
 #include "agent/providers/script_provider.h"
 
-#include <pcre2.h>
+#include "support/regex.h"
 
 #include <span>
 
@@ -11,19 +11,17 @@
 namespace lousho::agent {
 namespace {
 
+// `match:` patterns are case-insensitive; one that does not compile, or that hits a matching
+// limit, matches nothing.
 bool RegexMatches(const std::string& pattern, const std::string& subject) {
   if (pattern.empty()) return true;
-  int err = 0;
-  PCRE2_SIZE off = 0;
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
-                                   PCRE2_UTF | PCRE2_CASELESS, &err, &off, nullptr);
-  if (!code) return false;
-  pcre2_match_data* md = pcre2_match_data_create_from_pattern(code, nullptr);
-  int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), 0, 0, md,
-                       nullptr);
-  pcre2_match_data_free(md);
-  pcre2_code_free(code);
-  return rc >= 0;
+  RegexOptions options;
+  options.case_insensitive = true;
+  options.jit = false;  // one search over one message: compiling machine code costs more
+  auto re = Regex::Compile(pattern, options);
+  if (!re.ok()) return false;
+  auto hit = re->Search(subject);
+  return hit.ok() && *hit;
 }
 
 // Splits text into streamed pieces: fixed-size (never inside a UTF-8 sequence) or by words.

@@ -1,7 +1,7 @@
 // The `grep` tool: PCRE2 (JIT) search over the workspace, honouring .gitignore.
-#include <pcre2.h>
-
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <system_error>
 
 #include "agent/tools/builtin_tools.h"
@@ -9,6 +9,7 @@
 #include "agent/tools/paths.h"
 #include "agent/tools/tool_util.h"
 #include "support/glob.h"
+#include "support/regex.h"
 
 namespace lousho::agent::tools {
 namespace {
@@ -19,58 +20,6 @@ constexpr long long kDefaultLimit = 100;
 constexpr size_t kMaxLineBytes = 500;
 constexpr uintmax_t kMaxFileBytes = 20UL * 1024 * 1024;
 constexpr size_t kMaxOutputBytes = 50UL * 1024;
-
-// One compiled pattern with its JIT stack. Not thread-safe: one per Run.
-class Regex {
- public:
-  ~Regex() {
-    if (md_) pcre2_match_data_free(md_);
-    if (mctx_) pcre2_match_context_free(mctx_);
-    if (stack_) pcre2_jit_stack_free(stack_);
-    if (code_) pcre2_code_free(code_);
-  }
-
-  std::string Compile(const std::string& pattern, bool ignore_case, bool literal) {
-    uint32_t flags = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
-    if (ignore_case) flags |= PCRE2_CASELESS;
-    if (literal) flags |= PCRE2_LITERAL;
-    int err = 0;
-    PCRE2_SIZE off = 0;
-    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), flags, &err,
-                          &off, nullptr);
-    if (!code_) {
-      PCRE2_UCHAR msg[256];
-      pcre2_get_error_message(err, msg, sizeof msg);
-      return "invalid regular expression at offset " + std::to_string(off) + ": " +
-             reinterpret_cast<const char*>(msg);
-    }
-    jit_ = pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE) == 0;
-    mctx_ = pcre2_match_context_create(nullptr);
-    if (jit_) {
-      stack_ = pcre2_jit_stack_create(32UL * 1024, 8UL * 1024 * 1024, nullptr);
-      if (stack_) pcre2_jit_stack_assign(mctx_, nullptr, stack_);
-    }
-    md_ = pcre2_match_data_create_from_pattern(code_, nullptr);
-    return {};
-  }
-
-  bool Matches(std::string_view line) {
-    int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(), 0, 0, md_,
-                         mctx_);
-    // The JIT stack can run out on heavy backtracking; the interpreter uses the heap instead.
-    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
-      rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(), 0,
-                       PCRE2_NO_JIT, md_, mctx_);
-    return rc >= 0;
-  }
-
- private:
-  pcre2_code* code_ = nullptr;
-  pcre2_match_context* mctx_ = nullptr;
-  pcre2_jit_stack* stack_ = nullptr;
-  pcre2_match_data* md_ = nullptr;
-  bool jit_ = false;
-};
 
 std::string ClipLine(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -125,11 +74,14 @@ class GrepTool : public FolderTool {
     auto resolved = ResolveToolPath(ctx, path_arg.value_or("."));
     if (!resolved.ok()) return ToolOutput::Error(resolved.error().message);
 
-    Regex re;
-    std::string err = re.Compile(*pattern, ignore_case, literal);
-    if (!err.empty()) return ToolOutput::Error("grep: " + err);
+    RegexOptions ro;
+    ro.case_insensitive = ignore_case;
+    ro.literal = literal;
+    auto re = Regex::Compile(*pattern, ro);
+    if (!re.ok())
+      return ToolOutput::Error("grep: invalid regular expression: " + re.error().message);
 
-    Search s{re, ctx.cancel, context.value_or(0), limit_arg.value_or(kDefaultLimit)};
+    Search s{*re, ctx.cancel, context.value_or(0), limit_arg.value_or(kDefaultLimit)};
     std::error_code ec;
     fs::path cwd = ctx.cwd;
     std::string special = SpecialFileMessage(resolved->real, DisplayPath(cwd, resolved->abs));
@@ -158,6 +110,7 @@ class GrepTool : public FolderTool {
       return ToolOutput::Error("path not found: " + *path_arg);
     }
     if (ctx.cancel.cancelled()) return ToolOutput::Error("grep was cancelled");
+    if (!s.error.empty()) return ToolOutput::Error("grep: " + s.error);
 
     ToolOutput out;
     std::string body = s.out;
@@ -186,7 +139,7 @@ class GrepTool : public FolderTool {
   }
 
   struct Search {
-    Regex& re;
+    const Regex& re;
     const CancelToken& cancel;
     long long context;
     long long limit;
@@ -195,6 +148,15 @@ class GrepTool : public FolderTool {
     long long files_with_matches = 0;
     bool limit_hit = false;
     bool bytes_hit = false;
+    std::string error{};  // a matching error (a pattern limit), which stops the search
+
+    // Whether line `index` of `shown` matches; nullopt after recording a matching error.
+    std::optional<bool> Matches(std::string_view line, const std::string& shown, size_t index) {
+      auto hit = re.Search(line);
+      if (hit.ok()) return *hit;
+      error = shown + ":" + std::to_string(index + 1) + ": " + hit.error().message;
+      return std::nullopt;
+    }
 
     // Returns false to stop the walk.
     bool File(const fs::path& real, const std::string& shown) {
@@ -208,7 +170,9 @@ class GrepTool : public FolderTool {
       bool any = false;
       for (size_t i = 0; i < lines.size(); ++i) {
         if (i % 4096 == 4095 && cancel.cancelled()) return false;
-        if (!re.Matches(lines[i])) continue;
+        auto hit = Matches(lines[i], shown, i);
+        if (!hit) return false;
+        if (!*hit) continue;
         if (matches >= limit) {
           limit_hit = true;
           return false;
@@ -226,7 +190,9 @@ class GrepTool : public FolderTool {
         for (long long j = static_cast<long long>(i) + 1;
              j <= static_cast<long long>(i) + context && j < static_cast<long long>(lines.size());
              ++j) {
-          if (re.Matches(lines[j])) break;
+          auto next = Matches(lines[j], shown, static_cast<size_t>(j));
+          if (!next) return false;
+          if (*next) break;
           out += shown + "-" + std::to_string(j + 1) + "- " + ClipLine(lines[j]) + "\n";
           printed_until = j;
         }

@@ -1,0 +1,393 @@
+// Regex over PCRE2: compile once (with JIT), match with per-thread scratch memory and limits.
+#include "support/regex.h"
+
+#include <pcre2.h>
+
+#include <algorithm>
+
+namespace lousho {
+
+// The compiled pattern and the match context that carries the limits. Both are read-only once
+// built, which is what PCRE2 needs to share them between threads.
+struct Regex::Code {
+  Code() = default;
+  Code(const Code&) = delete;
+  Code& operator=(const Code&) = delete;
+  ~Code() {
+    if (context) pcre2_match_context_free(context);
+    if (code) pcre2_code_free(code);
+  }
+
+  std::string pattern;
+  pcre2_code* code = nullptr;
+  pcre2_match_context* context = nullptr;
+  uint32_t pairs = 1;  // ovector pairs: the whole match and each capture group
+  uint32_t max_lookbehind = 0;
+  bool jit_complete = false;
+  bool jit_partial = false;
+};
+
+namespace {
+
+// After an interpreter run on a text longer than this, the thread's match data is freed: the
+// interpreter keeps its backtracking frames in it, and they grow with the text (some 50 MB for
+// `(?:a|b)*$` over 200 KB) and would otherwise stay allocated for the life of the thread.
+constexpr size_t kKeepFramesUpTo = 16UL * 1024;
+// Enough ovector pairs for most patterns, so that switching patterns rarely reallocates.
+constexpr uint32_t kMinPairs = 16;
+// The JIT stack grows on demand up to this; deeper matches fall back to the interpreter.
+constexpr size_t kJitStackStart = 32UL * 1024;
+constexpr size_t kJitStackMax = 8UL * 1024 * 1024;
+
+PCRE2_SPTR Ptr(std::string_view s) { return reinterpret_cast<PCRE2_SPTR>(s.data()); }
+
+std::string Pcre2Message(int code) {
+  PCRE2_UCHAR buf[256];
+  int n = pcre2_get_error_message(code, buf, sizeof buf);
+  if (n < 0) return "PCRE2 error " + std::to_string(code);
+  return {reinterpret_cast<const char*>(buf), static_cast<size_t>(n)};
+}
+
+// Match data and a JIT stack for the calling thread. A match data is only in use during one
+// pcre2_match call, and results are copied out before any caller code runs, so one per thread
+// serves every Regex (even a visitor that searches with another Regex).
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    Release();
+    if (stack_) pcre2_jit_stack_free(stack_);
+  }
+
+  pcre2_match_data* Get(uint32_t pairs) {
+    if (md_ && pairs_ >= pairs) return md_;
+    Release();
+    pairs_ = std::max(pairs, kMinPairs);
+    md_ = pcre2_match_data_create(pairs_, nullptr);
+    return md_;
+  }
+  void Release() {
+    if (md_) pcre2_match_data_free(md_);
+    md_ = nullptr;
+    pairs_ = 0;
+  }
+  // Null when the stack cannot be allocated: PCRE2 then uses 32 KiB of the machine stack.
+  pcre2_jit_stack* Stack() {
+    if (!stack_) stack_ = pcre2_jit_stack_create(kJitStackStart, kJitStackMax, nullptr);
+    return stack_;
+  }
+
+ private:
+  pcre2_match_data* md_ = nullptr;
+  uint32_t pairs_ = 0;
+  pcre2_jit_stack* stack_ = nullptr;
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+pcre2_jit_stack* ThreadJitStack(void* /*data*/) { return ThreadScratch().Stack(); }
+
+Error MatchError(int rc) {
+  switch (rc) {
+    case PCRE2_ERROR_MATCHLIMIT:
+    case PCRE2_ERROR_DEPTHLIMIT:
+    case PCRE2_ERROR_HEAPLIMIT:
+    case PCRE2_ERROR_NOMEMORY:
+      return MakeError("LOUSHO_REGEX_LIMIT",
+                       "regular expression " + Pcre2Message(rc) +
+                           ": it backtracks too much on this text; simplify the pattern (nested "
+                           "repeats such as (a+)+ are the usual cause)");
+    default:
+      return MakeError("LOUSHO_REGEX_INVALID",
+                       "regular expression match failed: " + Pcre2Message(rc));
+  }
+}
+
+// The length of an unfinished UTF-8 character at the end of `text` (a lead byte followed by
+// fewer continuation bytes than it announces), or 0.
+size_t IncompleteTail(std::string_view text) {
+  size_t n = text.size();
+  for (size_t back = 1; back <= 3 && back <= n; ++back) {
+    auto b = static_cast<unsigned char>(text[n - back]);
+    if ((b & 0xC0) == 0x80) continue;
+    size_t need = 1;
+    if (b >= 0xC2 && b <= 0xDF) {
+      need = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      need = 3;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      need = 4;
+    }
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+// The length of the valid UTF-8 character at text[i], or 0 when none starts there. Follows
+// RFC 3629 as PCRE2 does: no overlong forms, no surrogates, nothing above U+10FFFF.
+size_t CharLength(std::string_view text, size_t i) {
+  auto at = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char b = at(i);
+  if (b < 0x80) return 1;
+  size_t len = 0;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;  // the range of the second byte
+  if (b >= 0xC2 && b <= 0xDF) {
+    len = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    len = 3;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    len = 4;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (text.size() - i < len || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k)
+    if ((at(i + k) & 0xC0) != 0x80) return 0;
+  return len;
+}
+
+// Where the valid UTF-8 run that ends `text` begins: just after the last invalid byte, or 0.
+size_t ValidSuffixStart(std::string_view text) {
+  size_t from = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t len = CharLength(text, i);
+    if (len == 0) {
+      from = ++i;
+    } else {
+      i += len;
+    }
+  }
+  return from;
+}
+
+// A start offset inside a valid character moves to the character's end: the JIT and the
+// interpreter disagree about where such a search may match (`x*` matches empty at the offset
+// itself with one and at the next character with the other).
+size_t AlignStart(std::string_view text, size_t start) {
+  if (start >= text.size() || (static_cast<unsigned char>(text[start]) & 0xC0) != 0x80)
+    return start;
+  for (size_t back = 1; back <= 3 && back <= start; ++back) {
+    size_t lead = start - back;
+    if ((static_cast<unsigned char>(text[lead]) & 0xC0) == 0x80) continue;
+    size_t len = CharLength(text, lead);
+    return lead + len > start ? lead + len : start;
+  }
+  return start;
+}
+
+}  // namespace
+
+std::string_view Match::Group(std::string_view text, size_t i) const {
+  if (i >= groups.size()) return {};
+  const Span& s = groups[i];
+  if (!s.matched() || s.end < s.begin || s.end > text.size()) return {};
+  return text.substr(s.begin, s.end - s.begin);
+}
+
+Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& options) {
+  uint32_t flags = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
+  if (options.case_insensitive) flags |= PCRE2_CASELESS;
+  if (options.literal) {
+    // PCRE2 refuses UCP and MULTILINE beside LITERAL; plain text has no use for either.
+    flags |= PCRE2_LITERAL;
+  } else {
+    flags |= PCRE2_UCP;
+    if (options.multiline) flags |= PCRE2_MULTILINE;
+  }
+  auto c = std::make_shared<Code>();
+  c->pattern = std::string(pattern);
+  int err = 0;
+  PCRE2_SIZE offset = 0;
+  c->code = pcre2_compile(Ptr(pattern), pattern.size(), flags, &err, &offset, nullptr);
+  if (!c->code)
+    return MakeError("LOUSHO_REGEX_INVALID",
+                     Pcre2Message(err) + " at offset " + std::to_string(offset));
+
+  uint32_t captures = 0;
+  pcre2_pattern_info(c->code, PCRE2_INFO_CAPTURECOUNT, &captures);
+  c->pairs = captures + 1;
+  pcre2_pattern_info(c->code, PCRE2_INFO_MAXLOOKBEHIND, &c->max_lookbehind);
+
+  if (options.jit) {
+    // Each mode is separate machine code; without the partial one, PartialSearch would silently
+    // run in the interpreter. No JIT on this platform (or no memory for it) leaves both false.
+    if (pcre2_jit_compile(c->code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0) {
+      c->jit_complete = c->jit_partial = true;
+    } else {
+      c->jit_complete = pcre2_jit_compile(c->code, PCRE2_JIT_COMPLETE) == 0;
+    }
+  }
+
+  c->context = pcre2_match_context_create(nullptr);
+  if (!c->context)
+    return MakeError("LOUSHO_RESOURCE_EXHAUSTED", "out of memory compiling a regular expression");
+  pcre2_set_match_limit(c->context, options.match_limit);
+  pcre2_set_depth_limit(c->context, options.depth_limit);
+  pcre2_set_heap_limit(c->context, options.heap_limit_kib);
+  // The JIT stack cannot be shared between threads, so the callback hands out the caller's.
+  pcre2_jit_stack_assign(c->context, ThreadJitStack, nullptr);
+  return Regex(std::move(c));
+}
+
+namespace {
+
+// One pcre2_match call. Returns PCRE2's code when it is a match (>= 0), PCRE2_ERROR_NOMATCH or
+// PCRE2_ERROR_PARTIAL, with the offsets copied into *groups (when given) for a match or partial
+// match; any other code becomes an Error.
+Result<int> Exec(const pcre2_code* code, pcre2_match_context* context, uint32_t pairs, bool jit,
+                 std::string_view text, size_t start, uint32_t flags, std::vector<Span>* groups) {
+  if (start > text.size())
+    return MakeError("LOUSHO_REGEX_INVALID", "start offset " + std::to_string(start) +
+                                                 " is past the end of the text (" +
+                                                 std::to_string(text.size()) + " bytes)");
+  start = AlignStart(text, start);
+  Scratch& scratch = ThreadScratch();
+  pcre2_match_data* md = scratch.Get(pairs);
+  if (!md) return MatchError(PCRE2_ERROR_NOMEMORY);
+  int rc = pcre2_match(code, Ptr(text), text.size(), start, flags, md, context);
+  if (rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+    // The JIT stack is bounded; the interpreter keeps its frames on the heap, where the depth
+    // and heap limits bound them instead.
+    jit = false;
+    rc = pcre2_match(code, Ptr(text), text.size(), start, flags | PCRE2_NO_JIT, md, context);
+  }
+  bool matched = rc >= 0 || rc == PCRE2_ERROR_PARTIAL;
+  if (matched && groups) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    // A partial match sets only the first pair; a match sets the first rc pairs.
+    size_t set = std::min<size_t>(rc > 0 ? static_cast<size_t>(rc) : 1, pairs);
+    groups->assign(pairs, Span{});
+    for (size_t i = 0; i < set; ++i) {
+      if (ov[2 * i] == PCRE2_UNSET) continue;
+      (*groups)[i] = Span{ov[2 * i], ov[2 * i + 1]};
+    }
+  }
+  if (!jit && text.size() > kKeepFramesUpTo) scratch.Release();
+  if (matched || rc == PCRE2_ERROR_NOMATCH) return rc;
+  return MatchError(rc);
+}
+
+}  // namespace
+
+Result<bool> Regex::Search(std::string_view text, size_t start) const {
+  auto rc =
+      Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, start, 0, nullptr);
+  if (!rc.ok()) return rc.error();
+  return *rc >= 0;
+}
+
+Result<std::optional<Match>> Regex::Find(std::string_view text, size_t start) const {
+  Match m;
+  auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, start, 0,
+                 &m.groups);
+  if (!rc.ok()) return rc.error();
+  if (*rc < 0) return std::optional<Match>();
+  return std::optional<Match>(std::move(m));
+}
+
+Status Regex::ForEachMatch(std::string_view text, const std::function<bool(const Match&)>& visit,
+                           size_t start) const {
+  size_t pos = start;
+  uint32_t flags = 0;
+  Match m;
+  while (true) {
+    auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, pos, flags,
+                   &m.groups);
+    if (!rc.ok()) return rc.error();
+    if (*rc < 0) return Status::Ok();
+    size_t begin = m.begin();
+    size_t end = m.end();
+    if (!visit(m)) return Status::Ok();
+    if (end > pos) {
+      pos = end;
+      // The next match may not be empty right where this one ended.
+      flags = begin == end ? PCRE2_NOTEMPTY_ATSTART : 0;
+    } else if (flags == 0) {
+      flags = PCRE2_NOTEMPTY_ATSTART;
+    } else {
+      // Only \K can report an empty match here; step over one character to make progress.
+      if (pos >= text.size()) return Status::Ok();
+      ++pos;
+      while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
+      flags = 0;
+    }
+  }
+}
+
+Result<std::vector<Match>> Regex::FindAll(std::string_view text, size_t start) const {
+  std::vector<Match> all;
+  Status st = ForEachMatch(
+      text,
+      [&](const Match& m) {
+        all.push_back(m);
+        return true;
+      },
+      start);
+  if (!st.ok()) return st.error();
+  return all;
+}
+
+Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, bool not_bol) const {
+  if (start > text.size())
+    return MakeError("LOUSHO_REGEX_INVALID", "start offset " + std::to_string(start) +
+                                                 " is past the end of the text (" +
+                                                 std::to_string(text.size()) + " bytes)");
+  // PCRE2 cannot be asked about a text that stops inside a character: with the JIT it says "no
+  // match" for `caf\xC3` against `café`, the interpreter says "partial". So the unfinished
+  // character is left out and stands for "more text follows" itself.
+  start = AlignStart(text, start);
+  size_t head = text.size() - IncompleteTail(text);
+  if (start > head) return PartialMatch{PartialKind::kPartial, Span{start, text.size()}};
+  std::string_view known = text.substr(0, head);
+  uint32_t bol = not_bol ? PCRE2_NOTBOL : 0;
+  std::vector<Span> groups;
+  // Nothing matches an invalid byte, so a match starting before the last one cannot reach the
+  // end of the text: it is final, and ordinary matching finds it. PARTIAL_HARD is left for the
+  // valid run at the end, because across invalid bytes PCRE2 10.42's interpreter reports
+  // partial matches the JIT does not, and can even skip a complete match before them.
+  size_t valid_from = ValidSuffixStart(known);
+  size_t from = start;
+  if (start < valid_from) {
+    auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, known, start,
+                   bol, &groups);
+    if (!rc.ok()) return rc.error();
+    if (*rc >= 0 && groups[0].begin < valid_from)
+      return PartialMatch{PartialKind::kFull, groups[0]};
+    from = valid_from;
+  }
+  auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_partial, known, from,
+                 PCRE2_PARTIAL_HARD | bol, &groups);
+  if (!rc.ok()) return rc.error();
+  if (*rc >= 0) return PartialMatch{PartialKind::kFull, groups[0]};
+  // A partial match at the very end has inspected nothing (the interpreter reports `\b` there,
+  // the JIT does not); like "no match", it only says that a match may start where new text will.
+  if (*rc == PCRE2_ERROR_PARTIAL && (groups[0].begin < head || head < text.size()))
+    return PartialMatch{PartialKind::kPartial, Span{groups[0].begin, text.size()}};
+  if (head < text.size()) return PartialMatch{PartialKind::kPartial, Span{head, text.size()}};
+  return PartialMatch{};
+}
+
+const std::string& Regex::pattern() const { return code_->pattern; }
+size_t Regex::group_count() const { return code_->pairs - 1; }
+size_t Regex::max_lookbehind() const { return code_->max_lookbehind; }
+bool Regex::jit_complete() const { return code_->jit_complete; }
+bool Regex::jit_partial() const { return code_->jit_partial; }
+
+std::optional<size_t> Regex::GroupIndex(std::string_view name) const {
+  std::string z(name);  // PCRE2 wants it NUL-terminated
+  int n = pcre2_substring_number_from_name(code_->code, reinterpret_cast<PCRE2_SPTR>(z.c_str()));
+  if (n < 0) return std::nullopt;
+  return static_cast<size_t>(n);
+}
+
+}  // namespace lousho
