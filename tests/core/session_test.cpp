@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <mutex>
 
 #include "agent/providers/script_provider.h"
 
@@ -15,20 +18,52 @@ namespace lousho::agent {
 namespace {
 namespace fs = std::filesystem;
 
+// Answers permission requests from the session's worker thread while the test thread sets the
+// answer and reads what was asked, so every field is behind a lock.
 class FakeEditor : public PermissionPrompter {
  public:
   PermissionDecision RequestPermission(const std::string&, const PermissionRequest& req,
                                        const CancelToken& cancel) override {
-    asked.push_back(req.tool_name + ":" + req.title);
-    if (block_until_cancel) {
+    bool block = false;
+    PermissionDecision answer = PermissionDecision::kAllowOnce;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      asked_.push_back(req.tool_name + ":" + req.title);
+      block = block_until_cancel_;
+      answer = answer_;
+    }
+    asked_cv_.notify_all();
+    if (block) {
       while (!cancel.cancelled()) cancel.WaitFor(1000);
       return PermissionDecision::kCancelled;
     }
     return answer;
   }
-  PermissionDecision answer = PermissionDecision::kAllowOnce;
-  bool block_until_cancel = false;
-  std::vector<std::string> asked;
+  void SetAnswer(PermissionDecision answer) {
+    std::lock_guard<std::mutex> lock(mu_);
+    answer_ = answer;
+  }
+  // Every request then waits for cancellation instead of answering.
+  void BlockUntilCancel() {
+    std::lock_guard<std::mutex> lock(mu_);
+    block_until_cancel_ = true;
+  }
+  std::vector<std::string> Asked() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return asked_;
+  }
+  // Waits (bounded) until the session has asked at least once.
+  bool WaitAsked() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return asked_cv_.wait_for(lock, std::chrono::seconds(30), [&] { return !asked_.empty(); });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable asked_cv_;
+  PermissionDecision answer_ = PermissionDecision::kAllowOnce;
+  bool block_until_cancel_ = false;
+  std::vector<std::string> asked_;
 };
 
 config::ScriptStep Step(std::string text, std::vector<config::ScriptToolCall> calls = {}) {
@@ -185,7 +220,7 @@ TEST_F(SessionTest, ToolLoopRunsToolAndFeedsResultBack) {
   EXPECT_EQ(h[2].role, Role::kToolResult);
   EXPECT_FALSE(h[2].is_error);
   EXPECT_NE(h[2].TextContent().find("alpha"), std::string::npos);
-  EXPECT_TRUE(editor_.asked.empty());  // read-only tools are not asked for
+  EXPECT_TRUE(editor_.Asked().empty());  // read-only tools are not asked for
 }
 
 TEST_F(SessionTest, MaxStepsEndsWithMaxTurnRequests) {
@@ -200,12 +235,12 @@ TEST_F(SessionTest, RejectedWriteFailsAndModelCarriesOn) {
   Json::Value args = Args("path", "x.txt");
   args["content"] = "data";
   Make({config::ScriptReply{"", {Step("", {Call("write", args)}), Step("ok")}}});
-  editor_.answer = PermissionDecision::kRejectOnce;
+  editor_.SetAnswer(PermissionDecision::kRejectOnce);
   auto r = Run("write");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
   EXPECT_FALSE(fs::exists(dir_ / "x.txt"));
-  ASSERT_EQ(editor_.asked.size(), 1u);
+  ASSERT_EQ(editor_.Asked().size(), 1u);
   auto h = session_->History();
   EXPECT_TRUE(h[2].is_error);
   EXPECT_EQ(h[3].TextContent(), "ok");
@@ -214,12 +249,12 @@ TEST_F(SessionTest, RejectedWriteFailsAndModelCarriesOn) {
 TEST_F(SessionTest, AllowAlwaysIsRememberedForTheSession) {
   Json::Value args = Args("command", "echo one");
   Make({config::ScriptReply{"", {Step("", {Call("bash", args)}), Step("ran")}}});
-  editor_.answer = PermissionDecision::kAllowAlways;
+  editor_.SetAnswer(PermissionDecision::kAllowAlways);
   ASSERT_TRUE(Run("a").ok());
-  editor_.answer = PermissionDecision::kRejectOnce;  // would fail if asked again
+  editor_.SetAnswer(PermissionDecision::kRejectOnce);  // would fail if asked again
   auto r = Run("b");
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(editor_.asked.size(), 1u);
+  EXPECT_EQ(editor_.Asked().size(), 1u);
   auto h = session_->History();
   EXPECT_FALSE(h[6].is_error) << h[6].TextContent();
 }
@@ -227,10 +262,10 @@ TEST_F(SessionTest, AllowAlwaysIsRememberedForTheSession) {
 TEST_F(SessionTest, CancelDuringPendingPermissionEndsCancelled) {
   Json::Value args = Args("command", "echo x");
   Make({config::ScriptReply{"", {Step("", {Call("bash", args)}), Step("never")}}});
-  editor_.block_until_cancel = true;
+  editor_.BlockUntilCancel();
   auto f = Start("x");
   ASSERT_TRUE(f.valid());
-  while (editor_.asked.empty()) usleep(1000);
+  ASSERT_TRUE(editor_.WaitAsked());
   session_->Cancel();
   auto r = f.get();
   ASSERT_TRUE(r.ok());
@@ -304,7 +339,7 @@ TEST_F(SessionTest, PlanModeRefusesEditsAndModeChangeIsAnEvent) {
   session_->SetMode(PermissionMode::kPlan);
   ASSERT_TRUE(Run("w").ok());
   EXPECT_FALSE(fs::exists(dir_ / "x.txt"));
-  EXPECT_TRUE(editor_.asked.empty());
+  EXPECT_TRUE(editor_.Asked().empty());
   EXPECT_EQ(Events()[0], std::string("mode:") + PermissionModeId(PermissionMode::kPlan));
 }
 
@@ -342,12 +377,12 @@ TEST_F(SessionTest, AgentLeavesPlanModeOnlyWithTheUsersConsent) {
   Make({config::ScriptReply{"", {Step("", {Call("switch_mode", args)}), Step("ok")}}}, 5,
        {"switch_mode", "write"});
   session_->SetMode(PermissionMode::kPlan);
-  editor_.answer = PermissionDecision::kRejectOnce;
+  editor_.SetAnswer(PermissionDecision::kRejectOnce);
   ASSERT_TRUE(Run("go").ok());
   EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
-  ASSERT_EQ(editor_.asked.size(), 1u);
-  EXPECT_EQ(editor_.asked[0], "switch_mode:Switch to accept-edits mode");
-  editor_.answer = PermissionDecision::kAllowOnce;
+  ASSERT_EQ(editor_.Asked().size(), 1u);
+  EXPECT_EQ(editor_.Asked()[0], "switch_mode:Switch to accept-edits mode");
+  editor_.SetAnswer(PermissionDecision::kAllowOnce);
   ASSERT_TRUE(Run("go").ok());
   EXPECT_EQ(session_->mode(), PermissionMode::kAcceptEdits);
   auto ev = Events();
@@ -448,10 +483,10 @@ TEST_F(SessionTest, ReadOnlyLookupsOfOneReplyRunInParallelAndReportInOrder) {
 TEST_F(SessionTest, CancelledCallsGetExactlyOneResultEach) {
   Json::Value args = Args("command", "echo x");
   Make({config::ScriptReply{"", {Step("", {Call("bash", args), Call("bash", args)}), Step("no")}}});
-  editor_.block_until_cancel = true;
+  editor_.BlockUntilCancel();
   auto f = Start("x");
   ASSERT_TRUE(f.valid());
-  while (editor_.asked.empty()) usleep(1000);
+  ASSERT_TRUE(editor_.WaitAsked());
   session_->Cancel();
   EXPECT_EQ(f.get()->stop, TurnStop::kCancelled);
   auto h = session_->History();

@@ -605,7 +605,11 @@ TEST(HttpProviderTest, OverlongStreamLineFailsOnceAsBadResponse) {
     steps.push_back(Step::Write("\n\n" + kDone));
     server.Stream(res, std::move(steps));
   });
-  auto p = Make(Settings("openai", server, "/v1"), "gpt-4o");
+  auto s = Settings("openai", server, "/v1");
+  // Building and sending 16 MiB takes the server seconds under ThreadSanitizer on a loaded
+  // machine; this test is about the line cap, not the idle timeout.
+  s.idle_timeout_s = 60;
+  auto p = Make(s, "gpt-4o");
   Collected c;
   auto r = StreamTo(*p, Hello("gpt-4o"), &c);
   ASSERT_FALSE(r.ok());
@@ -677,17 +681,22 @@ TEST(HttpProviderTest, CancelDuringRetryWaitReturnsAtOnce) {
   RetryHooks hooks;
   std::vector<long> delays;
   std::vector<bool> ends;
+  // Joined below, before `source` goes out of scope: a detached thread could cancel a source
+  // that no longer exists.
+  std::thread canceller;
   hooks.on_retry_start = [&](const RetryNotice& n) {
     delays.push_back(n.delay_ms);
-    std::thread([&source] {
+    if (canceller.joinable()) return;  // a second retry fails the size check below
+    canceller = std::thread([&source] {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       source.Cancel();
-    }).detach();
+    });
   };
   hooks.on_retry_end = [&](bool ok, int, const std::string&) { ends.push_back(ok); };
   auto start = Clock::now();
   auto r = p->Stream(
       Hello("gpt-4o"), [](const StreamDelta&) { return true; }, source.token(), hooks);
+  if (canceller.joinable()) canceller.join();
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(r->message.stop_reason, StopReason::kCancelled);
   EXPECT_TRUE(r->message.content.empty());

@@ -77,8 +77,11 @@ class LoopbackServer {
   // else it deems text).
   void Stream(httplib::Response& res, std::vector<Step> steps) {
     auto i = std::make_shared<size_t>(0);
+    // Shared, not copied: some tests stream many megabytes, and copies are slow under TSan.
+    auto shared = std::make_shared<const std::vector<Step>>(std::move(steps));
     res.set_chunked_content_provider(
-        "text/event-stream", [this, steps, i](size_t, httplib::DataSink& sink) {
+        "text/event-stream", [this, shared, i](size_t, httplib::DataSink& sink) {
+          const std::vector<Step>& steps = *shared;
           while (*i < steps.size()) {
             const Step& s = steps[(*i)++];
             switch (s.kind) {

@@ -146,9 +146,10 @@ TEST(BashToolTest, DelegatesToEditorTerminal) {
   EXPECT_TRUE(out.is_error);
   EXPECT_NE(TextOf(out).find("hello from terminal"), std::string::npos);
   EXPECT_NE(TextOf(out).find("exited with code 2"), std::string::npos);
-  EXPECT_EQ(client.last_request.command, "/bin/bash");
-  EXPECT_EQ(client.last_request.args, (std::vector<std::string>{"-c", "make test"}));
-  EXPECT_EQ(client.last_request.cwd, ws.root().string());
+  TerminalRequest request = client.LastRequest();
+  EXPECT_EQ(request.command, "/bin/bash");
+  EXPECT_EQ(request.args, (std::vector<std::string>{"-c", "make test"}));
+  EXPECT_EQ(request.cwd, ws.root().string());
   std::vector<std::string> expected = {"create term-1", "wait term-1", "output term-1",
                                        "release term-1"};
   EXPECT_EQ(client.Calls(), expected);

@@ -79,7 +79,9 @@ inline std::string TextOf(const ToolOutput& out) {
 }
 
 // A fake editor that records every call. Files live in a map (its "buffers"); terminals run
-// nothing: the test decides their output and exit through the fields below.
+// nothing: the test decides their output and exit through the fields below, set before the tool
+// runs. What the tool's calls record may be written from another thread than the test's, so it
+// is read through the locked accessors (Calls, LastRequest) or is atomic.
 class FakeClient : public PermissionPrompter, public FileAccess, public Terminals {
  public:
   bool can_read = false;
@@ -90,11 +92,9 @@ class FakeClient : public PermissionPrompter, public FileAccess, public Terminal
   std::optional<int> terminal_exit_code = 0;
   bool terminal_hangs = false;  // WaitForTerminalExit blocks until cancelled
 
-  std::vector<std::string> calls;  // "read <path>", "create <cmd>", "release <id>", ...
   std::atomic<int> created{0};
   std::atomic<int> released{0};
   std::atomic<int> killed{0};
-  TerminalRequest last_request;
   std::atomic<bool> waiting{false};
 
   PermissionDecision RequestPermission(const std::string&, const PermissionRequest&,
@@ -132,7 +132,7 @@ class FakeClient : public PermissionPrompter, public FileAccess, public Terminal
     std::string id = "term-" + std::to_string(++created);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      last_request = request;
+      last_request_ = request;
     }
     Record("create " + id);
     return id;
@@ -166,17 +166,24 @@ class FakeClient : public PermissionPrompter, public FileAccess, public Terminal
     return Status::Ok();
   }
 
+  // "read <path>", "create <id>", "release <id>", ... in call order.
   std::vector<std::string> Calls() {
     std::lock_guard<std::mutex> lock(mu_);
-    return calls;
+    return calls_;
+  }
+  TerminalRequest LastRequest() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_request_;
   }
 
  private:
   void Record(std::string s) {
     std::lock_guard<std::mutex> lock(mu_);
-    calls.push_back(std::move(s));
+    calls_.push_back(std::move(s));
   }
   std::mutex mu_;
+  std::vector<std::string> calls_;
+  TerminalRequest last_request_;
 };
 
 }  // namespace lousho::agent::testing
