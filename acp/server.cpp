@@ -371,6 +371,9 @@ Status Server::WriteTextFile(const std::string& session_id, const std::string& p
   p["content"] = content;
   auto res = peer_.Call(method::kFsWrite, p, cancel);
   if (!res.ok()) return res.error();
+  // The result is an object (null from clients that send no result); anything else is malformed.
+  if (!res->isObject() && !res->isNull())
+    return MakeError("LOUSHO_CLIENT_ERROR", "fs/write_text_file: the editor sent a malformed reply");
   return Status::Ok();
 }
 

@@ -26,9 +26,12 @@ Json::Value ErrorMessage(const Json::Value& id, const RpcError& e) {
   return msg;
 }
 
-// A JSON-RPC id: a string, null, or a whole number (int64 or uint64 range: it is echoed as sent,
-// never converted). Fractions and larger numbers are answered -32600 with a null id.
-bool ValidId(const Json::Value& id) { return id.isString() || id.isNull() || id.isIntegral(); }
+// A JSON-RPC id as ACP types it: a string, null, or an integer within int64 (echoed as sent).
+// Fractions, exponents and integers past int64 are answered -32600 with a null id.
+bool ValidId(const Json::Value& id) {
+  return id.isString() || id.isNull() || id.type() == Json::intValue ||
+         (id.type() == Json::uintValue && id.isInt64());
+}
 }  // namespace
 
 Reply::Reply(std::function<void(const Json::Value&)> send, Json::Value id)
@@ -159,7 +162,15 @@ void Peer::Dispatch(const std::string& line) {
     }
   }
   if (method == nullptr) {
-    if (!id || !(FindMember(msg, "result") || FindMember(msg, "error"))) {
+    if (id && !FindMember(msg, "result") && !FindMember(msg, "error")) {
+      // Neither a request nor a response: when it names one of our calls, that call failed;
+      // answering it would put our call's id on an error the client could take for its own.
+      if (!FailPending(*id, "the client sent a reply with neither result nor error"))
+        Send(ErrorMessage(Json::Value(), RpcError{kInvalidRequest,
+                                                  "Invalid Request: missing method", Json::Value()}));
+      return;
+    }
+    if (!id) {
       Send(ErrorMessage(
           reply_id, RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}));
       return;
@@ -223,6 +234,21 @@ void Peer::DispatchResponse(const Json::Value& msg, const Json::Value& id) {
   it->second->value = error ? *error : MemberOrNull(msg, "result");
   pending_.erase(it);
   cv_.notify_all();
+}
+
+bool Peer::FailPending(const Json::Value& id, const std::string& why) {
+  std::optional<long long> key = AsInt64(id);
+  if (!key) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pending_.find(*key);
+  if (it == pending_.end()) return false;
+  it->second->done = true;
+  it->second->is_error = true;
+  it->second->value = Json::Value(Json::objectValue);
+  it->second->value["message"] = why;
+  pending_.erase(it);
+  cv_.notify_all();
+  return true;
 }
 
 void Peer::Notify(const std::string& method, const Json::Value& params) {

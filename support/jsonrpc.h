@@ -96,6 +96,8 @@ class Peer {
   };
   void Dispatch(const std::string& line);
   void DispatchResponse(const Json::Value& msg, const Json::Value& id);
+  // Fails the pending call with that id; false when there is none.
+  bool FailPending(const Json::Value& id, const std::string& why);
   void Send(const Json::Value& msg);
   void Record(char dir, const std::string& line);
 
