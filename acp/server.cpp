@@ -57,10 +57,10 @@ void Server::Bind(const char* method, void (Server::*handler)(P, Reply)) {
 }
 
 template <typename P>
-void Server::BindNotification(const char* method, void (Server::*handler)(P)) {
+void Server::BindNotification(const char* method, void (Server::*handler)(const P&)) {
   peer_.OnNotification(method, [this, handler](const Json::Value& raw) {
     Result<P> params = P::FromJson(raw);
-    if (params.ok()) (this->*handler)(std::move(*params));  // a notification has no one to tell
+    if (params.ok()) (this->*handler)(*params);  // a notification has no one to tell
   });
 }
 
@@ -290,7 +290,7 @@ void Server::CloseSession(SessionIdParams params, Reply reply) {
   session->Close([shared_reply] { shared_reply->Result(Obj()); });
 }
 
-void Server::Cancel(SessionIdParams params) {
+void Server::Cancel(const SessionIdParams& params) {
   std::shared_ptr<agent::Session> s;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -303,7 +303,7 @@ void Server::Cancel(SessionIdParams params) {
 
 // Cancelling a session/prompt request is the same as session/cancel for its session; the prompt
 // still answers once, with stopReason "cancelled".
-void Server::CancelRequest(CancelRequestParams params) {
+void Server::CancelRequest(const CancelRequestParams& params) {
   std::shared_ptr<agent::Session> s;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -373,7 +373,8 @@ Status Server::WriteTextFile(const std::string& session_id, const std::string& p
   if (!res.ok()) return res.error();
   // The result is an object (null from clients that send no result); anything else is malformed.
   if (!res->isObject() && !res->isNull())
-    return MakeError("LOUSHO_CLIENT_ERROR", "fs/write_text_file: the editor sent a malformed reply");
+    return MakeError("LOUSHO_CLIENT_ERROR",
+                     "fs/write_text_file: the editor sent a malformed reply");
   return Status::Ok();
 }
 

@@ -64,14 +64,14 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   template <typename P>
   void Bind(const char* method, void (Server::*handler)(P, jsonrpc::Reply));
   template <typename P>
-  void BindNotification(const char* method, void (Server::*handler)(P));
+  void BindNotification(const char* method, void (Server::*handler)(const P&));
   void Initialize(InitializeParams params, jsonrpc::Reply reply);
   void NewSession(NewSessionParams params, jsonrpc::Reply reply);
   void Prompt(PromptParams params, jsonrpc::Reply reply);
   void SetMode(SetModeParams params, jsonrpc::Reply reply);
   void CloseSession(SessionIdParams params, jsonrpc::Reply reply);
-  void Cancel(SessionIdParams params);
-  void CancelRequest(CancelRequestParams params);
+  void Cancel(const SessionIdParams& params);
+  void CancelRequest(const CancelRequestParams& params);
   std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
   std::string NewSessionId();

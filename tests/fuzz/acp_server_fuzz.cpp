@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "acp/server.h"
+#include "agent/agent_builder.h"
 #include "agent/session.h"
 #include "agent/tool.h"
 #include "config/agent_spec.h"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "agent/agent_builder.h"
 #include "agent/session.h"
 #include "agent/tool.h"
 #include "config/agent_spec.h"
