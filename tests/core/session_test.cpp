@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -493,6 +495,182 @@ TEST_F(SessionTest, CancelledCallsGetExactlyOneResultEach) {
   ASSERT_EQ(h.size(), 4u);  // user, assistant with two calls, one result per call
   EXPECT_EQ(h[2].tool_call_id, h[1].content[0].id);
   EXPECT_EQ(h[3].tool_call_id, h[1].content[1].id);
+}
+
+}  // namespace
+}  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+// A stream rule's interruption: the watcher stops the stream mid-message, the partial message is
+// dropped, the injected hidden message joins the history, and the same prompt asks the model
+// again, which answers; the delta that broke the rule never leaves the engine.
+TEST_F(SessionTest, StreamInterruptContinuesTheTurn) {
+  config::ScriptStep s = Step("this is forbidden text");
+  s.chunk_size = 4;
+  auto fired = std::make_shared<std::atomic<int>>(0);
+  watcher_ = [fired](const StreamDelta& d, const Message&) -> std::optional<StreamInterrupt> {
+    if (d.kind != DeltaKind::kText || d.text.find("forb") == std::string::npos || *fired > 0)
+      return std::nullopt;
+    ++*fired;
+    StreamInterrupt i;
+    i.cause = CancelCause::kStreamRule;
+    Message note;
+    note.role = Role::kUser;
+    note.custom_type = "ttsr-injection";
+    note.display = false;
+    note.content.push_back(ContentBlock::Text("<system-interrupt>Do not say that.</system-interrupt>"));
+    i.inject.push_back(std::move(note));
+    return i;
+  };
+  Make({config::ScriptReply{"", {s}}});
+  auto r = Run("go");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kEndTurn);
+  EXPECT_EQ(fired->load(), 1);
+  const auto events = Events();
+  EXPECT_EQ(std::count(events.begin(), events.end(), "turn_start"), 2);
+  // The first stream stopped before "forb": only "this" and " is " went out from it.
+  auto first_forb = std::find(events.begin(), events.end(), "delta:forb");
+  auto second_turn = std::find(std::find(events.begin(), events.end(), "turn_start") + 1,
+                               events.end(), "turn_start");
+  EXPECT_TRUE(first_forb > second_turn);
+  auto h = session_->History();
+  ASSERT_EQ(h.size(), 3u);
+  EXPECT_EQ(h[0].TextContent(), "go");
+  EXPECT_TRUE(h[1].is_custom());
+  EXPECT_FALSE(h[1].display);
+  EXPECT_EQ(h[1].role, Role::kUser);  // sent to the model as user text
+  EXPECT_EQ(h[2].TextContent(), "this is forbidden text");
+}
+
+// The user's cancel still ends the turn when a watcher is installed; a cancel's cause is kept.
+TEST_F(SessionTest, UserCancelEndsTheTurnEvenWithAWatcher) {
+  config::ScriptStep s = Step("slow words that never finish");
+  s.chunk_size = 1;
+  s.delay_ms = 50;
+  watcher_ = [](const StreamDelta&, const Message&) { return std::optional<StreamInterrupt>(); };
+  Make({config::ScriptReply{"", {s}}});
+  auto f = Start("go");
+  ASSERT_TRUE(f.valid());
+  session_->Cancel(CancelCause::kUser);
+  auto r = f.get();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kCancelled);
+}
+
+// Every message_start has its message_end, also when the provider fails mid-stream; the text the
+// user saw stays in the history with the error.
+TEST_F(SessionTest, FailedStreamEndsItsMessageAndKeepsWhatWasShown) {
+  config::ScriptStep err;
+  err.error_code = "LOUSHO_PROVIDER_RATE_LIMITED";
+  err.error_message = "429";
+  Make({config::ScriptReply{"", {err}}});
+  auto r = Run("x");
+  ASSERT_FALSE(r.ok());
+  const auto events = Events();
+  EXPECT_EQ(std::count(events.begin(), events.end(), "message_start"),
+            std::count(events.begin(), events.end(), "message_end"));
+  EXPECT_EQ(events.back(), "agent_end");
+}
+
+// The mode event of a mode change goes out on the session's worker, followed by `done`.
+TEST_F(SessionTest, ModeChangeIsEmittedOnTheWorkerThenDone) {
+  Make({config::ScriptReply{"", {Step("hello")}}});
+  std::promise<void> done;
+  session_->SetMode(PermissionMode::kPlan, [&] { done.set_value(); });
+  done.get_future().wait();
+  EXPECT_EQ(Events(), std::vector<std::string>{"mode:plan"});
+  EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
+}
+
+// Close never waits: the running turn answers cancelled first, then the close's `done` runs.
+TEST_F(SessionTest, CloseAnswersTheTurnFirstThenDone) {
+  config::ScriptStep s = Step("slow");
+  s.chunk_size = 1;
+  s.delay_ms = 10000;
+  Make({config::ScriptReply{"", {s}}});
+  std::vector<std::string> order;
+  std::mutex order_mu;
+  std::promise<void> closed;
+  Status st = session_->Prompt({ContentBlock::Text("x")}, [&](const Result<TurnResult>& r) {
+    std::lock_guard<std::mutex> lock(order_mu);
+    order.push_back(r.ok() && r->stop == TurnStop::kCancelled ? "cancelled" : "other");
+  });
+  ASSERT_TRUE(st.ok());
+  session_->Close([&] {
+    {
+      std::lock_guard<std::mutex> lock(order_mu);
+      order.push_back("closed");
+    }
+    closed.set_value();
+  });
+  closed.get_future().wait();
+  std::lock_guard<std::mutex> lock(order_mu);
+  EXPECT_EQ(order, (std::vector<std::string>{"cancelled", "closed"}));
+  EXPECT_FALSE(session_->Prompt({ContentBlock::Text("y")}, [](const Result<TurnResult>&) {}).ok());
+}
+
+// The prompt's new messages come with agent_end; a session's model and tools are its own.
+TEST_F(SessionTest, SessionOwnsItsModelAndTools) {
+  Make({config::ScriptReply{"", {Step("hello")}}}, 5, {"read"});
+  ModelChoice m = session_->model();
+  m.thinking = ThinkingLevel::kHigh;
+  session_->SetModel(m);
+  EXPECT_EQ(session_->model().thinking, ThinkingLevel::kHigh);
+  session_->AddTool(MakeBuiltinTool("ls"));
+  EXPECT_EQ(session_->tools().size(), 2u);
+  session_->AddTool(MakeBuiltinTool("ls"));  // same name: replaced
+  EXPECT_EQ(session_->tools().size(), 2u);
+  ASSERT_TRUE(Run("hi").ok());
+  const auto entries = session_->Entries();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[1].parent_id, entries[0].id);
+  EXPECT_EQ(session_->Leaf(), entries[1].id);
+  EXPECT_EQ(entries[0].id.size(), 8u);
+}
+
+// A session continues from stored entries: the model sees them as its history.
+TEST_F(SessionTest, SeededSessionContinuesTheStoredHistory) {
+  config::Script script;
+  script.name = "t";
+  script.replies = {config::ScriptReply{"", {Step("You said: {{input}}")}}};
+  auto agent = std::make_shared<AgentConfig>();
+  agent->model.provider = std::make_shared<ScriptProvider>(script);
+  Entry a;
+  a.id = "aaaa0001";
+  a.message.role = Role::kUser;
+  a.message.content.push_back(ContentBlock::Text("first"));
+  Entry b;
+  b.id = "aaaa0002";
+  b.parent_id = "aaaa0001";
+  b.message.role = Role::kAssistant;
+  b.message.content.push_back(ContentBlock::Text("ok"));
+  SessionOptions o;
+  o.id = "s2";
+  o.cwd = dir_;
+  o.seed = {a, b};
+  auto s = Session::Create(agent, std::move(o));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->History().size(), 2u);
+  std::promise<Result<TurnResult>> p;
+  ASSERT_TRUE((*s)->Prompt({ContentBlock::Text("second")},
+                           [&](Result<TurnResult> r) { p.set_value(std::move(r)); })
+                  .ok());
+  ASSERT_TRUE(p.get_future().get().ok());
+  auto h = (*s)->History();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[3].TextContent(), "You said: second");
+  EXPECT_EQ((*s)->Entries()[2].parent_id, "aaaa0002");
+  (*s)->WaitIdle();
+  // A seed whose parent is unknown is refused.
+  SessionOptions bad;
+  bad.id = "s3";
+  bad.cwd = dir_;
+  b.parent_id = "nope";
+  bad.seed = {b};
+  EXPECT_FALSE(Session::Create(agent, std::move(bad)).ok());
 }
 
 }  // namespace
