@@ -10,6 +10,7 @@
 
 #include "agent/providers/http_module/http_module.h"
 #include "support/log.h"
+#include "support/text.h"
 
 namespace lousho::agent {
 
@@ -20,8 +21,7 @@ Result<BaseUrl> ParseBaseUrl(std::string_view url) {
   BaseUrl out;
   size_t sep = url.find("://");
   if (sep == std::string_view::npos) return fail("expected http:// or https://");
-  std::string scheme(url.substr(0, sep));
-  for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string scheme = AsciiLower(url.substr(0, sep));
   if (scheme != "http" && scheme != "https") return fail("expected http:// or https://");
   out.scheme = scheme;
   std::string_view rest = url.substr(sep + 3);

@@ -6,18 +6,13 @@
 
 #include "agent/providers/retry.h"
 #include "support/json_util.h"
+#include "support/text.h"
 
 namespace lousho::agent {
 
 namespace {
 
 constexpr double kLongestRetryAfterMs = 86'400'000.0;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 const std::string* FindHeader(const HeaderMap& headers, const char* name) {
   auto it = headers.find(name);
@@ -60,7 +55,7 @@ BodyInfo ParseErrorBody(std::string_view body) {
 }
 
 bool LooksLikeContextOverflow(const BodyInfo& info) {
-  std::string m = Lower(info.message);
+  std::string m = AsciiLower(info.message);
   return info.code == "context_length_exceeded" ||
          m.find("prompt is too long") != std::string::npos ||
          m.find("context length") != std::string::npos ||
@@ -119,7 +114,7 @@ Error ErrorFromHttp(int status, const HeaderMap& headers, std::string_view body,
 
 Error ErrorFromStream(const std::string& type, const std::string& message) {
   Error e;
-  std::string t = Lower(type);
+  std::string t = AsciiLower(type);
   e.message = message.empty() ? "stream error" : message;
   if (!type.empty()) e.message = type + ": " + e.message;
   if (t.find("overloaded") != std::string::npos || t == "api_error" || t == "server_error" ||

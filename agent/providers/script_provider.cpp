@@ -1,12 +1,11 @@
 // Offline scripted provider.
 #include "agent/providers/script_provider.h"
 
-#include "support/regex.h"
-
 #include <span>
 
 #include "agent/message_builder.h"
 #include "support/json_util.h"
+#include "support/regex.h"
 
 namespace lousho::agent {
 namespace {

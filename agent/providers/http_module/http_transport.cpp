@@ -11,18 +11,13 @@
 #include <mutex>
 
 #include "agent/providers/http_module/http_module.h"
+#include "support/text.h"
 
 namespace lousho::agent {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string Lower(const std::string& s) {
-  std::string out = s;
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 }  // namespace
 
@@ -85,7 +80,7 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
     req.response_handler = [&](const httplib::Response& r) {
       touch();
       result.status = r.status;
-      for (const auto& [k, v] : r.headers) result.headers.emplace(Lower(k), v);
+      for (const auto& [k, v] : r.headers) result.headers.emplace(AsciiLower(k), v);
       return !cancel.cancelled();
     };
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
