@@ -4,8 +4,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "agent/paths.h"
 #include "agent/tools/builtin_tools.h"
-#include "agent/tools/paths.h"
 #include "agent/tools/tool_util.h"
 
 namespace lousho::agent::tools {

@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <system_error>
 
+#include "agent/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/gitignore.h"
-#include "agent/tools/paths.h"
 #include "agent/tools/tool_util.h"
 #include "support/glob.h"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <system_error>
 
-#include "agent/tools/paths.h"
+#include "agent/paths.h"
 #include "agent/tools/tool_util.h"
 
 namespace lousho::agent::tools {

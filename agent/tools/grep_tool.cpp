@@ -4,9 +4,9 @@
 #include <string_view>
 #include <system_error>
 
+#include "agent/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/gitignore.h"
-#include "agent/tools/paths.h"
 #include "agent/tools/tool_util.h"
 #include "support/glob.h"
 #include "support/regex.h"

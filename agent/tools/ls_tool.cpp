@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <system_error>
 
+#include "agent/paths.h"
 #include "agent/tools/builtin_tools.h"
-#include "agent/tools/paths.h"
 #include "agent/tools/tool_util.h"
 
 namespace lousho::agent::tools {

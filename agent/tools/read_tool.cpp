@@ -5,8 +5,8 @@
 #include <limits>
 #include <system_error>
 
+#include "agent/paths.h"
 #include "agent/tools/builtin_tools.h"
-#include "agent/tools/paths.h"
 #include "agent/tools/tool_util.h"
 
 namespace lousho::agent::tools {

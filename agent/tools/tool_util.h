@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/paths.h"
 #include "agent/tool.h"
-#include "agent/tools/paths.h"
 #include "support/cancel.h"
 #include "support/json_util.h"
 #include "support/status.h"

@@ -1,8 +1,8 @@
 // The `write` tool: create or overwrite a file, reporting the change as a diff.
 #include <system_error>
 
+#include "agent/paths.h"
 #include "agent/tools/builtin_tools.h"
-#include "agent/tools/paths.h"
 #include "agent/tools/tool_util.h"
 
 namespace lousho::agent::tools {
