@@ -4,6 +4,8 @@
 #include <deque>
 #include <system_error>
 
+#include "support/env.h"
+
 namespace lousho::agent {
 
 namespace fs = std::filesystem;
@@ -17,8 +19,7 @@ fs::path JoinPath(const fs::path& cwd, const std::string& path) {
   if (!p.empty() && p[0] == '@') p.erase(0, 1);
   fs::path fp(p);
   if (p == "~" || p.rfind("~/", 0) == 0) {
-    const char* home = std::getenv("HOME");
-    if (home) fp = fs::path(home) / p.substr(p.size() > 1 ? 2 : 1);
+    if (auto home = ProcessEnv("HOME")) fp = fs::path(*home) / p.substr(p.size() > 1 ? 2 : 1);
   }
   if (fp.is_relative()) fp = cwd / fp;
   return fp;

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "agent/providers/http_module/http_module.h"
+#include "support/env.h"
 #include "support/log.h"
 #include "support/text.h"
 
@@ -85,7 +86,8 @@ const TransportModule& Transport() {
   static const TransportModule* module = [] {
     auto* m = new TransportModule();
     std::vector<std::string> candidates;
-    if (const char* env = std::getenv("LOUSHO_HTTP_MODULE"); env && *env) candidates.push_back(env);
+    if (auto env = ProcessEnv("LOUSHO_HTTP_MODULE"); env && !env->empty())
+      candidates.push_back(*env);
     const std::string dir = ExeDir();
     candidates.push_back(dir + "/" + kHttpModuleFile);
     candidates.push_back(dir + "/../lib/lousho/" + kHttpModuleFile);
