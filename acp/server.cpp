@@ -274,7 +274,9 @@ void Server::SetMode(SetModeParams params, Reply reply) {
                        "Invalid params: params.modeId: unknown mode " + params.mode_id);
   // Answered after the mode update has gone out, on the session's worker.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
+  Status st = session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
+  if (!st.ok())
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
 }
 
 // Ends a session as if session/cancel had arrived, then frees it: its running prompt answers

@@ -188,9 +188,12 @@ PermissionMode Session::mode() const {
   return mode_;
 }
 
-void Session::SetMode(PermissionMode mode, std::function<void()> done) {
+Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (notices_.size() >= kMaxPendingNotices)
+      return MakeError("LOUSHO_SESSION_BUSY",
+                       "too many changes are waiting for the session's running turn");
     mode_ = mode;
     notices_.emplace_back(event::ModeChanged{PermissionModeId(mode)}, std::move(done));
   }
@@ -200,6 +203,7 @@ void Session::SetMode(PermissionMode mode, std::function<void()> done) {
     Status st = Post([] {});
     if (!st.ok()) FlushNotices();  // no thread to be had: better out of place than lost
   }
+  return Status::Ok();
 }
 
 void Session::FlushNotices() {
@@ -582,8 +586,7 @@ ToolContext Session::MakeToolContext(const CancelToken& cancel) {
   ctx.set_mode = [this](const std::string& id) -> Status {
     auto mode = ParsePermissionMode(id);
     if (!mode) return MakeError("LOUSHO_INVALID_MODE", "unknown mode '" + id + "'");
-    SetMode(*mode);
-    return Status::Ok();
+    return SetMode(*mode);
   };
   return ctx;
 }

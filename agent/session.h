@@ -126,7 +126,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   PermissionMode mode() const;
   // Changes the mode at once; the mode_changed event follows on the worker, then `done` runs.
-  void SetMode(PermissionMode mode, std::function<void()> done = nullptr);
+  // Fails (changing nothing) when kMaxPendingNotices changes already wait for a busy worker.
+  [[nodiscard]] Status SetMode(PermissionMode mode, std::function<void()> done = nullptr);
+  static constexpr size_t kMaxPendingNotices = 256;
 
   ModelChoice model() const;
   void SetModel(ModelChoice model);

@@ -338,7 +338,7 @@ TEST_F(SessionTest, PlanModeRefusesEditsAndModeChangeIsAnEvent) {
   Json::Value args = Args("path", "x.txt");
   args["content"] = "data";
   Make({config::ScriptReply{"", {Step("", {Call("write", args)}), Step("ok")}}});
-  session_->SetMode(PermissionMode::kPlan);
+  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan).ok());
   ASSERT_TRUE(Run("w").ok());
   EXPECT_FALSE(fs::exists(dir_ / "x.txt"));
   EXPECT_TRUE(editor_.Asked().empty());
@@ -378,7 +378,7 @@ TEST_F(SessionTest, AgentLeavesPlanModeOnlyWithTheUsersConsent) {
   args["mode"] = "accept-edits";
   Make({config::ScriptReply{"", {Step("", {Call("switch_mode", args)}), Step("ok")}}}, 5,
        {"switch_mode", "write"});
-  session_->SetMode(PermissionMode::kPlan);
+  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan).ok());
   editor_.SetAnswer(PermissionDecision::kRejectOnce);
   ASSERT_TRUE(Run("go").ok());
   EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
@@ -520,7 +520,8 @@ TEST_F(SessionTest, StreamInterruptContinuesTheTurn) {
     note.role = Role::kUser;
     note.custom_type = "ttsr-injection";
     note.display = false;
-    note.content.push_back(ContentBlock::Text("<system-interrupt>Do not say that.</system-interrupt>"));
+    note.content.push_back(
+        ContentBlock::Text("<system-interrupt>Do not say that.</system-interrupt>"));
     i.inject.push_back(std::move(note));
     return i;
   };
@@ -579,7 +580,7 @@ TEST_F(SessionTest, FailedStreamEndsItsMessageAndKeepsWhatWasShown) {
 TEST_F(SessionTest, ModeChangeIsEmittedOnTheWorkerThenDone) {
   Make({config::ScriptReply{"", {Step("hello")}}});
   std::promise<void> done;
-  session_->SetMode(PermissionMode::kPlan, [&] { done.set_value(); });
+  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan, [&] { done.set_value(); }).ok());
   done.get_future().wait();
   EXPECT_EQ(Events(), std::vector<std::string>{"mode:plan"});
   EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
@@ -610,6 +611,30 @@ TEST_F(SessionTest, CloseAnswersTheTurnFirstThenDone) {
   std::lock_guard<std::mutex> lock(order_mu);
   EXPECT_EQ(order, (std::vector<std::string>{"cancelled", "closed"}));
   EXPECT_FALSE(session_->Prompt({ContentBlock::Text("y")}, [](const Result<TurnResult>&) {}).ok());
+}
+
+// Mode changes made while the worker is busy wait for it, up to a cap; past it they fail
+// cleanly and change nothing. Once the turn ends they all go out, in order.
+TEST_F(SessionTest, PendingModeChangesAreCapped) {
+  Json::Value args = Args("command", "echo x");
+  Make({config::ScriptReply{"", {Step("", {Call("bash", args)}), Step("never")}}});
+  editor_.BlockUntilCancel();
+  auto f = Start("x");
+  ASSERT_TRUE(f.valid());
+  ASSERT_TRUE(editor_.WaitAsked());
+  size_t accepted = 0;
+  for (size_t i = 0; i < Session::kMaxPendingNotices + 10; ++i)
+    if (session_->SetMode(i % 2 ? PermissionMode::kPlan : PermissionMode::kDefault).ok())
+      ++accepted;
+  EXPECT_EQ(accepted, Session::kMaxPendingNotices);
+  session_->Cancel();
+  ASSERT_TRUE(f.get().ok());
+  session_->WaitIdle();
+  const auto ev = Events();
+  EXPECT_EQ(
+      static_cast<size_t>(std::count_if(
+          ev.begin(), ev.end(), [](const std::string& e) { return e.rfind("mode:", 0) == 0; })),
+      Session::kMaxPendingNotices);
 }
 
 // The prompt's new messages come with agent_end; a session's model and tools are its own.
