@@ -157,13 +157,14 @@ void Session::Cancel(CancelCause cause) {
 
 void Session::Interrupt(StreamInterrupt interrupt) {
   std::shared_ptr<CancelSource> source;
+  const CancelCause cause = interrupt.cause;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stream_cancel_ || stream_cancel_->cancelled()) return;
     source = stream_cancel_;
     interrupt_ = std::move(interrupt);
   }
-  source->Cancel(interrupt_->cause);
+  source->Cancel(cause);  // outside the lock: callbacks never run under it
 }
 
 void Session::Close(std::function<void()> done, CancelCause cause) {

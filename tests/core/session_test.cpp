@@ -546,6 +546,43 @@ TEST_F(SessionTest, StreamInterruptContinuesTheTurn) {
   EXPECT_EQ(h[2].TextContent(), "this is forbidden text");
 }
 
+// A steering message from another thread stops the stream in flight and the turn goes on with
+// it: the partial message is kept (as the interrupt asks), then the message, then a new answer.
+TEST_F(SessionTest, SteeringInterruptKeepsThePartialAndGoesOn) {
+  // Ten chunks 100 ms apart: the interrupt, sent after the first, lands well inside the stream.
+  config::ScriptStep s = Step("abcdefghij");
+  s.chunk_size = 1;
+  s.delay_ms = 100;
+  auto first = std::make_shared<std::promise<void>>();
+  auto seen = std::make_shared<std::atomic<bool>>(false);
+  watcher_ = [first, seen](const StreamDelta&, const Message&) -> std::optional<StreamInterrupt> {
+    if (!seen->exchange(true)) first->set_value();
+    return std::nullopt;
+  };
+  Make({config::ScriptReply{"", {s}}});
+  auto f = Start("go");
+  ASSERT_TRUE(f.valid());
+  first->get_future().wait();
+  StreamInterrupt steer;
+  steer.cause = CancelCause::kSteering;
+  steer.keep_partial = true;
+  Message m;
+  m.role = Role::kUser;
+  m.content.push_back(ContentBlock::Text("steer"));
+  steer.inject.push_back(m);
+  session_->Interrupt(steer);
+  auto r = f.get();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kEndTurn);
+  auto h = session_->History();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[1].role, Role::kAssistant);
+  EXPECT_EQ(h[1].stop_reason, StopReason::kCancelled);
+  EXPECT_LT(h[1].TextContent().size(), 10u);
+  EXPECT_EQ(h[2].TextContent(), "steer");
+  EXPECT_EQ(h[3].TextContent(), "abcdefghij");
+}
+
 // The user's cancel still ends the turn when a watcher is installed; a cancel's cause is kept.
 TEST_F(SessionTest, UserCancelEndsTheTurnEvenWithAWatcher) {
   config::ScriptStep s = Step("slow words that never finish");
