@@ -59,10 +59,10 @@ namespace {
 
 Result<PermissionAction> ReadAction(const Json::Value& v, const std::string& path) {
   auto s = AsString(v);
-  if (!s) return MakeError("LOUSHO_CONFIG_INVALID", path + ": expected string");
+  if (!s) return MakeError(ErrorCode::kConfigInvalid, path + ": expected string");
   auto a = ParsePermissionAction(*s);
   if (!a)
-    return MakeError("LOUSHO_CONFIG_INVALID",
+    return MakeError(ErrorCode::kConfigInvalid,
                      path + ": expected allow, ask or deny, got \"" + *s + "\"");
   return *a;
 }
@@ -136,30 +136,31 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
     for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
       const std::string at = path + "[" + std::to_string(i) + "]";
       const Json::Value& r = ElementOrNull(value, i);
-      if (!r.isObject()) return MakeError("LOUSHO_CONFIG_INVALID", at + ": expected object");
+      if (!r.isObject()) return MakeError(ErrorCode::kConfigInvalid, at + ": expected object");
       PermissionRule rule;
       for (const char* key : {"tool", "pattern"}) {
         const Json::Value& f = MemberOrNull(r, key);
         if (f.isNull()) continue;
         auto s = AsString(f);
         if (!s || s->empty())
-          return MakeError("LOUSHO_CONFIG_INVALID", at + "." + key + ": expected non-empty string");
+          return MakeError(ErrorCode::kConfigInvalid,
+                           at + "." + key + ": expected non-empty string");
         (std::string_view(key) == "tool" ? rule.tool : rule.pattern) = *s;
       }
       const Json::Value& given = MemberOrNull(r, "action");
-      if (given.isNull()) return MakeError("LOUSHO_CONFIG_INVALID", at + ".action: required");
+      if (given.isNull()) return MakeError(ErrorCode::kConfigInvalid, at + ".action: required");
       auto action = ReadAction(given, at + ".action");
       if (!action.ok()) return action.error();
       rule.action = *action;
       for (const auto& key : MemberNames(r))
         if (key != "tool" && key != "pattern" && key != "action")
-          return MakeError("LOUSHO_CONFIG_INVALID", at + "." + key + ": unknown field");
+          return MakeError(ErrorCode::kConfigInvalid, at + "." + key + ": unknown field");
       rules.push_back(std::move(rule));
     }
     return rules;
   }
   if (!value.isObject())
-    return MakeError("LOUSHO_CONFIG_INVALID", path + ": expected a list or a map of rules");
+    return MakeError(ErrorCode::kConfigInvalid, path + ": expected a list or a map of rules");
   std::vector<std::string> tools = MemberNames(value);
   std::stable_sort(tools.begin(), tools.end(), [](const std::string& a, const std::string& b) {
     return (a == "*") < (b == "*");
@@ -174,7 +175,7 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
       continue;
     }
     if (!v.isObject())
-      return MakeError("LOUSHO_CONFIG_INVALID",
+      return MakeError(ErrorCode::kConfigInvalid,
                        at + ": expected an action or a map of pattern to action");
     std::vector<std::string> patterns = MemberNames(v);
     std::stable_sort(

@@ -121,9 +121,9 @@ Status Session::Prompt(std::vector<ContentBlock> content,
   std::shared_ptr<CancelSource> source;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (closing_) return MakeError("LOUSHO_SESSION_CLOSED", "the session is closing");
+    if (closing_) return MakeError(ErrorCode::kSessionClosed, "the session is closing");
     if (busy_)
-      return MakeError("LOUSHO_SESSION_BUSY", "a prompt is already running in this session");
+      return MakeError(ErrorCode::kSessionBusy, "a prompt is already running in this session");
     busy_ = true;
     cancel_ = std::make_shared<CancelSource>();
     source = cancel_;
@@ -581,7 +581,7 @@ ToolContext Session::MakeToolContext(const CancelToken& cancel) {
   ctx.plan = &plan_;
   ctx.set_mode = [this](const std::string& id) -> Status {
     auto mode = ParsePermissionMode(id);
-    if (!mode) return MakeError("LOUSHO_INVALID_MODE", "unknown mode '" + id + "'");
+    if (!mode) return MakeError(ErrorCode::kInvalidMode, "unknown mode '" + id + "'");
     SetMode(*mode);
     return Status::Ok();
   };

@@ -1,12 +1,11 @@
 // Offline scripted provider.
 #include "agent/providers/script_provider.h"
 
-#include "support/regex.h"
-
 #include <span>
 
 #include "agent/message_builder.h"
 #include "support/json_util.h"
+#include "support/regex.h"
 
 namespace lousho::agent {
 namespace {
@@ -100,7 +99,7 @@ Result<ModelResponse> ScriptProvider::Stream(const ModelRequest& request,
   const Prompt prompt = ReadPrompt(request.messages);
   const std::string& input = prompt.input;
   const config::ScriptStep step = StepFor(script_, prompt);
-  if (!step.error_code.empty()) return MakeError(step.error_code, step.error_message);
+  if (step.error_code) return MakeError(*step.error_code, step.error_message);
 
   // The message is built from the very deltas the engine sees.
   MessageBuilder builder;

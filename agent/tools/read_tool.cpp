@@ -192,7 +192,7 @@ class ReadTool : public Tool {
                                " bytes, more than the 10 MiB that can be shown");
     Status st = file.ReadRest(&data, kMaxImageBytes, cancel);
     if (!st.ok()) {
-      if (st.error().code == "LOUSHO_CANCELLED") return Cancelled(shown);
+      if (st.error().code == ErrorCode::kCancelled) return Cancelled(shown);
       return ToolOutput::Error("cannot read " + shown + ": " + st.error().message);
     }
     ToolOutput out;
