@@ -21,7 +21,9 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
 }
 
 namespace {
-Error BadParams(const std::string& message) { return MakeError("LOUSHO_INVALID_PARAMS", message); }
+Error BadParams(const std::string& message) {
+  return MakeError(ErrorCode::kInvalidParams, message);
+}
 }  // namespace
 
 Result<InitializeParams> InitializeParams::FromJson(const Json::Value& params) {
@@ -95,7 +97,7 @@ Result<CancelRequestParams> CancelRequestParams::FromJson(const Json::Value& par
 }
 
 namespace {
-Error BlockError(const FieldReader& r) { return MakeError("LOUSHO_INVALID_PARAMS", r.error()); }
+Error BlockError(const FieldReader& r) { return MakeError(ErrorCode::kInvalidParams, r.error()); }
 
 // An embedded resource: its text inline, an image when the model takes images, else a note.
 Result<ContentBlock> ResourceBlock(FieldReader& r, const std::string& path, bool images) {

@@ -19,9 +19,10 @@ Json::Value Obj() { return Json::Value(Json::objectValue); }
 
 constexpr int kAuthRequired = -32000;
 
-Json::Value ErrorData(const std::string& code) {
+// The `data` of a JSON-RPC error: the LOUSHO_* name editors and scripts branch on.
+Json::Value ErrorData(ErrorCode code) {
   Json::Value d(Json::objectValue);
-  d["code"] = code;
+  d["code"] = ErrorCodeName(code);
   return d;
 }
 }  // namespace
@@ -155,7 +156,7 @@ void Server::NewSession(NewSessionParams params, Reply reply) {
       return reply.Error(jsonrpc::kInternalError,
                          "Too many open sessions (limit " + std::to_string(options_.max_sessions) +
                              "); close one with session/close",
-                         ErrorData("LOUSHO_SESSION_LIMIT"));
+                         ErrorData(ErrorCode::kSessionLimit));
   }
   agent::SessionOptions so;
   so.cwd = fs::weakly_canonical(dir, ec);
@@ -258,7 +259,7 @@ void Server::Prompt(PromptParams params, Reply reply) {
       std::lock_guard<std::mutex> lock(mu_);
       prompts_.erase(request_key);  // this request never started
     }
-    if (st.error().code == "LOUSHO_SESSION_BUSY")
+    if (st.error().code == ErrorCode::kSessionBusy)
       return shared_reply->Error(jsonrpc::kInvalidRequest,
                                  "Invalid Request: a prompt is already running in this session");
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
@@ -331,7 +332,7 @@ agent::PermissionDecision Server::RequestPermission(const std::string& session_i
   auto res =
       peer_.Call(method::kRequestPermission, PermissionRequestToJson(session_id, request), cancel);
   if (!res.ok()) {
-    if (res.error().code == "LOUSHO_CLIENT_ERROR") {
+    if (res.error().code == ErrorCode::kClientError) {
       log::Warn("permission request failed: " + res.error().message + "; treating as rejected");
       return agent::PermissionDecision::kRejectOnce;
     }
@@ -361,7 +362,7 @@ Result<std::string> Server::ReadTextFile(const std::string& session_id, const st
   if (!res.ok()) return res.error();
   auto content = AsString(MemberOrNull(*res, "content"));
   if (!content)
-    return MakeError("LOUSHO_CLIENT_ERROR", "fs/read_text_file: the editor sent no content");
+    return MakeError(ErrorCode::kClientError, "fs/read_text_file: the editor sent no content");
   return *content;
 }
 
@@ -375,7 +376,7 @@ Status Server::WriteTextFile(const std::string& session_id, const std::string& p
   if (!res.ok()) return res.error();
   // The result is an object (null from clients that send no result); anything else is malformed.
   if (!res->isObject() && !res->isNull())
-    return MakeError("LOUSHO_CLIENT_ERROR",
+    return MakeError(ErrorCode::kClientError,
                      "fs/write_text_file: the editor sent a malformed reply");
   return Status::Ok();
 }
@@ -404,7 +405,7 @@ Result<std::string> Server::CreateTerminal(const std::string& session_id,
   if (!res.ok()) return res.error();
   auto id = AsString(MemberOrNull(*res, "terminalId"));
   if (!id || id->empty())
-    return MakeError("LOUSHO_CLIENT_ERROR", "terminal/create: the editor sent no terminalId");
+    return MakeError(ErrorCode::kClientError, "terminal/create: the editor sent no terminalId");
   return *id;
 }
 
@@ -418,7 +419,7 @@ Result<agent::TerminalExit> ExitFromJson(const Json::Value& v) {
   auto n = AsInt64(code);
   if (!v.isObject() || (!code.isNull() && (!n || *n < INT32_MIN || *n > INT32_MAX)) ||
       (!signal.isNull() && !signal.isString()))
-    return MakeError("LOUSHO_CLIENT_ERROR", "the editor sent a malformed exit status");
+    return MakeError(ErrorCode::kClientError, "the editor sent a malformed exit status");
   if (n) e.exit_code = static_cast<int>(*n);
   e.signal = AsString(signal);
   return e;

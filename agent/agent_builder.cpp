@@ -22,7 +22,7 @@ Result<ModelChoice> ResolveModel(const config::AgentSpec& spec, const std::strin
     const auto& builtin = config::BuiltinScripts();
     auto b = builtin.find(model_id);
     if (b == builtin.end())
-      return MakeError("LOUSHO_CONFIG_INVALID",
+      return MakeError(ErrorCode::kConfigInvalid,
                        spec.source + ": unknown script '" + model_id + "'");
     m.provider = std::make_shared<ScriptProvider>(b->second);
     return m;
@@ -33,9 +33,9 @@ Result<ModelChoice> ResolveModel(const config::AgentSpec& spec, const std::strin
   if (settings == nullptr) {
     std::string known;
     for (const auto& n : config::BuiltinProviderNames()) known += (known.empty() ? "" : ", ") + n;
-    return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown provider '" + provider_name +
-                                                  "' (built-in: " + known +
-                                                  ", script; or define it under providers:)");
+    return MakeError(ErrorCode::kConfigInvalid, spec.source + ": unknown provider '" +
+                                                    provider_name + "' (built-in: " + known +
+                                                    ", script; or define it under providers:)");
   }
   auto provider = MakeHttpProvider(*settings, model_id, getenv);
   if (!provider.ok()) return provider.error();
@@ -58,7 +58,7 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   auto model = ResolveModel(spec, provider_name, model_id, getenv);
   if (model.ok()) {
     agent->model = std::move(*model);
-  } else if (model.error().code == "LOUSHO_PROVIDER_AUTH") {
+  } else if (model.error().code == ErrorCode::kProviderAuth) {
     agent->model.provider_name = provider_name;
     agent->model.model_id = model_id;
     agent->model.thinking = ParseThinkingLevel(spec.thinking);
@@ -70,13 +70,13 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   for (const auto& name : names) {
     std::unique_ptr<Tool> tool = MakeBuiltinTool(name);
     if (!tool)
-      return MakeError("LOUSHO_CONFIG_INVALID", spec.source + ": unknown tool '" + name + "'");
+      return MakeError(ErrorCode::kConfigInvalid, spec.source + ": unknown tool '" + name + "'");
     agent->tools.push_back(std::move(tool));
   }
   if (!spec.permissions.isNull()) {
     auto rules = ParsePermissionRules(spec.permissions);
     if (!rules.ok())
-      return MakeError("LOUSHO_CONFIG_INVALID",
+      return MakeError(ErrorCode::kConfigInvalid,
                        spec.source + ": permissions: " + rules.error().message);
     agent->permission_rules = *rules;
   }

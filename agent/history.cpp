@@ -93,7 +93,7 @@ const Entry* History::Find(const std::string& id) const {
 
 Status History::SetLeaf(const std::string& id) {
   if (!id.empty() && Find(id) == nullptr)
-    return MakeError("LOUSHO_HISTORY_INVALID", "no entry with id '" + id + "'");
+    return MakeError(ErrorCode::kHistoryInvalid, "no entry with id '" + id + "'");
   leaf_ = id;
   RebuildBranch();
   return Status::Ok();
@@ -104,15 +104,15 @@ Status History::Seed(std::vector<Entry> entries, const std::string& leaf) {
   for (size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
     if (e.id.empty())
-      return MakeError("LOUSHO_HISTORY_INVALID", "entry " + std::to_string(i) + " has no id");
+      return MakeError(ErrorCode::kHistoryInvalid, "entry " + std::to_string(i) + " has no id");
     if (!e.parent_id.empty() && index.count(e.parent_id) == 0)
-      return MakeError("LOUSHO_HISTORY_INVALID",
+      return MakeError(ErrorCode::kHistoryInvalid,
                        "entry '" + e.id + "' names an unknown parent '" + e.parent_id + "'");
     if (!index.emplace(e.id, i).second)
-      return MakeError("LOUSHO_HISTORY_INVALID", "duplicate entry id '" + e.id + "'");
+      return MakeError(ErrorCode::kHistoryInvalid, "duplicate entry id '" + e.id + "'");
   }
   if (!leaf.empty() && index.count(leaf) == 0)
-    return MakeError("LOUSHO_HISTORY_INVALID", "no entry with id '" + leaf + "'");
+    return MakeError(ErrorCode::kHistoryInvalid, "no entry with id '" + leaf + "'");
   entries_ = std::move(entries);
   index_ = std::move(index);
   leaf_ = leaf.empty() ? (entries_.empty() ? std::string() : entries_.back().id) : leaf;
@@ -165,7 +165,7 @@ constexpr KindId kToolKinds[] = {
     {ToolKind::kOther, "other"},
 };
 
-Error Invalid(const std::string& message) { return MakeError("LOUSHO_HISTORY_INVALID", message); }
+Error Invalid(const std::string& message) { return MakeError(ErrorCode::kHistoryInvalid, message); }
 
 Json::Value UsageToJson(const Usage& u) {
   Json::Value j(Json::objectValue);

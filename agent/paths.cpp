@@ -52,9 +52,9 @@ Result<fs::path> RealPath(const fs::path& abs) {
     std::error_code ec;
     fs::file_status st = fs::symlink_status(next, ec);
     if (!ec && fs::is_symlink(st)) {
-      if (++hops > 40) return MakeError("LOUSHO_TOOL_PATH", "too many symlinks: " + abs.string());
+      if (++hops > 40) return MakeError(ErrorCode::kToolPath, "too many symlinks: " + abs.string());
       fs::path target = fs::read_symlink(next, ec);
-      if (ec) return MakeError("LOUSHO_TOOL_PATH", "cannot read symlink " + next.string());
+      if (ec) return MakeError(ErrorCode::kToolPath, "cannot read symlink " + next.string());
       std::deque<std::string> parts;
       for (const auto& tp : target.relative_path()) parts.push_back(tp.string());
       todo.insert(todo.begin(), parts.begin(), parts.end());
@@ -84,9 +84,9 @@ std::string DisplayPath(const fs::path& cwd, const fs::path& abs) {
 }
 
 Result<ResolvedPath> ResolveToolPath(const ToolContext& ctx, const std::string& path) {
-  if (path.empty()) return MakeError("LOUSHO_TOOL_ARGS", "path is empty");
+  if (path.empty()) return MakeError(ErrorCode::kToolArgs, "path is empty");
   if (path.find('\0') != std::string::npos)
-    return MakeError("LOUSHO_TOOL_ARGS", "path contains a NUL byte");
+    return MakeError(ErrorCode::kToolArgs, "path contains a NUL byte");
   fs::path cwd = ctx.cwd.empty() ? fs::current_path() : ctx.cwd;
   ResolvedPath out;
   out.abs = AbsolutePath(cwd, path);
@@ -105,7 +105,7 @@ Result<ResolvedPath> ResolveToolPath(const ToolContext& ctx, const std::string& 
   }
   std::string msg = "path is outside the workspace: " + path;
   if (out.real != out.abs) msg += " (resolves to " + out.real.string() + ")";
-  return MakeError("LOUSHO_TOOL_PATH", msg);
+  return MakeError(ErrorCode::kToolPath, msg);
 }
 
 }  // namespace lousho::agent

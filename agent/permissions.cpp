@@ -59,10 +59,10 @@ namespace {
 
 Result<PermissionAction> ReadAction(const Json::Value& v, const std::string& path) {
   auto s = AsString(v);
-  if (!s) return MakeError("LOUSHO_CONFIG_INVALID", path + ": expected string");
+  if (!s) return MakeError(ErrorCode::kConfigInvalid, path + ": expected string");
   auto a = ParsePermissionAction(*s);
   if (!a)
-    return MakeError("LOUSHO_CONFIG_INVALID",
+    return MakeError(ErrorCode::kConfigInvalid,
                      path + ": expected allow, ask or deny, got \"" + *s + "\"");
   return *a;
 }
@@ -128,65 +128,91 @@ bool IsEditKind(ToolKind k) {
 
 }  // namespace
 
-Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& value,
-                                                         const std::string& path) {
-  std::vector<PermissionRule> rules;
-  if (value.isNull()) return rules;
-  if (value.isArray()) {
-    for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
-      const std::string at = path + "[" + std::to_string(i) + "]";
-      const Json::Value& r = ElementOrNull(value, i);
-      if (!r.isObject()) return MakeError("LOUSHO_CONFIG_INVALID", at + ": expected object");
-      PermissionRule rule;
-      for (const char* key : {"tool", "pattern"}) {
-        const Json::Value& f = MemberOrNull(r, key);
-        if (f.isNull()) continue;
-        auto s = AsString(f);
-        if (!s || s->empty())
-          return MakeError("LOUSHO_CONFIG_INVALID", at + "." + key + ": expected non-empty string");
-        (std::string_view(key) == "tool" ? rule.tool : rule.pattern) = *s;
-      }
-      const Json::Value& given = MemberOrNull(r, "action");
-      if (given.isNull()) return MakeError("LOUSHO_CONFIG_INVALID", at + ".action: required");
-      auto action = ReadAction(given, at + ".action");
-      if (!action.ok()) return action.error();
-      rule.action = *action;
-      for (const auto& key : MemberNames(r))
-        if (key != "tool" && key != "pattern" && key != "action")
-          return MakeError("LOUSHO_CONFIG_INVALID", at + "." + key + ": unknown field");
-      rules.push_back(std::move(rule));
-    }
-    return rules;
+namespace {
+
+// One rule of the list form: {tool?, pattern?, action}; `at` names it in errors.
+Result<PermissionRule> ReadListRule(const Json::Value& r, const std::string& at) {
+  if (!r.isObject()) return MakeError(ErrorCode::kConfigInvalid, at + ": expected object");
+  PermissionRule rule;
+  for (const char* key : {"tool", "pattern"}) {
+    const Json::Value& f = MemberOrNull(r, key);
+    if (f.isNull()) continue;
+    auto s = AsString(f);
+    if (!s || s->empty())
+      return MakeError(ErrorCode::kConfigInvalid, at + "." + key + ": expected non-empty string");
+    (std::string_view(key) == "tool" ? rule.tool : rule.pattern) = *s;
   }
-  if (!value.isObject())
-    return MakeError("LOUSHO_CONFIG_INVALID", path + ": expected a list or a map of rules");
+  const Json::Value& given = MemberOrNull(r, "action");
+  if (given.isNull()) return MakeError(ErrorCode::kConfigInvalid, at + ".action: required");
+  auto action = ReadAction(given, at + ".action");
+  if (!action.ok()) return action.error();
+  rule.action = *action;
+  for (const auto& key : MemberNames(r))
+    if (key != "tool" && key != "pattern" && key != "action")
+      return MakeError(ErrorCode::kConfigInvalid, at + "." + key + ": unknown field");
+  return rule;
+}
+
+// The list form: rules in the order given.
+Result<std::vector<PermissionRule>> ReadRuleList(const Json::Value& value,
+                                                 const std::string& path) {
+  std::vector<PermissionRule> rules;
+  for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
+    auto rule = ReadListRule(ElementOrNull(value, i), path + "[" + std::to_string(i) + "]");
+    if (!rule.ok()) return rule.error();
+    rules.push_back(std::move(rule).value());
+  }
+  return rules;
+}
+
+// The rules of one tool in the map form (`v`: an action, or a map of pattern to action),
+// appended to `rules` most specific pattern first.
+Status ReadToolRules(const std::string& tool, const Json::Value& v, const std::string& at,
+                     std::vector<PermissionRule>* rules) {
+  if (v.isString()) {
+    auto action = ReadAction(v, at);
+    if (!action.ok()) return action.error();
+    rules->push_back({tool, "*", *action});
+    return Status::Ok();
+  }
+  if (!v.isObject())
+    return MakeError(ErrorCode::kConfigInvalid,
+                     at + ": expected an action or a map of pattern to action");
+  std::vector<std::string> patterns = MemberNames(v);
+  std::stable_sort(
+      patterns.begin(), patterns.end(),
+      [](const std::string& a, const std::string& b) { return Specificity(a) < Specificity(b); });
+  for (const auto& pattern : patterns) {
+    auto action = ReadAction(MemberOrNull(v, pattern), at + "." + pattern);
+    if (!action.ok()) return action.error();
+    rules->push_back({tool, pattern, *action});
+  }
+  return Status::Ok();
+}
+
+// The map form: tool -> action or pattern map; the "*" tool's rules come last.
+Result<std::vector<PermissionRule>> ReadRuleMap(const Json::Value& value, const std::string& path) {
+  std::vector<PermissionRule> rules;
   std::vector<std::string> tools = MemberNames(value);
   std::stable_sort(tools.begin(), tools.end(), [](const std::string& a, const std::string& b) {
     return (a == "*") < (b == "*");
   });
   for (const auto& tool : tools) {
-    const std::string at = path + "." + tool;
-    const Json::Value& v = MemberOrNull(value, tool);
-    if (v.isString()) {
-      auto action = ReadAction(v, at);
-      if (!action.ok()) return action.error();
-      rules.push_back({tool, "*", *action});
-      continue;
-    }
-    if (!v.isObject())
-      return MakeError("LOUSHO_CONFIG_INVALID",
-                       at + ": expected an action or a map of pattern to action");
-    std::vector<std::string> patterns = MemberNames(v);
-    std::stable_sort(
-        patterns.begin(), patterns.end(),
-        [](const std::string& a, const std::string& b) { return Specificity(a) < Specificity(b); });
-    for (const auto& pattern : patterns) {
-      auto action = ReadAction(MemberOrNull(v, pattern), at + "." + pattern);
-      if (!action.ok()) return action.error();
-      rules.push_back({tool, pattern, *action});
-    }
+    Status st = ReadToolRules(tool, MemberOrNull(value, tool), path + "." + tool, &rules);
+    if (!st.ok()) return st.error();
   }
   return rules;
+}
+
+}  // namespace
+
+Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& value,
+                                                         const std::string& path) {
+  if (value.isNull()) return std::vector<PermissionRule>();
+  if (value.isArray()) return ReadRuleList(value, path);
+  if (!value.isObject())
+    return MakeError(ErrorCode::kConfigInvalid, path + ": expected a list or a map of rules");
+  return ReadRuleMap(value, path);
 }
 
 PermissionPolicy::CompiledRule::CompiledRule(PermissionRule r)

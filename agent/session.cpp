@@ -121,9 +121,9 @@ Status Session::Prompt(std::vector<ContentBlock> content,
   std::shared_ptr<CancelSource> source;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (closing_) return MakeError("LOUSHO_SESSION_CLOSED", "the session is closing");
+    if (closing_) return MakeError(ErrorCode::kSessionClosed, "the session is closing");
     if (busy_)
-      return MakeError("LOUSHO_SESSION_BUSY", "a prompt is already running in this session");
+      return MakeError(ErrorCode::kSessionBusy, "a prompt is already running in this session");
     busy_ = true;
     cancel_ = std::make_shared<CancelSource>();
     source = cancel_;
@@ -193,7 +193,7 @@ Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (notices_.size() >= kMaxPendingNotices)
-      return MakeError("LOUSHO_SESSION_BUSY",
+      return MakeError(ErrorCode::kSessionBusy,
                        "too many changes are waiting for the session's running turn");
     mode_ = mode;
     notices_.emplace_back(event::ModeChanged{PermissionModeId(mode)}, std::move(done));
@@ -586,7 +586,7 @@ ToolContext Session::MakeToolContext(const CancelToken& cancel) {
   ctx.plan = &plan_;
   ctx.set_mode = [this](const std::string& id) -> Status {
     auto mode = ParsePermissionMode(id);
-    if (!mode) return MakeError("LOUSHO_INVALID_MODE", "unknown mode '" + id + "'");
+    if (!mode) return MakeError(ErrorCode::kInvalidMode, "unknown mode '" + id + "'");
     return SetMode(*mode);
   };
   return ctx;

@@ -56,7 +56,7 @@ int InstallStopSignals() {
 }
 
 int Fail(const Error& e) {
-  std::fprintf(stderr, "%s: %s\n", e.code.c_str(), e.message.c_str());
+  std::fprintf(stderr, "%s: %s\n", lousho::ErrorCodeName(e.code), e.message.c_str());
   return 1;
 }
 
@@ -111,7 +111,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "LOUSHO_USAGE: %s\nRun 'lousho --help' for usage.\n", e.what());
+    std::fprintf(stderr, "%s: %s\nRun 'lousho --help' for usage.\n",
+                 lousho::ErrorCodeName(lousho::ErrorCode::kUsage), e.what());
     return 1;
   }
   lousho::log::Level level = lousho::log::Level::kWarn;
@@ -136,13 +137,13 @@ int main(int argc, char** argv) {
   if (!agent.ok()) return Fail(agent.error());
   if ((*agent)->provider_error) {
     const Error& e = *(*agent)->provider_error;
-    lousho::log::Warn(e.code + ": " + e.message + "; sessions will fail until it is set");
+    lousho::log::Warn(e.ToString() + "; sessions will fail until it is set");
   }
 
   if (!record.empty()) {
     FILE* f = std::fopen(record.c_str(), "w");
     if (f == nullptr)
-      return Fail(lousho::MakeError("LOUSHO_USAGE", "--record: cannot write " + record));
+      return Fail(lousho::MakeError(lousho::ErrorCode::kUsage, "--record: cannot write " + record));
     std::fclose(f);
   }
   lousho::log::Info("serving agent '" + spec->name + "' (" + spec->model + ") over ACP");

@@ -163,9 +163,9 @@ Result<std::string> ReadFile(const std::string& path) {
   // Only regular files: a folder reads as nothing and a device (/dev/zero) never ends.
   std::error_code ec;
   if (!fs::is_regular_file(path, ec))
-    return MakeError("LOUSHO_CONFIG_NOT_FOUND", path + ": cannot read file (not a regular file)");
+    return MakeError(ErrorCode::kConfigNotFound, path + ": cannot read file (not a regular file)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError("LOUSHO_CONFIG_NOT_FOUND", path + ": cannot read file");
+  if (!in) return MakeError(ErrorCode::kConfigNotFound, path + ": cannot read file");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -217,7 +217,12 @@ ScriptStep ParseStep(const Ctx& ctx, const YAML::Node& n, bool inline_reply) {
     const YAML::Node& e = n["error"];
     ExpectMap(ctx, e, "error");
     CheckKeys(ctx, e, "error", {"code", "message"});
-    s.error_code = e["code"] ? Str(ctx, e["code"], "code") : "LOUSHO_PROVIDER_UNAVAILABLE";
+    s.error_code = ErrorCode::kProviderUnavailable;
+    if (e["code"]) {
+      // Only the codes the engine knows can be scripted: each has a fixed wire name.
+      s.error_code = ParseErrorCode(Str(ctx, e["code"], "code"));
+      if (!s.error_code) ctx.Fail(e["code"], "code: unknown error code");
+    }
     s.error_message = e["message"] ? Str(ctx, e["message"], "message") : "scripted failure";
   }
   if (n["delayMs"]) s.delay_ms = static_cast<int>(Int(ctx, n["delayMs"], "delayMs", 0));
@@ -570,12 +575,12 @@ Result<Script> LoadScriptFile(const std::string& path, const std::string& name) 
   try {
     return ParseScriptNode(ctx, ParseYaml(ctx, *text), name);
   } catch (const SpecError& e) {
-    return MakeError("LOUSHO_CONFIG_INVALID", e.message);
+    return MakeError(ErrorCode::kConfigInvalid, e.message);
   } catch (const YAML::Exception& e) {
-    return MakeError("LOUSHO_CONFIG_INVALID", path + ":1:1: " + e.what());
+    return MakeError(ErrorCode::kConfigInvalid, path + ":1:1: " + e.what());
   } catch (const std::exception& e) {
     // A last line of defence (a filesystem or allocation failure): never end the process.
-    return MakeError("LOUSHO_CONFIG_INVALID", path + ":1:1: " + e.what());
+    return MakeError(ErrorCode::kConfigInvalid, path + ":1:1: " + e.what());
   }
 }
 
@@ -583,17 +588,17 @@ Result<AgentSpec> LoadAgentSpec(const std::string& path, const LoadOptions& opti
   std::error_code ec;
   fs::path p = fs::absolute(path, ec);
   if (ec || !fs::exists(p, ec))
-    return MakeError("LOUSHO_CONFIG_NOT_FOUND", path + ": no such file or folder");
+    return MakeError(ErrorCode::kConfigNotFound, path + ": no such file or folder");
   std::string file;
   if (fs::is_directory(p, ec)) {
     file = FindSpecInDir(p);
     if (file.empty())
-      return MakeError("LOUSHO_CONFIG_NOT_FOUND",
+      return MakeError(ErrorCode::kConfigNotFound,
                        path + ": folder holds no agent.yaml, agent.yml or agent.json");
   } else {
     std::string ext = p.extension().string();
     if (ext != ".yaml" && ext != ".yml" && ext != ".json")
-      return MakeError("LOUSHO_CONFIG_INVALID",
+      return MakeError(ErrorCode::kConfigInvalid,
                        p.string() + ":1:1: expected a .yaml, .yml or .json spec or a folder");
     file = p.string();
   }
@@ -616,12 +621,12 @@ Result<AgentSpec> LoadAgentSpec(const std::string& path, const LoadOptions& opti
     }
     return spec;
   } catch (const SpecError& e) {
-    return MakeError("LOUSHO_CONFIG_INVALID", e.message);
+    return MakeError(ErrorCode::kConfigInvalid, e.message);
   } catch (const YAML::Exception& e) {
-    return MakeError("LOUSHO_CONFIG_INVALID", file + ":1:1: " + e.what());
+    return MakeError(ErrorCode::kConfigInvalid, file + ":1:1: " + e.what());
   } catch (const std::exception& e) {
     // A last line of defence (a filesystem or allocation failure): never end the process.
-    return MakeError("LOUSHO_CONFIG_INVALID", file + ":1:1: " + e.what());
+    return MakeError(ErrorCode::kConfigInvalid, file + ":1:1: " + e.what());
   }
 }
 

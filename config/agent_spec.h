@@ -4,6 +4,7 @@
 #include <json/json.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,8 @@ struct ScriptStep {
   std::string thinking;
   std::string text;  // "{{input}}" is replaced by the last user message
   std::vector<ScriptToolCall> tool_calls;
-  std::string stop_reason;  // "" (end_turn / tool_use), "max_tokens", "refusal"
-  std::string error_code;   // when set, the model call fails with this LOUSHO_* code
+  std::string stop_reason;              // "" (end_turn / tool_use), "max_tokens", "refusal"
+  std::optional<ErrorCode> error_code;  // when set, the model call fails with this code
   std::string error_message;
   int delay_ms = 0;    // pause before each chunk
   int chunk_size = 0;  // characters per streamed chunk; 0: whole words

@@ -20,13 +20,13 @@ Result<Json::Value> ParseJson(std::string_view text) {
     parsed = reader->parse(text.data(), text.data() + text.size(), &out, &errs);
   } catch (const std::exception& e) {
     // jsoncpp throws instead of reporting when nesting exceeds stackLimit.
-    return MakeError("LOUSHO_JSON_PARSE", std::string("invalid JSON: ") + e.what());
+    return MakeError(ErrorCode::kJsonParse, std::string("invalid JSON: ") + e.what());
   }
   if (!parsed) {
     while (!errs.empty() && (errs.back() == '\n' || errs.back() == ' ')) errs.pop_back();
     for (auto& c : errs)
       if (c == '\n') c = ' ';
-    return MakeError("LOUSHO_JSON_PARSE", errs.empty() ? "invalid JSON" : errs);
+    return MakeError(ErrorCode::kJsonParse, errs.empty() ? "invalid JSON" : errs);
   }
   return out;
 }

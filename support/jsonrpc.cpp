@@ -166,8 +166,9 @@ void Peer::Dispatch(const std::string& line) {
       // Neither a request nor a response: when it names one of our calls, that call failed;
       // answering it would put our call's id on an error the client could take for its own.
       if (!FailPending(*id, "the client sent a reply with neither result nor error"))
-        Send(ErrorMessage(Json::Value(), RpcError{kInvalidRequest,
-                                                  "Invalid Request: missing method", Json::Value()}));
+        Send(ErrorMessage(
+            Json::Value(),
+            RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}));
       return;
     }
     if (!id) {
@@ -265,7 +266,7 @@ Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& par
   long long id;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return MakeError("LOUSHO_DISCONNECTED", "the client has disconnected");
+    if (closed_) return MakeError(ErrorCode::kDisconnected, "the client has disconnected");
     id = next_id_++;
     pending_[id] = pending;
   }
@@ -291,25 +292,25 @@ Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& par
     if (pending->is_error) {
       // The error object may be anything a client sends; its message only when it is a string.
       std::string message = StringOr(pending->value, "message", "error");
-      return MakeError("LOUSHO_CLIENT_ERROR", message);
+      return MakeError(ErrorCode::kClientError, message);
     }
     return pending->value;
   }
   pending_.erase(id);
   lock.unlock();
-  if (closed_) return MakeError("LOUSHO_DISCONNECTED", "the client has disconnected");
+  if (closed_) return MakeError(ErrorCode::kDisconnected, "the client has disconnected");
   if (timed_out) {
     log::Warn(method + ": no answer from the client within " + std::to_string(timeout_ms) +
               " ms; giving up");
     Json::Value cancel_params(Json::objectValue);
     cancel_params["requestId"] = static_cast<Json::Int64>(id);
     Notify("$/cancel_request", cancel_params);
-    return MakeError("LOUSHO_TIMEOUT", method + ": no answer from the client in time");
+    return MakeError(ErrorCode::kTimeout, method + ": no answer from the client in time");
   }
   Json::Value cancel_params(Json::objectValue);
   cancel_params["requestId"] = static_cast<Json::Int64>(id);
   Notify("$/cancel_request", cancel_params);
-  return MakeError("LOUSHO_CANCELLED", method + " was cancelled");
+  return MakeError(ErrorCode::kCancelled, method + " was cancelled");
 }
 
 }  // namespace lousho::jsonrpc

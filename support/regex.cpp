@@ -98,12 +98,12 @@ Error MatchError(int rc) {
     case PCRE2_ERROR_DEPTHLIMIT:
     case PCRE2_ERROR_HEAPLIMIT:
     case PCRE2_ERROR_NOMEMORY:
-      return MakeError("LOUSHO_REGEX_LIMIT",
+      return MakeError(ErrorCode::kRegexLimit,
                        "regular expression " + Pcre2Message(rc) +
                            ": it backtracks too much on this text; simplify the pattern (nested "
                            "repeats such as (a+)+ are the usual cause)");
     default:
-      return MakeError("LOUSHO_REGEX_INVALID",
+      return MakeError(ErrorCode::kRegexInvalid,
                        "regular expression match failed: " + Pcre2Message(rc));
   }
 }
@@ -210,7 +210,7 @@ Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& optio
   PCRE2_SIZE offset = 0;
   c->code = pcre2_compile(Ptr(pattern), pattern.size(), flags, &err, &offset, nullptr);
   if (!c->code)
-    return MakeError("LOUSHO_REGEX_INVALID",
+    return MakeError(ErrorCode::kRegexInvalid,
                      Pcre2Message(err) + " at offset " + std::to_string(offset));
 
   uint32_t captures = 0;
@@ -230,7 +230,7 @@ Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& optio
 
   c->context = pcre2_match_context_create(nullptr);
   if (!c->context)
-    return MakeError("LOUSHO_RESOURCE_EXHAUSTED", "out of memory compiling a regular expression");
+    return MakeError(ErrorCode::kResourceExhausted, "out of memory compiling a regular expression");
   pcre2_set_match_limit(c->context, options.match_limit);
   pcre2_set_depth_limit(c->context, options.depth_limit);
   pcre2_set_heap_limit(c->context, options.heap_limit_kib);
@@ -247,9 +247,9 @@ namespace {
 Result<int> Exec(const pcre2_code* code, pcre2_match_context* context, uint32_t pairs, bool jit,
                  std::string_view text, size_t start, uint32_t flags, std::vector<Span>* groups) {
   if (start > text.size())
-    return MakeError("LOUSHO_REGEX_INVALID", "start offset " + std::to_string(start) +
-                                                 " is past the end of the text (" +
-                                                 std::to_string(text.size()) + " bytes)");
+    return MakeError(ErrorCode::kRegexInvalid, "start offset " + std::to_string(start) +
+                                                   " is past the end of the text (" +
+                                                   std::to_string(text.size()) + " bytes)");
   start = AlignStart(text, start);
   Scratch& scratch = ThreadScratch();
   pcre2_match_data* md = scratch.Get(pairs);
@@ -339,9 +339,9 @@ Result<std::vector<Match>> Regex::FindAll(std::string_view text, size_t start) c
 
 Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, bool not_bol) const {
   if (start > text.size())
-    return MakeError("LOUSHO_REGEX_INVALID", "start offset " + std::to_string(start) +
-                                                 " is past the end of the text (" +
-                                                 std::to_string(text.size()) + " bytes)");
+    return MakeError(ErrorCode::kRegexInvalid, "start offset " + std::to_string(start) +
+                                                   " is past the end of the text (" +
+                                                   std::to_string(text.size()) + " bytes)");
   // PCRE2 cannot be asked about a text that stops inside a character: with the JIT it says "no
   // match" for `caf\xC3` against `café`, the interpreter says "partial". So the unfinished
   // character is left out and stands for "more text follows" itself.

@@ -6,28 +6,31 @@
 #include <utility>
 #include <variant>
 
+#include "support/error_codes.h"
+
 namespace lousho {
 
-// An error: a stable machine code (e.g. "LOUSHO_CONFIG_INVALID") and a one-line message.
-// Value type; copy freely.
+// An error: a stable machine code (e.g. ErrorCode::kConfigInvalid, "LOUSHO_CONFIG_INVALID" on
+// the wire) and a one-line message. Value type; copy freely.
 struct Error {
-  std::string code;
+  ErrorCode code{};
   std::string message;
   // Provider errors: how long the server asked us to wait (Retry-After), -1 when unknown.
   long retry_after_ms = -1;
   // True when trying again later may succeed (429, 5xx, connection reset before output).
   bool retryable = false;
 
-  std::string ToString() const { return code + ": " + message; }
+  std::string ToString() const { return std::string(ErrorCodeName(code)) + ": " + message; }
 };
 
-inline Error MakeError(std::string code, std::string message) {
-  return Error{std::move(code), std::move(message)};
+inline Error MakeError(ErrorCode code, std::string message) {
+  return Error{code, std::move(message)};
 }
 
-// A value or an Error. Cheap to move; not thread-safe.
+// A value or an Error. Cheap to move; not thread-safe. Dropping one unread is a compile error:
+// handle it, or cast to (void) with a comment saying why the failure does not matter.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
@@ -47,8 +50,8 @@ class Result {
   std::variant<T, Error> v_;
 };
 
-// Result of an operation with no value.
-class Status {
+// Result of an operation with no value; [[nodiscard]] like Result.
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Error error) : error_(std::move(error)) {}  // NOLINT(google-explicit-constructor)

@@ -414,7 +414,7 @@ void WaitForKeeper(pid_t keeper) {
 }  // namespace
 
 Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
-  if (options.argv.empty()) return MakeError("LOUSHO_SUBPROCESS", "empty command");
+  if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
 
   // Everything the keeper and the command need is prepared before fork: after fork in a
   // threaded process only async-signal-safe calls are allowed.
@@ -463,7 +463,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   auto wake_w = std::make_shared<Fd>();
   if (!MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w) || !MakePipe(&stat_r, &stat_w) ||
       !MakePipe(&ctl_r, &ctl_w) || !MakePipe(wake_r.get(), wake_w.get()))
-    return MakeError("LOUSHO_SUBPROCESS", std::string("pipe: ") + std::strerror(errno));
+    return MakeError(ErrorCode::kSubprocess, std::string("pipe: ") + std::strerror(errno));
   for (int fd : {out_r.get(), stat_r.get(), ctl_w.get(), wake_r->get(), wake_w->get()})
     fcntl(fd, F_SETFL, O_NONBLOCK);
 
@@ -480,7 +480,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   int fork_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (keeper < 0)
-    return MakeError("LOUSHO_SUBPROCESS", std::string("fork: ") + std::strerror(fork_errno));
+    return MakeError(ErrorCode::kSubprocess, std::string("fork: ") + std::strerror(fork_errno));
   out_w.Reset();
   err_w.Reset();
   stat_w.Reset();
@@ -496,11 +496,11 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   if (got == sizeof exec_errno || !reports.pid) {
     ctl_w.Reset();  // the keeper ends whatever is left and exits
     WaitForKeeper(keeper);
-    if (got != sizeof exec_errno) return MakeError("LOUSHO_SUBPROCESS", "cannot start " + prog);
+    if (got != sizeof exec_errno) return MakeError(ErrorCode::kSubprocess, "cannot start " + prog);
     std::string what = cwd && exec_errno == ENOENT && access(cwd, F_OK) != 0
                            ? std::string("cannot enter ") + cwd
                            : "cannot run " + prog;
-    return MakeError("LOUSHO_SUBPROCESS", what + ": " + std::strerror(exec_errno));
+    return MakeError(ErrorCode::kSubprocess, what + ": " + std::strerror(exec_errno));
   }
 
   SubprocessResult result;

@@ -29,7 +29,7 @@ Status WorkerPool::Post(std::function<void()> task) {
       if (threads_ == 0 || idle_ == 0) {
         tasks_.pop_back();
         log::Error(std::string("cannot start a worker thread: ") + e.what());
-        return MakeError("LOUSHO_RESOURCE_EXHAUSTED",
+        return MakeError(ErrorCode::kResourceExhausted,
                          std::string("cannot start a worker thread: ") + e.what());
       }
     }

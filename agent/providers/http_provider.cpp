@@ -2,6 +2,7 @@
 #include "agent/providers/http_provider.h"
 
 #include <algorithm>
+#include <optional>
 #include <random>
 
 #include "support/log.h"
@@ -61,6 +62,60 @@ Error TransportError(const HttpStreamResult& r, int idle_timeout_s) {
   return e;
 }
 
+// Feeds one piece of a response body through the SSE parser into the decoder. Returns false to
+// stop reading: the stream failed (*status then says why), `emit` refused a delta, or the end
+// marker came. `events` is scratch space kept across calls.
+bool DecodeBody(std::string_view bytes, SseParser* parser, StreamDecoder* decoder,
+                const DeltaCallback& emit, std::vector<SseEvent>* events, Status* status) {
+  // Whatever goes wrong in here is the response's fault, never the connection's: an escaping
+  // exception would reach the transport and be reported (and retried) as a lost connection.
+  try {
+    events->clear();
+    Status parsed = parser->Feed(bytes, events);
+    // The events completed before an over-long line or event are still decoded.
+    for (const SseEvent& ev : *events) {
+      *status = decoder->Consume(ev, emit);
+      if (!status->ok() || decoder->aborted()) return false;
+      // Stop reading at the end marker: some servers keep the connection open after it.
+      if (decoder->done()) return false;
+    }
+    if (!parsed.ok()) {
+      *status = parsed;
+      return false;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    *status = MakeError(kProviderBadResponse, std::string("cannot decode the stream: ") + e.what());
+    return false;
+  }
+}
+
+// Logs the server's request id of a failed call, which its operators ask for.
+void LogRequestId(const std::string& provider, const HeaderMap& headers) {
+  if (auto it = headers.find("x-request-id"); it != headers.end()) {
+    log::Info("provider " + provider + ": request id " + it->second);
+  } else if (auto it2 = headers.find("request-id"); it2 != headers.end()) {
+    log::Info("provider " + provider + ": request id " + it2->second);
+  }
+}
+
+// Why a finished (not cancelled) attempt failed, or nullopt when it produced a whole answer.
+std::optional<Error> AttemptFailure(const HttpStreamResult& r, const Status& decode_status,
+                                    const StreamDecoder& decoder, const std::string& provider,
+                                    int idle_timeout_s) {
+  if (r.status >= 400) {
+    Error error = ErrorFromHttp(r.status, r.headers, r.error_body, NowUnixMs());
+    LogRequestId(provider, r.headers);
+    return error;
+  }
+  if (!decode_status.ok()) return decode_status.error();
+  if (decoder.done() || (r.outcome == HttpOutcome::kCompleted && decoder.complete()))
+    return std::nullopt;
+  if (r.outcome == HttpOutcome::kCompleted && r.status == 0)
+    return MakeError(kProviderBadResponse, "no HTTP response");
+  return TransportError(r, idle_timeout_s);
+}
+
 }  // namespace
 
 HttpStreamingProvider::HttpStreamingProvider(HttpProviderConfig config)
@@ -109,28 +164,7 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
       return !cancel.cancelled();
     };
     auto on_body = [&](std::string_view bytes) {
-      // Whatever goes wrong in here is the response's fault, never the connection's: an escaping
-      // exception would reach the transport and be reported (and retried) as a lost connection.
-      try {
-        events.clear();
-        Status parsed = parser.Feed(bytes, &events);
-        // The events completed before an over-long line or event are still decoded.
-        for (const SseEvent& ev : events) {
-          decode_status = decoder->Consume(ev, emit);
-          if (!decode_status.ok() || decoder->aborted()) return false;
-          // Stop reading at the end marker: some servers keep the connection open after it.
-          if (decoder->done()) return false;
-        }
-        if (!parsed.ok()) {
-          decode_status = parsed;
-          return false;
-        }
-        return true;
-      } catch (const std::exception& e) {
-        decode_status =
-            MakeError(kProviderBadResponse, std::string("cannot decode the stream: ") + e.what());
-        return false;
-      }
+      return DecodeBody(bytes, &parser, decoder.get(), emit, &events, &decode_status);
     };
     log::Debug("provider " + config_.settings.name + ": POST " + http_.base().Origin() +
                http_request.path + " model=" + model_id);
@@ -140,24 +174,13 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
       end_retry(false, "cancelled");
       return finish(decoder->TakeMessage(/*partial=*/true), StopReason::kCancelled);
     }
-    Error error;
-    if (r.status >= 400) {
-      error = ErrorFromHttp(r.status, r.headers, r.error_body, NowUnixMs());
-      if (auto it = r.headers.find("x-request-id"); it != r.headers.end()) {
-        log::Info("provider " + config_.settings.name + ": request id " + it->second);
-      } else if (auto it2 = r.headers.find("request-id"); it2 != r.headers.end()) {
-        log::Info("provider " + config_.settings.name + ": request id " + it2->second);
-      }
-    } else if (!decode_status.ok()) {
-      error = decode_status.error();
-    } else if (decoder->done() || (r.outcome == HttpOutcome::kCompleted && decoder->complete())) {
+    std::optional<Error> failure = AttemptFailure(r, decode_status, *decoder, config_.settings.name,
+                                                  config_.settings.idle_timeout_s);
+    if (!failure) {
       end_retry(true, "");
       return finish(decoder->TakeMessage(/*partial=*/false), StopReason::kEndTurn);
-    } else if (r.outcome == HttpOutcome::kCompleted && r.status == 0) {
-      error = MakeError(kProviderBadResponse, "no HTTP response");
-    } else {
-      error = TransportError(r, config_.settings.idle_timeout_s);
     }
+    const Error& error = *failure;
 
     // Output already shown to the user cannot be taken back, so such a failure is final.
     if (error.retryable && !delivered && retries < policy.max_retries) {

@@ -13,19 +13,20 @@
 
 namespace lousho::agent {
 
-// The codes a provider failure carries in Error::code. Callers branch on these strings.
-inline constexpr char kProviderAuth[] = "LOUSHO_PROVIDER_AUTH";  // 401/403, missing key
-inline constexpr char kProviderModelNotFound[] = "LOUSHO_PROVIDER_MODEL_NOT_FOUND";  // 404
-inline constexpr char kProviderRateLimited[] = "LOUSHO_PROVIDER_RATE_LIMITED";       // 429
-inline constexpr char kProviderUnavailable[] = "LOUSHO_PROVIDER_UNAVAILABLE";   // 5xx, 529, network
-inline constexpr char kProviderBadResponse[] = "LOUSHO_PROVIDER_BAD_RESPONSE";  // malformed stream
-inline constexpr char kProviderTimeout[] = "LOUSHO_PROVIDER_TIMEOUT";           // idle read timeout
+// The codes a provider failure carries in Error::code, under their older short names so that
+// provider code reads as before. Callers branch on these values.
+inline constexpr ErrorCode kProviderAuth = ErrorCode::kProviderAuth;  // 401/403, missing key
+inline constexpr ErrorCode kProviderModelNotFound = ErrorCode::kProviderModelNotFound;  // 404
+inline constexpr ErrorCode kProviderRateLimited = ErrorCode::kProviderRateLimited;      // 429
+inline constexpr ErrorCode kProviderUnavailable = ErrorCode::kProviderUnavailable;  // 5xx, network
+inline constexpr ErrorCode kProviderBadResponse = ErrorCode::kProviderBadResponse;  // bad stream
+inline constexpr ErrorCode kProviderTimeout = ErrorCode::kProviderTimeout;  // idle read timeout
 // The request was refused as invalid (400, 413, 422 ...): retrying the same request is useless.
-inline constexpr char kProviderBadRequest[] = "LOUSHO_PROVIDER_BAD_REQUEST";
+inline constexpr ErrorCode kProviderBadRequest = ErrorCode::kProviderBadRequest;
 // A 400 saying the prompt does not fit the context window, so the engine can compact and retry.
-inline constexpr char kProviderContextOverflow[] = "LOUSHO_PROVIDER_CONTEXT_OVERFLOW";
+inline constexpr ErrorCode kProviderContextOverflow = ErrorCode::kProviderContextOverflow;
 // The settings cannot produce a working client (bad base URL, unknown api).
-inline constexpr char kProviderConfig[] = "LOUSHO_PROVIDER_CONFIG";
+inline constexpr ErrorCode kProviderConfig = ErrorCode::kProviderConfig;
 
 // Response headers with lower-case names.
 using HeaderMap = std::multimap<std::string, std::string>;

@@ -99,7 +99,7 @@ Result<ModelResponse> ScriptProvider::Stream(const ModelRequest& request,
   const Prompt prompt = ReadPrompt(request.messages);
   const std::string& input = prompt.input;
   const config::ScriptStep step = StepFor(script_, prompt);
-  if (!step.error_code.empty()) return MakeError(step.error_code, step.error_message);
+  if (step.error_code) return MakeError(*step.error_code, step.error_message);
 
   // The message is built from the very deltas the engine sees.
   MessageBuilder builder;

@@ -89,22 +89,22 @@ bool SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
   if (field == "data") {
     size_t grown = data_.size() + (has_data_ ? 1 : 0) + value.size();
     if (grown + event_type_.size() > options_.max_event_bytes) {
-      Fail("event", options_.max_event_bytes);
-      return false;
+      // Always an error (false); the parser keeps it for Feed to return.
+      return Fail("event", options_.max_event_bytes).ok();
     }
     if (has_data_) data_.push_back('\n');
     data_.append(value);
     has_data_ = true;
   } else if (field == "event") {
     if (data_.size() + value.size() > options_.max_event_bytes) {
-      Fail("event", options_.max_event_bytes);
-      return false;
+      // Always an error (false); the parser keeps it for Feed to return.
+      return Fail("event", options_.max_event_bytes).ok();
     }
     event_type_.assign(value);
   } else if (field == "id") {
     if (value.size() > options_.max_id_bytes) {
-      Fail("id", options_.max_id_bytes);
-      return false;
+      // Always an error (false); the parser keeps it for Feed to return.
+      return Fail("id", options_.max_id_bytes).ok();
     }
     if (value.find('\0') == std::string_view::npos) last_event_id_.assign(value);
   } else if (field == "retry") {

@@ -159,11 +159,14 @@ class BashTool : public Tool {
     Outcome o;
     o.timed_out = timed_out.load();
     o.cancelled = !o.timed_out && ctx.cancel.cancelled();
+    // Best effort: a terminal that cannot be killed is still read and released below, and the
+    // tool result already says why the command stopped.
     if (o.timed_out || o.cancelled || !exit.ok())
-      ctx.services.terminals->KillTerminal(ctx.session_id, id);
+      (void)ctx.services.terminals->KillTerminal(ctx.session_id, id);
     auto output = ctx.services.terminals->GetTerminalOutput(ctx.session_id, id);
-    // Every terminal we create is released, whatever happened above.
-    ctx.services.terminals->ReleaseTerminal(ctx.session_id, id);
+    // Every terminal we create is released, whatever happened above; a failed release leaves
+    // nothing for this call to do (the editor owns the terminal), so its Status is dropped.
+    (void)ctx.services.terminals->ReleaseTerminal(ctx.session_id, id);
 
     std::string wait_error;
     if (output.ok()) {

@@ -130,7 +130,7 @@ std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) 
   auto text = ReadTextForTool(ctx, plan->path);
   if (!text.ok()) {
     // The file grew since it was looked at, or the editor's buffer is the big one.
-    if (text.error().code == "LOUSHO_TOOL_TOO_LARGE")
+    if (text.error().code == ErrorCode::kToolTooLarge)
       return TooLargeMessage(plan->shown, "more than " + ByteSize(kMaxTextFileBytes));
     return "cannot read " + plan->shown + ": " + text.error().message;
   }

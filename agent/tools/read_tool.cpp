@@ -192,7 +192,7 @@ class ReadTool : public Tool {
                                " bytes, more than the 10 MiB that can be shown");
     Status st = file.ReadRest(&data, kMaxImageBytes, cancel);
     if (!st.ok()) {
-      if (st.error().code == "LOUSHO_CANCELLED") return Cancelled(shown);
+      if (st.error().code == ErrorCode::kCancelled) return Cancelled(shown);
       return ToolOutput::Error("cannot read " + shown + ": " + st.error().message);
     }
     ToolOutput out;
@@ -295,6 +295,53 @@ class ReadTool : public Tool {
     size_t cut_lines_ = 0;
   };
 
+  // Where reading a file line by line stands, across chunks.
+  struct LineCursor {
+    long long line = 1;      // the line being read
+    std::string kept;        // its start, while it is shown
+    uint64_t length = 0;     // its length so far
+    char last_byte = 0;      // its last byte so far
+    uint64_t scanned = 0;    // bytes consumed
+    uint64_t window_at = 0;  // where line `offset` starts
+    bool in_window = false;
+
+    // The length of the current line without a final '\r'.
+    uint64_t LengthWithoutCr() const { return length - (last_byte == '\r' ? 1 : 0); }
+
+    // Consumes one chunk: every line it ends goes to `window`, the unfinished one stays.
+    void Scan(std::string_view chunk, Window& window, long long offset) {
+      for (size_t pos = 0; pos < chunk.size();) {
+        const char* nl =
+            static_cast<const char*>(std::memchr(chunk.data() + pos, '\n', chunk.size() - pos));
+        size_t end = nl ? static_cast<size_t>(nl - chunk.data()) : chunk.size();
+        std::string_view part(chunk.data() + pos, end - pos);
+        if (window.Shows(line) && kept.size() < kKeepBytes)
+          kept.append(part.substr(0, kKeepBytes - kept.size()));
+        length += part.size();
+        if (!part.empty()) last_byte = part.back();
+        if (!nl) break;
+        window.Add(line, kept, LengthWithoutCr(), true);
+        ++line;
+        kept.clear();
+        length = 0;
+        last_byte = 0;
+        pos = end + 1;
+        if (!in_window && line == offset) {
+          in_window = true;
+          window_at = scanned + pos;
+        }
+      }
+      scanned += chunk.size();
+    }
+  };
+
+  static ToolOutput OffsetTooFar(long long offset, const std::string& shown, uint64_t size) {
+    return ToolOutput::Error("offset " + std::to_string(offset) + " lies beyond the first " +
+                             ByteSize(kMaxSkipBytes) + " of " + shown + " (" + ByteSize(size) +
+                             "), which is as far as read looks; use grep, or bash with tail or "
+                             "sed, on files this large");
+  }
+
   // Reads the window from disk chunk by chunk, keeping only the start of each shown line, so
   // memory stays at a few chunks whatever the file's size. Lines before `offset` are skipped
   // over at most kMaxSkipBytes; from the start of the window, at most kMaxLookBytes are read
@@ -307,46 +354,16 @@ class ReadTool : public Tool {
       return ToolOutput::Error(shown + " looks like a binary file (" + std::to_string(file.size()) +
                                " bytes); not shown");
     Window window(offset, limit);
-    long long line = 1;      // the line being read
-    std::string kept;        // its start, while it is shown
-    uint64_t length = 0;     // its length so far
-    char last_byte = 0;      // its last byte so far
-    uint64_t scanned = 0;    // bytes consumed
-    uint64_t window_at = 0;  // where line `offset` starts
-    bool in_window = offset == 1;
+    LineCursor at;
+    at.in_window = offset == 1;
     for (;;) {
-      for (size_t pos = 0; pos < chunk.size();) {
-        const char* nl =
-            static_cast<const char*>(std::memchr(chunk.data() + pos, '\n', chunk.size() - pos));
-        size_t end = nl ? static_cast<size_t>(nl - chunk.data()) : chunk.size();
-        std::string_view part(chunk.data() + pos, end - pos);
-        if (window.Shows(line) && kept.size() < kKeepBytes)
-          kept.append(part.substr(0, kKeepBytes - kept.size()));
-        length += part.size();
-        if (!part.empty()) last_byte = part.back();
-        if (!nl) break;
-        window.Add(line, kept, length - (last_byte == '\r' ? 1 : 0), true);
-        ++line;
-        kept.clear();
-        length = 0;
-        last_byte = 0;
-        pos = end + 1;
-        if (!in_window && line == offset) {
-          in_window = true;
-          window_at = scanned + pos;
-        }
-      }
-      scanned += chunk.size();
-      if (!in_window && scanned > kMaxSkipBytes)
-        return ToolOutput::Error(
-            "offset " + std::to_string(offset) + " lies beyond the first " +
-            ByteSize(kMaxSkipBytes) + " of " + shown + " (" + ByteSize(file.size()) +
-            "), which is as far as read looks; use grep, or bash with tail or sed, on files "
-            "this large");
-      if (in_window && scanned - window_at > kMaxLookBytes) {
+      at.Scan(chunk, window, offset);
+      if (!at.in_window && at.scanned > kMaxSkipBytes)
+        return OffsetTooFar(offset, shown, file.size());
+      if (at.in_window && at.scanned - at.window_at > kMaxLookBytes) {
         // Stopped before the end: a shown line still being read is shown as far as it got.
-        if (length > 0) window.Add(line, kept, length, false);
-        return window.Finish(shown, path, -1, file.size(), scanned);
+        if (at.length > 0) window.Add(at.line, at.kept, at.length, false);
+        return window.Finish(shown, path, -1, file.size(), at.scanned);
       }
       if (ctx.cancel.cancelled()) return Cancelled(shown);
       // The buffer is reused: no allocation or clearing per chunk.
@@ -357,11 +374,12 @@ class ReadTool : public Tool {
       chunk = std::string_view(buffer.data(), *got);
     }
     // A last line without a newline still counts.
-    if (length > 0) {
-      window.Add(line, kept, length - (last_byte == '\r' ? 1 : 0), true);
-      ++line;
+    if (at.length > 0) {
+      window.Add(at.line, at.kept, at.LengthWithoutCr(), true);
+      ++at.line;
     }
-    return window.Finish(shown, path, line - 1, std::max<uint64_t>(file.size(), scanned), scanned);
+    return window.Finish(shown, path, at.line - 1, std::max<uint64_t>(file.size(), at.scanned),
+                         at.scanned);
   }
 };
 

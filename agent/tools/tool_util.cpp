@@ -237,23 +237,23 @@ fs::file_type TypeOfMode(mode_t mode) {
 }
 
 Error NotRegular(const fs::path& path, mode_t mode) {
-  return MakeError("LOUSHO_TOOL_IO", path.string() + " is " + FileKindName(TypeOfMode(mode)) +
-                                         ", not a regular file");
+  return MakeError(ErrorCode::kToolIo, path.string() + " is " + FileKindName(TypeOfMode(mode)) +
+                                           ", not a regular file");
 }
 
 Error TooLarge(const fs::path& path, uint64_t size, uint64_t max_bytes) {
-  return MakeError("LOUSHO_TOOL_TOO_LARGE", path.string() + " is " + ByteSize(size) +
-                                                ", more than the " + ByteSize(max_bytes) +
-                                                " limit");
+  return MakeError(ErrorCode::kToolTooLarge, path.string() + " is " + ByteSize(size) +
+                                                 ", more than the " + ByteSize(max_bytes) +
+                                                 " limit");
 }
 
 Error OpenError(const fs::path& path, int err, const char* verb) {
-  if (err == ENOENT) return MakeError("LOUSHO_TOOL_IO", "file not found: " + path.string());
+  if (err == ENOENT) return MakeError(ErrorCode::kToolIo, "file not found: " + path.string());
   if (err == ELOOP)
-    return MakeError("LOUSHO_TOOL_IO", path.string() + " became a symbolic link; not followed");
+    return MakeError(ErrorCode::kToolIo, path.string() + " became a symbolic link; not followed");
   // ENXIO: a FIFO without a reader, opened for writing without blocking.
-  if (err == ENXIO) return MakeError("LOUSHO_TOOL_IO", path.string() + " is not a regular file");
-  return MakeError("LOUSHO_TOOL_IO",
+  if (err == ENXIO) return MakeError(ErrorCode::kToolIo, path.string() + " is not a regular file");
+  return MakeError(ErrorCode::kToolIo,
                    std::string("cannot ") + verb + " " + path.string() + ": " + std::strerror(err));
 }
 
@@ -266,7 +266,7 @@ Status CheckBeforeOpen(const fs::path& path, bool follow_symlink) {
     return OpenError(path, errno, "open");
   }
   if (S_ISLNK(st.st_mode))
-    return MakeError("LOUSHO_TOOL_IO", path.string() + " became a symbolic link; not followed");
+    return MakeError(ErrorCode::kToolIo, path.string() + " became a symbolic link; not followed");
   if (!S_ISREG(st.st_mode)) return NotRegular(path, st.st_mode);
   return Status::Ok();
 }
@@ -318,7 +318,7 @@ Result<size_t> DiskFile::Read(char* buf, size_t max) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int err = errno;
-      return MakeError("LOUSHO_TOOL_IO", "cannot read " + path_ + ": " + std::strerror(err));
+      return MakeError(ErrorCode::kToolIo, "cannot read " + path_ + ": " + std::strerror(err));
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);
@@ -339,7 +339,7 @@ Status DiskFile::ReadRest(std::string* out, uint64_t max_bytes, const CancelToke
   out->reserve(static_cast<size_t>(size_));
   for (;;) {
     if (cancel.cancelled())
-      return MakeError("LOUSHO_CANCELLED", "reading " + path_ + " was cancelled");
+      return MakeError(ErrorCode::kCancelled, "reading " + path_ + " was cancelled");
     // One byte past the cap tells a file that grew since the fstat from one that did not.
     uint64_t room = max_bytes + 1 - std::min<uint64_t>(out->size(), max_bytes + 1);
     if (room == 0) return TooLarge(path_, out->size(), max_bytes);
@@ -371,7 +371,8 @@ Status WriteDiskFile(const fs::path& path, const std::string& content) {
   if (fd < 0) return OpenError(path, errno, "write");
   auto fail = [&](int err) {
     ::close(fd);
-    return MakeError("LOUSHO_TOOL_IO", "cannot write " + path.string() + ": " + std::strerror(err));
+    return MakeError(ErrorCode::kToolIo,
+                     "cannot write " + path.string() + ": " + std::strerror(err));
   };
   struct stat st {};
   if (::fstat(fd, &st) != 0) return fail(errno);
@@ -391,7 +392,8 @@ Status WriteDiskFile(const fs::path& path, const std::string& content) {
   }
   if (::close(fd) != 0) {
     int err = errno;
-    return MakeError("LOUSHO_TOOL_IO", "cannot write " + path.string() + ": " + std::strerror(err));
+    return MakeError(ErrorCode::kToolIo,
+                     "cannot write " + path.string() + ": " + std::strerror(err));
   }
   return Status::Ok();
 }
@@ -412,8 +414,9 @@ Status WriteTextForTool(ToolContext& ctx, const ResolvedPath& path, const std::s
   std::error_code ec;
   fs::create_directories(path.real.parent_path(), ec);
   if (ec)
-    return MakeError("LOUSHO_TOOL_IO", "cannot create directory " +
-                                           path.real.parent_path().string() + ": " + ec.message());
+    return MakeError(
+        ErrorCode::kToolIo,
+        "cannot create directory " + path.real.parent_path().string() + ": " + ec.message());
   if (ctx.services.files && ctx.services.files->CanWriteTextFile())
     return ctx.services.files->WriteTextFile(ctx.session_id, path.abs.string(), text, ctx.cancel);
   return WriteDiskFile(path.real, text);

@@ -96,7 +96,7 @@ TEST_F(AgentSpecTest, UnknownKeyNamesPositionAndSuggestion) {
   std::string path = Write("a.yaml", "model: openai/x\ninstruction: hi\n");
   auto spec = LoadAgentSpec(path, Opts());
   ASSERT_FALSE(spec.ok());
-  EXPECT_EQ(spec.error().code, "LOUSHO_CONFIG_INVALID");
+  EXPECT_EQ(spec.error().code, ErrorCode::kConfigInvalid);
   EXPECT_EQ(spec.error().message,
             path + ":2:1: unknown key 'instruction' (did you mean 'instructions'?)");
 }
@@ -119,7 +119,7 @@ TEST_F(AgentSpecTest, BadValuesAreInvalidWithPosition) {
     std::string path = Write("bad.yaml", c.yaml);
     auto spec = LoadAgentSpec(path, Opts());
     ASSERT_FALSE(spec.ok()) << c.yaml;
-    EXPECT_EQ(spec.error().code, "LOUSHO_CONFIG_INVALID") << c.yaml;
+    EXPECT_EQ(spec.error().code, ErrorCode::kConfigInvalid) << c.yaml;
     EXPECT_NE(spec.error().message.find(c.expect), std::string::npos)
         << c.yaml << " -> " << spec.error().message;
   }
@@ -128,10 +128,10 @@ TEST_F(AgentSpecTest, BadValuesAreInvalidWithPosition) {
 TEST_F(AgentSpecTest, MissingPathIsNotFound) {
   auto spec = LoadAgentSpec((dir_ / "nope.yaml").string(), Opts());
   ASSERT_FALSE(spec.ok());
-  EXPECT_EQ(spec.error().code, "LOUSHO_CONFIG_NOT_FOUND");
+  EXPECT_EQ(spec.error().code, ErrorCode::kConfigNotFound);
   auto empty_dir = LoadAgentSpec(dir_.string(), Opts());
   ASSERT_FALSE(empty_dir.ok());
-  EXPECT_EQ(empty_dir.error().code, "LOUSHO_CONFIG_NOT_FOUND");
+  EXPECT_EQ(empty_dir.error().code, ErrorCode::kConfigNotFound);
 }
 
 TEST_F(AgentSpecTest, FolderWithAgentsMdAndRulesAndModelOverride) {
@@ -150,6 +150,32 @@ TEST_F(AgentSpecTest, FolderWithAgentsMdAndRulesAndModelOverride) {
   auto bad = LoadAgentSpec(dir_.string(), o);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("--model"), std::string::npos);
+}
+
+TEST_F(AgentSpecTest, ScriptedErrorCodesMustBeKnown) {
+  auto known = LoadAgentSpec(Write("a.yaml", R"(model: script/s
+scripts:
+  s:
+    - steps:
+        - error: {code: LOUSHO_PROVIDER_AUTH}
+        - error: {message: down}
+)"),
+                             Opts());
+  ASSERT_TRUE(known.ok()) << known.error().message;
+  const std::vector<ScriptStep>& steps = known->scripts["s"].replies[0].steps;
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].error_code, ErrorCode::kProviderAuth);
+  EXPECT_EQ(steps[1].error_code, ErrorCode::kProviderUnavailable);  // the default
+
+  std::string path = Write("b.yaml", R"(model: script/s
+scripts:
+  s:
+    - error: {code: LOUSHO_NO_SUCH_THING}
+)");
+  auto unknown = LoadAgentSpec(path, Opts());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::kConfigInvalid);
+  EXPECT_EQ(unknown.error().message, path + ":4:21: code: unknown error code");
 }
 
 TEST_F(AgentSpecTest, ScriptsInlineAndBesideTheSpec) {
@@ -223,7 +249,7 @@ TEST_F(AgentSpecTest, PathsTheFilesystemRejectsAreInvalidWithPosition) {
     std::string path = Write("bad.yaml", c.yaml);
     auto spec = LoadAgentSpec(path, Opts());
     ASSERT_FALSE(spec.ok()) << c.yaml;
-    EXPECT_EQ(spec.error().code, "LOUSHO_CONFIG_INVALID") << c.yaml;
+    EXPECT_EQ(spec.error().code, ErrorCode::kConfigInvalid) << c.yaml;
     EXPECT_EQ(spec.error().message.rfind(path + c.expect, 0), 0u)
         << c.yaml.substr(0, 200) << " -> " << spec.error().message;
   }

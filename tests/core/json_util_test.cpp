@@ -13,7 +13,7 @@ TEST(JsonUtilTest, DeepNestingIsAParseErrorNotAnException) {
   const std::string deep = std::string(5000, '[') + std::string(5000, ']');
   auto parsed = ParseJson(deep);
   ASSERT_FALSE(parsed.ok());
-  EXPECT_EQ(parsed.error().code, "LOUSHO_JSON_PARSE");
+  EXPECT_EQ(parsed.error().code, ErrorCode::kJsonParse);
   EXPECT_TRUE(ParseJson(std::string(100, '[') + std::string(100, ']')).ok());
 }
 

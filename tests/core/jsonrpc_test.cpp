@@ -109,7 +109,7 @@ TEST_F(JsonRpcTest, OutgoingCallCancelledSendsCancelRequest) {
   std::thread caller([&] {
     auto r = peer_.Call("slow", Json::Value(Json::objectValue), src.token());
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, "LOUSHO_CANCELLED");
+    EXPECT_EQ(r.error().code, ErrorCode::kCancelled);
   });
   Json::Value req = Out(0);
   src.Cancel();
@@ -124,7 +124,7 @@ TEST_F(JsonRpcTest, OutgoingCallFailsOnDisconnect) {
   std::thread caller([&] {
     auto r = peer_.Call("x", Json::Value(Json::objectValue), CancelToken());
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, "LOUSHO_DISCONNECTED");
+    EXPECT_EQ(r.error().code, ErrorCode::kDisconnected);
   });
   Out(0);
   transport_.Close();

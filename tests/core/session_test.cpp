@@ -171,7 +171,7 @@ class SessionTest : public ::testing::Test {
   }
   Result<TurnResult> Run(const std::string& text) {
     auto f = Start(text);
-    if (!f.valid()) return MakeError("LOUSHO_SESSION_BUSY", "not started");
+    if (!f.valid()) return MakeError(ErrorCode::kSessionBusy, "not started");
     return f.get();
   }
   // Starts a prompt and returns its result to come; an invalid future when it did not start.
@@ -304,19 +304,19 @@ TEST_F(SessionTest, SecondPromptWhileBusyIsRefused) {
   ASSERT_TRUE(f.valid());
   Status second = session_->Prompt({ContentBlock::Text("y")}, [](const Result<TurnResult>&) {});
   ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.error().code, "LOUSHO_SESSION_BUSY");
+  EXPECT_EQ(second.error().code, ErrorCode::kSessionBusy);
   session_->Cancel();
   EXPECT_EQ(f.get()->stop, TurnStop::kCancelled);
 }
 
 TEST_F(SessionTest, ProviderErrorFailsTheTurnWithItsCode) {
   config::ScriptStep err;
-  err.error_code = "LOUSHO_PROVIDER_RATE_LIMITED";
+  err.error_code = ErrorCode::kProviderRateLimited;
   err.error_message = "429";
   Make({config::ScriptReply{"", {err}}});
   auto r = Run("x");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().code, "LOUSHO_PROVIDER_RATE_LIMITED");
+  EXPECT_EQ(r.error().code, ErrorCode::kProviderRateLimited);
   EXPECT_FALSE(session_->busy());
 }
 
@@ -602,7 +602,7 @@ TEST_F(SessionTest, UserCancelEndsTheTurnEvenWithAWatcher) {
 // user saw stays in the history with the error.
 TEST_F(SessionTest, FailedStreamEndsItsMessageAndKeepsWhatWasShown) {
   config::ScriptStep err;
-  err.error_code = "LOUSHO_PROVIDER_RATE_LIMITED";
+  err.error_code = ErrorCode::kProviderRateLimited;
   err.error_message = "429";
   Make({config::ScriptReply{"", {err}}});
   auto r = Run("x");

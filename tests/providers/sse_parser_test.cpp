@@ -13,7 +13,7 @@ namespace {
 std::vector<SseEvent> ParseWhole(const std::string& bytes) {
   SseParser p;
   std::vector<SseEvent> out;
-  p.Feed(bytes, &out);
+  EXPECT_TRUE(p.Feed(bytes, &out).ok());
   return out;
 }
 
@@ -23,8 +23,8 @@ void ExpectSplitInvariant(const std::string& bytes, const std::vector<SseEvent>&
   for (size_t i = 0; i <= bytes.size(); ++i) {
     SseParser p;
     std::vector<SseEvent> out;
-    p.Feed(std::string_view(bytes).substr(0, i), &out);
-    p.Feed(std::string_view(bytes).substr(i), &out);
+    EXPECT_TRUE(p.Feed(std::string_view(bytes).substr(0, i), &out).ok());
+    EXPECT_TRUE(p.Feed(std::string_view(bytes).substr(i), &out).ok());
     ASSERT_EQ(out.size(), expected.size()) << "split at " << i;
     for (size_t k = 0; k < out.size(); ++k) {
       EXPECT_EQ(out[k].event, expected[k].event) << "split at " << i;
@@ -37,9 +37,9 @@ void ExpectSplitInvariant(const std::string& bytes, const std::vector<SseEvent>&
       for (size_t j = i; j <= bytes.size(); ++j) {
         SseParser p;
         std::vector<SseEvent> out;
-        p.Feed(std::string_view(bytes).substr(0, i), &out);
-        p.Feed(std::string_view(bytes).substr(i, j - i), &out);
-        p.Feed(std::string_view(bytes).substr(j), &out);
+        EXPECT_TRUE(p.Feed(std::string_view(bytes).substr(0, i), &out).ok());
+        EXPECT_TRUE(p.Feed(std::string_view(bytes).substr(i, j - i), &out).ok());
+        EXPECT_TRUE(p.Feed(std::string_view(bytes).substr(j), &out).ok());
         ASSERT_EQ(out.size(), expected.size()) << "split at " << i << "," << j;
         for (size_t k = 0; k < out.size(); ++k) {
           EXPECT_EQ(out[k].data, expected[k].data) << "split at " << i << "," << j;
@@ -50,7 +50,7 @@ void ExpectSplitInvariant(const std::string& bytes, const std::vector<SseEvent>&
   // One byte at a time.
   SseParser p;
   std::vector<SseEvent> out;
-  for (char c : bytes) p.Feed(std::string_view(&c, 1), &out);
+  for (char c : bytes) EXPECT_TRUE(p.Feed(std::string_view(&c, 1), &out).ok());
   ASSERT_EQ(out.size(), expected.size());
   for (size_t k = 0; k < out.size(); ++k) EXPECT_EQ(out[k].data, expected[k].data);
 }
@@ -85,10 +85,10 @@ TEST(SseParserTest, AllLineEndings) {
 TEST(SseParserTest, CrAtChunkEndThenLfIsOneLineEnd) {
   SseParser p;
   std::vector<SseEvent> out;
-  p.Feed("data: a\r", &out);
-  p.Feed("\ndata: b\r", &out);
+  EXPECT_TRUE(p.Feed("data: a\r", &out).ok());
+  EXPECT_TRUE(p.Feed("\ndata: b\r", &out).ok());
   EXPECT_TRUE(out.empty());  // "\r\n" is one line end, not a blank line
-  p.Feed("\n\r\n", &out);
+  EXPECT_TRUE(p.Feed("\n\r\n", &out).ok());
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].data, "a\nb");
 }
@@ -115,7 +115,7 @@ TEST(SseParserTest, CommentsKeepAlivesAndMultiLineData) {
   ExpectSplitInvariant(bytes, events);
   SseParser p;
   std::vector<SseEvent> out;
-  p.Feed(bytes, &out);
+  EXPECT_TRUE(p.Feed(bytes, &out).ok());
   EXPECT_EQ(p.retry_ms(), 3000);
 }
 
@@ -150,13 +150,13 @@ TEST(SseParserTest, BomSkippedAtStartOnly) {
 TEST(SseParserTest, TruncatedEventIsPendingNotDispatched) {
   SseParser p;
   std::vector<SseEvent> out;
-  p.Feed("data: {\"partial\":", &out);
+  EXPECT_TRUE(p.Feed("data: {\"partial\":", &out).ok());
   EXPECT_TRUE(out.empty());
   EXPECT_TRUE(p.HasPendingData());
-  p.Feed("1}\n", &out);
+  EXPECT_TRUE(p.Feed("1}\n", &out).ok());
   EXPECT_TRUE(out.empty());
   EXPECT_TRUE(p.HasPendingData());
-  p.Feed("\n", &out);
+  EXPECT_TRUE(p.Feed("\n", &out).ok());
   ASSERT_EQ(out.size(), 1u);
   EXPECT_FALSE(p.HasPendingData());
 }
@@ -183,7 +183,7 @@ CapRun FeedUntilFailure(SseParser& p, const std::string& stream, size_t chunk) {
 
 void ExpectBadResponse(const Status& s, const std::string& what) {
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().code, "LOUSHO_PROVIDER_BAD_RESPONSE");
+  EXPECT_EQ(s.error().code, ErrorCode::kProviderBadResponse);
   EXPECT_FALSE(s.error().retryable);
   EXPECT_NE(s.error().message.find(what), std::string::npos) << s.error().message;
 }

@@ -564,7 +564,7 @@ TEST(ReadToolTest, CancelledReadStops) {
   EXPECT_EQ(ws.Read("small.txt"), "abc\n");
   auto direct = tools::ReadDiskFile(ws.root() / "small.txt", 1024, source.token());
   ASSERT_FALSE(direct.ok());
-  EXPECT_EQ(direct.error().code, "LOUSHO_CANCELLED");
+  EXPECT_EQ(direct.error().code, ErrorCode::kCancelled);
 }
 
 TEST(EditToolTest, RefusesFilesOverTheCap) {

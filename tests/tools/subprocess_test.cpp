@@ -219,7 +219,7 @@ TEST(SubprocessTest, ConcurrentRunsKeepTheirOwnOutputAndStatus) {
   // status, and none waits on another.
   std::vector<std::thread> threads;
   threads.reserve(4);
-  std::vector<Result<SubprocessResult>> results(4, MakeError("X", "not run"));
+  std::vector<Result<SubprocessResult>> results(4, MakeError(ErrorCode::kSubprocess, "not run"));
   auto start = Clock::now();
   for (int i = 0; i < 4; ++i) {
     threads.emplace_back([&results, i] {

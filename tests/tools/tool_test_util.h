@@ -109,7 +109,7 @@ class FakeClient : public PermissionPrompter, public FileAccess, public Terminal
     Record("read " + path);
     std::lock_guard<std::mutex> lock(mu_);
     auto it = files.find(path);
-    if (it == files.end()) return MakeError("LOUSHO_CLIENT", "no such buffer");
+    if (it == files.end()) return MakeError(ErrorCode::kClientError, "no such buffer");
     return it->second;
   }
   Status WriteTextFile(const std::string&, const std::string& path, const std::string& content,
@@ -150,8 +150,9 @@ class FakeClient : public PermissionPrompter, public FileAccess, public Terminal
     if (terminal_hangs) {
       waiting = true;
       // Blocks like a real editor would, until the caller's token fires (bounded for safety).
-      if (!cancel.WaitFor(60000)) return MakeError("LOUSHO_TEST", "fake terminal never exited");
-      return MakeError("LOUSHO_CANCELLED", "cancelled");
+      if (!cancel.WaitFor(60000))
+        return MakeError(ErrorCode::kTimeout, "fake terminal never exited");
+      return MakeError(ErrorCode::kCancelled, "cancelled");
     }
     return TerminalExit{terminal_exit_code, std::nullopt};
   }
