@@ -48,12 +48,12 @@ Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfi
 Server::~Server() = default;
 
 template <typename P>
-void Server::Bind(const char* method, void (Server::*handler)(P, Reply)) {
+void Server::Bind(const char* method, void (Server::*handler)(const P&, Reply)) {
   peer_.OnRequest(method, [this, handler](const Json::Value& raw, Reply reply) {
     Result<P> params = P::FromJson(raw);
     if (!params.ok())
       return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + params.error().message);
-    (this->*handler)(std::move(*params), std::move(reply));
+    (this->*handler)(*params, std::move(reply));
   });
 }
 
@@ -91,11 +91,11 @@ void Server::Run() {
   pool_.Drain();
 }
 
-void Server::Initialize(InitializeParams params, Reply reply) {
+void Server::Initialize(const InitializeParams& params, Reply reply) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     initialized_ = true;
-    client_caps_ = std::move(params.capabilities);
+    client_caps_ = params.capabilities;
   }
   // A v1 agent answers 1 whatever the client speaks.
   Json::Value res = Obj();
@@ -136,7 +136,7 @@ std::string Server::NewSessionId() {
   return buf;
 }
 
-void Server::NewSession(NewSessionParams params, Reply reply) {
+void Server::NewSession(const NewSessionParams& params, Reply reply) {
   if (view_.provider_error) {
     // ACP's "authentication required": the editor shows the message (which names the variable).
     return reply.Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
@@ -225,7 +225,7 @@ std::shared_ptr<agent::Session> Server::FindSession(const std::string& session_i
   return it->second;
 }
 
-void Server::Prompt(PromptParams params, Reply reply) {
+void Server::Prompt(const PromptParams& params, Reply reply) {
   auto session = FindSession(params.session_id, &reply);
   if (!session) return;
   auto content = PromptFromJson(params.prompt, session->SupportsImages());
@@ -266,7 +266,7 @@ void Server::Prompt(PromptParams params, Reply reply) {
   }
 }
 
-void Server::SetMode(SetModeParams params, Reply reply) {
+void Server::SetMode(const SetModeParams& params, Reply reply) {
   auto session = FindSession(params.session_id, &reply);
   if (!session) return;
   auto mode = agent::ParsePermissionMode(params.mode_id);
@@ -282,7 +282,7 @@ void Server::SetMode(SetModeParams params, Reply reply) {
 
 // Ends a session as if session/cancel had arrived, then frees it: its running prompt answers
 // "cancelled" before this request's reply. Nothing here waits: the session's worker answers.
-void Server::CloseSession(SessionIdParams params, Reply reply) {
+void Server::CloseSession(const SessionIdParams& params, Reply reply) {
   auto session = FindSession(params.session_id, &reply);
   if (!session) return;
   {

@@ -62,14 +62,14 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   void BindMethods();
   // Binds a method whose params are P (P::FromJson checks them; a failure answers -32602).
   template <typename P>
-  void Bind(const char* method, void (Server::*handler)(P, jsonrpc::Reply));
+  void Bind(const char* method, void (Server::*handler)(const P&, jsonrpc::Reply));
   template <typename P>
   void BindNotification(const char* method, void (Server::*handler)(const P&));
-  void Initialize(InitializeParams params, jsonrpc::Reply reply);
-  void NewSession(NewSessionParams params, jsonrpc::Reply reply);
-  void Prompt(PromptParams params, jsonrpc::Reply reply);
-  void SetMode(SetModeParams params, jsonrpc::Reply reply);
-  void CloseSession(SessionIdParams params, jsonrpc::Reply reply);
+  void Initialize(const InitializeParams& params, jsonrpc::Reply reply);
+  void NewSession(const NewSessionParams& params, jsonrpc::Reply reply);
+  void Prompt(const PromptParams& params, jsonrpc::Reply reply);
+  void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
+  void CloseSession(const SessionIdParams& params, jsonrpc::Reply reply);
   void Cancel(const SessionIdParams& params);
   void CancelRequest(const CancelRequestParams& params);
   std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);

@@ -163,7 +163,8 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
       u["content"] = Json::Value(Json::arrayValue);
       messages.append(u);
     }
-    return messages[messages.size() - 1]["content"];
+    Json::Value& tail = messages[messages.size() - 1];
+    return tail["content"];
   };
   for (const Message& m : request.messages) {
     switch (m.role) {

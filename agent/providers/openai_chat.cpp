@@ -209,7 +209,7 @@ Status StreamError(const Json::Value& chunk) {
   if (err == nullptr || err->isNull()) return Status::Ok();
   std::string type = StringOr(*err, "code");
   if (type.empty()) type = StringOr(*err, "type");
-  std::string message = err->isString() ? err->asString() : StringOr(*err, "message");
+  std::string message = AsString(*err).value_or(StringOr(*err, "message"));
   return ErrorFromStream(type, message);
 }
 
@@ -334,8 +334,8 @@ Status OpenAiChatDecoder::ConsumeChoice(const Json::Value& choice, StreamNumbers
       }
     }
   }
-  if (const Json::Value* fr = FindMember(choice, "finish_reason"); fr && fr->isString()) {
-    finish_reason_ = fr->asString();
+  if (auto fr = AsString(MemberOrNull(choice, "finish_reason"))) {
+    finish_reason_ = *fr;
     finish_seen_ = true;
     EndToolCalls(emit);
   }
