@@ -13,6 +13,7 @@
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <thread>
 
 #include "agent/providers/script_provider.h"
 
@@ -277,19 +278,18 @@ TEST_F(SessionTest, CancelDuringPendingPermissionEndsCancelled) {
 }
 
 TEST_F(SessionTest, CancelKillsRunningCommand) {
-  Make({config::ScriptReply{"",
-                            {Step("", {Call("bash", Args("command", "sleep 30"))}), Step("x")}}});
+  Make({config::ScriptReply{
+      "", {Step("", {Call("bash", Args("command", "touch started; sleep 30"))}), Step("x")}}});
   auto f = Start("x");
   ASSERT_TRUE(f.valid());
-  for (;;) {
-    auto ev = Events();
-    if (std::find(ev.begin(), ev.end(), "tool_update") != ev.end()) break;
-    usleep(1000);
-  }
-  usleep(100000);
+  // Cancel once the command is really running: it marks that first.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(dir_ / "started") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(fs::exists(dir_ / "started"));
   session_->Cancel();
   // Generous bound: a missed cancel would wait for the 30 s sleep.
-  ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   auto r = f.get();
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kCancelled);

@@ -91,17 +91,22 @@ TEST(BashToolTest, CancelReturnsPromptly) {
   ToolContext ctx = ws.Context();
   CancelSource source;
   ctx.cancel = source.token();
+  // Cancel once the command has really started its child: it writes the child's pid first.
   std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (Clock::now() < deadline && ws.Read("pid").find('\n') == std::string::npos)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     source.Cancel();
   });
   auto start = Clock::now();
-  auto out = tool->Run(J(R"({"command":"sleep 100 & echo $!; wait"})"), ctx);
+  auto out = tool->Run(J(R"({"command":"sleep 100 & echo $! > pid; wait"})"), ctx);
   t.join();
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(20));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(60));
   EXPECT_TRUE(out.is_error);
   EXPECT_NE(TextOf(out).find("cancelled"), std::string::npos);
-  EXPECT_TRUE(EventuallyGone(std::stoi(TextOf(out))));
+  const std::string pid = ws.Read("pid");
+  ASSERT_FALSE(pid.empty());
+  EXPECT_TRUE(EventuallyGone(std::stoi(pid)));
 }
 
 TEST(BashToolTest, TimeoutEndsProcessesThatLeftTheGroup) {
