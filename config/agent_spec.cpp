@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "config/model_catalog.h"
+#include "support/files.h"
 
 namespace lousho::config {
 namespace fs = std::filesystem;
@@ -160,15 +161,13 @@ Json::Value ToJson(const YAML::Node& n) {
 }
 
 Result<std::string> ReadFile(const std::string& path) {
-  // Only regular files: a folder reads as nothing and a device (/dev/zero) never ends.
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    return MakeError(ErrorCode::kConfigNotFound, path + ": cannot read file (not a regular file)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::kConfigNotFound, path + ": cannot read file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // The one file reader: regular files only (a folder reads as nothing, a device never ends, a
+  // FIFO blocks), at most 10 MiB.
+  auto text = ReadDiskFile(path, kMaxTextFileBytes, CancelToken(), /*follow_symlink=*/true);
+  if (!text.ok())
+    return MakeError(ErrorCode::kConfigNotFound, path + ": cannot read file (" +
+                                                     text.error().message + ")");
+  return text;
 }
 
 YAML::Node ParseYaml(const Ctx& ctx, const std::string& text) {

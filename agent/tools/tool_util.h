@@ -14,6 +14,7 @@
 #include "agent/paths.h"
 #include "agent/tool.h"
 #include "support/cancel.h"
+#include "support/files.h"
 #include "support/json_util.h"
 #include "support/status.h"
 
@@ -59,66 +60,16 @@ bool LooksBinary(std::string_view head);
 // First line of s, at most max_chars bytes (UTF-8 safe), with "…" when shortened.
 std::string Shorten(std::string_view s, size_t max_bytes);
 
-// Local file access. Only regular files are read or written: a FIFO blocks whoever opens or
-// reads it, a device such as /dev/zero never ends, and a socket cannot be opened at all. The
-// kind is checked with lstat before opening and again with fstat on the open descriptor (the
-// path may have been swapped in between); opening uses O_NONBLOCK, so even a swapped-in FIFO
-// cannot block the open. Reads go in chunks of kReadChunkBytes and stop with LOUSHO_CANCELLED
-// between chunks once the token fires.
-
-// The most that edit loads, that write writes, and the largest file write replaces: files this
-// big are not something to rewrite through a model's tool call.
-inline constexpr uint64_t kMaxTextFileBytes = 10ULL * 1024 * 1024;
-inline constexpr size_t kReadChunkBytes = 64UL * 1024;
-
-// "512 bytes", "64 KiB", "1.5 MiB", "2 GiB": sizes for messages.
-std::string ByteSize(uint64_t bytes);
-
-// "a FIFO (named pipe)", "a character device", ... for anything that is not a regular file.
-std::string FileKindName(std::filesystem::file_type type);
-// "<shown> is a FIFO (named pipe), not a regular file" when the path exists (looked at with
-// lstat) and is neither a regular file nor a directory; "" otherwise.
-std::string SpecialFileMessage(const std::filesystem::path& real, const std::string& shown);
-
-// A regular file open for reading; closed on destruction. Move-only, not thread-safe.
-class DiskFile {
- public:
-  // Refuses anything but a regular file (see above). The final component must not be a symlink
-  // unless follow_symlink: tool paths are already resolved, so a symlink there is a swap.
-  static Result<DiskFile> Open(const std::filesystem::path& path, bool follow_symlink = false);
-  DiskFile(DiskFile&& other) noexcept;
-  DiskFile& operator=(DiskFile&& other) noexcept;
-  DiskFile(const DiskFile&) = delete;
-  DiskFile& operator=(const DiskFile&) = delete;
-  ~DiskFile();
-
-  // The size fstat reported at open.
-  uint64_t size() const { return size_; }
-  // Reads up to `max` bytes from the current position into buf, stopping early only at the
-  // end; returns how many were read (0 at the end).
-  Result<size_t> Read(char* buf, size_t max);
-  // The same, appended to `out`.
-  Result<size_t> ReadChunk(std::string* out, size_t max);
-  // Appends everything up to the end to `out`, failing when `out` would exceed max_bytes
-  // (LOUSHO_TOOL_TOO_LARGE) or when cancel fires (LOUSHO_CANCELLED).
-  Status ReadRest(std::string* out, uint64_t max_bytes, const CancelToken& cancel);
-
- private:
-  DiskFile(int fd, uint64_t size, std::string path)
-      : fd_(fd), size_(size), path_(std::move(path)) {}
-  int fd_ = -1;
-  uint64_t size_ = 0;
-  std::string path_;  // for messages
-};
-
-// The whole of a regular file of at most max_bytes (larger: LOUSHO_TOOL_TOO_LARGE, without
-// reading it), read in chunks that check cancel.
-Result<std::string> ReadDiskFile(const std::filesystem::path& path,
-                                 uint64_t max_bytes = kMaxTextFileBytes,
-                                 const CancelToken& cancel = {}, bool follow_symlink = true);
-// Creates or overwrites a regular file (never a FIFO, device or socket, never through a
-// symlink). The file is truncated only after its kind was checked on the open descriptor.
-Status WriteDiskFile(const std::filesystem::path& path, const std::string& content);
+// The disk layer (regular files only, bounded, cancellable) is support/files.h's.
+using lousho::ByteSize;
+using lousho::DiskFile;
+using lousho::FileKindName;
+using lousho::FileTooLarge;
+using lousho::kMaxTextFileBytes;
+using lousho::kReadChunkBytes;
+using lousho::ReadDiskFile;
+using lousho::SpecialFileMessage;
+using lousho::WriteDiskFile;
 
 // The text of a file: from the editor (unsaved buffers) when it can read files, else the disk.
 // Texts over max_bytes are refused (LOUSHO_TOOL_TOO_LARGE); from disk without being read.
