@@ -165,8 +165,8 @@ Result<std::string> ReadFile(const std::string& path) {
   // FIFO blocks), at most 10 MiB.
   auto text = ReadDiskFile(path, kMaxTextFileBytes, CancelToken(), /*follow_symlink=*/true);
   if (!text.ok())
-    return MakeError(ErrorCode::kConfigNotFound, path + ": cannot read file (" +
-                                                     text.error().message + ")");
+    return MakeError(ErrorCode::kConfigNotFound,
+                     path + ": cannot read file (" + text.error().message + ")");
   return text;
 }
 

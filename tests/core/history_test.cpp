@@ -147,8 +147,7 @@ TEST(HistoryTest, MalformedEntriesAreErrorsNamingThePath) {
        {R"({})", R"({"type":"message","id":"x"})", R"({"type":"warp","id":"x"})",
         R"({"type":"message","id":"x","message":{"role":"alien"}})",
         R"({"type":"message","id":"x","message":{"role":"user","content":[{"type":7}]}})",
-        R"({"type":"message","id":7})",
-        R"({"type":"model_change","id":"x","provider":[1]})"}) {
+        R"({"type":"message","id":7})", R"({"type":"model_change","id":"x","provider":[1]})"}) {
     auto v = ParseJson(bad);
     ASSERT_TRUE(v.ok());
     auto e = EntryFromJson(*v, "line 3");

@@ -62,10 +62,12 @@ TEST(WorkerPoolTest, ATaskMayDropItsStrandsLastReference) {
     std::promise<void> ran;
     // The task holds the last reference to its strand and drops it while running.
     auto holder = std::make_shared<std::shared_ptr<Strand>>(strand);
-    ASSERT_TRUE(strand->Post([holder, &ran] {
-                  holder->reset();
-                  ran.set_value();
-                }).ok());
+    ASSERT_TRUE(strand
+                    ->Post([holder, &ran] {
+                      holder->reset();
+                      ran.set_value();
+                    })
+                    .ok());
     strand.reset();
     ran.get_future().wait();
   }
