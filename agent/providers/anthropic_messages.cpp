@@ -164,7 +164,8 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
       messages.append(u);
     }
     Json::Value& tail = messages[messages.size() - 1];
-    return tail["content"];
+    Json::Value& content = tail["content"];
+    return content;
   };
   for (const Message& m : request.messages) {
     switch (m.role) {
