@@ -197,6 +197,7 @@ Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
                        "too many changes are waiting for the session's running turn");
     mode_ = mode;
     notices_.emplace_back(event::ModeChanged{PermissionModeId(mode)}, std::move(done));
+    has_notices_.store(true, std::memory_order_release);
   }
   // From the worker (the switch_mode tool) the notice goes out with the next event; from
   // elsewhere a task flushes it, after the running turn's current step if one is running.
@@ -208,10 +209,12 @@ Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
 }
 
 void Session::FlushNotices() {
+  if (!has_notices_.load(std::memory_order_acquire)) return;
   std::vector<std::pair<Event, std::function<void()>>> notices;
   {
     std::lock_guard<std::mutex> lock(mu_);
     notices.swap(notices_);
+    has_notices_.store(false, std::memory_order_relaxed);
   }
   for (auto& [e, done] : notices) {
     if (options_.sink) options_.sink(e);

@@ -3,6 +3,7 @@
 // ClientServices.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -205,6 +206,8 @@ class Session : public std::enable_shared_from_this<Session> {
   Usage total_usage_;
   // Events raised off the worker (a mode change during a turn), emitted there in order.
   std::vector<std::pair<Event, std::function<void()>>> notices_;
+  // Set with notices_ under mu_; read without it, so the worker takes no lock per stream delta.
+  std::atomic<bool> has_notices_{false};
 };
 
 }  // namespace lousho::agent
