@@ -2,6 +2,7 @@
 // next), permissions, the history, and events on the session's strand.
 #include "agent/session.h"
 
+#include <algorithm>
 #include <system_error>
 #include <thread>
 
@@ -36,6 +37,38 @@ const char* ThinkingLevelId(ThinkingLevel level) {
       return "xhigh";
   }
   return "off";
+}
+
+const char* QueueModeId(QueueMode mode) {
+  switch (mode) {
+    case QueueMode::kOneAtATime:
+      return "one-at-a-time";
+    case QueueMode::kAll:
+      return "all";
+  }
+  return "one-at-a-time";
+}
+
+std::optional<QueueMode> ParseQueueModeId(const std::string& id) {
+  if (id == "one-at-a-time") return QueueMode::kOneAtATime;
+  if (id == "all") return QueueMode::kAll;
+  return std::nullopt;
+}
+
+const char* InterruptModeId(InterruptMode mode) {
+  switch (mode) {
+    case InterruptMode::kWait:
+      return "wait";
+    case InterruptMode::kImmediate:
+      return "immediate";
+  }
+  return "wait";
+}
+
+std::optional<InterruptMode> ParseInterruptModeId(const std::string& id) {
+  if (id == "wait") return InterruptMode::kWait;
+  if (id == "immediate") return InterruptMode::kImmediate;
+  return std::nullopt;
 }
 
 AgentView ViewOf(const AgentConfig& agent) {
@@ -125,6 +158,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
     if (busy_)
       return MakeError(ErrorCode::kSessionBusy, "a prompt is already running in this session");
     busy_ = true;
+    accepting_ = true;
     cancel_ = std::make_shared<CancelSource>();
     source = cancel_;
   }
@@ -133,6 +167,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = false;
+      accepting_ = false;
       cancel_.reset();
     }
     done(std::move(result));
@@ -140,6 +175,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
   if (!st.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     busy_ = false;
+    accepting_ = false;
     cancel_.reset();
   }
   return st;
@@ -222,6 +258,90 @@ void Session::FlushNotices() {
   }
 }
 
+bool Session::Enqueue(QueueKind kind, std::vector<ContentBlock> content) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!busy_ || !accepting_) return false;
+  switch (kind) {
+    case QueueKind::kSteering:
+      steering_.push_back(std::move(content));
+      break;
+    case QueueKind::kFollowUp:
+      follow_up_.push_back(std::move(content));
+      break;
+  }
+  return true;
+}
+
+std::vector<std::vector<ContentBlock>> Session::ClearQueues() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::vector<ContentBlock>> out = std::move(steering_);
+  for (auto& m : follow_up_) out.push_back(std::move(m));
+  steering_.clear();
+  follow_up_.clear();
+  return out;
+}
+
+size_t Session::QueuedCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return steering_.size() + follow_up_.size();
+}
+
+QueueSettings Session::queue_settings() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_;
+}
+
+void Session::SetQueueSettings(QueueSettings settings) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_ = settings;
+}
+
+void Session::AddContext(Message message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  context_.push_back(std::move(message));
+}
+
+void Session::SetAutoRetry(bool enabled) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto_retry_ = enabled;
+}
+
+bool Session::auto_retry() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return auto_retry_;
+}
+
+void Session::AbortRetry() {
+  std::shared_ptr<CancelSource> source;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    source = retry_abort_;
+  }
+  if (source) source->Cancel();  // outside the lock: callbacks never run under it
+}
+
+void Session::SetName(std::string name) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    name_ = name;
+  }
+  // The entry joins the history on the worker, after the running turn if there is one: the
+  // worker reads the history without the lock.
+  Entry e;
+  e.kind = EntryKind::kSessionInfo;
+  e.name = std::move(name);
+  Status st = Post([this, e = std::move(e)]() mutable {
+    std::lock_guard<std::mutex> lock(mu_);
+    history_.Append(std::move(e));
+  });
+  if (!st.ok()) log::Warn("session " + id() + ": name not recorded: " + st.error().message);
+}
+
+std::string Session::name() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return name_;
+}
+
 ModelChoice Session::model() const {
   std::lock_guard<std::mutex> lock(mu_);
   return model_;
@@ -250,6 +370,16 @@ void Session::AddTool(std::shared_ptr<Tool> tool) {
       return;
     }
   tools_.push_back(std::move(tool));
+}
+
+bool Session::RemoveTool(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = tools_.begin(); it != tools_.end(); ++it)
+    if ((*it)->name() == name) {
+      tools_.erase(it);
+      return true;
+    }
+  return false;
 }
 
 std::vector<std::shared_ptr<Tool>> Session::tools() const {
@@ -347,6 +477,15 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   Turn t;
   t.cancel = cancel;
   Emit(event::AgentStart{});
+  std::vector<Message> context;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    context.swap(context_);
+  }
+  for (Message& m : context) {
+    AppendMessage(std::move(m), &t);
+    EmitMessage(0, t.added.back());
+  }
   Message user;
   user.role = Role::kUser;
   user.content = ExpandCommand(std::move(content));
@@ -361,6 +500,10 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     Streamed s = StreamMessage(t);
     const Message* said = s.message.content.empty() ? nullptr : &s.message;
     if (s.error) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        accepting_ = false;
+      }
       Emit(event::TurnEnd{t.step, said, &t.tool_results});
       Emit(event::AgentEnd{&t.added});
       return *s.error;
@@ -382,8 +525,43 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     const bool carried_on = RunToolCalls(s.message, t);
     Emit(event::TurnEnd{t.step, said, &t.tool_results});
     if (!carried_on) return Finish(t, TurnStop::kCancelled);
-    if (auto stop = DecideNext(s.message, t)) return Finish(t, *stop);
+    std::optional<TurnStop> stop = DecideNext(s.message, t);
+    // Messages the user queued meanwhile: steering at the end of every model request, follow-ups
+    // when the prompt would end; either way the model is asked again.
+    if (!t.cancel.cancelled() && (!stop || *stop == TurnStop::kEndTurn) &&
+        TakeQueued(t, /*ending=*/stop.has_value()))
+      continue;
+    if (stop) return Finish(t, *stop);
   }
+}
+
+bool Session::TakeQueued(Turn& t, bool ending) {
+  std::vector<std::vector<ContentBlock>> taken;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto take = [&](std::vector<std::vector<ContentBlock>>& q, QueueMode mode) {
+      const size_t n = mode == QueueMode::kAll ? q.size() : std::min<size_t>(1, q.size());
+      for (size_t i = 0; i < n; ++i) taken.push_back(std::move(q[i]));
+      q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
+    };
+    take(steering_, queue_.steering);
+    if (taken.empty() && ending) take(follow_up_, queue_.follow_up);
+    // Deciding to end and closing the queue happen under one lock, so no message is left behind.
+    if (taken.empty() && ending) accepting_ = false;
+  }
+  for (auto& content : taken) {
+    Message m;
+    m.role = Role::kUser;
+    m.content = std::move(content);
+    AppendMessage(std::move(m), &t);
+    EmitMessage(t.step, t.added.back());
+  }
+  return !taken.empty();
+}
+
+bool Session::SteeringPending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.interrupt == InterruptMode::kImmediate && !steering_.empty();
 }
 
 std::optional<TurnStop> Session::LimitReached(const Turn& t) const {
@@ -399,6 +577,7 @@ Result<TurnResult> Session::Finish(Turn& t, TurnStop stop) {
   t.result.stop = stop;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    accepting_ = false;
     total_usage_.Add(t.result.usage);
   }
   Emit(event::AgentEnd{&t.added});
@@ -441,6 +620,13 @@ Session::Streamed Session::StreamMessage(Turn& t) {
     Emit(event::MessageUpdate{step, &d, &builder.message()});
   };
   RetryHooks hooks;
+  auto retry_abort = std::make_shared<CancelSource>();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hooks.enabled = auto_retry_;
+    retry_abort_ = retry_abort;
+  }
+  hooks.abort = retry_abort->token();
   hooks.on_retry_start = [&](const RetryNotice& n) { Emit(event::AutoRetryStart{step, n}); };
   hooks.on_retry_end = [&](bool success, int attempt, const std::string& err) {
     Emit(event::AutoRetryEnd{step, success, attempt, err});
@@ -466,6 +652,7 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stream_cancel_.reset();
+    retry_abort_.reset();
     if (!watched && interrupt_) watched = std::move(interrupt_);
     interrupt_.reset();
   }
@@ -542,6 +729,14 @@ bool Session::RunToolCalls(const Message& assistant, Turn& t) {
       }
       return false;
     }
+    if (next < calls.size() && SteeringPending()) {
+      // Immediate interrupt mode: the user's new message comes before the remaining calls.
+      for (size_t j = next; j < calls.size(); ++j) {
+        CallRun run = StartCall(*calls[j], nullptr, t);
+        CompleteCall(run, ToolOutput::Error("Skipped: the user sent a new message first."), t);
+      }
+      return true;
+    }
     i = next;
   }
   return true;
@@ -600,6 +795,7 @@ Session::CallRun Session::StartCall(const ContentBlock& call, const std::shared_
   CallRun run;
   run.tool = tool;
   run.ctx = MakeToolContext(t.cancel);
+  run.ctx.tool_call_id = call.id;
   run.shown.id = call.id;
   run.shown.name = call.name;
   run.shown.args = &call.arguments;
