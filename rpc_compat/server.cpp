@@ -283,17 +283,17 @@ void Server::StartPrompt(const Request& req, std::vector<agent::ContentBlock> co
 }
 
 void Server::OnPromptDone(bool aborted) {
+  std::vector<std::function<void()>> waiters;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = false;  // before agent_settled: a host may prompt again as soon as it reads it
+    waiters.swap(idle_waiters_);
+  }
   // After the final agent_end: hosts of the newer dialect end the turn here.
   Json::Value settled = Obj();
   settled["type"] = frame::kAgentSettled;
   settled["aborted"] = aborted;
   Write(settled);
-  std::vector<std::function<void()>> waiters;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    running_ = false;
-    waiters.swap(idle_waiters_);
-  }
   for (auto& w : waiters) w();
 }
 
