@@ -596,11 +596,20 @@ void Server::Bash(const Request& req, const BashParams& p) {
       Write(f);
     };
     auto r = agent::RunShellCommand(command, options_.cwd, on_output, source->token());
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (bash_ == source) bash_.reset();
+    // abort_bash answers once this command has (waiters), so hosts see the two in that order.
+    std::vector<std::function<void()>> waiters;
+    auto finish = [&] {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (bash_ == source) bash_.reset();
+        waiters.swap(bash_waiters_);
+      }
+      for (auto& w : waiters) w();
+    };
+    if (!r.ok()) {
+      Fail(req, r.error().message);
+      return finish();
     }
-    if (!r.ok()) return Fail(req, r.error().message);
     Json::Value data = Obj();
     data["output"] = r->output;
     if (r->exit_code) data["exitCode"] = *r->exit_code;
@@ -614,6 +623,7 @@ void Server::Bash(const Request& req, const BashParams& p) {
     // The model sees what the user ran with the next prompt.
     if (s) s->AddContext(agent::ShellCommandMessage(command, *r));
     OkData(req, data);
+    finish();
   });
   if (!st.ok()) {
     {
@@ -629,9 +639,11 @@ void Server::AbortBash(const Request& req, const NoParams& /*p*/) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     source = bash_;
+    // Answered after the aborted command's own response.
+    if (source) bash_waiters_.push_back([this, req] { Ok(req); });
   }
-  if (source) source->Cancel();
-  Ok(req);
+  if (!source) return Ok(req);
+  source->Cancel();
 }
 
 void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {

@@ -173,6 +173,7 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   Json::Value todo_phases_{Json::arrayValue};
   std::vector<agent::HostToolSpec> host_tools_;
   std::shared_ptr<CancelSource> bash_;  // the running bash command's
+  std::vector<std::function<void()>> bash_waiters_;  // run once it has answered
   long long next_id_ = 0;
 
   std::mutex pending_mu_;
