@@ -398,6 +398,9 @@ struct UpdateVisitor {
   Update operator()(const ev::TtsrTriggered&) const { return std::nullopt; }
   Update operator()(const ev::AutoCompactionStart&) const { return std::nullopt; }
   Update operator()(const ev::AutoCompactionEnd&) const { return std::nullopt; }
+  // The reminder itself is a hidden message; the plan shows the todos.
+  Update operator()(const ev::TodoReminder&) const { return std::nullopt; }
+  Update operator()(const ev::TodoAutoClear&) const { return std::nullopt; }
 };
 }  // namespace
 

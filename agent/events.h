@@ -110,6 +110,15 @@ struct TtsrTriggered {
   int turn = 0;
   std::vector<std::string> rules;
 };
+// The prompt was about to end with open todos: a reminder joined the history and the model is
+// asked again (`todos` are the open tasks).
+struct TodoReminder {
+  std::vector<TodoTask> todos;
+  int attempt = 0;
+  int max_attempts = 0;
+};
+// Every todo was done at the end of a prompt: the list was cleared.
+struct TodoAutoClear {};
 // Automatic compaction of the history began / ended.
 struct AutoCompactionStart {
   std::string reason;  // "threshold" | "overflow"
@@ -128,7 +137,7 @@ using Event =
                  event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
                  event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
                  event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
-                 event::AutoCompactionEnd>;
+                 event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

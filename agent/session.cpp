@@ -96,6 +96,7 @@ struct Session::Turn {
   std::vector<Message> added;         // messages this prompt added, for agent_end
   std::vector<Message> tool_results;  // of the current step, for turn_end
   bool ends_turn = false;             // a tool (ask) ended the turn
+  int todo_reminders = 0;             // reminders of open todos so far
   std::string question;
 };
 
@@ -527,10 +528,12 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     if (!carried_on) return Finish(t, TurnStop::kCancelled);
     std::optional<TurnStop> stop = DecideNext(s.message, t);
     // Messages the user queued meanwhile: steering at the end of every model request, follow-ups
-    // when the prompt would end; either way the model is asked again.
-    if (!t.cancel.cancelled() && (!stop || *stop == TurnStop::kEndTurn) &&
-        TakeQueued(t, /*ending=*/stop.has_value()))
-      continue;
+    // when the prompt would end, then a reminder of open todos; each asks the model again.
+    if (!t.cancel.cancelled() && (!stop || *stop == TurnStop::kEndTurn)) {
+      if (TakeQueued(t, /*ending=*/stop.has_value())) continue;
+      if (stop && RemindTodos(t)) continue;
+      if (stop && !CloseQueue() && TakeQueued(t, /*ending=*/true)) continue;
+    }
     if (stop) return Finish(t, *stop);
   }
 }
@@ -546,8 +549,6 @@ bool Session::TakeQueued(Turn& t, bool ending) {
     };
     take(steering_, queue_.steering);
     if (taken.empty() && ending) take(follow_up_, queue_.follow_up);
-    // Deciding to end and closing the queue happen under one lock, so no message is left behind.
-    if (taken.empty() && ending) accepting_ = false;
   }
   for (auto& content : taken) {
     Message m;
@@ -557,6 +558,62 @@ bool Session::TakeQueued(Turn& t, bool ending) {
     EmitMessage(t.step, t.added.back());
   }
   return !taken.empty();
+}
+
+bool Session::CloseQueue() {
+  // Checking for messages and closing happen under one lock, so none is left behind.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!steering_.empty() || !follow_up_.empty()) return false;
+  accepting_ = false;
+  return true;
+}
+
+bool Session::RemindTodos(Turn& t) {
+  const TodoSettings& settings = options_.todos;
+  std::vector<TodoTask> open;
+  bool all_done = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t tasks = 0;
+    for (const auto& phase : todos_)
+      for (const auto& task : phase.tasks) {
+        ++tasks;
+        if (task.open()) open.push_back(task);
+      }
+    all_done = tasks > 0 && open.empty();
+    if (all_done && settings.auto_clear) todos_.clear();
+  }
+  if (all_done && settings.auto_clear) {
+    Emit(event::TodoAutoClear{});
+    return false;
+  }
+  if (!settings.reminders || open.empty() || t.todo_reminders >= settings.max_reminders)
+    return false;
+  ++t.todo_reminders;
+  std::string text = "<system-reminder>\nThese todos are still open:\n";
+  for (const auto& task : open) text += "- [" + task.status + "] " + task.content + "\n";
+  text +=
+      "Go on with them, or update the todo list if they are done or no longer needed.\n"
+      "</system-reminder>";
+  Emit(event::TodoReminder{open, t.todo_reminders, settings.max_reminders});
+  Message m;
+  m.role = Role::kUser;
+  m.custom_type = "todo-reminder";
+  m.display = false;
+  m.content.push_back(ContentBlock::Text(std::move(text)));
+  AppendMessage(std::move(m), &t);
+  EmitMessage(t.step, t.added.back());
+  return true;
+}
+
+void Session::SetTodos(std::vector<TodoPhase> phases) {
+  std::lock_guard<std::mutex> lock(mu_);
+  todos_ = std::move(phases);
+}
+
+std::vector<TodoPhase> Session::Todos() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return todos_;
 }
 
 bool Session::SteeringPending() const {
@@ -951,7 +1008,17 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
     // A tool's bug fails its call, never the process.
     out = ToolOutput::Error(call.name + " failed: " + e.what());
   }
-  if (out.plan_changed) Emit(event::PlanUpdate{plan_});
+  if (out.plan_changed) {
+    // The model's own plan is the todo list from now on.
+    TodoPhase phase;
+    phase.id = "phase-1";
+    phase.name = "Todos";
+    for (size_t i = 0; i < plan_.size(); ++i)
+      phase.tasks.push_back(
+          TodoTask{"task-" + std::to_string(i + 1), plan_[i].content, plan_[i].status, ""});
+    SetTodos({std::move(phase)});
+    Emit(event::PlanUpdate{plan_});
+  }
   if (out.ends_turn) {
     t.ends_turn = true;
     t.question = out.content.empty() ? "" : out.content[0].text;

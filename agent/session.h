@@ -104,6 +104,13 @@ struct StreamInterrupt {
 using StreamWatcher =
     std::function<std::optional<StreamInterrupt>(const StreamDelta& delta, const Message& partial)>;
 
+// What the engine does with open todos when a prompt would end (off unless a door asks).
+struct TodoSettings {
+  bool reminders = false;  // remind the model of open todos and ask it again
+  int max_reminders = 3;   // per prompt
+  bool auto_clear = false;  // clear the list when every task is done
+};
+
 struct SessionOptions {
   std::string id;
   std::filesystem::path cwd;  // absolute
@@ -112,6 +119,7 @@ struct SessionOptions {
   EventSink sink;              // called on the session's worker, in order
   WorkerPool* pool = nullptr;  // outlives the session; null: a process-wide pool
   StreamWatcher watcher;       // may be empty
+  TodoSettings todos;
   // A stored history to continue (parents before children) and its leaf (empty: the last).
   std::vector<Entry> seed;
   std::string seed_leaf;
@@ -169,6 +177,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool auto_retry() const;
   void AbortRetry();
 
+  // The todo list (replaced whole; the todo tool's plan replaces it too).
+  void SetTodos(std::vector<TodoPhase> phases);
+  std::vector<TodoPhase> Todos() const;
+
   // The session's name (a session_info entry in the history; empty: none).
   void SetName(std::string name);
   std::string name() const;
@@ -210,6 +222,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // Moves queued messages into the history (steering first; follow-ups only when `ending`).
   // False when none were taken; when `ending` the queue then stops accepting messages.
   bool TakeQueued(Turn& t, bool ending);
+  // Stops taking queued messages unless some arrived: then false (take them first).
+  bool CloseQueue();
+  // Open todos at the end of a prompt: a reminder joins the history (true: ask again); every
+  // task done: the list is cleared.
+  bool RemindTodos(Turn& t);
   bool SteeringPending() const;
 
   // Tool calls.
@@ -264,6 +281,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool auto_retry_ = true;
   std::shared_ptr<CancelSource> retry_abort_;  // the stream in flight's retry wait
   std::string name_;
+  std::vector<TodoPhase> todos_;
 };
 
 }  // namespace lousho::agent

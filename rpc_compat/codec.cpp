@@ -169,7 +169,6 @@ Result<TodosParams> TodosParams::FromJson(const Json::Value& cmd) {
   const Json::Value* phases = r.Array("phases", true);
   if (!r.ok()) return Invalid(r.error());
   TodosParams p;
-  p.phases = Json::Value(Json::arrayValue);
   for (Json::ArrayIndex i = 0; i < phases->size(); ++i) {
     const std::string path = "phases[" + std::to_string(i) + "]";
     FieldReader pr(ElementOrNull(*phases, i), path);
@@ -177,10 +176,7 @@ Result<TodosParams> TodosParams::FromJson(const Json::Value& cmd) {
     auto name = pr.String("name", true);
     const Json::Value* tasks = pr.Array("tasks", true);
     if (!pr.ok()) return Invalid(pr.error());
-    Json::Value phase = Obj();
-    if (id) phase["id"] = *id;
-    phase["name"] = *name;
-    phase["tasks"] = Json::Value(Json::arrayValue);
+    agent::TodoPhase phase{id.value_or(""), *name, {}};
     for (Json::ArrayIndex k = 0; k < tasks->size(); ++k) {
       FieldReader tr(ElementOrNull(*tasks, k), pr.Path("tasks") + "[" + std::to_string(k) + "]");
       auto tid = tr.String("id", false);
@@ -191,16 +187,35 @@ Result<TodosParams> TodosParams::FromJson(const Json::Value& cmd) {
       if (!kTaskStatuses.count(*status))
         return Invalid(tr.Path("status") +
                        ": expected pending, in_progress, completed, abandoned or blocked");
-      Json::Value task = Obj();
-      if (tid) task["id"] = *tid;
-      task["content"] = *content;
-      task["status"] = *status;
-      if (blocker) task["blocker"] = *blocker;
-      phase["tasks"].append(task);
+      phase.tasks.push_back(
+          agent::TodoTask{tid.value_or(""), *content, *status, blocker.value_or("")});
     }
-    p.phases.append(phase);
+    p.phases.push_back(std::move(phase));
   }
   return p;
+}
+
+Json::Value TodoTaskToJson(const agent::TodoTask& task) {
+  Json::Value j = Obj();
+  if (!task.id.empty()) j["id"] = task.id;
+  j["content"] = task.content;
+  j["status"] = task.status;
+  if (!task.blocker.empty()) j["blocker"] = task.blocker;
+  return j;
+}
+
+Json::Value TodosToJson(const std::vector<agent::TodoPhase>& phases) {
+  Json::Value arr(Json::arrayValue);
+  for (const auto& phase : phases) {
+    Json::Value j = Obj();
+    if (!phase.id.empty()) j["id"] = phase.id;
+    j["name"] = phase.name;
+    Json::Value tasks(Json::arrayValue);
+    for (const auto& task : phase.tasks) tasks.append(TodoTaskToJson(task));
+    j["tasks"] = tasks;
+    arr.append(j);
+  }
+  return arr;
 }
 
 Result<HostToolsParams> HostToolsParams::FromJson(const Json::Value& cmd) {
@@ -465,6 +480,18 @@ struct FrameVisitor {
     }
     f["rules"] = rules;
     out->push_back(f);
+  }
+  void operator()(const agent::event::TodoReminder& e) const {
+    Json::Value f = Frame(frame::kTodoReminder);
+    Json::Value todos(Json::arrayValue);
+    for (const auto& task : e.todos) todos.append(TodoTaskToJson(task));
+    f["todos"] = todos;
+    f["attempt"] = e.attempt;
+    f["maxAttempts"] = e.max_attempts;
+    out->push_back(f);
+  }
+  void operator()(const agent::event::TodoAutoClear&) const {
+    out->push_back(Frame(frame::kTodoAutoClear));
   }
   void operator()(const agent::event::AutoCompactionStart& e) const {
     Json::Value f = Frame(frame::kAutoCompactionStart);

@@ -74,9 +74,11 @@ struct PathParams {
   static Result<PathParams> FromJson(const Json::Value& cmd);
 };
 struct TodosParams {
-  Json::Value phases;  // checked: [{id?, name, tasks:[{id?, content, status, blocker?}]}]
+  std::vector<agent::TodoPhase> phases;  // [{id?, name, tasks:[{id?, content, status, blocker?}]}]
   static Result<TodosParams> FromJson(const Json::Value& cmd);
 };
+Json::Value TodoTaskToJson(const agent::TodoTask& task);
+Json::Value TodosToJson(const std::vector<agent::TodoPhase>& phases);
 struct HostToolsParams {
   std::vector<agent::HostToolSpec> tools;  // names unique, descriptions non-empty
   static Result<HostToolsParams> FromJson(const Json::Value& cmd);

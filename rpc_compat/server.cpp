@@ -222,6 +222,10 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(std::vector<agent:
   so.sink = [this](const agent::Event& e) { SendEvent(e); };
   so.seed = std::move(seed);
   so.seed_leaf = std::move(seed_leaf);
+  // RPC mode's todo defaults, whatever the user's settings elsewhere: reminders and auto-clear.
+  so.todos.reminders = true;
+  so.todos.max_reminders = 3;
+  so.todos.auto_clear = true;
   auto created = agent::Session::Create(agent_, std::move(so));
   if (!created.ok()) return created.error();
   // A new session keeps what the host chose for the old one.
@@ -418,8 +422,8 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     data["isStreaming"] = running_;
-    data["todoPhases"] = todo_phases_;
   }
+  data["todoPhases"] = TodosToJson(s->Todos());
   data["isCompacting"] = false;
   data["steeringMode"] = agent::QueueModeId(q.steering);
   data["followUpMode"] = agent::QueueModeId(q.follow_up);
@@ -435,12 +439,11 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
 }
 
 void Server::SetTodos(const Request& req, const TodosParams& p) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    todo_phases_ = p.phases;
-  }
+  std::shared_ptr<agent::Session> s = current();
+  if (!s) return Fail(req, "No session");
+  s->SetTodos(p.phases);
   Json::Value data = Obj();
-  data["todoPhases"] = p.phases;
+  data["todoPhases"] = TodosToJson(p.phases);
   OkData(req, data);
 }
 

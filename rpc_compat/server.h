@@ -170,7 +170,6 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   long long session_counter_ = 0;
   bool running_ = false;  // a prompt of the current session runs
   std::vector<std::function<void()>> idle_waiters_;
-  Json::Value todo_phases_{Json::arrayValue};
   std::vector<agent::HostToolSpec> host_tools_;
   std::shared_ptr<CancelSource> bash_;  // the running bash command's
   std::vector<std::function<void()>> bash_waiters_;  // run once it has answered

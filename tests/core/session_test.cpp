@@ -167,6 +167,8 @@ class SessionTest : public ::testing::Test {
       std::string operator()(const event::TtsrTriggered&) const { return "ttsr"; }
       std::string operator()(const event::AutoCompactionStart&) const { return "compaction"; }
       std::string operator()(const event::AutoCompactionEnd&) const { return "compaction"; }
+      std::string operator()(const event::TodoReminder&) const { return "todo_reminder"; }
+      std::string operator()(const event::TodoAutoClear&) const { return "todo_auto_clear"; }
     };
     return std::visit(V{}, e);
   }
