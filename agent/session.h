@@ -106,8 +106,8 @@ using StreamWatcher =
 
 // What the engine does with open todos when a prompt would end (off unless a door asks).
 struct TodoSettings {
-  bool reminders = false;  // remind the model of open todos and ask it again
-  int max_reminders = 3;   // per prompt
+  bool reminders = false;   // remind the model of open todos and ask it again
+  int max_reminders = 3;    // per prompt
   bool auto_clear = false;  // clear the list when every task is done
 };
 

@@ -171,7 +171,7 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   bool running_ = false;  // a prompt of the current session runs
   std::vector<std::function<void()>> idle_waiters_;
   std::vector<agent::HostToolSpec> host_tools_;
-  std::shared_ptr<CancelSource> bash_;  // the running bash command's
+  std::shared_ptr<CancelSource> bash_;               // the running bash command's
   std::vector<std::function<void()>> bash_waiters_;  // run once it has answered
   long long next_id_ = 0;
 

@@ -1,10 +1,11 @@
 // Transcript tests: each tests/transcripts/*.jsonl is played against the built binary. Lines
 // "> {json}" are sent, "< {json}" are expected (compared as JSON after normalization), "#" lines
 // are directives: "# args: acp <spec>" (relative to the transcript folder), "# close" (close
-// stdin), "# exit: N", "# env: NAME=VALUE" (set for the binary). $CWD stands for a fresh workspace holding notes.txt; $DIR for the
-// transcript folder. UPDATE_GOLDENS=1 rewrites the "<" lines from what the binary writes.
-// tests/transcripts/rpc/ holds the RPC door's transcripts (`# args: --mode rpc ...`); there every
-// "timestamp" member is compared as 0, since RPC messages carry their wall-clock time.
+// stdin), "# exit: N", "# env: NAME=VALUE" (set for the binary). $CWD stands for a fresh workspace
+// holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the "<" lines from
+// what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts (`# args: --mode
+// rpc ...`); there every "timestamp" member is compared as 0, since RPC messages carry their
+// wall-clock time.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -239,8 +240,7 @@ std::string TestName(const ::testing::TestParamInfo<fs::path>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Transcripts, TranscriptTest, ::testing::ValuesIn(Transcripts()),
-                         TestName);
+INSTANTIATE_TEST_SUITE_P(Transcripts, TranscriptTest, ::testing::ValuesIn(Transcripts()), TestName);
 // The RPC door's flavour: the same player, with timestamps zeroed.
 INSTANTIATE_TEST_SUITE_P(RpcTranscripts, TranscriptTest, ::testing::ValuesIn(Transcripts("rpc")),
                          TestName);

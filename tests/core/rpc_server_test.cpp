@@ -1,0 +1,137 @@
+// Tests of the RPC door over an in-memory transport where a transcript cannot go: commands that
+// take ids the engine makes (branch / fork from an entry id) and the queue's hand-over between
+// runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "agent/agent_builder.h"
+#include "agent/tool.h"
+#include "rpc_compat/server.h"
+#include "support/env.h"
+#include "support/json_util.h"
+
+namespace lousho::rpc_compat {
+namespace {
+namespace fs = std::filesystem;
+
+class RpcServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config::LoadOptions lo;
+    lo.known_tools = agent::BuiltinToolNames();
+    auto spec = config::LoadAgentSpec(
+        (fs::path(LOUSHO_SOURCE_DIR) / "tests/transcripts/rpc/agent.yaml").string(), lo);
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    auto agent = agent::BuildAgent(*spec, ProcessEnv);
+    ASSERT_TRUE(agent.ok()) << agent.error().message;
+    ServerOptions options;
+    options.cwd = fs::temp_directory_path();
+    options.test_mode = true;
+    server_ = std::make_unique<Server>(&transport_, *agent, options);
+    thread_ = std::thread([this] { server_->Run(); });
+  }
+  void TearDown() override {
+    transport_.Close();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Sends a command and returns the first frame after `seen` lines that `pred` accepts.
+  Json::Value SendAndWait(const std::string& line,
+                          const std::function<bool(const Json::Value&)>& pred) {
+    transport_.Push(line);
+    for (size_t n = seen_ + 1;; ++n) {
+      auto out = transport_.WaitForOutput(n, 10000);
+      if (out.size() < n) break;
+      for (; seen_ < out.size(); ++seen_) {
+        auto j = ParseJson(out[seen_]);
+        if (j.ok() && pred(*j)) {
+          ++seen_;
+          return *j;
+        }
+      }
+    }
+    ADD_FAILURE() << "no frame for " << line;
+    return Json::Value();
+  }
+  static std::function<bool(const Json::Value&)> ResponseTo(const std::string& id) {
+    return [id](const Json::Value& j) {
+      return StringOr(j, "type") == "response" && StringOr(j, "id") == id;
+    };
+  }
+  static bool Settled(const Json::Value& j) { return StringOr(j, "type") == "agent_settled"; }
+
+  MemoryTransport transport_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  size_t seen_ = 0;
+};
+
+TEST_F(RpcServerTest, BranchAndForkStartFromTheHistoryBeforeAUserMessage) {
+  SendAndWait(R"({"id":"p1","type":"prompt","message":"hello"})", Settled);
+  SendAndWait(R"({"id":"p2","type":"prompt","message":"echo two"})", Settled);
+
+  Json::Value listed = SendAndWait(R"({"id":"b1","type":"get_branch_messages"})", ResponseTo("b1"));
+  const Json::Value& msgs = MemberOrNull(MemberOrNull(listed, "data"), "messages");
+  ASSERT_EQ(msgs.size(), 2u) << WriteJson(listed);
+  EXPECT_EQ(StringOr(ElementOrNull(msgs, 0), "text"), "hello");
+  EXPECT_EQ(StringOr(ElementOrNull(msgs, 1), "text"), "echo two");
+  const std::string first = StringOr(ElementOrNull(msgs, 0), "entryId");
+  const std::string second = StringOr(ElementOrNull(msgs, 1), "entryId");
+  EXPECT_EQ(first.size(), 8u);
+  EXPECT_NE(first, second);
+
+  // branch at the second prompt: the text comes back, the history keeps the first exchange.
+  Json::Value b =
+      SendAndWait(R"({"id":"b2","type":"branch","entryId":")" + second + R"("})", ResponseTo("b2"));
+  EXPECT_TRUE(BoolOr(b, "success", false)) << WriteJson(b);
+  EXPECT_EQ(StringOr(MemberOrNull(b, "data"), "text"), "echo two");
+  EXPECT_EQ(BoolOr(MemberOrNull(b, "data"), "cancelled", true), false);
+  Json::Value m = SendAndWait(R"({"id":"m1","type":"get_messages"})", ResponseTo("m1"));
+  const Json::Value& kept = MemberOrNull(MemberOrNull(m, "data"), "messages");
+  ASSERT_EQ(kept.size(), 2u) << WriteJson(m);
+  EXPECT_EQ(StringOr(ElementOrNull(kept, 1), "role"), "assistant");
+  Json::Value left = SendAndWait(R"({"id":"b3","type":"get_fork_messages"})", ResponseTo("b3"));
+  EXPECT_EQ(MemberOrNull(MemberOrNull(left, "data"), "messages").size(), 1u) << WriteJson(left);
+
+  // The branch goes on from there: a new prompt follows the first exchange.
+  SendAndWait(R"({"id":"p3","type":"prompt","message":"echo three"})", Settled);
+  Json::Value m2 = SendAndWait(R"({"id":"m2","type":"get_messages"})", ResponseTo("m2"));
+  EXPECT_EQ(MemberOrNull(MemberOrNull(m2, "data"), "messages").size(), 4u) << WriteJson(m2);
+
+  // fork (pi's name) at the very first prompt: an empty history.
+  Json::Value f =
+      SendAndWait(R"({"id":"f1","type":"fork","entryId":")" + first + R"("})", ResponseTo("f1"));
+  EXPECT_EQ(StringOr(f, "command"), "fork");
+  EXPECT_EQ(StringOr(MemberOrNull(f, "data"), "text"), "hello");
+  Json::Value m3 = SendAndWait(R"({"id":"m3","type":"get_messages"})", ResponseTo("m3"));
+  EXPECT_EQ(MemberOrNull(MemberOrNull(m3, "data"), "messages").size(), 0u) << WriteJson(m3);
+}
+
+TEST_F(RpcServerTest, BranchRefusesWhileStreamingAndUnknownEntries) {
+  SendAndWait(R"({"id":"p1","type":"prompt","message":"slow"})",
+              [](const Json::Value& j) { return StringOr(j, "type") == "turn_start"; });
+  Json::Value busy =
+      SendAndWait(R"({"id":"b1","type":"branch","entryId":"00000000"})", ResponseTo("b1"));
+  EXPECT_EQ(StringOr(busy, "error"), "Cannot branch while a response is in progress");
+  SendAndWait(R"({"id":"a1","type":"abort"})", ResponseTo("a1"));
+  Json::Value missing =
+      SendAndWait(R"({"id":"b2","type":"branch","entryId":"00000000"})", ResponseTo("b2"));
+  EXPECT_EQ(StringOr(missing, "error"), "Entry not found: 00000000");
+}
+
+TEST_F(RpcServerTest, FramesAreOneJsonObjectPerLineWithIdsEchoedAsSent) {
+  Json::Value r = SendAndWait(R"({"id":42,"type":"nope"})", [](const Json::Value& j) {
+    return StringOr(j, "type") == "response";
+  });
+  EXPECT_EQ(AsInt64(MemberOrNull(r, "id")).value_or(0), 42);
+  EXPECT_EQ(StringOr(r, "error"), "Unknown command: nope");
+  for (const auto& line : transport_.Output()) {
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    EXPECT_TRUE(ParseJson(line).ok()) << line;
+  }
+}
+
+}  // namespace
+}  // namespace lousho::rpc_compat
