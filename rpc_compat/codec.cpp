@@ -369,7 +369,11 @@ Json::Value DeltaEvent(const agent::StreamDelta& d, const Json::Value& partial_j
       break;
   }
   e["contentIndex"] = d.index;
-  e["partial"] = partial_json;
+  // The frame's `message` is already the partial message; the event repeats it only for tool
+  // calls, where hosts read the call from it (pi-acp), so a long text is not sent twice per delta.
+  const bool tool_call = d.kind == DeltaKind::kToolCallStart ||
+                         d.kind == DeltaKind::kToolCallArgs || d.kind == DeltaKind::kToolCallEnd;
+  if (tool_call) e["partial"] = partial_json;
   return e;
 }
 
