@@ -76,6 +76,23 @@ Json::Value ResponseFrame(const Json::Value& id, const std::string& command, boo
   return f;
 }
 
+Json::Value FitFrame(const Json::Value& frame) {
+  const std::string type = StringOr(frame, "type");
+  if (type == frame::kResponse)
+    return ResponseFrame(MemberOrNull(frame, "id"), StringOr(frame, "command"), false, nullptr,
+                         "RPC response exceeded the transport limit");
+  if (type == frame::kAgentEnd) {
+    Json::Value f = Frame(frame::kAgentEnd);
+    f["messages"] = Json::Value(Json::arrayValue);
+    f["messageCount"] = MemberOrNull(frame, "messages").size();
+    return f;
+  }
+  Json::Value f = Frame(frame::kRpcFrameError);
+  f["originalType"] = type;
+  f["error"] = "RPC frame exceeded the transport limit";
+  return f;
+}
+
 Result<NoParams> NoParams::FromJson(const Json::Value& /*cmd*/) { return NoParams{}; }
 
 Result<PromptParams> PromptParams::FromJson(const Json::Value& cmd) {

@@ -25,6 +25,12 @@ Json::Value ReadyFrame();
 Json::Value ResponseFrame(const Json::Value& id, const std::string& command, bool success,
                           const Json::Value* data, const std::string& error);
 
+// A frame whose line (with its LF) is longer than kMaxFrameBytes, made to fit as the v1 dialect
+// does: a response becomes a failure ("RPC response exceeded the transport limit"), an
+// agent_end drops its messages (already streamed one by one) and says how many there were,
+// anything else becomes an rpc_frame_error naming its type.
+Json::Value FitFrame(const Json::Value& frame);
+
 // Typed fields of each command. FromJson checks every field before use and names the first bad
 // one ("message: expected string"); unknown fields are ignored.
 struct NoParams {

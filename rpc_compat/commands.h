@@ -79,6 +79,7 @@ inline constexpr char kExtensionUiRequest[] = "extension_ui_request";
 inline constexpr char kExtensionError[] = "extension_error";
 inline constexpr char kHostToolCall[] = "host_tool_call";
 inline constexpr char kHostToolCancel[] = "host_tool_cancel";
+inline constexpr char kRpcFrameError[] = "rpc_frame_error";
 }  // namespace frame
 
 // extension_ui_request methods.

@@ -185,7 +185,12 @@ void Server::HandleSideChannel(const std::string& type, const Json::Value& frame
 
 // --- writing ---
 
-void Server::Write(const Json::Value& frame) { transport_->WriteLine(WriteJson(frame)); }
+void Server::Write(const Json::Value& frame) {
+  std::string line = WriteJson(frame);
+  // The ready frame promises hosts no line longer than this.
+  if (line.size() + 1 > static_cast<size_t>(kMaxFrameBytes)) line = WriteJson(FitFrame(frame));
+  transport_->WriteLine(line);
+}
 
 void Server::Ok(const Request& req, const Json::Value* data) {
   Write(ResponseFrame(req.id, req.command, true, data, ""));

@@ -133,5 +133,24 @@ TEST_F(RpcServerTest, FramesAreOneJsonObjectPerLineWithIdsEchoedAsSent) {
   }
 }
 
+// The ready frame promises maxFrameBytes (1 MiB): a longer response becomes a failure, a longer
+// agent_end drops the messages already streamed one by one.
+TEST_F(RpcServerTest, FramesOverTheLimitAreMadeToFit) {
+  const std::string big(600 * 1024, 'x');
+  Json::Value end =
+      SendAndWait(R"({"id":"p1","type":"prompt","message":"echo )" + big + R"("})",
+                  [](const Json::Value& j) { return StringOr(j, "type") == "agent_end"; });
+  EXPECT_EQ(MemberOrNull(end, "messages").size(), 0u);
+  EXPECT_EQ(IntOr(end, "messageCount", 0), 2);
+  Json::Value m = SendAndWait(R"({"id":"m1","type":"get_messages"})", ResponseTo("m1"));
+  EXPECT_FALSE(BoolOr(m, "success", true));
+  EXPECT_EQ(StringOr(m, "error"), "RPC response exceeded the transport limit");
+  EXPECT_EQ(StringOr(m, "command"), "get_messages");
+  for (const auto& line : transport_.Output()) EXPECT_LE(line.size() + 1, 1048576u);
+  // Under the limit nothing changes: the stats still answer.
+  Json::Value st = SendAndWait(R"({"id":"s1","type":"get_session_stats"})", ResponseTo("s1"));
+  EXPECT_TRUE(BoolOr(st, "success", false));
+}
+
 }  // namespace
 }  // namespace lousho::rpc_compat
