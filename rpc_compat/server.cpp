@@ -82,15 +82,15 @@ void Server::BindCommands() {
   Bind(command::kSetSteeringMode, &Server::SetSteeringMode);
   Bind(command::kSetFollowUpMode, &Server::SetFollowUpMode);
   Bind(command::kSetInterruptMode, &Server::SetInterruptMode);
-  Bind(command::kCompact, &Server::NotWired);
-  Bind(command::kSetAutoCompaction, &Server::NotWiredEnabled);
+  Bind(command::kCompact, &Server::Compact);
+  Bind(command::kSetAutoCompaction, &Server::SetAutoCompaction);
   Bind(command::kSetAutoRetry, &Server::SetAutoRetry);
   Bind(command::kAbortRetry, &Server::AbortRetry);
   Bind(command::kBash, &Server::Bash);
   Bind(command::kAbortBash, &Server::AbortBash);
   Bind(command::kGetSessionStats, &Server::GetSessionStats);
-  Bind(command::kExportHtml, &Server::NotWired);
-  Bind(command::kSwitchSession, &Server::NotWired);
+  Bind(command::kExportHtml, &Server::ExportHtml);
+  Bind(command::kSwitchSession, &Server::SwitchSession);
   Bind(command::kBranch, &Server::Branch);
   Bind(command::kFork, &Server::Branch);
   Bind(command::kGetBranchMessages, &Server::GetBranchMessages);
@@ -103,7 +103,7 @@ void Server::BindCommands() {
 }
 
 void Server::Run() {
-  auto created = CreateSession({}, "");
+  auto created = CreateSession(OpenRequest{}, {}, "");
   if (created.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     session_ = *created;
@@ -202,7 +202,8 @@ void Server::Fail(const Request& req, const std::string& error) {
 
 // --- sessions and prompts ---
 
-Result<std::shared_ptr<agent::Session>> Server::CreateSession(std::vector<agent::Entry> seed,
+Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest& request,
+                                                              std::vector<agent::Entry> seed,
                                                               std::string seed_leaf) {
   agent::SessionOptions so;
   {
@@ -231,6 +232,10 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(std::vector<agent:
   so.todos.reminders = true;
   so.todos.max_reminders = 3;
   so.todos.auto_clear = true;
+  if (options_.ops.open) {
+    Status st = options_.ops.open(so, request);
+    if (!st.ok()) return st.error();
+  }
   auto created = agent::Session::Create(agent_, std::move(so));
   if (!created.ok()) return created.error();
   // A new session keeps what the host chose for the old one.
@@ -375,17 +380,24 @@ void Server::AbortAndPrompt(const Request& req, const PromptParams& p) {
 }
 
 void Server::NewSession(const Request& req, const NewSessionParams& p) {
-  if (!p.parent_session.empty())
+  if (!p.parent_session.empty() && !options_.ops.open)
     return Fail(req,
                 "new_session with parentSession needs session files, which this build does not "
                 "have yet");
+  OpenRequest request;
+  request.why = OpenRequest::Why::kNew;
+  request.parent_session = p.parent_session;
+  ReplaceSessionWhenIdle(req, std::move(request));
+}
+
+void Server::ReplaceSessionWhenIdle(const Request& req, OpenRequest request) {
   std::shared_ptr<agent::Session> s = current();
   if (s) {
     s->ClearQueues();
     s->Cancel();
   }
-  WhenIdle([this, req] {
-    auto created = CreateSession({}, "");
+  WhenIdle([this, req, request = std::move(request)] {
+    auto created = CreateSession(request, {}, "");
     if (!created.ok()) return Fail(req, created.error().message);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -435,7 +447,10 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
   data["interruptMode"] = agent::InterruptModeId(q.interrupt);
   data["sessionId"] = s->id();
   if (std::string name = s->name(); !name.empty()) data["sessionName"] = name;
-  data["autoCompactionEnabled"] = false;
+  data["autoCompactionEnabled"] = options_.ops.auto_compaction && options_.ops.auto_compaction(*s);
+  if (options_.ops.session_file) {
+    if (std::string file = options_.ops.session_file(*s); !file.empty()) data["sessionFile"] = file;
+  }
   data["messageCount"] = static_cast<Json::UInt64>(s->History().size());
   const auto queued = static_cast<Json::UInt64>(s->QueuedCount());
   data["queuedMessageCount"] = queued;
@@ -604,34 +619,31 @@ void Server::Bash(const Request& req, const BashParams& p) {
       Write(f);
     };
     auto r = agent::RunShellCommand(command, options_.cwd, on_output, source->token());
-    // abort_bash answers once this command has (waiters), so hosts see the two in that order.
+    if (r.ok() && s) s->AddContext(agent::ShellCommandMessage(command, *r));  // for the next prompt
+    // The command is over before its response goes out (a host may start the next one as soon as
+    // it reads it); abort_bash answers after it (waiters), so hosts see the two in that order.
     std::vector<std::function<void()>> waiters;
-    auto finish = [&] {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (bash_ == source) bash_.reset();
-        waiters.swap(bash_waiters_);
-      }
-      for (auto& w : waiters) w();
-    };
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (bash_ == source) bash_.reset();
+      waiters.swap(bash_waiters_);
+    }
     if (!r.ok()) {
       Fail(req, r.error().message);
-      return finish();
+    } else {
+      Json::Value data = Obj();
+      data["output"] = r->output;
+      if (r->exit_code) data["exitCode"] = *r->exit_code;
+      data["cancelled"] = r->cancelled;
+      data["truncated"] = r->truncated;
+      data["totalLines"] = static_cast<Json::UInt64>(r->total_lines);
+      data["totalBytes"] = static_cast<Json::UInt64>(r->total_bytes);
+      data["outputLines"] = static_cast<Json::UInt64>(r->output_lines);
+      data["outputBytes"] = static_cast<Json::UInt64>(r->output_bytes);
+      data["workingDir"] = r->working_dir;
+      OkData(req, data);
     }
-    Json::Value data = Obj();
-    data["output"] = r->output;
-    if (r->exit_code) data["exitCode"] = *r->exit_code;
-    data["cancelled"] = r->cancelled;
-    data["truncated"] = r->truncated;
-    data["totalLines"] = static_cast<Json::UInt64>(r->total_lines);
-    data["totalBytes"] = static_cast<Json::UInt64>(r->total_bytes);
-    data["outputLines"] = static_cast<Json::UInt64>(r->output_lines);
-    data["outputBytes"] = static_cast<Json::UInt64>(r->output_bytes);
-    data["workingDir"] = r->working_dir;
-    // The model sees what the user ran with the next prompt.
-    if (s) s->AddContext(agent::ShellCommandMessage(command, *r));
-    OkData(req, data);
-    finish();
+    for (auto& w : waiters) w();
   });
   if (!st.ok()) {
     {
@@ -679,6 +691,9 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
   const agent::Usage usage = s->TotalUsage();
   Json::Value data = Obj();
   data["sessionId"] = s->id();
+  if (options_.ops.session_file) {
+    if (std::string file = options_.ops.session_file(*s); !file.empty()) data["sessionFile"] = file;
+  }
   data["userMessages"] = static_cast<Json::Int64>(user);
   data["assistantMessages"] = static_cast<Json::Int64>(assistant);
   data["toolCalls"] = static_cast<Json::Int64>(tool_calls);
@@ -728,7 +743,9 @@ void Server::Branch(const Request& req, const EntryParams& p) {
        cur = by_id.find(cur->second->parent_id))
     path.push_back(*cur->second);
   std::reverse(path.begin(), path.end());
-  auto created = CreateSession(std::move(path), target.parent_id);
+  OpenRequest fork;
+  fork.why = OpenRequest::Why::kFork;
+  auto created = CreateSession(fork, std::move(path), target.parent_id);
   if (!created.ok()) return Fail(req, created.error().message);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -836,14 +853,51 @@ void Server::GetAvailableCommands(const Request& req, const NoParams& /*p*/) {
   OkData(req, data);
 }
 
-void Server::NotWired(const Request& req, const PathParams& /*p*/) {
-  if (req.command == command::kCompact)
-    return Fail(req, "compact: compaction is not available in this build yet");
-  Fail(req, req.command + ": needs session files, which this build does not have yet");
+void Server::SwitchSession(const Request& req, const PathParams& p) {
+  if (!options_.ops.open)
+    return Fail(req, req.command + ": needs session files, which this build does not have yet");
+  if (p.path.empty()) return Fail(req, "Invalid switch_session command: sessionPath: required");
+  OpenRequest request;
+  request.why = OpenRequest::Why::kSwitch;
+  request.path = p.path;
+  ReplaceSessionWhenIdle(req, std::move(request));
 }
 
-void Server::NotWiredEnabled(const Request& req, const EnabledParams& /*p*/) {
-  Fail(req, req.command + ": compaction is not available in this build yet");
+void Server::ExportHtml(const Request& req, const PathParams& p) {
+  std::shared_ptr<agent::Session> s = current();
+  if (!options_.ops.export_html || !s)
+    return Fail(req, req.command + ": needs session files, which this build does not have yet");
+  auto path = options_.ops.export_html(*s, p.path);
+  if (!path.ok()) return Fail(req, path.error().message);
+  Json::Value data = Obj();
+  data["path"] = *path;
+  OkData(req, data);
+}
+
+void Server::Compact(const Request& req, const PathParams& p) {
+  std::shared_ptr<agent::Session> s = current();
+  if (!options_.ops.compact || !s)
+    return Fail(req, "compact: compaction is not available in this build yet");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (running_) return Fail(req, "Cannot compact while a response is in progress");
+  }
+  auto r = options_.ops.compact(*s, p.path);
+  if (!r.ok()) return Fail(req, r.error().message);
+  Json::Value data = Obj();
+  data["summary"] = r->summary;
+  data["firstKeptEntryId"] = r->first_kept_entry_id;
+  data["tokensBefore"] = static_cast<Json::Int64>(r->tokens_before);
+  OkData(req, data);
+}
+
+void Server::SetAutoCompaction(const Request& req, const EnabledParams& p) {
+  std::shared_ptr<agent::Session> s = current();
+  if (!options_.ops.set_auto_compaction || !s)
+    return Fail(req, req.command + ": compaction is not available in this build yet");
+  Status st = options_.ops.set_auto_compaction(*s, p.enabled);
+  if (!st.ok()) return Fail(req, st.error().message);
+  Ok(req);
 }
 
 // --- requests to the host ---

@@ -29,6 +29,39 @@ struct ModelCatalog {
       resolve;
 };
 
+// The engine operations this door needs from the session files and compaction, which are built
+// elsewhere. The whole seam is here: every command that needs one of them calls it through this
+// struct, and answers success:false ("… is not available in this build yet") while it is empty.
+struct OpenRequest {
+  enum class Why { kStart, kNew, kSwitch, kFork };
+  Why why = Why::kStart;
+  std::string path;            // kSwitch: the session file to open
+  std::string parent_session;  // kNew: new_session's parentSession (may be empty)
+};
+struct CompactionOutcome {
+  std::string summary;
+  std::string first_kept_entry_id;
+  long long tokens_before = 0;
+};
+struct EngineOps {
+  // Called for every session the door creates, before Session::Create, with the options the door
+  // filled in (sink, services, seed of a fork): attaches the session file (and for kSwitch or a
+  // resumed start seeds the history from it). Empty: sessions live in memory; then kSwitch and a
+  // kNew with a parent session are refused.
+  std::function<Status(agent::SessionOptions& options, const OpenRequest& request)> open;
+  // The session's file, for get_state / get_session_stats (empty: none).
+  std::function<std::string(const agent::Session& session)> session_file;
+  // export_html: writes the session as HTML, returns the path written.
+  std::function<Result<std::string>(const agent::Session& session, const std::string& output_path)>
+      export_html;
+  // compact: summarises the history now (the session is idle).
+  std::function<Result<CompactionOutcome>(agent::Session& session, const std::string& instructions)>
+      compact;
+  // set_auto_compaction, and what get_state reports.
+  std::function<Status(agent::Session& session, bool enabled)> set_auto_compaction;
+  std::function<bool(const agent::Session& session)> auto_compaction;
+};
+
 struct ServerOptions {
   std::string version;
   std::filesystem::path cwd;  // absolute
@@ -39,6 +72,7 @@ struct ServerOptions {
   bool emit_title = false;  // send setTitle requests (PI_RPC_EMIT_TITLE=1)
   // True when input ended because of a stop signal: running work is cancelled, not drained.
   std::function<bool()> stopped;
+  EngineOps ops;  // empty in this build (see EngineOps)
 };
 
 // Owns the current session. Run() blocks until input ends, then rejects pending host requests,
@@ -132,13 +166,18 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   void GetMessages(const Request& req, const NoParams& p);
   void GetCommands(const Request& req, const NoParams& p);
   void GetAvailableCommands(const Request& req, const NoParams& p);
-  // Commands whose engine part (session files, compaction) is not in this build.
-  void NotWired(const Request& req, const PathParams& p);
-  void NotWiredEnabled(const Request& req, const EnabledParams& p);
+  // Commands whose engine part (session files, compaction) comes through EngineOps.
+  void SwitchSession(const Request& req, const PathParams& p);
+  void ExportHtml(const Request& req, const PathParams& p);
+  void Compact(const Request& req, const PathParams& p);
+  void SetAutoCompaction(const Request& req, const EnabledParams& p);
 
   // Sessions and prompts.
-  Result<std::shared_ptr<agent::Session>> CreateSession(std::vector<agent::Entry> seed,
+  Result<std::shared_ptr<agent::Session>> CreateSession(const OpenRequest& request,
+                                                        std::vector<agent::Entry> seed,
                                                         std::string seed_leaf);
+  // Replaces the current session once no prompt runs, then answers `req` with {cancelled:false}.
+  void ReplaceSessionWhenIdle(const Request& req, OpenRequest request);
   std::shared_ptr<agent::Session> current() const;
   // Starts a prompt; the ack is written first unless `acked`. A failure after the ack is a second
   // response with the same id.
