@@ -3,6 +3,7 @@
 // runs.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <thread>
 
@@ -18,7 +19,8 @@ namespace fs = std::filesystem;
 
 class RpcServerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { Start({}); }
+  void Start(EngineOps ops) {
     config::LoadOptions lo;
     lo.known_tools = agent::BuiltinToolNames();
     auto spec = config::LoadAgentSpec(
@@ -29,6 +31,7 @@ class RpcServerTest : public ::testing::Test {
     ServerOptions options;
     options.cwd = fs::temp_directory_path();
     options.test_mode = true;
+    options.ops = std::move(ops);
     server_ = std::make_unique<Server>(&transport_, *agent, options);
     thread_ = std::thread([this] { server_->Run(); });
   }
@@ -150,6 +153,63 @@ TEST_F(RpcServerTest, FramesOverTheLimitAreMadeToFit) {
   // Under the limit nothing changes: the stats still answer.
   Json::Value st = SendAndWait(R"({"id":"s1","type":"get_session_stats"})", ResponseTo("s1"));
   EXPECT_TRUE(BoolOr(st, "success", false));
+}
+
+// The session-file and compaction commands go through EngineOps, and only there.
+class RpcEngineOpsTest : public RpcServerTest {
+ protected:
+  void SetUp() override {
+    EngineOps ops;
+    ops.open = [this](agent::SessionOptions& so, const OpenRequest& r) {
+      opened_.push_back({r.why, r.path + "|" + r.parent_session + "|" + so.id});
+      return Status::Ok();
+    };
+    ops.session_file = [](const agent::Session& s) { return "/sessions/" + s.id() + ".jsonl"; };
+    ops.export_html = [](const agent::Session& s, const std::string& out) -> Result<std::string> {
+      return out.empty() ? "/exports/" + s.id() + ".html" : out;
+    };
+    ops.compact = [](agent::Session&, const std::string& how) -> Result<CompactionOutcome> {
+      return CompactionOutcome{"summary: " + how, "abcd0123", 1234};
+    };
+    ops.set_auto_compaction = [this](agent::Session&, bool on) {
+      auto_ = on;
+      return Status::Ok();
+    };
+    ops.auto_compaction = [this](const agent::Session&) { return auto_.load(); };
+    Start(std::move(ops));
+  }
+  std::vector<std::pair<OpenRequest::Why, std::string>> opened_;  // written on the server's threads
+  std::atomic<bool> auto_{false};
+};
+
+TEST_F(RpcEngineOpsTest, CommandsCallTheirEngineOps) {
+  Json::Value st = SendAndWait(R"({"id":"s1","type":"get_state"})", ResponseTo("s1"));
+  EXPECT_EQ(StringOr(MemberOrNull(st, "data"), "sessionFile"), "/sessions/sess-1.jsonl");
+  Json::Value n = SendAndWait(R"({"id":"n1","type":"new_session","parentSession":"/p.jsonl"})",
+                              ResponseTo("n1"));
+  EXPECT_TRUE(BoolOr(n, "success", false)) << WriteJson(n);
+  Json::Value sw = SendAndWait(R"({"id":"w1","type":"switch_session","sessionPath":"/a.jsonl"})",
+                               ResponseTo("w1"));
+  EXPECT_TRUE(BoolOr(sw, "success", false)) << WriteJson(sw);
+  Json::Value ex = SendAndWait(R"({"id":"e1","type":"export_html"})", ResponseTo("e1"));
+  EXPECT_EQ(StringOr(MemberOrNull(ex, "data"), "path"), "/exports/sess-3.html");
+  Json::Value c = SendAndWait(R"({"id":"c1","type":"compact","customInstructions":"keep todos"})",
+                              ResponseTo("c1"));
+  EXPECT_EQ(StringOr(MemberOrNull(c, "data"), "summary"), "summary: keep todos");
+  EXPECT_EQ(StringOr(MemberOrNull(c, "data"), "firstKeptEntryId"), "abcd0123");
+  EXPECT_EQ(IntOr(MemberOrNull(c, "data"), "tokensBefore", 0), 1234);
+  SendAndWait(R"({"id":"a1","type":"set_auto_compaction","enabled":true})", ResponseTo("a1"));
+  Json::Value st2 = SendAndWait(R"({"id":"s2","type":"get_state"})", ResponseTo("s2"));
+  EXPECT_TRUE(BoolOr(MemberOrNull(st2, "data"), "autoCompactionEnabled", false));
+  EXPECT_EQ(StringOr(MemberOrNull(st2, "data"), "sessionFile"), "/sessions/sess-3.jsonl");
+  transport_.Close();
+  thread_.join();
+  ASSERT_EQ(opened_.size(), 3u);
+  EXPECT_EQ(opened_[0].first, OpenRequest::Why::kStart);
+  EXPECT_EQ(opened_[1].first, OpenRequest::Why::kNew);
+  EXPECT_EQ(opened_[1].second, "|/p.jsonl|sess-2");
+  EXPECT_EQ(opened_[2].first, OpenRequest::Why::kSwitch);
+  EXPECT_EQ(opened_[2].second, "/a.jsonl||sess-3");
 }
 
 }  // namespace
