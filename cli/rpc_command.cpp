@@ -43,12 +43,11 @@ constexpr const char* kIgnoredFlags[] = {"--no-themes",       "--offline", "--no
                                          "--no-skills",       "--verbose", "--no-prompt-templates",
                                          "--no-context-files"};
 
-bool IsRpcMode(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--mode=rpc") == 0) return true;
-    if (std::strcmp(argv[i], "--mode") == 0 && i + 1 < argc && std::strcmp(argv[i + 1], "rpc") == 0)
+// Any --mode selects a top-level mode (an unknown one is then refused by name).
+bool IsModeSelected(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--mode") == 0 || std::strncmp(argv[i], "--mode=", 7) == 0)
       return true;
-  }
   return false;
 }
 
@@ -119,6 +118,8 @@ std::vector<rpc_compat::ModelOption> Catalog(const config::AgentSpec& spec) {
 }
 
 int RunRpc(const RpcOptions& o) {
+  if (o.mode != "rpc")
+    return Fail(MakeError(ErrorCode::kUsage, "unknown mode '" + o.mode + "' (known: rpc)"));
   for (const auto& p : o.positional) {
     if (!p.empty() && p[0] == '@')
       return Fail(
@@ -127,8 +128,6 @@ int RunRpc(const RpcOptions& o) {
     return Fail(MakeError(ErrorCode::kUsage, "RPC mode takes no messages on the command line (" +
                                                  p + "); send them as prompt commands"));
   }
-  if (o.mode != "rpc")
-    return Fail(MakeError(ErrorCode::kUsage, "unknown mode '" + o.mode + "' (known: rpc)"));
   // Lasting sessions belong to the session files, which this build does not have yet; saying
   // so beats silently starting an empty session.
   if (!o.session.empty() || o.continue_session || !o.session_dir.empty())
@@ -174,7 +173,7 @@ int RunRpc(const RpcOptions& o) {
 }  // namespace
 
 int RunRpcModeIfSelected(int argc, char** argv) {
-  if (!IsRpcMode(argc, argv)) return -1;
+  if (!IsModeSelected(argc, argv)) return -1;
   auto o = std::make_shared<RpcOptions>();
   CLI::App app{"lousho --mode rpc: serve an agent over the legacy RPC dialect (xcsh/omp/pi)",
                "lousho"};

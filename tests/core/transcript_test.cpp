@@ -1,7 +1,7 @@
 // Transcript tests: each tests/transcripts/*.jsonl is played against the built binary. Lines
 // "> {json}" are sent, "< {json}" are expected (compared as JSON after normalization), "#" lines
 // are directives: "# args: acp <spec>" (relative to the transcript folder), "# close" (close
-// stdin), "# exit: N", "# env: NAME=VALUE" (set for the binary). $CWD stands for a fresh workspace
+// stdin), "# exit: N", "# env: NAME=VALUE" (set for the binary; $DIR expands). $CWD stands for a fresh workspace
 // holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the "<" lines from
 // what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts (`# args: --mode
 // rpc ...`); there every "timestamp" member is compared as 0, since RPC messages carry their
@@ -166,7 +166,8 @@ TEST_P(TranscriptTest, Replays) {
     if (l.rfind("# env: ", 0) == 0) {
       const std::string kv = l.substr(7);
       const size_t eq = kv.find('=');
-      if (eq != std::string::npos) env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+      if (eq != std::string::npos)
+        env.emplace_back(kv.substr(0, eq), ReplaceAll(kv.substr(eq + 1), "$DIR", dir.string()));
     }
     if (l.rfind("# args:", 0) == 0) {
       std::istringstream ss(l.substr(7));
