@@ -1,11 +1,11 @@
 // Transcript tests: each tests/transcripts/*.jsonl is played against the built binary. Lines
 // "> {json}" are sent, "< {json}" are expected (compared as JSON after normalization), "#" lines
 // are directives: "# args: acp <spec>" (relative to the transcript folder), "# close" (close
-// stdin), "# exit: N", "# env: NAME=VALUE" (set for the binary; $DIR expands). $CWD stands for a fresh workspace
-// holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the "<" lines from
-// what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts (`# args: --mode
-// rpc ...`); there every "timestamp" member is compared as 0, since RPC messages carry their
-// wall-clock time.
+// stdin), "# exit: N", "# env: NAME=VALUE" (set for the binary; $DIR expands). $CWD stands for a
+// fresh workspace holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the
+// "<" lines from what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts
+// (`# args: --mode rpc ...`); there every "timestamp" member is compared as 0, since RPC messages
+// carry their wall-clock time.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
