@@ -128,8 +128,9 @@ int RunRpc(const RpcOptions& o) {
     return Fail(MakeError(ErrorCode::kUsage, "RPC mode takes no messages on the command line (" +
                                                  p + "); send them as prompt commands"));
   }
-  // Lasting sessions belong to the session files, which this build does not have yet; saying
-  // so beats silently starting an empty session.
+  // Lasting sessions belong to the session files (rpc_compat::EngineOps, not wired in this
+  // build); saying so beats silently starting an empty session. Once wired, these flags go to
+  // ServerOptions::start below.
   if (!o.session.empty() || o.continue_session || !o.session_dir.empty())
     return Fail(MakeError(ErrorCode::kUsage,
                           "--session, --continue and --session-dir need session files, which "
@@ -164,6 +165,10 @@ int RunRpc(const RpcOptions& o) {
     return agent::ResolveModel(*shared_spec, provider, id, ProcessEnv);
   };
   options.stopped = [] { return StopSignal() != 0; };
+  options.start.path = o.session;
+  options.start.continue_newest = o.continue_session;
+  options.start.no_session = o.no_session;
+  options.start.session_dir = o.session_dir;
   log::Info("serving agent '" + spec->name + "' (" + spec->model + ") over RPC");
   rpc_compat::Server server(&transport, *agent, options);
   server.Run();

@@ -103,7 +103,7 @@ void Server::BindCommands() {
 }
 
 void Server::Run() {
-  auto created = CreateSession(OpenRequest{}, {}, "");
+  auto created = CreateSession(options_.start, {}, "");
   if (created.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     session_ = *created;

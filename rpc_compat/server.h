@@ -35,8 +35,11 @@ struct ModelCatalog {
 struct OpenRequest {
   enum class Why { kStart, kNew, kSwitch, kFork };
   Why why = Why::kStart;
-  std::string path;            // kSwitch: the session file to open
-  std::string parent_session;  // kNew: new_session's parentSession (may be empty)
+  std::string path;              // kSwitch, kStart (--session): the session file to open
+  std::string parent_session;    // kNew: new_session's parentSession (may be empty)
+  bool continue_newest = false;  // kStart: --continue
+  bool no_session = false;       // kStart: --no-session (memory only)
+  std::string session_dir;       // kStart: --session-dir (empty: the default)
 };
 struct CompactionOutcome {
   std::string summary;
@@ -72,7 +75,8 @@ struct ServerOptions {
   bool emit_title = false;  // send setTitle requests (PI_RPC_EMIT_TITLE=1)
   // True when input ended because of a stop signal: running work is cancelled, not drained.
   std::function<bool()> stopped;
-  EngineOps ops;  // empty in this build (see EngineOps)
+  EngineOps ops;      // empty in this build (see EngineOps)
+  OpenRequest start;  // how the first session opens (the start-up flags)
 };
 
 // Owns the current session. Run() blocks until input ends, then rejects pending host requests,
