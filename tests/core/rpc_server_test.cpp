@@ -139,7 +139,7 @@ TEST_F(RpcServerTest, FramesAreOneJsonObjectPerLineWithIdsEchoedAsSent) {
 // The ready frame promises maxFrameBytes (1 MiB): a longer response becomes a failure, a longer
 // agent_end drops the messages already streamed one by one.
 TEST_F(RpcServerTest, FramesOverTheLimitAreMadeToFit) {
-  const std::string big(600 * 1024, 'x');
+  const std::string big(size_t{600} * 1024, 'x');
   Json::Value end =
       SendAndWait(R"({"id":"p1","type":"prompt","message":"echo )" + big + R"("})",
                   [](const Json::Value& j) { return StringOr(j, "type") == "agent_end"; });
