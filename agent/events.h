@@ -119,6 +119,10 @@ struct AutoCompactionEnd {
   bool will_retry = false;
   std::string error;  // empty on success
 };
+// The session got a name (the first prompt's gist, /name, or a door's call).
+struct SessionInfoChanged {
+  std::string name;
+};
 
 }  // namespace event
 
@@ -128,7 +132,7 @@ using Event =
                  event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
                  event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
                  event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
-                 event::AutoCompactionEnd>;
+                 event::AutoCompactionEnd, event::SessionInfoChanged>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -5,7 +5,11 @@
 #include <system_error>
 #include <thread>
 
+#include "agent/builtin_commands.h"
+#include "agent/html_export.h"
 #include "agent/message_builder.h"
+#include "support/files.h"
+#include "support/json_util.h"
 #include "support/log.h"
 
 namespace lousho::agent {
@@ -90,8 +94,46 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
   if (!seed.empty()) {
     Status st = s->history_.Seed(std::move(seed), seed_leaf);
     if (!st.ok()) return st.error();
+    s->RestoreFromBranch();
   }
   return s;
+}
+
+// What the branch recorded besides messages comes back with it: the last mode, plan, todo phases
+// and name on the branch.
+void Session::RestoreFromBranch() {
+  for (const Entry* e : history_.Branch()) {
+    switch (e->kind) {
+      case EntryKind::kModeChange:
+        if (auto mode = ParsePermissionMode(e->mode)) mode_ = *mode;
+        break;
+      case EntryKind::kSessionInfo:
+        name_ = e->name;
+        break;
+      case EntryKind::kCustom:
+        if (e->custom_type == kPlanEntryType) {
+          plan_.clear();
+          for (const auto& p : e->data) {
+            PlanEntry pe;
+            pe.content = StringOr(p, "content");
+            pe.priority = StringOr(p, "priority", "medium");
+            pe.status = StringOr(p, "status", "pending");
+            plan_.push_back(std::move(pe));
+          }
+        } else if (e->custom_type == kTodoPhasesEntryType) {
+          todo_phases_ = TodoPhasesFromJson(e->data);
+        }
+        break;
+      case EntryKind::kMessage:
+      case EntryKind::kModelChange:
+      case EntryKind::kThinkingChange:
+      case EntryKind::kLabel:
+      case EntryKind::kCompaction:
+      case EntryKind::kBranchSummary:
+      case EntryKind::kTtsrInjection:
+        break;
+    }
+  }
 }
 
 Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options)
@@ -130,6 +172,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
   }
   Status st = Post([this, source, content = std::move(content), done = std::move(done)]() mutable {
     Result<TurnResult> result = RunTurn(std::move(content), source->token());
+    if (options_.recorder) options_.recorder->Flush();  // durable at every turn end
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = false;
@@ -173,7 +216,10 @@ void Session::Close(std::function<void()> done, CancelCause cause) {
     closing_ = true;
   }
   Cancel(cause);
-  Status st = Post(std::move(done));
+  Status st = Post([this, done = std::move(done)] {
+    if (options_.recorder) options_.recorder->Close();  // the file's lock goes with the session
+    if (done) done();
+  });
   if (!st.ok()) log::Error("session " + id() + ": cannot finish closing: " + st.error().message);
 }
 
@@ -195,6 +241,12 @@ Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
     if (notices_.size() >= kMaxPendingNotices)
       return MakeError(ErrorCode::kSessionBusy,
                        "too many changes are waiting for the session's running turn");
+    if (mode != mode_) {
+      Entry e;
+      e.kind = EntryKind::kModeChange;
+      e.mode = PermissionModeId(mode);
+      AppendEntryLocked(std::move(e));
+    }
     mode_ = mode;
     notices_.emplace_back(event::ModeChanged{PermissionModeId(mode)}, std::move(done));
     has_notices_.store(true, std::memory_order_release);
@@ -292,7 +344,14 @@ void Session::AppendMessage(Message m, Turn* t) {
   e.timestamp_ms = m.timestamp_ms;
   e.message = std::move(m);
   std::lock_guard<std::mutex> lock(mu_);
-  history_.Append(std::move(e));
+  AppendEntryLocked(std::move(e));
+}
+
+const Entry& Session::AppendEntryLocked(Entry e) {
+  const Entry& stored = history_.Append(std::move(e));
+  if (stored.kind == EntryKind::kSessionInfo) name_ = stored.name;
+  if (options_.recorder) options_.recorder->Record(stored);
+  return stored;
 }
 
 void Session::Emit(const Event& e) {
@@ -303,6 +362,39 @@ void Session::Emit(const Event& e) {
 void Session::EmitMessage(int turn, const Message& m) {
   Emit(event::MessageStart{turn, &m});
   Emit(event::MessageEnd{turn, &m});
+}
+
+// A built-in command (agent/builtin_commands.h) runs in place of a model turn; a spec command of
+// the same name wins. Nothing of it enters the history but what the command itself records.
+std::optional<TurnResult> Session::RunBuiltin(const std::vector<ContentBlock>& content) {
+  if (content.empty() || content[0].type != BlockType::kText) return std::nullopt;
+  const std::string& text = content[0].text;
+  if (text.size() < 2 || text[0] != '/') return std::nullopt;
+  const size_t end = text.find_first_of(" \t\n", 1);
+  const std::string name = text.substr(1, end == std::string::npos ? std::string::npos : end - 1);
+  for (const auto& cmd : agent_->commands)
+    if (cmd.name == name) return std::nullopt;
+  const BuiltinCommand* cmd = FindBuiltinCommand(name);
+  if (!cmd) return std::nullopt;
+  Emit(event::AgentStart{});
+  auto said = cmd->run(*this, end == std::string::npos ? "" : text.substr(end + 1));
+  SayLocal(said.ok() ? *said : "/" + name + ": " + said.error().message);
+  const std::vector<Message> none;
+  Emit(event::AgentEnd{&none});
+  return TurnResult{};
+}
+
+// Shows the user a note as an assistant message that is not part of the conversation.
+void Session::SayLocal(const std::string& text) {
+  Message m;
+  m.role = Role::kAssistant;
+  m.content.push_back(ContentBlock::Text(text));
+  StreamDelta d;
+  d.kind = DeltaKind::kText;
+  d.text = text;
+  Emit(event::MessageStart{0, &m});
+  Emit(event::MessageUpdate{0, &d, &m});
+  Emit(event::MessageEnd{0, &m});
 }
 
 std::vector<ContentBlock> Session::ExpandCommand(std::vector<ContentBlock> content) const {
@@ -341,17 +433,229 @@ std::string Session::SystemPrompt() const {
   return s;
 }
 
+// --- names, branches, stats (the legacy RPC door's operations) ---
+
+std::string PromptGist(const std::string& text) {
+  std::string line;
+  bool space = false;
+  for (char c : text) {
+    if (c == '\n' && !line.empty()) break;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      space = !line.empty();
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += c;
+  }
+  // Count characters, not bytes, and never cut a UTF-8 sequence.
+  size_t chars = 0, cut = std::string::npos;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;
+    if (chars == kMaxGistChars) {
+      cut = i;
+      break;
+    }
+    ++chars;
+  }
+  if (cut == std::string::npos) return line;
+  size_t at = line.rfind(' ', cut);
+  if (at == std::string::npos || at < cut / 2) at = cut;
+  return line.substr(0, at) + "\u2026";
+}
+
+Json::Value TodoPhasesToJson(const std::vector<TodoPhase>& phases) {
+  Json::Value out(Json::arrayValue);
+  for (const auto& p : phases) {
+    Json::Value phase(Json::objectValue);
+    phase["name"] = p.name;
+    Json::Value tasks(Json::arrayValue);
+    for (const auto& t : p.tasks) {
+      Json::Value task(Json::objectValue);
+      task["content"] = t.content;
+      task["status"] = t.status;
+      if (!t.blocker.empty()) task["blocker"] = t.blocker;
+      tasks.append(task);
+    }
+    phase["tasks"] = tasks;
+    out.append(phase);
+  }
+  return out;
+}
+
+std::vector<TodoPhase> TodoPhasesFromJson(const Json::Value& v) {
+  std::vector<TodoPhase> out;
+  if (!v.isArray()) return out;
+  for (const auto& p : v) {
+    TodoPhase phase;
+    phase.name = StringOr(p, "name");
+    const Json::Value& tasks = MemberOrNull(p, "tasks");
+    if (tasks.isArray())
+      for (const auto& t : tasks) {
+        TodoTask task;
+        task.content = StringOr(t, "content");
+        task.status = StringOr(t, "status", "pending");
+        task.blocker = StringOr(t, "blocker");
+        phase.tasks.push_back(std::move(task));
+      }
+    out.push_back(std::move(phase));
+  }
+  return out;
+}
+
+std::string Session::Name() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return name_;
+}
+
+Status Session::SetName(const std::string& name) {
+  if (name.find_first_not_of(" \t\r\n") == std::string::npos)
+    return MakeError(ErrorCode::kInvalidParams, "Session name cannot be empty");
+  return QueueNotice(event::SessionInfoChanged{name}, nullptr, /*checked=*/true);
+}
+
+// Like SetMode: the change is made at once, its event goes out on the worker before the next one.
+Status Session::QueueNotice(Event e, std::function<void()> done, bool checked) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (checked && notices_.size() >= kMaxPendingNotices)
+      return MakeError(ErrorCode::kSessionBusy,
+                       "too many changes are waiting for the session's running turn");
+    if (const auto* info = std::get_if<event::SessionInfoChanged>(&e)) {
+      Entry entry;
+      entry.kind = EntryKind::kSessionInfo;
+      entry.name = info->name;
+      AppendEntryLocked(std::move(entry));
+    }
+    notices_.emplace_back(std::move(e), std::move(done));
+    has_notices_.store(true, std::memory_order_release);
+  }
+  if (!strand_->InTask()) {
+    Status st = Post([] {});
+    if (!st.ok()) FlushNotices();
+  }
+  return Status::Ok();
+}
+
+Status Session::SetLeaf(const std::string& entry_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (busy_) return MakeError(ErrorCode::kSessionBusy, "a prompt is running in this session");
+  Status st = history_.SetLeaf(entry_id);
+  if (st.ok()) RestoreFromBranch();
+  return st;
+}
+
+Result<std::string> Session::BranchFrom(const std::string& entry_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (busy_) return MakeError(ErrorCode::kSessionBusy, "a prompt is running in this session");
+  const Entry* e = history_.Find(entry_id);
+  if (!e || e->kind != EntryKind::kMessage || e->message.role != Role::kUser ||
+      e->message.is_custom())
+    return MakeError(ErrorCode::kHistoryInvalid, "no user message with id '" + entry_id + "'");
+  std::string text = e->message.TextContent();
+  Status st = history_.SetLeaf(e->parent_id);
+  if (!st.ok()) return st.error();
+  RestoreFromBranch();
+  return text;
+}
+
+std::vector<BranchPoint> Session::UserMessages() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<BranchPoint> out;
+  for (const Entry* e : history_.Branch())
+    if (e->kind == EntryKind::kMessage && e->message.role == Role::kUser &&
+        !e->message.is_custom())
+      out.push_back({e->id, e->message.TextContent()});
+  return out;
+}
+
+std::optional<std::string> Session::LastAssistantText() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto& msgs = history_.messages();
+  for (auto it = msgs.rbegin(); it != msgs.rend(); ++it)
+    if (it->role == Role::kAssistant) return it->TextContent();
+  return std::nullopt;
+}
+
+SessionStats Session::Stats() const {
+  SessionStats st;
+  st.id = options_.id;
+  st.file = options_.session_file;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Message& m : history_.messages()) {
+    ++st.total_messages;
+    switch (m.role) {
+      case Role::kUser:
+        ++st.user_messages;
+        break;
+      case Role::kAssistant:
+        ++st.assistant_messages;
+        for (const auto& b : m.content)
+          if (b.type == BlockType::kToolCall) ++st.tool_calls;
+        break;
+      case Role::kToolResult:
+        ++st.tool_results;
+        break;
+    }
+  }
+  // Tokens were spent on abandoned branches too.
+  for (const Entry& e : history_.entries())
+    if (e.kind == EntryKind::kMessage && e.message.role == Role::kAssistant)
+      st.tokens.Add(e.message.usage);
+  return st;
+}
+
+Result<fs::path> Session::ExportHtml(const fs::path& path) const {
+  fs::path out = path.empty() ? fs::path("lousho-" + options_.id + ".html") : path;
+  if (out.is_relative()) out = options_.cwd / out;
+  std::vector<Entry> branch = BranchEntries();
+  HtmlExportInfo info;
+  info.title = Name();
+  info.session_id = options_.id;
+  info.agent = agent_->name;
+  info.cwd = options_.cwd.string();
+  Status st = WriteDiskFile(out, SessionHtml(info, branch));
+  if (!st.ok()) return st.error();
+  return out;
+}
+
+std::vector<TodoPhase> Session::TodoPhases() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return todo_phases_;
+}
+
+void Session::SetTodoPhases(std::vector<TodoPhase> phases) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry e;
+  e.kind = EntryKind::kCustom;
+  e.custom_type = kTodoPhasesEntryType;
+  e.data = TodoPhasesToJson(phases);
+  AppendEntryLocked(std::move(e));
+  todo_phases_ = std::move(phases);
+}
+
+std::vector<Entry> Session::BranchEntries() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Entry> out;
+  for (const Entry* e : history_.Branch()) out.push_back(*e);
+  return out;
+}
+
 // --- the turn ---
 
 Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel) {
+  if (auto done = RunBuiltin(content)) return *done;
   Turn t;
   t.cancel = cancel;
   Emit(event::AgentStart{});
   Message user;
   user.role = Role::kUser;
   user.content = ExpandCommand(std::move(content));
+  const std::string gist = Name().empty() ? PromptGist(user.TextContent()) : "";
   AppendMessage(user, &t);
   EmitMessage(0, t.added.back());
+  // The first prompt names the session until someone names it.
+  if (!gist.empty()) (void)SetName(gist);
 
   for (;;) {
     if (auto stop = LimitReached(t)) return Finish(t, *stop);
@@ -755,7 +1059,24 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
     // A tool's bug fails its call, never the process.
     out = ToolOutput::Error(call.name + " failed: " + e.what());
   }
-  if (out.plan_changed) Emit(event::PlanUpdate{plan_});
+  if (out.plan_changed) {
+    Entry e;
+    e.kind = EntryKind::kCustom;
+    e.custom_type = kPlanEntryType;
+    e.data = Json::Value(Json::arrayValue);
+    for (const auto& p : plan_) {
+      Json::Value item(Json::objectValue);
+      item["content"] = p.content;
+      item["priority"] = p.priority;
+      item["status"] = p.status;
+      e.data.append(item);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      AppendEntryLocked(std::move(e));
+    }
+    Emit(event::PlanUpdate{plan_});
+  }
   if (out.ends_turn) {
     t.ends_turn = true;
     t.question = out.content.empty() ? "" : out.content[0].text;

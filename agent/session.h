@@ -17,6 +17,7 @@
 #include "agent/history.h"
 #include "agent/permissions.h"
 #include "agent/provider.h"
+#include "agent/session_store.h"
 #include "agent/tool.h"
 #include "config/agent_spec.h"
 #include "support/cancel.h"
@@ -93,9 +94,55 @@ struct SessionOptions {
   WorkerPool* pool = nullptr;  // outlives the session; null: a process-wide pool
   StreamWatcher watcher;       // may be empty
   // A stored history to continue (parents before children) and its leaf (empty: the last).
+  // The mode, plan, todo phases and name recorded on its branch are restored.
   std::vector<Entry> seed;
   std::string seed_leaf;
+  // Receives every entry appended from now on (the session file); may be null.
+  std::shared_ptr<HistoryRecorder> recorder;
+  std::string session_file;  // the recorder's file, for stats; empty: none
 };
+
+// Custom entry types the session records for itself: the todo tool's plan and the todo phases
+// (data: their JSON), restored when a session is loaded.
+inline constexpr char kPlanEntryType[] = "lousho.plan";
+inline constexpr char kTodoPhasesEntryType[] = "lousho.todo_phases";
+
+// One task of a todo phase (the legacy RPC door's set_todos).
+struct TodoTask {
+  std::string content;
+  std::string status = "pending";  // pending | in_progress | completed | abandoned | blocked
+  std::string blocker;             // why it is blocked; empty: not said
+};
+struct TodoPhase {
+  std::string name;
+  std::vector<TodoTask> tasks;
+};
+Json::Value TodoPhasesToJson(const std::vector<TodoPhase>& phases);
+// Lenient: fields of the wrong type are left at their defaults.
+std::vector<TodoPhase> TodoPhasesFromJson(const Json::Value& v);
+
+// A user message of the current branch one may branch from.
+struct BranchPoint {
+  std::string entry_id;
+  std::string text;
+};
+
+// What a session has said and spent. Plain value type.
+struct SessionStats {
+  std::string id;
+  std::string file;  // empty: not saved
+  int user_messages = 0;
+  int assistant_messages = 0;
+  int tool_calls = 0;
+  int tool_results = 0;
+  int total_messages = 0;
+  Usage tokens;  // every assistant message of the tree, cost included
+};
+
+// A session name from a prompt: its first line, spaces collapsed, at most kMaxGistChars
+// characters (cut at a word, with an ellipsis).
+std::string PromptGist(const std::string& text);
+inline constexpr size_t kMaxGistChars = 60;
 
 // Thread-safe: every public method may be called from any thread. The turn and every event run
 // on the session's strand (one task at a time); an idle session holds no thread. Held by
@@ -139,8 +186,34 @@ class Session : public std::enable_shared_from_this<Session> {
   void AddTool(std::shared_ptr<Tool> tool);
   std::vector<std::shared_ptr<Tool>> tools() const;
 
+  // The session's name (session_info entries); empty: none yet.
+  std::string Name() const;
+  // Names the session: records a session_info entry and emits SessionInfoChanged (on the worker,
+  // before its next event). An empty or blank name is refused.
+  [[nodiscard]] Status SetName(const std::string& name);
+  // Moves the leaf to `entry_id` (empty: before the first entry); the next prompt continues from
+  // there. Refused while a turn runs.
+  [[nodiscard]] Status SetLeaf(const std::string& entry_id);
+  // Branches before a user message: the leaf moves to its parent and the message's text is
+  // returned (to edit and send again). Refused while a turn runs or for another kind of entry.
+  Result<std::string> BranchFrom(const std::string& entry_id);
+  // The user messages of the current branch, oldest first.
+  std::vector<BranchPoint> UserMessages() const;
+  // The text of the last assistant message of the branch; nullopt when there is none.
+  std::optional<std::string> LastAssistantText() const;
+  SessionStats Stats() const;
+  // Writes the current branch as a standalone HTML page (an empty path: lousho-<id>.html in the
+  // working directory; a relative one is taken from there) and returns the path written.
+  Result<std::filesystem::path> ExportHtml(const std::filesystem::path& path) const;
+  // The todo phases (recorded in the history, restored on load).
+  std::vector<TodoPhase> TodoPhases() const;
+  void SetTodoPhases(std::vector<TodoPhase> phases);
+  const std::string& session_file() const { return options_.session_file; }
+
   // A copy of the current branch's messages.
   std::vector<Message> History() const;
+  // The entries from the root to the leaf.
+  std::vector<Entry> BranchEntries() const;
   // A copy of every entry of the tree, and the leaf.
   std::vector<Entry> Entries() const;
   std::string Leaf() const;
@@ -179,6 +252,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // History and events (worker only, except where locked inside).
   void AppendMessage(Message m, Turn* t);
+  // The one way into the history: appends and records (the session file). mu_ must be held.
+  const Entry& AppendEntryLocked(Entry e);
+  // Queues an event raised off the worker (or between turns); see SetMode.
+  Status QueueNotice(Event e, std::function<void()> done, bool checked);
+  void RestoreFromBranch();
+  std::optional<TurnResult> RunBuiltin(const std::vector<ContentBlock>& content);
+  void SayLocal(const std::string& text);
   void EmitMessage(int turn, const Message& m);
   void Emit(const Event& e);
   void FlushNotices();
@@ -202,7 +282,9 @@ class Session : public std::enable_shared_from_this<Session> {
   ModelChoice model_;
   std::vector<std::shared_ptr<Tool>> tools_;
   agent::History history_;  // written on the worker under mu_; read there without it
-  std::vector<PlanEntry> plan_;
+  std::vector<PlanEntry> plan_;  // the todo tool's (worker only)
+  std::vector<TodoPhase> todo_phases_;
+  std::string name_;
   Usage total_usage_;
   // Events raised off the worker (a mode change during a turn), emitted there in order.
   std::vector<std::pair<Event, std::function<void()>>> notices_;
