@@ -425,7 +425,6 @@ struct UpdateVisitor {
     Json::Value u(Json::objectValue);
     u["sessionUpdate"] = "session_info_update";
     u["title"] = e.name;
-    u["updatedAt"] = agent::IsoTimestamp(agent::NowMs());
     return u;
   }
 };
@@ -545,7 +544,6 @@ std::vector<Json::Value> ReplayUpdates(const std::vector<agent::Entry>& branch) 
         Json::Value u(Json::objectValue);
         u["sessionUpdate"] = "session_info_update";
         u["title"] = e.name;
-        u["updatedAt"] = agent::IsoTimestamp(e.timestamp_ms);
         out.push_back(u);
         break;
       }

@@ -2,7 +2,7 @@
 // "> {json}" are sent, "< {json}" are expected (compared as JSON after normalization), "#" lines
 // are directives: "# args: acp <spec>" (relative to the transcript folder), "# close" (close
 // stdin), "# exit: N". $CWD stands for a fresh workspace holding notes.txt; $DIR for the
-// transcript folder. UPDATE_GOLDENS=1 rewrites the "<" lines from what the binary writes.
+// transcript folder. Session files go to a fresh LOUSHO_HOME. UPDATE_GOLDENS=1 rewrites the "<" lines from what the binary writes.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -31,7 +31,7 @@ std::string ReplaceAll(std::string s, const std::string& from, const std::string
 // A child process with piped stdin/stdout.
 class Child {
  public:
-  Child(const std::vector<std::string>& args, const std::string& cwd) {
+  Child(const std::vector<std::string>& args, const std::string& cwd, const std::string& home) {
     int in[2], out[2];
     if (pipe(in) != 0 || pipe(out) != 0) return;
     pid_ = fork();
@@ -44,6 +44,7 @@ class Child {
       close(out[1]);
       if (chdir(cwd.c_str()) != 0) _exit(127);
       setenv("LOUSHO_TEST_MODE", "1", 1);
+      setenv("LOUSHO_HOME", home.c_str(), 1);  // session files go here, never to ~/.lousho
       std::vector<char*> argv;
       argv.reserve(args.size() + 1);
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -138,6 +139,10 @@ TEST_P(TranscriptTest, Replays) {
   fs::path cwd = tmpl;
   std::ofstream(cwd / "notes.txt") << "alpha\nbeta\ngamma\n";
   const std::string cwd_s = cwd.string();
+  std::string home_tmpl =
+      (fs::temp_directory_path() / ("lousho-txh-" + file.stem().string() + "-XXXXXX")).string();
+  ASSERT_NE(mkdtemp(home_tmpl.data()), nullptr);
+  const fs::path home = home_tmpl;
 
   std::vector<std::string> args = {LOUSHO_BINARY};
   int expected_exit = 0;
@@ -150,7 +155,7 @@ TEST_P(TranscriptTest, Replays) {
     }
   }
   ASSERT_GT(args.size(), 1u) << file << ": needs a '# args:' line";
-  Child child(args, cwd_s);
+  Child child(args, cwd_s, home.string());
   auto normalize = [&](const std::string& s) { return ReplaceAll(s, cwd_s, "$CWD"); };
 
   std::vector<std::string> rewritten;
@@ -197,6 +202,7 @@ TEST_P(TranscriptTest, Replays) {
   }
   EXPECT_EQ(child.Wait(5000), expected_exit) << file.filename();
   fs::remove_all(cwd);
+  fs::remove_all(home);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transcripts, TranscriptTest, ::testing::ValuesIn(Transcripts()),
