@@ -614,6 +614,8 @@ Result<fs::path> Session::ExportHtml(const fs::path& path) const {
   info.session_id = options_.id;
   info.agent = agent_->name;
   info.cwd = options_.cwd.string();
+  std::error_code ec;
+  fs::create_directories(out.parent_path(), ec);  // a failure shows in the write's error
   Status st = WriteDiskFile(out, SessionHtml(info, branch));
   if (!st.ok()) return st.error();
   return out;
