@@ -7,12 +7,16 @@
 namespace lousho {
 
 Result<Json::Value> ParseJson(std::string_view text) {
-  Json::CharReaderBuilder rb;
-  Json::CharReaderBuilder::strictMode(&rb.settings_);
-  rb.settings_["failIfExtra"] = true;
-  rb.settings_["rejectDupKeys"] = false;
-  rb.settings_["stackLimit"] = kMaxJsonDepth;
-  std::unique_ptr<Json::CharReader> reader(rb.newCharReader());
+  // One reader per thread, built once: building one costs more than parsing a short line (a
+  // session file is thousands of them). A reader keeps no state from one parse to the next.
+  thread_local const std::unique_ptr<Json::CharReader> reader = [] {
+    Json::CharReaderBuilder rb;
+    Json::CharReaderBuilder::strictMode(&rb.settings_);
+    rb.settings_["failIfExtra"] = true;
+    rb.settings_["rejectDupKeys"] = false;
+    rb.settings_["stackLimit"] = kMaxJsonDepth;
+    return std::unique_ptr<Json::CharReader>(rb.newCharReader());
+  }();
   Json::Value out;
   std::string errs;
   bool parsed = false;
