@@ -490,7 +490,8 @@ void ReplayAssistant(const agent::Message& m,
         out->push_back(*UpdateFromEvent(ev::ToolExecutionStart{0, &call}));
         if (result) {
           const agent::ToolOutput output = StoredOutput(*result);
-          out->push_back(*UpdateFromEvent(ev::ToolExecutionEnd{0, &call, &output, output.is_error}));
+          out->push_back(
+              *UpdateFromEvent(ev::ToolExecutionEnd{0, &call, &output, output.is_error}));
         }
         break;
       }

@@ -201,14 +201,16 @@ agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const 
   return so;
 }
 
-std::shared_ptr<agent::Session> Server::Register(agent::SessionOptions options, Reply* reply) {
+std::shared_ptr<agent::Session> Server::Register(
+    agent::SessionOptions options, Reply* reply,
+    const std::function<void(const agent::Session&)>& before_visible) {
   const std::string sid = options.id;
   auto created = agent::Session::Create(agent_, std::move(options));
   if (!created.ok()) {
-    reply->Error(jsonrpc::kInternalError, created.error().message,
-                 ErrorData(created.error().code));
+    reply->Error(jsonrpc::kInternalError, created.error().message, ErrorData(created.error().code));
     return nullptr;
   }
+  if (before_visible) before_visible(**created);
   std::lock_guard<std::mutex> lock(mu_);
   if (!sessions_.emplace(sid, *created).second) {
     reply->Error(jsonrpc::kInvalidParams,
@@ -227,8 +229,7 @@ Json::Value Server::SessionResult(const agent::Session& session) {
 // Commands only after the session exists for the client.
 void Server::SendSessionStart(const std::string& sid) {
   Json::Value list(Json::arrayValue);
-  auto add = [&](const std::string& name, const std::string& description,
-                 const std::string& hint) {
+  auto add = [&](const std::string& name, const std::string& description, const std::string& hint) {
     Json::Value item = Obj();
     item["name"] = name;
     item["description"] = description.empty() ? name : description;
@@ -295,8 +296,8 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
   Status st = pool_.Post([this, params, replay, shared_reply] {
     auto path = store_->Find(params.session_id, params.session.cwd);
     if (!path.ok())
-      return shared_reply->Error(jsonrpc::kInvalidParams, "Invalid params: params.sessionId: " +
-                                                              path.error().message,
+      return shared_reply->Error(jsonrpc::kInvalidParams,
+                                 "Invalid params: params.sessionId: " + path.error().message,
                                  ErrorData(path.error().code));
     auto opened = agent::SessionWriter::OpenExisting(*path);
     if (!opened.ok())
@@ -307,14 +308,16 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
     so.seed = std::move(contents.entries);
     so.recorder = writer;
     so.session_file = path->string();
-    auto session = Register(std::move(so), shared_reply.get());
+    // The history goes out before the session can be prompted, so no turn's update mixes in.
+    auto send_history = [this, replay](const agent::Session& s) {
+      if (replay)
+        for (const Json::Value& u : ReplayUpdates(s.BranchEntries())) SendUpdate(s.id(), u);
+    };
+    auto session = Register(std::move(so), shared_reply.get(), send_history);
     if (!session) {
       writer->Close();
       return;
     }
-    if (replay)
-      for (const Json::Value& u : ReplayUpdates(session->BranchEntries()))
-        SendUpdate(session->id(), u);
     shared_reply->Result(SessionResult(*session));
     SendSessionStart(session->id());
   });
@@ -334,8 +337,9 @@ void Server::ListSessions(const ListSessionsParams& params, Reply reply) {
     char* end = nullptr;
     unsigned long long n = std::strtoull(params.cursor.c_str(), &end, 10);
     if (end == params.cursor.c_str() || *end != '\0')
-      return reply.Error(jsonrpc::kInvalidParams, "Invalid params: params.cursor: not a cursor "
-                                                  "this agent gave");
+      return reply.Error(jsonrpc::kInvalidParams,
+                         "Invalid params: params.cursor: not a cursor "
+                         "this agent gave");
     offset = static_cast<size_t>(n);
   }
   auto shared_reply = std::make_shared<Reply>(std::move(reply));

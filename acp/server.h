@@ -3,10 +3,11 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
-#include <optional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "acp/codec.h"
@@ -81,7 +82,9 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // the response (one function, so new and load answer alike) and the updates that follow it.
   bool CanOpen(const NewSessionParams& params, jsonrpc::Reply* reply);
   agent::SessionOptions BaseOptions(const NewSessionParams& params, const std::string& id);
-  std::shared_ptr<agent::Session> Register(agent::SessionOptions options, jsonrpc::Reply* reply);
+  std::shared_ptr<agent::Session> Register(
+      agent::SessionOptions options, jsonrpc::Reply* reply,
+      const std::function<void(const agent::Session&)>& before_visible = nullptr);
   Json::Value SessionResult(const agent::Session& session);
   void SendSessionStart(const std::string& session_id);
   // session/load (replay true) and session/resume, on a worker.

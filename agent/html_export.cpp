@@ -137,9 +137,10 @@ std::string SessionHtml(const HtmlExportInfo& info, const std::vector<Entry>& br
               break;
             case BlockType::kThinking:
               if (!b.redacted)
-                out += "<details class=\"thinking\"><summary>thinking</summary><div "
-                       "class=\"text\">" +
-                       HtmlEscape(b.text) + "</div></details>";
+                out +=
+                    "<details class=\"thinking\"><summary>thinking</summary><div "
+                    "class=\"text\">" +
+                    HtmlEscape(b.text) + "</div></details>";
               break;
             case BlockType::kToolCall: {
               auto it = results.find(b.id);
@@ -158,17 +159,18 @@ std::string SessionHtml(const HtmlExportInfo& info, const std::vector<Entry>& br
         break;
       }
       case EntryKind::kModelChange:
-        out += "<div class=\"note\">model: " + HtmlEscape(e.provider + "/" + e.model_id) +
-               "</div>\n";
+        out +=
+            "<div class=\"note\">model: " + HtmlEscape(e.provider + "/" + e.model_id) + "</div>\n";
         break;
       case EntryKind::kModeChange:
         out += "<div class=\"note\">mode: " + HtmlEscape(e.mode) + "</div>\n";
         break;
       case EntryKind::kCompaction:
       case EntryKind::kBranchSummary:
-        out += "<details class=\"msg\"><summary>summary of earlier work</summary><div "
-               "class=\"text\">" +
-               HtmlEscape(e.summary) + "</div></details>\n";
+        out +=
+            "<details class=\"msg\"><summary>summary of earlier work</summary><div "
+            "class=\"text\">" +
+            HtmlEscape(e.summary) + "</div></details>\n";
         break;
       case EntryKind::kThinkingChange:
       case EntryKind::kCustom:

@@ -563,8 +563,7 @@ std::vector<BranchPoint> Session::UserMessages() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<BranchPoint> out;
   for (const Entry* e : history_.Branch())
-    if (e->kind == EntryKind::kMessage && e->message.role == Role::kUser &&
-        !e->message.is_custom())
+    if (e->kind == EntryKind::kMessage && e->message.role == Role::kUser && !e->message.is_custom())
       out.push_back({e->id, e->message.TextContent()});
   return out;
 }

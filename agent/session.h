@@ -281,7 +281,7 @@ class Session : public std::enable_shared_from_this<Session> {
   PermissionMode mode_;
   ModelChoice model_;
   std::vector<std::shared_ptr<Tool>> tools_;
-  agent::History history_;  // written on the worker under mu_; read there without it
+  agent::History history_;       // written on the worker under mu_; read there without it
   std::vector<PlanEntry> plan_;  // the todo tool's (worker only)
   std::vector<TodoPhase> todo_phases_;
   std::string name_;

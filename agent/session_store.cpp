@@ -19,9 +19,7 @@ namespace lousho::agent {
 namespace fs = std::filesystem;
 
 namespace {
-Error FileError(const std::string& message) {
-  return MakeError(ErrorCode::kSessionFile, message);
-}
+Error FileError(const std::string& message) { return MakeError(ErrorCode::kSessionFile, message); }
 }  // namespace
 
 Json::Value SessionHeaderToJson(const SessionHeader& h) {
@@ -145,8 +143,8 @@ Status Lock(int fd, const fs::path& path) {
 }
 }  // namespace
 
-Result<std::pair<std::shared_ptr<SessionWriter>, SessionFileContents>>
-SessionWriter::OpenExisting(const fs::path& path) {
+Result<std::pair<std::shared_ptr<SessionWriter>, SessionFileContents>> SessionWriter::OpenExisting(
+    const fs::path& path) {
   int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT)
@@ -197,12 +195,12 @@ bool SessionWriter::CreateLocked() {
   std::error_code ec;
   fs::create_directories(path_.parent_path(), ec);
   if (ec) {
-    log::Warn("session file: cannot create " + path_.parent_path().string() + ": " +
-              ec.message() + "; this session is not saved");
+    log::Warn("session file: cannot create " + path_.parent_path().string() + ": " + ec.message() +
+              "; this session is not saved");
     return false;
   }
-  int fd = open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                0600);
+  int fd =
+      open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     log::Warn("session file: cannot create " + path_.string() + ": " + std::strerror(errno) +
               "; this session is not saved");

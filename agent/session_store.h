@@ -108,7 +108,7 @@ struct SessionSummary {
   std::filesystem::path path;
   std::string id;
   std::string cwd;
-  std::string title;       // the last session name; empty: none
+  std::string title;         // the last session name; empty: none
   long long updated_ms = 0;  // the file's modification time
   long long created_ms = 0;  // the header's timestamp
 };

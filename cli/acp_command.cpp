@@ -3,8 +3,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "acp/server.h"

@@ -48,8 +48,9 @@ double g_scale = 1.0;
 
 std::string Filler(size_t n, int seed) {
   n = static_cast<size_t>(static_cast<double>(n) * g_scale);
-  static const char* kWords[] = {"the", "session", "file", "reads", "back", "fast", "and",
-                                 "linear", "tool", "result", "with", "a", "diff", "of", "notes"};
+  static const char* kWords[] = {"the",  "session", "file",   "reads", "back",
+                                 "fast", "and",     "linear", "tool",  "result",
+                                 "with", "a",       "diff",   "of",    "notes"};
   std::string s;
   for (size_t i = 0; s.size() < n; ++i) {
     s += kWords[(i * 7 + seed) % 15];
@@ -131,13 +132,15 @@ int main(int argc, char** argv) {
     for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::stoul(item));
   }
   if (argc > 3) g_scale = std::atof(argv[3]);
-  const fs::path dir = fs::temp_directory_path() / ("lousho-session-bench-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("lousho-session-bench-" + std::to_string(getpid()));
   fs::create_directories(dir);
   auto agent_config = std::make_shared<agent::AgentConfig>();
   agent_config->name = "bench";
 
-  std::printf("| entries | file | floor: read bytes | floor: jsoncpp decode | parse | + session | "
-              "+ replay | load total (wall) | load total (CPU) | per entry (CPU) |\n");
+  std::printf(
+      "| entries | file | floor: read bytes | floor: jsoncpp decode | parse | + session | "
+      "+ replay | load total (wall) | load total (CPU) | per entry (CPU) |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t n : sizes) {
     const fs::path path = WriteSession(dir, n);
@@ -182,8 +185,9 @@ int main(int argc, char** argv) {
     std::printf(
         "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | "
         "%.2f µs |\n",
-        n, fs::file_size(path) / 1048576.0, Median(floor), Median(json), Median(parse), Median(session),
-        Median(replay), total, Median(cpu), Median(cpu) * 1000.0 / static_cast<double>(n));
+        n, fs::file_size(path) / 1048576.0, Median(floor), Median(json), Median(parse),
+        Median(session), Median(replay), total, Median(cpu),
+        Median(cpu) * 1000.0 / static_cast<double>(n));
     std::fprintf(stderr, "%zu entries: %zu replay updates\n", n, updates);
   }
   if (!std::getenv("LOUSHO_BENCH_KEEP")) fs::remove_all(dir);

@@ -170,8 +170,7 @@ TEST_F(SessionStoreTest, EveryEntryKindRoundTripsThroughAFile) {
   EXPECT_EQ(kinds.size(), 10u) << "every kind of entry is covered";
   // One line per entry plus the header, each a whole JSON object.
   const std::string text = Slurp(path);
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'),
-            static_cast<long>(entries.size() + 1));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), static_cast<long>(entries.size() + 1));
 }
 
 TEST_F(SessionStoreTest, NothingIsWrittenBeforeTheFirstMessage) {
@@ -193,8 +192,8 @@ TEST_F(SessionStoreTest, NothingIsWrittenBeforeTheFirstMessage) {
   ASSERT_TRUE(read.ok()) << read.error().message;
   ASSERT_EQ(read->entries.size(), 2u);
   EXPECT_EQ(read->entries[0].kind, EntryKind::kModeChange);
-  EXPECT_EQ((fs::status(path).permissions() & fs::perms::all), fs::perms::owner_read |
-                                                                    fs::perms::owner_write);
+  EXPECT_EQ((fs::status(path).permissions() & fs::perms::all),
+            fs::perms::owner_read | fs::perms::owner_write);
 }
 
 TEST_F(SessionStoreTest, ATornLastLineIsSkippedAndCutBeforeTheNextAppend) {
@@ -248,18 +247,20 @@ TEST_F(SessionStoreTest, AMalformedLineBeforeTheLastFailsWithItsLine) {
 TEST_F(SessionStoreTest, ANewerFormatVersionIsRefusedAndOlderOnesLoad) {
   const fs::path path = dir_ / "s.jsonl";
   std::ofstream(path) << R"({"type":"session","version":)" << kSessionFormatVersion + 1
-                      << R"(,"id":"x","cwd":"/"})" << "\n";
+                      << R"(,"id":"x","cwd":"/"})"
+                      << "\n";
   auto read = ReadSessionFile(path);
   ASSERT_FALSE(read.ok());
-  EXPECT_NE(read.error().message.find("format version " +
-                                      std::to_string(kSessionFormatVersion + 1)),
-            std::string::npos)
+  EXPECT_NE(
+      read.error().message.find("format version " + std::to_string(kSessionFormatVersion + 1)),
+      std::string::npos)
       << read.error().message;
   // Version 1, the first format, with a minimal entry as it was first written.
-  std::ofstream(path) << R"({"type":"session","version":1,"id":"x","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"})"
-                      << "\n"
-                      << R"({"type":"message","id":"00000001","parentId":null,"timestamp":"2026-12-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}]}})"
-                      << "\n";
+  std::ofstream(path)
+      << R"({"type":"session","version":1,"id":"x","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"})"
+      << "\n"
+      << R"({"type":"message","id":"00000001","parentId":null,"timestamp":"2026-12-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}]}})"
+      << "\n";
   read = ReadSessionFile(path);
   ASSERT_TRUE(read.ok()) << read.error().message;
   ASSERT_EQ(read->entries.size(), 1u);
@@ -410,7 +411,8 @@ class RecordedSessionTest : public SessionStoreTest {
     o.cwd = dir_ / "ws";
     o.session_file = path_.string();
     o.sink = [this](const Event& e) {
-      if (const auto* info = std::get_if<event::SessionInfoChanged>(&e)) names_.push_back(info->name);
+      if (const auto* info = std::get_if<event::SessionInfoChanged>(&e))
+        names_.push_back(info->name);
     };
     if (load) {
       auto opened = SessionWriter::OpenExisting(path_);

@@ -205,10 +205,10 @@ TEST_F(SessionTest, TextTurnEmitsEventsInOrder) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
   // The first prompt names the session (name:hi) right after the user's message.
-  EXPECT_EQ(Events(), (std::vector<std::string>{"agent_start", "message_start", "message_end",
-                                                "name:hi", "turn_start", "message_start",
-                                                "delta:hello",
-                                                "usage", "message_end", "turn_end", "agent_end"}));
+  EXPECT_EQ(Events(),
+            (std::vector<std::string>{"agent_start", "message_start", "message_end", "name:hi",
+                                      "turn_start", "message_start", "delta:hello", "usage",
+                                      "message_end", "turn_end", "agent_end"}));
   auto h = session_->History();
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0].TextContent(), "hi");

@@ -2,7 +2,8 @@
 // "> {json}" are sent, "< {json}" are expected (compared as JSON after normalization), "#" lines
 // are directives: "# args: acp <spec>" (relative to the transcript folder), "# close" (close
 // stdin), "# exit: N". $CWD stands for a fresh workspace holding notes.txt; $DIR for the
-// transcript folder. Session files go to a fresh LOUSHO_HOME. UPDATE_GOLDENS=1 rewrites the "<" lines from what the binary writes.
+// transcript folder. Session files go to a fresh LOUSHO_HOME. UPDATE_GOLDENS=1 rewrites the "<"
+// lines from what the binary writes.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
