@@ -500,13 +500,15 @@ void ReplayAssistant(const agent::Message& m,
 }
 }  // namespace
 
-std::vector<Json::Value> ReplayUpdates(const std::vector<agent::Entry>& branch) {
+std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& branch) {
   std::unordered_map<std::string, const agent::Message*> results;
-  for (const auto& e : branch)
-    if (e.kind == agent::EntryKind::kMessage && e.message.role == agent::Role::kToolResult)
-      results[e.message.tool_call_id] = &e.message;
+  for (const agent::Entry* e : branch)
+    if (e->kind == agent::EntryKind::kMessage && e->message.role == agent::Role::kToolResult)
+      results[e->message.tool_call_id] = &e->message;
   std::vector<Json::Value> out;
-  for (const auto& e : branch) {
+  out.reserve(branch.size() * 2);
+  for (const agent::Entry* entry : branch) {
+    const agent::Entry& e = *entry;
     switch (e.kind) {
       case agent::EntryKind::kMessage: {
         const agent::Message& m = e.message;

@@ -89,7 +89,7 @@ std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
 // The session/update `update` objects that show a stored branch again (session/load): the
 // user's and the agent's messages, thoughts, tool calls with their final status and content,
 // plans, mode changes and the session's name, in order.
-std::vector<Json::Value> ReplayUpdates(const std::vector<agent::Entry>& branch);
+std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& branch);
 
 // The session/request_permission params.
 Json::Value PermissionRequestToJson(const std::string& session_id,

@@ -311,7 +311,9 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
     // The history goes out before the session can be prompted, so no turn's update mixes in.
     auto send_history = [this, replay](const agent::Session& s) {
       if (replay)
-        for (const Json::Value& u : ReplayUpdates(s.BranchEntries())) SendUpdate(s.id(), u);
+        s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+          for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
+        });
     };
     auto session = Register(std::move(so), shared_reply.get(), send_history);
     if (!session) {

@@ -635,6 +635,12 @@ void Session::SetTodoPhases(std::vector<TodoPhase> phases) {
   todo_phases_ = std::move(phases);
 }
 
+void Session::VisitBranch(
+    const std::function<void(const std::vector<const Entry*>&)>& fn) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  fn(history_.Branch());
+}
+
 std::vector<Entry> Session::BranchEntries() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Entry> out;

@@ -214,6 +214,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<Message> History() const;
   // The entries from the root to the leaf.
   std::vector<Entry> BranchEntries() const;
+  // Calls `fn` with the entries from the root to the leaf, under the session's lock (no copy):
+  // `fn` must not call back into the session.
+  void VisitBranch(const std::function<void(const std::vector<const Entry*>&)>& fn) const;
   // A copy of every entry of the tree, and the leaf.
   std::vector<Entry> Entries() const;
   std::string Leaf() const;

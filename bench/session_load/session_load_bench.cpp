@@ -7,6 +7,7 @@
 //   parse   ReadSessionFile: bytes -> header + entries (JSON decode of every line)
 //   session Session::Create with the entries as seed (index, branch, restored state)
 //   replay  acp::ReplayUpdates over the branch (what session/load sends before answering)
+//   write   each update as the JSON-RPC line the door writes (serialisation only, no I/O)
 // Usage: lousho_session_load_bench [runs=7] [sizes=1000,10000,100000] [scale=1]
 // `scale` multiplies the text sizes (1: about 1 KiB per entry; 0.25: short chat turns).
 #include <time.h>
@@ -140,11 +141,11 @@ int main(int argc, char** argv) {
 
   std::printf(
       "| entries | file | floor: read bytes | floor: jsoncpp decode | parse | + session | "
-      "+ replay | load total (wall) | load total (CPU) | per entry (CPU) |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "+ replay | + write | load total (wall) | load total (CPU) | per entry (CPU) |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t n : sizes) {
     const fs::path path = WriteSession(dir, n);
-    std::vector<double> floor, json, parse, session, replay, cpu;
+    std::vector<double> floor, json, parse, session, replay, write, cpu;
     size_t updates = 0;
     for (int r = 0; r < runs; ++r) {
       auto t0 = Clock::now();
@@ -173,20 +174,35 @@ int main(int argc, char** argv) {
       auto s = agent::Session::Create(agent_config, std::move(o));
       auto t4 = Clock::now();
       if (!s.ok()) return std::fprintf(stderr, "%s\n", s.error().message.c_str()), 1;
-      auto out = acp::ReplayUpdates((*s)->BranchEntries());
+      std::vector<Json::Value> out;
+      (*s)->VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+        out = acp::ReplayUpdates(branch);
+      });
       auto t5 = Clock::now();
+      size_t line_bytes = 0;
+      for (const Json::Value& u : out) {
+        Json::Value note(Json::objectValue);
+        note["jsonrpc"] = "2.0";
+        note["method"] = "session/update";
+        note["params"]["sessionId"] = "bench";
+        note["params"]["update"] = u;
+        line_bytes += WriteJson(note).size() + 1;
+      }
+      auto t6 = Clock::now();
+      write.push_back(Ms(t5, t6));
+      if (line_bytes == 0) return 1;
       cpu.push_back(CpuMs() - c0);
       updates = out.size();
       parse.push_back(Ms(t2, t3));
       session.push_back(Ms(t3, t4));
       replay.push_back(Ms(t4, t5));
     }
-    const double total = Median(parse) + Median(session) + Median(replay);
+    const double total = Median(parse) + Median(session) + Median(replay) + Median(write);
     std::printf(
-        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | "
+        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | "
         "%.2f µs |\n",
         n, fs::file_size(path) / 1048576.0, Median(floor), Median(json), Median(parse),
-        Median(session), Median(replay), total, Median(cpu),
+        Median(session), Median(replay), Median(write), total, Median(cpu),
         Median(cpu) * 1000.0 / static_cast<double>(n));
     std::fprintf(stderr, "%zu entries: %zu replay updates\n", n, updates);
   }

@@ -96,6 +96,8 @@ test("a session survives kill -9 and is listed, loaded and continued", { timeout
     const { res, error } = await c.prompt(sessionId, "remember the code word");
     assert.equal(error, undefined, error?.message);
     assert.equal(res.stopReason, "end_turn");
+    const read = await c.prompt(sessionId, "please read notes");
+    assert.equal(read.res?.stopReason, "end_turn", read.error?.message);
     const pending = c.prompt(sessionId, "take your time");
     await first.waitFor(
       (m) => m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params.update.content.text.startsWith("This"),
@@ -135,8 +137,20 @@ test("a session survives kill -9 and is listed, loaded and continued", { timeout
     assert.deepEqual(shown, [
       "user_message_chunk: remember the code word",
       "agent_message_chunk: The code word is kiwi.",
+      "user_message_chunk: please read notes",
+      "agent_message_chunk: Let me read it.",
+      "agent_message_chunk: notes.txt lists alpha, beta and gamma.",
       "user_message_chunk: take your time",
     ]);
+    // The tool call comes back as it ended: the call, then its final status and output.
+    const tool = updates.map((m) => m.params.update).filter((u) => u.toolCallId === "call_read_1");
+    assert.deepEqual(tool.map((u) => [u.sessionUpdate, u.status]), [
+      ["tool_call", "pending"],
+      ["tool_call_update", "completed"],
+    ]);
+    assert.equal(tool[0].kind, "read");
+    assert.deepEqual(tool[0].rawInput, { path: "notes.txt" });
+    assert.match(JSON.stringify(tool[1].content), /alpha/);
 
     const { res, error, events } = await c.prompt(sessionId, "what was the code word");
     assert.equal(error, undefined, error?.message);
@@ -183,4 +197,60 @@ test("a second process cannot open a session another one holds", { timeout: 3000
     assert.equal(again.res.stopReason, "end_turn");
   });
   assert.equal(other.wire.problems.length, 0, other.wire.report());
+});
+
+test("session/list pages newest first; session/resume continues without replay", { timeout: 30000 }, async (t) => {
+  const ws = makeWorkspace();
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-e2e-sessions-"));
+  t.after(() => {
+    rmWorkspace(ws);
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+  // 53 sessions written as lousho writes them (docs/session-format.md), one minute apart.
+  const dir = path.join(home, "sessions", `--${ws.slice(1).replace(/[/\\:]/g, "-")}--`);
+  fs.mkdirSync(dir, { recursive: true });
+  const t0 = Date.parse("2026-11-01T00:00:00.000Z");
+  for (let i = 0; i < 53; i++) {
+    const ts = new Date(t0 + i * 60000).toISOString();
+    const id = `old${String(i).padStart(2, "0")}`;
+    const lines = [
+      { type: "session", version: 1, id, timestamp: ts, cwd: ws, agent: "demo" },
+      { type: "message", id: "00000001", parentId: null, timestamp: ts, message: { role: "user", content: [{ type: "text", text: `question ${i}` }], timestamp: t0 } },
+      { type: "session_info", id: "00000002", parentId: "00000001", timestamp: ts, name: `Session ${i}` },
+    ];
+    const file = path.join(dir, `${ts.replace(/[:.]/g, "-")}_${id}.jsonl`);
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    fs.utimesSync(file, new Date(t0 + i * 60000), new Date(t0 + i * 60000));
+  }
+  const spec = path.join(e2eDir, "../../examples/demo/agent.yaml");
+  const agent = new AgentProcess({ spec, env: { LOUSHO_HOME: home }, cwd: ws });
+  t.after(() => agent.kill());
+  await withClient(agent, async (c) => {
+    const page1 = await c.request(acp.methods.agent.session.list, { cwd: ws });
+    assert.equal(page1.sessions.length, 50);
+    assert.equal(page1.sessions[0].sessionId, "old52", "newest first");
+    assert.equal(page1.sessions[0].title, "Session 52");
+    assert.ok(page1.nextCursor, "a cursor to the rest");
+    const page2 = await c.request(acp.methods.agent.session.list, { cwd: ws, cursor: page1.nextCursor });
+    assert.deepEqual(page2.sessions.map((s) => s.sessionId), ["old02", "old01", "old00"]);
+    assert.equal(page2.nextCursor ?? null, null);
+    const elsewhere = await c.request(acp.methods.agent.session.list, { cwd: "/nonexistent-place" });
+    assert.deepEqual(elsewhere.sessions, []);
+
+    const mark = agent.wire.entries.length;
+    await c.request(acp.methods.agent.session.resume, { sessionId: "old07", cwd: ws });
+    const sent = agent.wire.entries.slice(mark).filter((e) => e.dir === "out" && e.msg?.method === "session/update");
+    assert.ok(
+      sent.every((e) => e.msg.params.update.sessionUpdate === "available_commands_update"),
+      "resume replays nothing",
+    );
+    const { res } = await c.prompt("old07", "hello");
+    assert.equal(res.stopReason, "end_turn");
+  });
+  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
+  // The resumed session's file grew by the new turn.
+  const file = fs.readdirSync(dir).find((f) => f.endsWith("_old07.jsonl"));
+  const lines = fs.readFileSync(path.join(dir, file), "utf8").trim().split("\n");
+  assert.ok(lines.length > 3, "new entries appended");
+  assert.equal(JSON.parse(lines[3]).parentId, "00000002", "hanging off the stored leaf");
 });
