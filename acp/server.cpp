@@ -202,22 +202,27 @@ agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const 
 }
 
 std::shared_ptr<agent::Session> Server::Register(
-    agent::SessionOptions options, Reply* reply,
+    const std::function<Result<std::shared_ptr<agent::Session>>()>& create, Reply* reply,
     const std::function<void(const agent::Session&)>& before_visible) {
-  const std::string sid = options.id;
-  auto created = agent::Session::Create(agent_, std::move(options));
+  auto created = create();
   if (!created.ok()) {
     reply->Error(jsonrpc::kInternalError, created.error().message, ErrorData(created.error().code));
     return nullptr;
   }
-  if (before_visible) before_visible(**created);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!sessions_.emplace(sid, *created).second) {
+  std::shared_ptr<agent::Session> session = *created;
+  if (before_visible) before_visible(*session);
+  bool added;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    added = sessions_.emplace(session->id(), session).second;
+  }
+  if (!added) {
+    session->Close(nullptr);  // lets go of its file
     reply->Error(jsonrpc::kInvalidParams,
-                 "Invalid params: params.sessionId: session " + sid + " is already open");
+                 "Invalid params: params.sessionId: session " + session->id() + " is already open");
     return nullptr;
   }
-  return *created;
+  return session;
 }
 
 Json::Value Server::SessionResult(const agent::Session& session) {
@@ -255,17 +260,13 @@ void Server::SendSessionStart(const std::string& sid) {
 void Server::NewSession(const NewSessionParams& params, Reply reply) {
   if (!CanOpen(params, &reply)) return;
   agent::SessionOptions so = BaseOptions(params, NewSessionId());
-  if (store_) {
-    // Nothing is written until the first message: a session nobody spoke in leaves no file.
-    agent::SessionHeader header;
-    header.id = so.id;
-    header.timestamp_ms = agent::NowMs();
-    header.cwd = so.cwd.string();
-    header.agent = view_.name;
-    so.session_file = store_->PathFor(header).string();
-    so.recorder = agent::SessionWriter::ForNew(so.session_file, header);
-  }
-  auto session = Register(std::move(so), &reply);
+  // Nothing is written until the first message: a session nobody spoke in leaves no file.
+  auto session = Register(
+      [&] {
+        return store_ ? agent::CreateRecordedSession(agent_, std::move(so), *store_)
+                      : agent::Session::Create(agent_, std::move(so));
+      },
+      &reply);
   if (!session) return;
   Json::Value res = SessionResult(*session);
   res["sessionId"] = session->id();
@@ -299,15 +300,7 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
       return shared_reply->Error(jsonrpc::kInvalidParams,
                                  "Invalid params: params.sessionId: " + path.error().message,
                                  ErrorData(path.error().code));
-    auto opened = agent::SessionWriter::OpenExisting(*path);
-    if (!opened.ok())
-      return shared_reply->Error(jsonrpc::kInternalError, opened.error().message,
-                                 ErrorData(opened.error().code));
-    auto& [writer, contents] = *opened;
     agent::SessionOptions so = BaseOptions(params.session, params.session_id);
-    so.seed = std::move(contents.entries);
-    so.recorder = writer;
-    so.session_file = path->string();
     // The history goes out before the session can be prompted, so no turn's update mixes in.
     auto send_history = [this, replay](const agent::Session& s) {
       if (replay)
@@ -315,11 +308,10 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
           for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
         });
     };
-    auto session = Register(std::move(so), shared_reply.get(), send_history);
-    if (!session) {
-      writer->Close();
-      return;
-    }
+    auto session = Register(
+        [&] { return agent::OpenSessionFile(agent_, std::move(so), *path); }, shared_reply.get(),
+        send_history);
+    if (!session) return;
     shared_reply->Result(SessionResult(*session));
     SendSessionStart(session->id());
   });

@@ -295,4 +295,18 @@ class Session : public std::enable_shared_from_this<Session> {
   std::atomic<bool> has_notices_{false};
 };
 
+// Session files for a door (both doors open sessions this way).
+// A new session recorded in `store` (its file appears with the first message); `parent_session`
+// names the file it continues, if any. Sets options.recorder and options.session_file.
+Result<std::shared_ptr<Session>> CreateRecordedSession(std::shared_ptr<const AgentConfig> agent,
+                                                       SessionOptions options,
+                                                       const SessionStore& store,
+                                                       const std::string& parent_session = {});
+// A session continuing the file at `path` (switch_session, session/load): the file is locked
+// (LOUSHO_SESSION_LOCKED when another process holds it) and read; the session takes its id from
+// the header unless options.id is set.
+Result<std::shared_ptr<Session>> OpenSessionFile(std::shared_ptr<const AgentConfig> agent,
+                                                 SessionOptions options,
+                                                 const std::filesystem::path& path);
+
 }  // namespace lousho::agent

@@ -566,3 +566,46 @@ TEST(HtmlExportTest, DiffsShowRemovedAndAddedLines) {
 
 }  // namespace
 }  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+TEST_F(RecordedSessionTest, NewSessionWithAParentThenSwitchingToItsFile) {
+  SessionStore store(dir_ / "store");
+  SessionOptions o;
+  o.id = "child";
+  o.cwd = dir_ / "ws";
+  auto created = CreateRecordedSession(agent_, std::move(o), store, "/somewhere/parent.jsonl");
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  session_ = *created;
+  ASSERT_TRUE(Run("hello").ok());
+  const fs::path file = session_->session_file();
+  EXPECT_EQ(file.parent_path(), store.DirFor((dir_ / "ws").string()));
+  {
+    std::promise<void> closed;
+    session_->Close([&] { closed.set_value(); });
+    closed.get_future().wait();
+  }
+  session_->WaitIdle();
+  session_.reset();
+  auto read = ReadSessionFile(file);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->header.parent_session, "/somewhere/parent.jsonl");
+  EXPECT_EQ(read->header.agent, "tester");
+
+  SessionOptions again;
+  again.cwd = dir_ / "ws";
+  auto opened = OpenSessionFile(agent_, std::move(again), file);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  session_ = *opened;
+  EXPECT_EQ(session_->id(), "child") << "the id comes from the header";
+  EXPECT_EQ(session_->History().size(), 2u);
+  SessionOptions third;
+  third.cwd = dir_ / "ws";
+  auto refused = OpenSessionFile(agent_, std::move(third), file);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kSessionLocked);
+}
+
+}  // namespace
+}  // namespace lousho::agent
