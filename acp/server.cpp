@@ -308,9 +308,8 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
           for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
         });
     };
-    auto session = Register(
-        [&] { return agent::OpenSessionFile(agent_, std::move(so), *path); }, shared_reply.get(),
-        send_history);
+    auto session = Register([&] { return agent::OpenSessionFile(agent_, std::move(so), *path); },
+                            shared_reply.get(), send_history);
     if (!session) return;
     shared_reply->Result(SessionResult(*session));
     SendSessionStart(session->id());

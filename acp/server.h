@@ -83,8 +83,7 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   bool CanOpen(const NewSessionParams& params, jsonrpc::Reply* reply);
   agent::SessionOptions BaseOptions(const NewSessionParams& params, const std::string& id);
   std::shared_ptr<agent::Session> Register(
-      const std::function<Result<std::shared_ptr<agent::Session>>()>& create,
-      jsonrpc::Reply* reply,
+      const std::function<Result<std::shared_ptr<agent::Session>>()>& create, jsonrpc::Reply* reply,
       const std::function<void(const agent::Session&)>& before_visible = nullptr);
   Json::Value SessionResult(const agent::Session& session);
   void SendSessionStart(const std::string& session_id);

@@ -635,8 +635,7 @@ void Session::SetTodoPhases(std::vector<TodoPhase> phases) {
   todo_phases_ = std::move(phases);
 }
 
-void Session::VisitBranch(
-    const std::function<void(const std::vector<const Entry*>&)>& fn) const {
+void Session::VisitBranch(const std::function<void(const std::vector<const Entry*>&)>& fn) const {
   std::lock_guard<std::mutex> lock(mu_);
   fn(history_.Branch());
 }
