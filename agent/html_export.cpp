@@ -103,6 +103,44 @@ std::string ToolHtml(const ContentBlock& call, const Message* result) {
   return out + "</details>";
 }
 
+// One message of the conversation (tool results are shown under their call).
+std::string MessageHtml(const Entry& e,
+                        const std::unordered_map<std::string, const Message*>& results) {
+  const Message& m = e.message;
+  if (m.role == Role::kToolResult || !m.display) return "";
+  const bool user = m.role == Role::kUser;
+  std::string out = std::string("<div class=\"msg ") + (user ? "user" : "assistant") + "\">";
+  out += "<div class=\"role\">" +
+         std::string(user ? (m.is_custom() ? "note" : "user") : "assistant") + " &middot; " +
+         IsoTimestamp(m.timestamp_ms ? m.timestamp_ms : e.timestamp_ms) + "</div>";
+  for (const auto& b : m.content) {
+    switch (b.type) {
+      case BlockType::kText:
+        out += "<div class=\"text\">" + HtmlEscape(b.text) + "</div>";
+        break;
+      case BlockType::kThinking:
+        if (!b.redacted)
+          out +=
+              "<details class=\"thinking\"><summary>thinking</summary><div "
+              "class=\"text\">" +
+              HtmlEscape(b.text) + "</div></details>";
+        break;
+      case BlockType::kToolCall: {
+        auto it = results.find(b.id);
+        out += ToolHtml(b, it == results.end() ? nullptr : it->second);
+        break;
+      }
+      case BlockType::kImage:
+        out += "<img alt=\"image\" style=\"max-width:100%\" src=\"data:" + HtmlEscape(b.mime_type) +
+               ";base64," + HtmlEscape(b.data) + "\">";
+        break;
+    }
+  }
+  if (!m.error_message.empty())
+    out += "<div class=\"note\">" + HtmlEscape(m.error_message) + "</div>";
+  return out + "</div>\n";
+}
+
 }  // namespace
 
 std::string SessionHtml(const HtmlExportInfo& info, const std::vector<Entry>& branch) {
@@ -122,42 +160,9 @@ std::string SessionHtml(const HtmlExportInfo& info, const std::vector<Entry>& br
   out += "</header>\n";
   for (const Entry& e : branch) {
     switch (e.kind) {
-      case EntryKind::kMessage: {
-        const Message& m = e.message;
-        if (m.role == Role::kToolResult || !m.display) break;  // results sit under their call
-        const bool user = m.role == Role::kUser;
-        out += std::string("<div class=\"msg ") + (user ? "user" : "assistant") + "\">";
-        out += "<div class=\"role\">" +
-               std::string(user ? (m.is_custom() ? "note" : "user") : "assistant") + " &middot; " +
-               IsoTimestamp(m.timestamp_ms ? m.timestamp_ms : e.timestamp_ms) + "</div>";
-        for (const auto& b : m.content) {
-          switch (b.type) {
-            case BlockType::kText:
-              out += "<div class=\"text\">" + HtmlEscape(b.text) + "</div>";
-              break;
-            case BlockType::kThinking:
-              if (!b.redacted)
-                out +=
-                    "<details class=\"thinking\"><summary>thinking</summary><div "
-                    "class=\"text\">" +
-                    HtmlEscape(b.text) + "</div></details>";
-              break;
-            case BlockType::kToolCall: {
-              auto it = results.find(b.id);
-              out += ToolHtml(b, it == results.end() ? nullptr : it->second);
-              break;
-            }
-            case BlockType::kImage:
-              out += "<img alt=\"image\" style=\"max-width:100%\" src=\"data:" +
-                     HtmlEscape(b.mime_type) + ";base64," + HtmlEscape(b.data) + "\">";
-              break;
-          }
-        }
-        if (!m.error_message.empty())
-          out += "<div class=\"note\">" + HtmlEscape(m.error_message) + "</div>";
-        out += "</div>\n";
+      case EntryKind::kMessage:
+        out += MessageHtml(e, results);
         break;
-      }
       case EntryKind::kModelChange:
         out +=
             "<div class=\"note\">model: " + HtmlEscape(e.provider + "/" + e.model_id) + "</div>\n";

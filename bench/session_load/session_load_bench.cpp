@@ -67,7 +67,7 @@ fs::path WriteSession(const fs::path& dir, size_t n) {
   h.timestamp_ms = agent::NowMs();
   h.cwd = "/work/project";
   h.agent = "bench";
-  const fs::path path = dir / (h.id + ".jsonl");
+  fs::path path = dir / (h.id + ".jsonl");
   auto writer = agent::SessionWriter::ForNew(path, h);
   agent::History history;
   size_t call = 0;
@@ -199,7 +199,8 @@ int main(int argc, char** argv) {
     }
     const double total = Median(parse) + Median(session) + Median(replay) + Median(write);
     std::printf(
-        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | "
+        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | "
+        "%.2f ms | "
         "%.2f µs |\n",
         n, fs::file_size(path) / 1048576.0, Median(floor), Median(json), Median(parse),
         Median(session), Median(replay), Median(write), total, Median(cpu),

@@ -92,10 +92,12 @@ TEST(CodecTest, ReplayShowsTheBranchAsItWasShown) {
   branch[6].kind = agent::EntryKind::kSessionInfo;
   branch[6].name = "Build fix";
   std::vector<const agent::Entry*> ptrs;
+  ptrs.reserve(branch.size());
   for (const auto& e : branch) ptrs.push_back(&e);
 
   const auto updates = ReplayUpdates(ptrs);
   std::vector<std::string> kinds;
+  kinds.reserve(updates.size());
   for (const auto& u : updates) kinds.push_back(u["sessionUpdate"].asString());
   EXPECT_EQ(kinds, (std::vector<std::string>{"user_message_chunk", "user_message_chunk",
                                              "agent_thought_chunk", "agent_message_chunk",

@@ -336,7 +336,7 @@ TEST_F(SessionStoreTest, TheStoreLaysOutFindsAndListsSessions) {
 }
 
 TEST_F(SessionStoreTest, DefaultRootFollowsLoushoHomeThenHome) {
-  auto env = [](std::map<std::string, std::string> vars) {
+  auto env = [](const std::map<std::string, std::string>& vars) {
     return [vars](const std::string& k) -> std::optional<std::string> {
       auto it = vars.find(k);
       if (it == vars.end()) return std::nullopt;
