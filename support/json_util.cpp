@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <memory>
+#include <sstream>
 
 namespace lousho {
 
@@ -36,12 +37,21 @@ Result<Json::Value> ParseJson(std::string_view text) {
 }
 
 std::string WriteJson(const Json::Value& v) {
-  static const Json::StreamWriterBuilder* builder = [] {
-    auto* b = new Json::StreamWriterBuilder();
-    (*b)["indentation"] = "";
-    return b;
+  // One writer and one buffer per thread: Json::writeString builds a writer (reading its
+  // settings) and a stream for every call, which costs as much as writing a short line.
+  struct LineWriter {
+    std::unique_ptr<Json::StreamWriter> writer;
+    std::ostringstream out;
+  };
+  thread_local LineWriter w = [] {
+    Json::StreamWriterBuilder b;
+    b["indentation"] = "";
+    return LineWriter{std::unique_ptr<Json::StreamWriter>(b.newStreamWriter()), {}};
   }();
-  return Json::writeString(*builder, v);
+  w.out.str(std::string());
+  w.out.clear();
+  w.writer->write(v, &w.out);
+  return w.out.str();
 }
 
 std::string WriteJsonPretty(const Json::Value& v) {
