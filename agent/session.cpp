@@ -95,8 +95,53 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
     Status st = s->history_.Seed(std::move(seed), seed_leaf);
     if (!st.ok()) return st.error();
     s->RestoreFromBranch();
+    s->CloseInterruptedCalls();
   }
   return s;
+}
+
+// A process killed while tools ran leaves an assistant message whose calls have no results; a
+// model request with such a history is refused by every provider. Each missing result is added
+// (and recorded) as a failed call, as a cancelled call would have ended.
+void Session::CloseInterruptedCalls() {
+  const auto& msgs = history_.messages();
+  size_t last = msgs.size();
+  for (size_t i = msgs.size(); i-- > 0;)
+    if (msgs[i].role == Role::kAssistant) {
+      last = i;
+      break;
+    }
+  if (last == msgs.size()) return;
+  std::vector<const ContentBlock*> missing;
+  for (const auto& b : msgs[last].content) {
+    if (b.type != BlockType::kToolCall) continue;
+    bool answered = false;
+    for (size_t j = last + 1; j < msgs.size(); ++j)
+      answered = answered || (msgs[j].role == Role::kToolResult && msgs[j].tool_call_id == b.id);
+    if (!answered) missing.push_back(&b);
+  }
+  std::vector<Message> results;
+  for (const ContentBlock* call : missing) {
+    Message tr;
+    tr.role = Role::kToolResult;
+    tr.tool_call_id = call->id;
+    tr.tool_name = call->name;
+    tr.is_error = true;
+    tr.content.push_back(
+        ContentBlock::Text("Interrupted: lousho stopped before this tool call finished."));
+    tr.tool.title = call->name;
+    tr.tool.args = call->arguments;
+    tr.timestamp_ms = NowMs();
+    results.push_back(std::move(tr));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Message& m : results) {
+    Entry e;
+    e.kind = EntryKind::kMessage;
+    e.timestamp_ms = m.timestamp_ms;
+    e.message = std::move(m);
+    AppendEntryLocked(std::move(e));
+  }
 }
 
 // What the branch recorded besides messages comes back with it: the last mode, plan, todo phases

@@ -260,6 +260,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Queues an event raised off the worker (or between turns); see SetMode.
   Status QueueNotice(Event e, std::function<void()> done, bool checked);
   void RestoreFromBranch();
+  void CloseInterruptedCalls();
   std::optional<TurnResult> RunBuiltin(const std::vector<ContentBlock>& content);
   void SayLocal(const std::string& text);
   void EmitMessage(int turn, const Message& m);

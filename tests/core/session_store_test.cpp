@@ -609,3 +609,42 @@ TEST_F(RecordedSessionTest, NewSessionWithAParentThenSwitchingToItsFile) {
 
 }  // namespace
 }  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+// Killed while a tool ran: the call has no result in the file. Loading adds a failed result (and
+// records it), so the next model request is one a provider accepts.
+TEST_F(RecordedSessionTest, CallsLeftWithoutResultsAreClosedOnLoad) {
+  path_ = dir_ / "rec.jsonl";
+  {
+    auto writer = SessionWriter::ForNew(path_, Header("rec"));
+    History h;
+    writer->Record(h.Append(MessageEntry(Role::kUser, "read the notes")));
+    Entry call = MessageEntry(Role::kAssistant, "Reading.");
+    Json::Value args(Json::objectValue);
+    args["path"] = "notes.txt";
+    call.message.content.push_back(ContentBlock::ToolCall("c1", "read", args));
+    call.message.content.push_back(ContentBlock::ToolCall("c2", "read", args));
+    call.message.stop_reason = StopReason::kToolUse;
+    writer->Record(h.Append(call));
+    Entry done = MessageEntry(Role::kToolResult, "alpha");
+    done.message.tool_call_id = "c1";
+    done.message.tool_name = "read";
+    writer->Record(h.Append(done));
+  }  // the process "dies" here: c2 never got its result
+  Open(true);
+  auto history = session_->History();
+  ASSERT_EQ(history.size(), 4u);
+  EXPECT_EQ(history[3].role, Role::kToolResult);
+  EXPECT_EQ(history[3].tool_call_id, "c2");
+  EXPECT_TRUE(history[3].is_error);
+  ASSERT_TRUE(Run("again").ok());
+  EXPECT_EQ(session_->LastAssistantText(), "You said: again");
+  session_->WaitIdle();
+  Open(true);
+  EXPECT_EQ(session_->History().size(), 6u) << "the added result was recorded, once";
+}
+
+}  // namespace
+}  // namespace lousho::agent
