@@ -1,6 +1,8 @@
 // ACP wire codec.
 #include "acp/codec.h"
 
+#include <unordered_map>
+
 #include "agent/history.h"
 #include "support/json_util.h"
 
@@ -55,6 +57,27 @@ Result<NewSessionParams> NewSessionParams::FromJson(const Json::Value& params) {
       p.additional_directories.push_back(*dir);
     }
   }
+  return p;
+}
+
+Result<LoadSessionParams> LoadSessionParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  auto sid = r.String("sessionId", true);
+  if (!r.ok()) return BadParams(r.error());
+  auto session = NewSessionParams::FromJson(params);
+  if (!session.ok()) return session.error();
+  return LoadSessionParams{*sid, std::move(*session)};
+}
+
+Result<ListSessionsParams> ListSessionsParams::FromJson(const Json::Value& params) {
+  ListSessionsParams p;
+  if (params.isNull()) return p;
+  FieldReader r(params, "params");
+  auto cwd = r.String("cwd", false);  // null counts as absent
+  auto cursor = r.String("cursor", false);
+  if (!r.ok()) return BadParams(r.error());
+  p.cwd = cwd.value_or("");
+  p.cursor = cursor.value_or("");
   return p;
 }
 
@@ -401,11 +424,145 @@ struct UpdateVisitor {
   // The reminder itself is a hidden message; the plan shows the todos.
   Update operator()(const ev::TodoReminder&) const { return std::nullopt; }
   Update operator()(const ev::TodoAutoClear&) const { return std::nullopt; }
+  Update operator()(const ev::SessionInfoChanged& e) const {
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "session_info_update";
+    u["title"] = e.name;
+    return u;
+  }
 };
 }  // namespace
 
 std::optional<Json::Value> UpdateFromEvent(const Event& e) {
   return std::visit(UpdateVisitor{}, e);
+}
+
+namespace {
+Json::Value BlockChunk(const char* kind, const ContentBlock& b) {
+  Json::Value u(Json::objectValue);
+  u["sessionUpdate"] = kind;
+  if (b.type == BlockType::kImage) {
+    Json::Value img(Json::objectValue);
+    img["type"] = "image";
+    img["data"] = b.data;
+    img["mimeType"] = b.mime_type;
+    u["content"] = img;
+  } else {
+    u["content"] = TextBlock(b.text);
+  }
+  return u;
+}
+
+// A stored tool result as the output the editor was shown when it ran. A terminal of the run is
+// gone, so its output is shown as text instead.
+agent::ToolOutput StoredOutput(const agent::Message& result) {
+  agent::ToolOutput out;
+  out.content = result.content;
+  out.is_error = result.is_error;
+  out.diffs = result.tool.diffs;
+  out.details = result.tool.details;
+  return out;
+}
+
+void ReplayAssistant(const agent::Message& m,
+                     const std::unordered_map<std::string, const agent::Message*>& results,
+                     std::vector<Json::Value>* out) {
+  for (const auto& b : m.content) {
+    switch (b.type) {
+      case BlockType::kText:
+        if (!b.text.empty()) out->push_back(BlockChunk("agent_message_chunk", b));
+        break;
+      case BlockType::kImage:
+        out->push_back(BlockChunk("agent_message_chunk", b));
+        break;
+      case BlockType::kThinking:
+        if (!b.redacted && !b.text.empty()) out->push_back(BlockChunk("agent_thought_chunk", b));
+        break;
+      case BlockType::kToolCall: {
+        auto it = results.find(b.id);
+        const agent::Message* result = it == results.end() ? nullptr : it->second;
+        ev::ToolCall call;
+        call.id = b.id;
+        call.name = b.name;
+        call.args = &b.arguments;
+        call.title = result && !result->tool.title.empty() ? result->tool.title : b.name;
+        if (result) {
+          call.kind = result->tool.kind;
+          call.locations = result->tool.locations;
+        }
+        out->push_back(*UpdateFromEvent(ev::ToolExecutionStart{0, &call}));
+        if (result) {
+          const agent::ToolOutput output = StoredOutput(*result);
+          out->push_back(
+              *UpdateFromEvent(ev::ToolExecutionEnd{0, &call, &output, output.is_error}));
+        }
+        break;
+      }
+    }
+  }
+}
+}  // namespace
+
+std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& branch) {
+  std::unordered_map<std::string, const agent::Message*> results;
+  for (const agent::Entry* e : branch)
+    if (e->kind == agent::EntryKind::kMessage && e->message.role == agent::Role::kToolResult)
+      results[e->message.tool_call_id] = &e->message;
+  std::vector<Json::Value> out;
+  out.reserve(branch.size() * 2);
+  for (const agent::Entry* entry : branch) {
+    const agent::Entry& e = *entry;
+    switch (e.kind) {
+      case agent::EntryKind::kMessage: {
+        const agent::Message& m = e.message;
+        if (!m.display) break;
+        switch (m.role) {
+          case agent::Role::kUser:
+            for (const auto& b : m.content)
+              if (b.type == BlockType::kText || b.type == BlockType::kImage)
+                out.push_back(BlockChunk("user_message_chunk", b));
+            break;
+          case agent::Role::kAssistant:
+            ReplayAssistant(m, results, &out);
+            break;
+          case agent::Role::kToolResult:
+            break;  // shown with its call
+        }
+        break;
+      }
+      case agent::EntryKind::kModeChange:
+        out.push_back(*UpdateFromEvent(ev::ModeChanged{e.mode}));
+        break;
+      case agent::EntryKind::kCustom:
+        if (e.custom_type == agent::kPlanEntryType) {
+          ev::PlanUpdate plan;
+          for (const auto& p : e.data) {
+            agent::PlanEntry pe;
+            pe.content = StringOr(p, "content");
+            pe.priority = StringOr(p, "priority", "medium");
+            pe.status = StringOr(p, "status", "pending");
+            plan.plan.push_back(std::move(pe));
+          }
+          out.push_back(*UpdateFromEvent(plan));
+        }
+        break;
+      case agent::EntryKind::kSessionInfo: {
+        Json::Value u(Json::objectValue);
+        u["sessionUpdate"] = "session_info_update";
+        u["title"] = e.name;
+        out.push_back(u);
+        break;
+      }
+      case agent::EntryKind::kModelChange:
+      case agent::EntryKind::kThinkingChange:
+      case agent::EntryKind::kLabel:
+      case agent::EntryKind::kCompaction:
+      case agent::EntryKind::kBranchSummary:
+      case agent::EntryKind::kTtsrInjection:
+        break;
+    }
+  }
+  return out;
 }
 
 Json::Value PermissionRequestToJson(const std::string& session_id,

@@ -38,6 +38,18 @@ struct NewSessionParams {
   std::vector<std::string> additional_directories;
   static Result<NewSessionParams> FromJson(const Json::Value& params);
 };
+// session/load and session/resume (sessionId, then what session/new takes).
+struct LoadSessionParams {
+  std::string session_id;
+  NewSessionParams session;
+  static Result<LoadSessionParams> FromJson(const Json::Value& params);
+};
+struct ListSessionsParams {
+  std::string cwd;     // empty: every session
+  std::string cursor;  // empty: the first page
+  static Result<ListSessionsParams> FromJson(const Json::Value& params);
+};
+
 struct PromptParams {
   std::string session_id;
   Json::Value prompt;  // a non-empty array of content blocks (see PromptFromJson)
@@ -73,6 +85,11 @@ Json::Value ModesToJson(agent::PermissionMode current);
 // The session/update `update` object for an engine event, or nullopt when the event has no ACP
 // counterpart.
 std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
+
+// The session/update `update` objects that show a stored branch again (session/load): the
+// user's and the agent's messages, thoughts, tool calls with their final status and content,
+// plans, mode changes and the session's name, in order.
+std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& branch);
 
 // The session/request_permission params.
 Json::Value PermissionRequestToJson(const std::string& session_id,

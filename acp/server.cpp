@@ -7,6 +7,7 @@
 #include <random>
 
 #include "acp/methods.h"
+#include "agent/builtin_commands.h"
 #include "support/json_util.h"
 #include "support/log.h"
 
@@ -42,6 +43,7 @@ Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfi
                                        jsonrpc::kInvalidRequest,
                                        "Invalid Request: call initialize first", Json::Value()};
                                  }}) {
+  if (options_.session_root) store_.emplace(*options_.session_root);
   BindMethods();
 }
 
@@ -69,6 +71,9 @@ void Server::BindNotification(const char* method, void (Server::*handler)(const 
 void Server::BindMethods() {
   Bind(method::kInitialize, &Server::Initialize);
   Bind(method::kSessionNew, &Server::NewSession);
+  Bind(method::kSessionLoad, &Server::LoadSession);
+  Bind(method::kSessionResume, &Server::ResumeSession);
+  Bind(method::kSessionList, &Server::ListSessions);
   Bind(method::kSessionPrompt, &Server::Prompt);
   Bind(method::kSessionSetMode, &Server::SetMode);
   Bind(method::kSessionClose, &Server::CloseSession);
@@ -101,7 +106,7 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   Json::Value res = Obj();
   res["protocolVersion"] = kProtocolVersion;
   Json::Value ac = Obj();
-  ac["loadSession"] = false;
+  ac["loadSession"] = store_.has_value();
   Json::Value pc = Obj();
   pc["image"] = view_.images;
   pc["audio"] = false;
@@ -114,6 +119,10 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   Json::Value sc = Obj();
   sc["close"] = Obj();
   sc["additionalDirectories"] = Obj();  // honoured as extra roots of the session's tools
+  if (store_) {
+    sc["list"] = Obj();
+    sc["resume"] = Obj();
+  }
   ac["sessionCapabilities"] = sc;
   res["agentCapabilities"] = ac;
   res["authMethods"] = Json::Value(Json::arrayValue);
@@ -136,29 +145,39 @@ std::string Server::NewSessionId() {
   return buf;
 }
 
-void Server::NewSession(const NewSessionParams& params, Reply reply) {
+bool Server::CanOpen(const NewSessionParams& params, Reply* reply) {
   if (view_.provider_error) {
     // ACP's "authentication required": the editor shows the message (which names the variable).
-    return reply.Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
-                       ErrorData(view_.provider_error->code));
+    reply->Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
+                 ErrorData(view_.provider_error->code));
+    return false;
   }
   fs::path dir(params.cwd);
-  if (!dir.is_absolute())
-    return reply.Error(jsonrpc::kInvalidParams,
-                       "Invalid params: params.cwd: must be an absolute path");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    return reply.Error(jsonrpc::kInvalidParams,
-                       "Invalid params: params.cwd: no such directory: " + params.cwd);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (sessions_.size() >= options_.max_sessions)
-      return reply.Error(jsonrpc::kInternalError,
-                         "Too many open sessions (limit " + std::to_string(options_.max_sessions) +
-                             "); close one with session/close",
-                         ErrorData(ErrorCode::kSessionLimit));
+  if (!dir.is_absolute()) {
+    reply->Error(jsonrpc::kInvalidParams, "Invalid params: params.cwd: must be an absolute path");
+    return false;
   }
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    reply->Error(jsonrpc::kInvalidParams,
+                 "Invalid params: params.cwd: no such directory: " + params.cwd);
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (sessions_.size() >= options_.max_sessions) {
+    reply->Error(jsonrpc::kInternalError,
+                 "Too many open sessions (limit " + std::to_string(options_.max_sessions) +
+                     "); close one with session/close",
+                 ErrorData(ErrorCode::kSessionLimit));
+    return false;
+  }
+  return true;
+}
+
+agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const std::string& id) {
   agent::SessionOptions so;
+  std::error_code ec;
+  fs::path dir(params.cwd);
   so.cwd = fs::weakly_canonical(dir, ec);
   if (ec) so.cwd = dir;
   for (const auto& d : params.additional_directories) {
@@ -166,9 +185,9 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
     so.additional_roots.push_back(ec ? fs::path(d) : root);
   }
   if (params.mcp_servers.isArray() && !params.mcp_servers.empty())
-    log::Warn("session/new: " + std::to_string(params.mcp_servers.size()) +
+    log::Warn("session " + id + ": " + std::to_string(params.mcp_servers.size()) +
               " MCP server(s) given; this version does not connect to MCP servers yet");
-  so.id = NewSessionId();
+  so.id = id;
   {
     std::lock_guard<std::mutex> lock(mu_);
     so.services.permissions = this;
@@ -176,42 +195,169 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
     if (client_caps_.terminal) so.services.terminals = this;
   }
   so.pool = &pool_;
-  std::string sid = so.id;
-  so.sink = [this, sid](const agent::Event& e) {
-    if (auto update = UpdateFromEvent(e)) SendUpdate(sid, *update);
+  so.sink = [this, id](const agent::Event& e) {
+    if (auto update = UpdateFromEvent(e)) SendUpdate(id, *update);
   };
-  auto created = agent::Session::Create(agent_, std::move(so));
-  if (!created.ok())
-    return reply.Error(jsonrpc::kInternalError, created.error().message,
-                       ErrorData(created.error().code));
+  return so;
+}
+
+std::shared_ptr<agent::Session> Server::Register(
+    const std::function<Result<std::shared_ptr<agent::Session>>()>& create, Reply* reply,
+    const std::function<void(const agent::Session&)>& before_visible) {
+  auto created = create();
+  if (!created.ok()) {
+    reply->Error(jsonrpc::kInternalError, created.error().message, ErrorData(created.error().code));
+    return nullptr;
+  }
   std::shared_ptr<agent::Session> session = *created;
+  if (before_visible) before_visible(*session);
+  bool added;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    sessions_[sid] = session;
+    added = sessions_.emplace(session->id(), session).second;
   }
+  if (!added) {
+    session->Close(nullptr);  // lets go of its file
+    reply->Error(jsonrpc::kInvalidParams,
+                 "Invalid params: params.sessionId: session " + session->id() + " is already open");
+    return nullptr;
+  }
+  return session;
+}
+
+Json::Value Server::SessionResult(const agent::Session& session) {
   Json::Value res = Obj();
-  res["sessionId"] = sid;
-  res["modes"] = ModesToJson(session->mode());
+  res["modes"] = ModesToJson(session.mode());
+  return res;
+}
+
+// Commands only after the session exists for the client.
+void Server::SendSessionStart(const std::string& sid) {
+  Json::Value list(Json::arrayValue);
+  auto add = [&](const std::string& name, const std::string& description, const std::string& hint) {
+    Json::Value item = Obj();
+    item["name"] = name;
+    item["description"] = description.empty() ? name : description;
+    if (!hint.empty()) {
+      Json::Value input = Obj();
+      input["hint"] = hint;
+      item["input"] = input;
+    }
+    list.append(item);
+  };
+  for (const auto& c : view_.commands) add(c.name, c.description, c.hint);
+  for (const auto& b : agent::BuiltinCommands()) {
+    bool shadowed = false;  // a spec command of the same name runs instead
+    for (const auto& c : view_.commands) shadowed = shadowed || c.name == b.name;
+    if (!shadowed) add(b.name, b.description, b.hint);
+  }
+  Json::Value u = Obj();
+  u["sessionUpdate"] = "available_commands_update";
+  u["availableCommands"] = list;
+  SendUpdate(sid, u);
+}
+
+void Server::NewSession(const NewSessionParams& params, Reply reply) {
+  if (!CanOpen(params, &reply)) return;
+  agent::SessionOptions so = BaseOptions(params, NewSessionId());
+  // Nothing is written until the first message: a session nobody spoke in leaves no file.
+  auto session = Register(
+      [&] {
+        return store_ ? agent::CreateRecordedSession(agent_, std::move(so), *store_)
+                      : agent::Session::Create(agent_, std::move(so));
+      },
+      &reply);
+  if (!session) return;
+  Json::Value res = SessionResult(*session);
+  res["sessionId"] = session->id();
   reply.Result(res);
-  // Commands only after the session exists for the client.
-  if (!view_.commands.empty()) {
-    Json::Value u = Obj();
-    u["sessionUpdate"] = "available_commands_update";
+  SendSessionStart(session->id());
+}
+
+void Server::LoadSession(const LoadSessionParams& params, Reply reply) {
+  OpenStored(params, /*replay=*/true, std::move(reply));
+}
+
+void Server::ResumeSession(const LoadSessionParams& params, Reply reply) {
+  OpenStored(params, /*replay=*/false, std::move(reply));
+}
+
+void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply reply) {
+  if (!store_)
+    return reply.Error(jsonrpc::kMethodNotFound, "Method not found: sessions are not saved");
+  if (!CanOpen(params.session, &reply)) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (sessions_.count(params.session_id) != 0)
+      return reply.Error(jsonrpc::kInvalidParams, "Invalid params: params.sessionId: session " +
+                                                      params.session_id + " is already open");
+  }
+  // Reading the file is disk work: a worker does it, never the reader thread.
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  Status st = pool_.Post([this, params, replay, shared_reply] {
+    auto path = store_->Find(params.session_id, params.session.cwd);
+    if (!path.ok())
+      return shared_reply->Error(jsonrpc::kInvalidParams,
+                                 "Invalid params: params.sessionId: " + path.error().message,
+                                 ErrorData(path.error().code));
+    agent::SessionOptions so = BaseOptions(params.session, params.session_id);
+    // The history goes out before the session can be prompted, so no turn's update mixes in.
+    auto send_history = [this, replay](const agent::Session& s) {
+      if (replay)
+        s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+          for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
+        });
+    };
+    auto session = Register([&] { return agent::OpenSessionFile(agent_, std::move(so), *path); },
+                            shared_reply.get(), send_history);
+    if (!session) return;
+    shared_reply->Result(SessionResult(*session));
+    SendSessionStart(session->id());
+  });
+  if (!st.ok())
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+}
+
+namespace {
+constexpr size_t kListPageSize = 50;
+}  // namespace
+
+void Server::ListSessions(const ListSessionsParams& params, Reply reply) {
+  if (!store_)
+    return reply.Error(jsonrpc::kMethodNotFound, "Method not found: sessions are not saved");
+  size_t offset = 0;
+  if (!params.cursor.empty()) {
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(params.cursor.c_str(), &end, 10);
+    if (end == params.cursor.c_str() || *end != '\0')
+      return reply.Error(jsonrpc::kInvalidParams,
+                         "Invalid params: params.cursor: not a cursor "
+                         "this agent gave");
+    offset = static_cast<size_t>(n);
+  }
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  Status st = pool_.Post([this, cwd = params.cwd, offset, shared_reply] {
+    // Files name the working directory as session/new resolved it.
+    std::error_code ec;
+    fs::path resolved = cwd.empty() ? fs::path() : fs::weakly_canonical(cwd, ec);
+    std::vector<agent::SessionSummary> all = store_->List(ec ? cwd : resolved.string());
+    Json::Value res = Obj();
     Json::Value list(Json::arrayValue);
-    for (const auto& c : view_.commands) {
+    for (size_t i = offset; i < all.size() && i < offset + kListPageSize; ++i) {
       Json::Value item = Obj();
-      item["name"] = c.name;
-      item["description"] = c.description.empty() ? c.name : c.description;
-      if (!c.hint.empty()) {
-        Json::Value input = Obj();
-        input["hint"] = c.hint;
-        item["input"] = input;
-      }
+      item["sessionId"] = all[i].id;
+      item["cwd"] = all[i].cwd;
+      if (!all[i].title.empty()) item["title"] = all[i].title;
+      item["updatedAt"] = agent::IsoTimestamp(all[i].updated_ms);
       list.append(item);
     }
-    u["availableCommands"] = list;
-    SendUpdate(sid, u);
-  }
+    res["sessions"] = list;
+    if (offset + kListPageSize < all.size())
+      res["nextCursor"] = std::to_string(offset + kListPageSize);
+    shared_reply->Result(res);
+  });
+  if (!st.ok())
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
 }
 
 std::shared_ptr<agent::Session> Server::FindSession(const std::string& session_id, Reply* reply) {

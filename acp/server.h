@@ -2,14 +2,18 @@
 // side of ClientServices over the same connection.
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "acp/codec.h"
 #include "agent/client_services.h"
 #include "agent/session.h"
+#include "agent/session_store.h"
 #include "support/jsonrpc.h"
 #include "support/transport.h"
 #include "support/worker_pool.h"
@@ -24,6 +28,9 @@ struct ServerOptions {
   // How long a call to the editor made while cleaning up (terminal/kill, output, release) may
   // wait for its answer.
   long cleanup_timeout_ms = 5000;
+  // Where session files go (agent::SessionStore's root); nullopt: sessions are not saved, and
+  // session/load, list and resume are not offered.
+  std::optional<std::filesystem::path> session_root;
 };
 
 // Owns the sessions of one connection. Run() blocks until input ends (or Stop()), then cancels
@@ -67,6 +74,21 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   void BindNotification(const char* method, void (Server::*handler)(const P&));
   void Initialize(const InitializeParams& params, jsonrpc::Reply reply);
   void NewSession(const NewSessionParams& params, jsonrpc::Reply reply);
+  void LoadSession(const LoadSessionParams& params, jsonrpc::Reply reply);
+  void ResumeSession(const LoadSessionParams& params, jsonrpc::Reply reply);
+  void ListSessions(const ListSessionsParams& params, jsonrpc::Reply reply);
+  // What session/new, load and resume share: checks that a session may open here (answering
+  // the error and returning false when not), the options every session gets, registering it,
+  // the response (one function, so new and load answer alike) and the updates that follow it.
+  bool CanOpen(const NewSessionParams& params, jsonrpc::Reply* reply);
+  agent::SessionOptions BaseOptions(const NewSessionParams& params, const std::string& id);
+  std::shared_ptr<agent::Session> Register(
+      const std::function<Result<std::shared_ptr<agent::Session>>()>& create, jsonrpc::Reply* reply,
+      const std::function<void(const agent::Session&)>& before_visible = nullptr);
+  Json::Value SessionResult(const agent::Session& session);
+  void SendSessionStart(const std::string& session_id);
+  // session/load (replay true) and session/resume, on a worker.
+  void OpenStored(const LoadSessionParams& params, bool replay, jsonrpc::Reply reply);
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);
   void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
   void CloseSession(const SessionIdParams& params, jsonrpc::Reply reply);
@@ -89,6 +111,7 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // Running prompts by their request id (as JSON text), for $/cancel_request.
   std::map<std::string, std::weak_ptr<agent::Session>> prompts_;
   long long session_counter_ = 0;
+  std::optional<agent::SessionStore> store_;  // null: sessions are not saved
 };
 
 }  // namespace lousho::acp

@@ -128,6 +128,10 @@ struct AutoCompactionEnd {
   bool will_retry = false;
   std::string error;  // empty on success
 };
+// The session got a name (the first prompt's gist, /name, or a door's call).
+struct SessionInfoChanged {
+  std::string name;
+};
 
 }  // namespace event
 
@@ -137,7 +141,8 @@ using Event =
                  event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
                  event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
                  event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
-                 event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear>;
+                 event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear,
+                 event::SessionInfoChanged>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

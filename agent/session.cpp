@@ -6,7 +6,11 @@
 #include <system_error>
 #include <thread>
 
+#include "agent/builtin_commands.h"
+#include "agent/html_export.h"
 #include "agent/message_builder.h"
+#include "support/files.h"
+#include "support/json_util.h"
 #include "support/log.h"
 
 namespace lousho::agent {
@@ -124,8 +128,91 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
   if (!seed.empty()) {
     Status st = s->history_.Seed(std::move(seed), seed_leaf);
     if (!st.ok()) return st.error();
+    s->RestoreFromBranch();
+    s->CloseInterruptedCalls();
   }
   return s;
+}
+
+// A process killed while tools ran leaves an assistant message whose calls have no results; a
+// model request with such a history is refused by every provider. Each missing result is added
+// (and recorded) as a failed call, as a cancelled call would have ended.
+void Session::CloseInterruptedCalls() {
+  const auto& msgs = history_.messages();
+  size_t last = msgs.size();
+  for (size_t i = msgs.size(); i-- > 0;)
+    if (msgs[i].role == Role::kAssistant) {
+      last = i;
+      break;
+    }
+  if (last == msgs.size()) return;
+  std::vector<const ContentBlock*> missing;
+  for (const auto& b : msgs[last].content) {
+    if (b.type != BlockType::kToolCall) continue;
+    bool answered = false;
+    for (size_t j = last + 1; j < msgs.size(); ++j)
+      answered = answered || (msgs[j].role == Role::kToolResult && msgs[j].tool_call_id == b.id);
+    if (!answered) missing.push_back(&b);
+  }
+  std::vector<Message> results;
+  for (const ContentBlock* call : missing) {
+    Message tr;
+    tr.role = Role::kToolResult;
+    tr.tool_call_id = call->id;
+    tr.tool_name = call->name;
+    tr.is_error = true;
+    tr.content.push_back(
+        ContentBlock::Text("Interrupted: lousho stopped before this tool call finished."));
+    tr.tool.title = call->name;
+    tr.tool.args = call->arguments;
+    tr.timestamp_ms = NowMs();
+    results.push_back(std::move(tr));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Message& m : results) {
+    Entry e;
+    e.kind = EntryKind::kMessage;
+    e.timestamp_ms = m.timestamp_ms;
+    e.message = std::move(m);
+    AppendEntryLocked(std::move(e));
+  }
+}
+
+// What the branch recorded besides messages comes back with it: the last mode, plan, todo phases
+// and name on the branch.
+void Session::RestoreFromBranch() {
+  for (const Entry* e : history_.Branch()) {
+    switch (e->kind) {
+      case EntryKind::kModeChange:
+        if (auto mode = ParsePermissionMode(e->mode)) mode_ = *mode;
+        break;
+      case EntryKind::kSessionInfo:
+        name_ = e->name;
+        break;
+      case EntryKind::kCustom:
+        if (e->custom_type == kPlanEntryType) {
+          plan_.clear();
+          for (const auto& p : e->data) {
+            PlanEntry pe;
+            pe.content = StringOr(p, "content");
+            pe.priority = StringOr(p, "priority", "medium");
+            pe.status = StringOr(p, "status", "pending");
+            plan_.push_back(std::move(pe));
+          }
+        } else if (e->custom_type == kTodoPhasesEntryType) {
+          todos_ = TodoPhasesFromJson(e->data);
+        }
+        break;
+      case EntryKind::kMessage:
+      case EntryKind::kModelChange:
+      case EntryKind::kThinkingChange:
+      case EntryKind::kLabel:
+      case EntryKind::kCompaction:
+      case EntryKind::kBranchSummary:
+      case EntryKind::kTtsrInjection:
+        break;
+    }
+  }
 }
 
 Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options)
@@ -165,6 +252,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
   }
   Status st = Post([this, source, content = std::move(content), done = std::move(done)]() mutable {
     Result<TurnResult> result = RunTurn(std::move(content), source->token());
+    if (options_.recorder) options_.recorder->Flush();  // durable at every turn end
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = false;
@@ -210,7 +298,10 @@ void Session::Close(std::function<void()> done, CancelCause cause) {
     closing_ = true;
   }
   Cancel(cause);
-  Status st = Post(std::move(done));
+  Status st = Post([this, done = std::move(done)] {
+    if (options_.recorder) options_.recorder->Close();  // the file's lock goes with the session
+    if (done) done();
+  });
   if (!st.ok()) log::Error("session " + id() + ": cannot finish closing: " + st.error().message);
 }
 
@@ -232,6 +323,12 @@ Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
     if (notices_.size() >= kMaxPendingNotices)
       return MakeError(ErrorCode::kSessionBusy,
                        "too many changes are waiting for the session's running turn");
+    if (mode != mode_) {
+      Entry e;
+      e.kind = EntryKind::kModeChange;
+      e.mode = PermissionModeId(mode);
+      AppendEntryLocked(std::move(e));
+    }
     mode_ = mode;
     notices_.emplace_back(event::ModeChanged{PermissionModeId(mode)}, std::move(done));
     has_notices_.store(true, std::memory_order_release);
@@ -321,28 +418,6 @@ void Session::AbortRetry() {
   if (source) source->Cancel();  // outside the lock: callbacks never run under it
 }
 
-void Session::SetName(std::string name) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    name_ = name;
-  }
-  // The entry joins the history on the worker, after the running turn if there is one: the
-  // worker reads the history without the lock.
-  Entry e;
-  e.kind = EntryKind::kSessionInfo;
-  e.name = std::move(name);
-  Status st = Post([this, e = std::move(e)]() mutable {
-    std::lock_guard<std::mutex> lock(mu_);
-    history_.Append(std::move(e));
-  });
-  if (!st.ok()) log::Warn("session " + id() + ": name not recorded: " + st.error().message);
-}
-
-std::string Session::name() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return name_;
-}
-
 ModelChoice Session::model() const {
   std::lock_guard<std::mutex> lock(mu_);
   return model_;
@@ -423,7 +498,14 @@ void Session::AppendMessage(Message m, Turn* t) {
   e.timestamp_ms = m.timestamp_ms;
   e.message = std::move(m);
   std::lock_guard<std::mutex> lock(mu_);
-  history_.Append(std::move(e));
+  AppendEntryLocked(std::move(e));
+}
+
+const Entry& Session::AppendEntryLocked(Entry e) {
+  const Entry& stored = history_.Append(std::move(e));
+  if (stored.kind == EntryKind::kSessionInfo) name_ = stored.name;
+  if (options_.recorder) options_.recorder->Record(stored);
+  return stored;
 }
 
 void Session::Emit(const Event& e) {
@@ -434,6 +516,39 @@ void Session::Emit(const Event& e) {
 void Session::EmitMessage(int turn, const Message& m) {
   Emit(event::MessageStart{turn, &m});
   Emit(event::MessageEnd{turn, &m});
+}
+
+// A built-in command (agent/builtin_commands.h) runs in place of a model turn; a spec command of
+// the same name wins. Nothing of it enters the history but what the command itself records.
+std::optional<TurnResult> Session::RunBuiltin(const std::vector<ContentBlock>& content) {
+  if (content.empty() || content[0].type != BlockType::kText) return std::nullopt;
+  const std::string& text = content[0].text;
+  if (text.size() < 2 || text[0] != '/') return std::nullopt;
+  const size_t end = text.find_first_of(" \t\n", 1);
+  const std::string name = text.substr(1, end == std::string::npos ? std::string::npos : end - 1);
+  for (const auto& cmd : agent_->commands)
+    if (cmd.name == name) return std::nullopt;
+  const BuiltinCommand* cmd = FindBuiltinCommand(name);
+  if (!cmd) return std::nullopt;
+  Emit(event::AgentStart{});
+  auto said = cmd->run(*this, end == std::string::npos ? "" : text.substr(end + 1));
+  SayLocal(said.ok() ? *said : "/" + name + ": " + said.error().message);
+  const std::vector<Message> none;
+  Emit(event::AgentEnd{&none});
+  return TurnResult{};
+}
+
+// Shows the user a note as an assistant message that is not part of the conversation.
+void Session::SayLocal(const std::string& text) {
+  Message m;
+  m.role = Role::kAssistant;
+  m.content.push_back(ContentBlock::Text(text));
+  StreamDelta d;
+  d.kind = DeltaKind::kText;
+  d.text = text;
+  Emit(event::MessageStart{0, &m});
+  Emit(event::MessageUpdate{0, &d, &m});
+  Emit(event::MessageEnd{0, &m});
 }
 
 std::vector<ContentBlock> Session::ExpandCommand(std::vector<ContentBlock> content) const {
@@ -472,9 +587,213 @@ std::string Session::SystemPrompt() const {
   return s;
 }
 
+// --- names, branches, stats (the legacy RPC door's operations) ---
+
+std::string PromptGist(const std::string& text) {
+  std::string line;
+  bool space = false;
+  for (char c : text) {
+    if (c == '\n' && !line.empty()) break;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      space = !line.empty();
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += c;
+  }
+  // Count characters, not bytes, and never cut a UTF-8 sequence.
+  size_t chars = 0, cut = std::string::npos;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;
+    if (chars == kMaxGistChars) {
+      cut = i;
+      break;
+    }
+    ++chars;
+  }
+  if (cut == std::string::npos) return line;
+  size_t at = line.rfind(' ', cut);
+  if (at == std::string::npos || at < cut / 2) at = cut;
+  return line.substr(0, at) + "\u2026";
+}
+
+Json::Value TodoPhasesToJson(const std::vector<TodoPhase>& phases) {
+  Json::Value out(Json::arrayValue);
+  for (const auto& p : phases) {
+    Json::Value phase(Json::objectValue);
+    if (!p.id.empty()) phase["id"] = p.id;
+    phase["name"] = p.name;
+    Json::Value tasks(Json::arrayValue);
+    for (const auto& t : p.tasks) {
+      Json::Value task(Json::objectValue);
+      if (!t.id.empty()) task["id"] = t.id;
+      task["content"] = t.content;
+      task["status"] = t.status;
+      if (!t.blocker.empty()) task["blocker"] = t.blocker;
+      tasks.append(task);
+    }
+    phase["tasks"] = tasks;
+    out.append(phase);
+  }
+  return out;
+}
+
+std::vector<TodoPhase> TodoPhasesFromJson(const Json::Value& v) {
+  std::vector<TodoPhase> out;
+  if (!v.isArray()) return out;
+  for (const auto& p : v) {
+    TodoPhase phase;
+    phase.id = StringOr(p, "id");
+    phase.name = StringOr(p, "name");
+    const Json::Value& tasks = MemberOrNull(p, "tasks");
+    if (tasks.isArray())
+      for (const auto& t : tasks) {
+        TodoTask task;
+        task.id = StringOr(t, "id");
+        task.content = StringOr(t, "content");
+        task.status = StringOr(t, "status", "pending");
+        task.blocker = StringOr(t, "blocker");
+        phase.tasks.push_back(std::move(task));
+      }
+    out.push_back(std::move(phase));
+  }
+  return out;
+}
+
+std::string Session::Name() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return name_;
+}
+
+Status Session::SetName(const std::string& name) {
+  if (name.find_first_not_of(" \t\r\n") == std::string::npos)
+    return MakeError(ErrorCode::kInvalidParams, "Session name cannot be empty");
+  return QueueNotice(event::SessionInfoChanged{name}, nullptr, /*checked=*/true);
+}
+
+// Like SetMode: the change is made at once, its event goes out on the worker before the next one.
+Status Session::QueueNotice(Event e, std::function<void()> done, bool checked) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (checked && notices_.size() >= kMaxPendingNotices)
+      return MakeError(ErrorCode::kSessionBusy,
+                       "too many changes are waiting for the session's running turn");
+    if (const auto* info = std::get_if<event::SessionInfoChanged>(&e)) {
+      Entry entry;
+      entry.kind = EntryKind::kSessionInfo;
+      entry.name = info->name;
+      AppendEntryLocked(std::move(entry));
+    }
+    notices_.emplace_back(std::move(e), std::move(done));
+    has_notices_.store(true, std::memory_order_release);
+  }
+  if (!strand_->InTask()) {
+    Status st = Post([] {});
+    if (!st.ok()) FlushNotices();
+  }
+  return Status::Ok();
+}
+
+Status Session::SetLeaf(const std::string& entry_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (busy_) return MakeError(ErrorCode::kSessionBusy, "a prompt is running in this session");
+  Status st = history_.SetLeaf(entry_id);
+  if (st.ok()) RestoreFromBranch();
+  return st;
+}
+
+Result<std::string> Session::BranchFrom(const std::string& entry_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (busy_) return MakeError(ErrorCode::kSessionBusy, "a prompt is running in this session");
+  const Entry* e = history_.Find(entry_id);
+  if (!e || e->kind != EntryKind::kMessage || e->message.role != Role::kUser ||
+      e->message.is_custom())
+    return MakeError(ErrorCode::kHistoryInvalid, "no user message with id '" + entry_id + "'");
+  std::string text = e->message.TextContent();
+  Status st = history_.SetLeaf(e->parent_id);
+  if (!st.ok()) return st.error();
+  RestoreFromBranch();
+  return text;
+}
+
+std::vector<BranchPoint> Session::UserMessages() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<BranchPoint> out;
+  for (const Entry* e : history_.Branch())
+    if (e->kind == EntryKind::kMessage && e->message.role == Role::kUser && !e->message.is_custom())
+      out.push_back({e->id, e->message.TextContent()});
+  return out;
+}
+
+std::optional<std::string> Session::LastAssistantText() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto& msgs = history_.messages();
+  for (auto it = msgs.rbegin(); it != msgs.rend(); ++it)
+    if (it->role == Role::kAssistant) return it->TextContent();
+  return std::nullopt;
+}
+
+SessionStats Session::Stats() const {
+  SessionStats st;
+  st.id = options_.id;
+  st.file = options_.session_file;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Message& m : history_.messages()) {
+    ++st.total_messages;
+    switch (m.role) {
+      case Role::kUser:
+        ++st.user_messages;
+        break;
+      case Role::kAssistant:
+        ++st.assistant_messages;
+        for (const auto& b : m.content)
+          if (b.type == BlockType::kToolCall) ++st.tool_calls;
+        break;
+      case Role::kToolResult:
+        ++st.tool_results;
+        break;
+    }
+  }
+  // Tokens were spent on abandoned branches too.
+  for (const Entry& e : history_.entries())
+    if (e.kind == EntryKind::kMessage && e.message.role == Role::kAssistant)
+      st.tokens.Add(e.message.usage);
+  return st;
+}
+
+Result<fs::path> Session::ExportHtml(const fs::path& path) const {
+  fs::path out = path.empty() ? fs::path("lousho-" + options_.id + ".html") : path;
+  if (out.is_relative()) out = options_.cwd / out;
+  std::vector<Entry> branch = BranchEntries();
+  HtmlExportInfo info;
+  info.title = Name();
+  info.session_id = options_.id;
+  info.agent = agent_->name;
+  info.cwd = options_.cwd.string();
+  std::error_code ec;
+  fs::create_directories(out.parent_path(), ec);  // a failure shows in the write's error
+  Status st = WriteDiskFile(out, SessionHtml(info, branch));
+  if (!st.ok()) return st.error();
+  return out;
+}
+
+void Session::VisitBranch(const std::function<void(const std::vector<const Entry*>&)>& fn) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  fn(history_.Branch());
+}
+
+std::vector<Entry> Session::BranchEntries() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Entry> out;
+  for (const Entry* e : history_.Branch()) out.push_back(*e);
+  return out;
+}
+
 // --- the turn ---
 
 Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel) {
+  if (auto done = RunBuiltin(content)) return *done;
   Turn t;
   t.cancel = cancel;
   Emit(event::AgentStart{});
@@ -490,8 +809,12 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   Message user;
   user.role = Role::kUser;
   user.content = ExpandCommand(std::move(content));
+  const std::string gist =
+      options_.auto_title && Name().empty() ? PromptGist(user.TextContent()) : "";
   AppendMessage(user, &t);
   EmitMessage(0, t.added.back());
+  // The first prompt names the session until someone names it.
+  if (!gist.empty()) (void)SetName(gist);
 
   for (;;) {
     if (auto stop = LimitReached(t)) return Finish(t, *stop);
@@ -581,7 +904,7 @@ bool Session::RemindTodos(Turn& t) {
         if (task.open()) open.push_back(task);
       }
     all_done = tasks > 0 && open.empty();
-    if (all_done && settings.auto_clear) todos_.clear();
+    if (all_done && settings.auto_clear) SetTodosLocked({});
   }
   if (all_done && settings.auto_clear) {
     Emit(event::TodoAutoClear{});
@@ -607,7 +930,31 @@ bool Session::RemindTodos(Turn& t) {
 }
 
 void Session::SetTodos(std::vector<TodoPhase> phases) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Json::Value data = TodoPhasesToJson(phases);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    todos_ = std::move(phases);
+  }
+  // The entry joins the history on the worker, after the running turn if there is one: the
+  // worker reads the history without the lock.
+  Status st = Post([this, data = std::move(data)]() mutable {
+    Entry e;
+    e.kind = EntryKind::kCustom;
+    e.custom_type = kTodoPhasesEntryType;
+    e.data = std::move(data);
+    std::lock_guard<std::mutex> lock(mu_);
+    AppendEntryLocked(std::move(e));
+  });
+  if (!st.ok()) log::Warn("session " + id() + ": todos not recorded: " + st.error().message);
+}
+
+// On the worker only (it appends to the history).
+void Session::SetTodosLocked(std::vector<TodoPhase> phases) {
+  Entry e;
+  e.kind = EntryKind::kCustom;
+  e.custom_type = kTodoPhasesEntryType;
+  e.data = TodoPhasesToJson(phases);
+  AppendEntryLocked(std::move(e));
   todos_ = std::move(phases);
 }
 
@@ -1009,6 +1356,17 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
     out = ToolOutput::Error(call.name + " failed: " + e.what());
   }
   if (out.plan_changed) {
+    Entry e;
+    e.kind = EntryKind::kCustom;
+    e.custom_type = kPlanEntryType;
+    e.data = Json::Value(Json::arrayValue);
+    for (const auto& p : plan_) {
+      Json::Value item(Json::objectValue);
+      item["content"] = p.content;
+      item["priority"] = p.priority;
+      item["status"] = p.status;
+      e.data.append(item);
+    }
     // The model's own plan is the todo list from now on.
     TodoPhase phase;
     phase.id = "phase-1";
@@ -1016,7 +1374,11 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
     for (size_t i = 0; i < plan_.size(); ++i)
       phase.tasks.push_back(
           TodoTask{"task-" + std::to_string(i + 1), plan_[i].content, plan_[i].status, ""});
-    SetTodos({std::move(phase)});
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      AppendEntryLocked(std::move(e));
+      SetTodosLocked({std::move(phase)});
+    }
     Emit(event::PlanUpdate{plan_});
   }
   if (out.ends_turn) {
@@ -1032,6 +1394,37 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
   if (cancelled && !out.is_error) out.is_error = true;
   CompleteCall(run, std::move(out), t);
   return !cancelled;
+}
+
+// --- session files ---
+
+Result<std::shared_ptr<Session>> CreateRecordedSession(std::shared_ptr<const AgentConfig> agent,
+                                                       SessionOptions options,
+                                                       const SessionStore& store,
+                                                       const std::string& parent_session) {
+  SessionHeader header;
+  header.id = options.id;
+  header.timestamp_ms = NowMs();
+  header.cwd = options.cwd.string();
+  header.agent = agent->name;
+  header.parent_session = parent_session;
+  options.session_file = store.PathFor(header).string();
+  options.recorder = SessionWriter::ForNew(options.session_file, std::move(header));
+  return Session::Create(std::move(agent), std::move(options));
+}
+
+Result<std::shared_ptr<Session>> OpenSessionFile(std::shared_ptr<const AgentConfig> agent,
+                                                 SessionOptions options, const fs::path& path) {
+  auto opened = SessionWriter::OpenExisting(path);
+  if (!opened.ok()) return opened.error();
+  auto& [writer, contents] = *opened;
+  if (options.id.empty()) options.id = contents.header.id;
+  options.seed = std::move(contents.entries);
+  options.recorder = writer;
+  options.session_file = path.string();
+  auto session = Session::Create(std::move(agent), std::move(options));
+  if (!session.ok()) writer->Close();
+  return session;
 }
 
 }  // namespace lousho::agent

@@ -17,6 +17,7 @@
 #include "agent/history.h"
 #include "agent/permissions.h"
 #include "agent/provider.h"
+#include "agent/session_store.h"
 #include "agent/tool.h"
 #include "config/agent_spec.h"
 #include "support/cancel.h"
@@ -120,10 +121,47 @@ struct SessionOptions {
   WorkerPool* pool = nullptr;  // outlives the session; null: a process-wide pool
   StreamWatcher watcher;       // may be empty
   TodoSettings todos;
+  bool auto_title = true;  // the first prompt's gist names the session (the RPC door: off)
   // A stored history to continue (parents before children) and its leaf (empty: the last).
+  // The mode, plan, todo phases and name recorded on its branch are restored.
   std::vector<Entry> seed;
   std::string seed_leaf;
+  // Receives every entry appended from now on (the session file); may be null.
+  std::shared_ptr<HistoryRecorder> recorder;
+  std::string session_file;  // the recorder's file, for stats; empty: none
 };
+
+// Custom entry types the session records for itself: the todo tool's plan and the todo phases
+// (data: their JSON), restored when a session is loaded.
+inline constexpr char kPlanEntryType[] = "lousho.plan";
+inline constexpr char kTodoPhasesEntryType[] = "lousho.todo_phases";
+
+Json::Value TodoPhasesToJson(const std::vector<TodoPhase>& phases);
+// Lenient: fields of the wrong type are left at their defaults.
+std::vector<TodoPhase> TodoPhasesFromJson(const Json::Value& v);
+
+// A user message of the current branch one may branch from.
+struct BranchPoint {
+  std::string entry_id;
+  std::string text;
+};
+
+// What a session has said and spent. Plain value type.
+struct SessionStats {
+  std::string id;
+  std::string file;  // empty: not saved
+  int user_messages = 0;
+  int assistant_messages = 0;
+  int tool_calls = 0;
+  int tool_results = 0;
+  int total_messages = 0;
+  Usage tokens;  // every assistant message of the tree, cost included
+};
+
+// A session name from a prompt: its first line, spaces collapsed, at most kMaxGistChars
+// characters (cut at a word, with an ellipsis).
+std::string PromptGist(const std::string& text);
+inline constexpr size_t kMaxGistChars = 60;
 
 // Thread-safe: every public method may be called from any thread. The turn and every event run
 // on the session's strand (one task at a time); an idle session holds no thread. Held by
@@ -177,13 +215,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool auto_retry() const;
   void AbortRetry();
 
-  // The todo list (replaced whole; the todo tool's plan replaces it too).
+  // The todo list in phases (replaced whole; the todo tool's plan replaces it too). Recorded in
+  // the history, restored on load.
   void SetTodos(std::vector<TodoPhase> phases);
   std::vector<TodoPhase> Todos() const;
-
-  // The session's name (a session_info entry in the history; empty: none).
-  void SetName(std::string name);
-  std::string name() const;
 
   ModelChoice model() const;
   void SetModel(ModelChoice model);
@@ -195,8 +230,34 @@ class Session : public std::enable_shared_from_this<Session> {
   bool RemoveTool(const std::string& name);
   std::vector<std::shared_ptr<Tool>> tools() const;
 
+  // The session's name (session_info entries); empty: none yet.
+  std::string Name() const;
+  // Names the session: records a session_info entry and emits SessionInfoChanged (on the worker,
+  // before its next event). An empty or blank name is refused.
+  [[nodiscard]] Status SetName(const std::string& name);
+  // Moves the leaf to `entry_id` (empty: before the first entry); the next prompt continues from
+  // there. Refused while a turn runs.
+  [[nodiscard]] Status SetLeaf(const std::string& entry_id);
+  // Branches before a user message: the leaf moves to its parent and the message's text is
+  // returned (to edit and send again). Refused while a turn runs or for another kind of entry.
+  Result<std::string> BranchFrom(const std::string& entry_id);
+  // The user messages of the current branch, oldest first.
+  std::vector<BranchPoint> UserMessages() const;
+  // The text of the last assistant message of the branch; nullopt when there is none.
+  std::optional<std::string> LastAssistantText() const;
+  SessionStats Stats() const;
+  // Writes the current branch as a standalone HTML page (an empty path: lousho-<id>.html in the
+  // working directory; a relative one is taken from there) and returns the path written.
+  Result<std::filesystem::path> ExportHtml(const std::filesystem::path& path) const;
+  const std::string& session_file() const { return options_.session_file; }
+
   // A copy of the current branch's messages.
   std::vector<Message> History() const;
+  // The entries from the root to the leaf.
+  std::vector<Entry> BranchEntries() const;
+  // Calls `fn` with the entries from the root to the leaf, under the session's lock (no copy):
+  // `fn` must not call back into the session.
+  void VisitBranch(const std::function<void(const std::vector<const Entry*>&)>& fn) const;
   // A copy of every entry of the tree, and the leaf.
   std::vector<Entry> Entries() const;
   std::string Leaf() const;
@@ -227,6 +288,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Open todos at the end of a prompt: a reminder joins the history (true: ask again); every
   // task done: the list is cleared.
   bool RemindTodos(Turn& t);
+  void SetTodosLocked(std::vector<TodoPhase> phases);
   bool SteeringPending() const;
 
   // Tool calls.
@@ -244,6 +306,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // History and events (worker only, except where locked inside).
   void AppendMessage(Message m, Turn* t);
+  // The one way into the history: appends and records (the session file). mu_ must be held.
+  const Entry& AppendEntryLocked(Entry e);
+  // Queues an event raised off the worker (or between turns); see SetMode.
+  Status QueueNotice(Event e, std::function<void()> done, bool checked);
+  void RestoreFromBranch();
+  void CloseInterruptedCalls();
+  std::optional<TurnResult> RunBuiltin(const std::vector<ContentBlock>& content);
+  void SayLocal(const std::string& text);
   void EmitMessage(int turn, const Message& m);
   void Emit(const Event& e);
   void FlushNotices();
@@ -266,8 +336,10 @@ class Session : public std::enable_shared_from_this<Session> {
   PermissionMode mode_;
   ModelChoice model_;
   std::vector<std::shared_ptr<Tool>> tools_;
-  agent::History history_;  // written on the worker under mu_; read there without it
-  std::vector<PlanEntry> plan_;
+  agent::History history_;       // written on the worker under mu_; read there without it
+  std::vector<PlanEntry> plan_;  // the todo tool's (worker only)
+  std::vector<TodoPhase> todos_;
+  std::string name_;
   Usage total_usage_;
   // Events raised off the worker (a mode change during a turn), emitted there in order.
   std::vector<std::pair<Event, std::function<void()>>> notices_;
@@ -280,8 +352,20 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<Message> context_;  // for the next prompt
   bool auto_retry_ = true;
   std::shared_ptr<CancelSource> retry_abort_;  // the stream in flight's retry wait
-  std::string name_;
-  std::vector<TodoPhase> todos_;
 };
+
+// Session files for a door (both doors open sessions this way).
+// A new session recorded in `store` (its file appears with the first message); `parent_session`
+// names the file it continues, if any. Sets options.recorder and options.session_file.
+Result<std::shared_ptr<Session>> CreateRecordedSession(std::shared_ptr<const AgentConfig> agent,
+                                                       SessionOptions options,
+                                                       const SessionStore& store,
+                                                       const std::string& parent_session = {});
+// A session continuing the file at `path` (switch_session, session/load): the file is locked
+// (LOUSHO_SESSION_LOCKED when another process holds it) and read; the session takes its id from
+// the header unless options.id is set.
+Result<std::shared_ptr<Session>> OpenSessionFile(std::shared_ptr<const AgentConfig> agent,
+                                                 SessionOptions options,
+                                                 const std::filesystem::path& path);
 
 }  // namespace lousho::agent

@@ -2,11 +2,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "acp/server.h"
 #include "agent/agent_builder.h"
+#include "agent/session_store.h"
 #include "cli/command.h"
 #include "support/env.h"
 #include "support/log.h"
@@ -22,7 +25,21 @@ struct AcpOptions {
   size_t max_line = 64u << 20;
   size_t max_sessions = 1024;
   long cleanup_timeout_ms = 5000;
+  std::string session_dir;
+  bool no_session = false;
 };
+
+// Where session files go: --session-dir, the spec's sessionDir, $LOUSHO_HOME/sessions,
+// ~/.lousho/sessions; none with --no-session. Only a path: nothing is touched here.
+std::optional<std::filesystem::path> SessionRoot(const AcpOptions& o,
+                                                 const config::AgentSpec& spec) {
+  if (o.no_session) return std::nullopt;
+  if (!o.session_dir.empty()) return std::filesystem::absolute(o.session_dir);
+  if (!spec.session_dir.empty()) return spec.session_dir;
+  auto root = agent::SessionStore::DefaultRoot(ProcessEnv);
+  if (!root) log::Warn("neither LOUSHO_HOME nor HOME is set; sessions are not saved");
+  return root;
+}
 
 int RunAcp(const AcpOptions& o) {
   auto spec = LoadSpec(o.spec_path, o.model);
@@ -50,6 +67,7 @@ int RunAcp(const AcpOptions& o) {
   options.version = LOUSHO_VERSION;
   options.max_sessions = o.max_sessions;
   options.cleanup_timeout_ms = o.cleanup_timeout_ms;
+  options.session_root = SessionRoot(o, *spec);
   acp::Server server(&transport, *agent, options);
   server.Run();
   if (int sig = StopSignal(); sig != 0) {
@@ -73,6 +91,11 @@ Subcommand AddAcpCommand(CLI::App& app) {
                   "wait for its answer (default 5000)");
   acp->add_option("--max-sessions", o->max_sessions,
                   "open sessions at most; session/new past it is refused (default 1024)");
+  acp->add_option("--session-dir", o->session_dir,
+                  "save session files under DIR (default: the spec's sessionDir, "
+                  "$LOUSHO_HOME/sessions, ~/.lousho/sessions)");
+  acp->add_flag("--no-session", o->no_session,
+                "save no session files (session/load, list and resume are not offered)");
   acp->add_option("--max-line-bytes", o->max_line, "longest accepted input line (default 64 MiB)")
       ->check(CLI::PositiveNumber);
   return {acp, [o] { return RunAcp(*o); }};

@@ -343,7 +343,7 @@ const std::vector<std::string> kTopKeys = {
     "name",     "description", "model",    "instructions", "instructionsFile",
     "thinking", "tools",       "maxSteps", "limits",       "permissions",
     "mode",     "roots",       "rules",    "providers",    "commands",
-    "scripts"};
+    "scripts",  "sessionDir"};
 
 // "provider/model": both parts present.
 bool IsProviderModel(const std::string& model) {
@@ -475,6 +475,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
       spec.roots.push_back(resolved.string());
     }
   }
+  if (root["sessionDir"])
+    spec.session_dir = SpecPath(ctx, root["sessionDir"], "sessionDir", dir).lexically_normal();
   if (root["rules"]) spec.rules = ToJson(root["rules"]);
   {
     std::error_code ec;

@@ -66,6 +66,7 @@ struct AgentSpec {
   Json::Value permissions;  // raw rules, interpreted by the engine
   std::string default_mode = "default";
   std::vector<std::string> roots;  // extra absolute roots tools may touch
+  std::string session_dir;         // where session files go (absolute); empty: the default
   Json::Value rules;               // stream rules (a later issue); kept verbatim
   std::string rules_dir;           // folder rules/ beside the spec, if present
   std::map<std::string, ProviderSettings> providers;

@@ -490,6 +490,8 @@ struct FrameVisitor {
   }
   void operator()(const agent::event::PlanUpdate&) const {}   // the todo tool's plan: no frame
   void operator()(const agent::event::ModeChanged&) const {}  // no permission modes here
+  // The name is set by set_session_name and read with get_state; the protocol has no event for it.
+  void operator()(const agent::event::SessionInfoChanged&) const {}
   void operator()(const agent::event::UsageUpdate&) const {}  // get_session_stats has it
   void operator()(const agent::event::TtsrTriggered& e) const {
     Json::Value f = Frame(frame::kTtsrTriggered);

@@ -232,6 +232,7 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
   so.todos.reminders = true;
   so.todos.max_reminders = 3;
   so.todos.auto_clear = true;
+  so.auto_title = false;  // the seed: no automatic session titles on this door
   if (options_.ops.open) {
     Status st = options_.ops.open(so, request);
     if (!st.ok()) return st.error();
@@ -446,7 +447,7 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
   data["followUpMode"] = agent::QueueModeId(q.follow_up);
   data["interruptMode"] = agent::InterruptModeId(q.interrupt);
   data["sessionId"] = s->id();
-  if (std::string name = s->name(); !name.empty()) data["sessionName"] = name;
+  if (std::string name = s->Name(); !name.empty()) data["sessionName"] = name;
   data["autoCompactionEnabled"] = options_.ops.auto_compaction && options_.ops.auto_compaction(*s);
   if (options_.ops.session_file) {
     if (std::string file = options_.ops.session_file(*s); !file.empty()) data["sessionFile"] = file;
@@ -805,7 +806,7 @@ void Server::SetSessionName(const Request& req, const NameParams& p) {
   if (name.empty()) return Fail(req, "Session name cannot be empty");
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  s->SetName(name);
+  if (Status st = s->SetName(name); !st.ok()) return Fail(req, st.error().message);
   Ok(req);
   if (options_.emit_title) {
     Json::Value f = Obj();

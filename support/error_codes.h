@@ -34,6 +34,9 @@ enum class ErrorCode {
   kResourceExhausted,
   kSessionBusy,
   kSessionClosed,
+  kSessionFile,    // a session file cannot be read or written
+  kSessionLocked,  // another process appends to the session file
+  kSessionNotFound,
   kSessionLimit,
   kSubprocess,
   kTimeout,
@@ -74,6 +77,9 @@ inline constexpr ErrorCodeEntry kErrorCodeNames[] = {
     {ErrorCode::kResourceExhausted, "LOUSHO_RESOURCE_EXHAUSTED"},
     {ErrorCode::kSessionBusy, "LOUSHO_SESSION_BUSY"},
     {ErrorCode::kSessionClosed, "LOUSHO_SESSION_CLOSED"},
+    {ErrorCode::kSessionFile, "LOUSHO_SESSION_FILE"},
+    {ErrorCode::kSessionLocked, "LOUSHO_SESSION_LOCKED"},
+    {ErrorCode::kSessionNotFound, "LOUSHO_SESSION_NOT_FOUND"},
     {ErrorCode::kSessionLimit, "LOUSHO_SESSION_LIMIT"},
     {ErrorCode::kSubprocess, "LOUSHO_SUBPROCESS"},
     {ErrorCode::kTimeout, "LOUSHO_TIMEOUT"},

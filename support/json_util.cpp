@@ -3,16 +3,21 @@
 
 #include <cmath>
 #include <memory>
+#include <sstream>
 
 namespace lousho {
 
 Result<Json::Value> ParseJson(std::string_view text) {
-  Json::CharReaderBuilder rb;
-  Json::CharReaderBuilder::strictMode(&rb.settings_);
-  rb.settings_["failIfExtra"] = true;
-  rb.settings_["rejectDupKeys"] = false;
-  rb.settings_["stackLimit"] = kMaxJsonDepth;
-  std::unique_ptr<Json::CharReader> reader(rb.newCharReader());
+  // One reader per thread, built once: building one costs more than parsing a short line (a
+  // session file is thousands of them). A reader keeps no state from one parse to the next.
+  thread_local const std::unique_ptr<Json::CharReader> reader = [] {
+    Json::CharReaderBuilder rb;
+    Json::CharReaderBuilder::strictMode(&rb.settings_);
+    rb.settings_["failIfExtra"] = true;
+    rb.settings_["rejectDupKeys"] = false;
+    rb.settings_["stackLimit"] = kMaxJsonDepth;
+    return std::unique_ptr<Json::CharReader>(rb.newCharReader());
+  }();
   Json::Value out;
   std::string errs;
   bool parsed = false;
@@ -32,12 +37,21 @@ Result<Json::Value> ParseJson(std::string_view text) {
 }
 
 std::string WriteJson(const Json::Value& v) {
-  static const Json::StreamWriterBuilder* builder = [] {
-    auto* b = new Json::StreamWriterBuilder();
-    (*b)["indentation"] = "";
-    return b;
+  // One writer and one buffer per thread: Json::writeString builds a writer (reading its
+  // settings) and a stream for every call, which costs as much as writing a short line.
+  struct LineWriter {
+    std::unique_ptr<Json::StreamWriter> writer;
+    std::ostringstream out;
+  };
+  thread_local LineWriter w = [] {
+    Json::StreamWriterBuilder b;
+    b["indentation"] = "";
+    return LineWriter{std::unique_ptr<Json::StreamWriter>(b.newStreamWriter()), {}};
   }();
-  return Json::writeString(*builder, v);
+  w.out.str(std::string());
+  w.out.clear();
+  w.writer->write(v, &w.out);
+  return w.out.str();
 }
 
 std::string WriteJsonPretty(const Json::Value& v) {

@@ -240,7 +240,10 @@ class AcpChild {
     std::string acp = "acp";
     std::string bin_copy = bin;
     std::string spec_copy = spec;
-    char* argv[] = {bin_copy.data(), acp.data(), spec_copy.data(), nullptr};
+    // Session files are written per message, never per chunk: the relay measures without them
+    // and leaves the user's ~/.lousho alone.
+    std::string no_session = "--no-session";
+    char* argv[] = {bin_copy.data(), acp.data(), spec_copy.data(), no_session.data(), nullptr};
     int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int in[2];
     int out[2];

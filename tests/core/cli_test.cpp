@@ -32,7 +32,9 @@ RunResult RunLousho(const std::vector<std::string>& args, const std::string& inp
   fs::path dir = fs::temp_directory_path() / ("lousho-cli-" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "in") << input;
-  std::string cmd = "LOUSHO_TEST_MODE=1 '" + std::string(LOUSHO_BINARY) + "'";
+  // Session files go to the test's folder, never to ~/.lousho.
+  std::string cmd = "LOUSHO_TEST_MODE=1 LOUSHO_HOME='" + (dir / "home").string() + "' '" +
+                    std::string(LOUSHO_BINARY) + "'";
   for (const auto& a : args) cmd += " '" + a + "'";
   cmd += " <'" + (dir / "in").string() + "' >'" + (dir / "out").string() + "' 2>'" +
          (dir / "err").string() + "'";
@@ -238,7 +240,9 @@ class LiveLousho {
     argv.reserve(args.size() + 1);
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    std::vector<std::string> env_strings = {"LOUSHO_TEST_MODE=1"};
+    // The first of duplicate variables counts; session files stay in the test's folder.
+    std::vector<std::string> env_strings = {"LOUSHO_TEST_MODE=1",
+                                            "LOUSHO_HOME=" + (dir_ / "home").string()};
     for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
     std::vector<char*> envp;
     envp.reserve(env_strings.size() + 1);

@@ -59,6 +59,64 @@ TEST(CodecTest, ToolLifecycle) {
           .has_value());
 }
 
+// A stored branch is shown again: what the user saw, in order, and nothing the user never saw.
+TEST(CodecTest, ReplayShowsTheBranchAsItWasShown) {
+  std::vector<agent::Entry> branch(7);
+  branch[0].message.role = agent::Role::kUser;
+  branch[0].message.content = {agent::ContentBlock::Text("fix it"),
+                               agent::ContentBlock::Image("image/png", "AAAA")};
+  branch[1].message.role = agent::Role::kAssistant;
+  agent::ContentBlock hidden = agent::ContentBlock::Thinking("opaque");
+  hidden.redacted = true;
+  Json::Value args(Json::objectValue);
+  args["command"] = "make";
+  branch[1].message.content = {agent::ContentBlock::Thinking("Let me build."), hidden,
+                               agent::ContentBlock::Text("Building."),
+                               agent::ContentBlock::ToolCall("c1", "bash", args)};
+  branch[2].message.role = agent::Role::kToolResult;
+  branch[2].message.tool_call_id = "c1";
+  branch[2].message.is_error = true;
+  branch[2].message.content = {agent::ContentBlock::Text("make: *** failed")};
+  branch[2].message.tool.title = "make";
+  branch[2].message.tool.kind = agent::ToolKind::kExecute;
+  branch[2].message.tool.terminal_id = "term-of-a-dead-process";
+  branch[3].message.role = agent::Role::kUser;  // a stream rule's hidden reminder
+  branch[3].message.custom_type = "ttsr-injection";
+  branch[3].message.display = false;
+  branch[3].message.content = {agent::ContentBlock::Text("<system-interrupt>")};
+  branch[4].kind = agent::EntryKind::kModeChange;
+  branch[4].mode = "plan";
+  branch[5].kind = agent::EntryKind::kCustom;
+  branch[5].custom_type = agent::kPlanEntryType;
+  branch[5].data = J(R"([{"content":"Build","priority":"high","status":"in_progress"}])");
+  branch[6].kind = agent::EntryKind::kSessionInfo;
+  branch[6].name = "Build fix";
+  std::vector<const agent::Entry*> ptrs;
+  ptrs.reserve(branch.size());
+  for (const auto& e : branch) ptrs.push_back(&e);
+
+  const auto updates = ReplayUpdates(ptrs);
+  std::vector<std::string> kinds;
+  kinds.reserve(updates.size());
+  for (const auto& u : updates) kinds.push_back(u["sessionUpdate"].asString());
+  EXPECT_EQ(kinds, (std::vector<std::string>{"user_message_chunk", "user_message_chunk",
+                                             "agent_thought_chunk", "agent_message_chunk",
+                                             "tool_call", "tool_call_update", "current_mode_update",
+                                             "plan", "session_info_update"}));
+  EXPECT_EQ(updates[1]["content"], J(R"({"type":"image","data":"AAAA","mimeType":"image/png"})"));
+  EXPECT_EQ(updates[2]["content"]["text"].asString(), "Let me build.");
+  EXPECT_EQ(updates[4]["title"].asString(), "make");
+  EXPECT_EQ(updates[4]["kind"].asString(), "execute");
+  EXPECT_EQ(updates[4]["rawInput"], args);
+  EXPECT_EQ(updates[5]["status"].asString(), "failed");
+  // The terminal is gone with the old process: its output comes back as text.
+  EXPECT_EQ(updates[5]["content"],
+            J(R"([{"type":"content","content":{"type":"text","text":"make: *** failed"}}])"));
+  EXPECT_EQ(updates[6]["currentModeId"].asString(), "plan");
+  EXPECT_EQ(updates[7]["entries"][0]["content"].asString(), "Build");
+  EXPECT_EQ(updates[8]["title"].asString(), "Build fix");
+}
+
 TEST(CodecTest, PlanModeAndUsage) {
   ev::PlanUpdate p;
   p.plan = {{"step", "high", "in_progress"}};

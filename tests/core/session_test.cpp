@@ -169,6 +169,7 @@ class SessionTest : public ::testing::Test {
       std::string operator()(const event::AutoCompactionEnd&) const { return "compaction"; }
       std::string operator()(const event::TodoReminder&) const { return "todo_reminder"; }
       std::string operator()(const event::TodoAutoClear&) const { return "todo_auto_clear"; }
+      std::string operator()(const event::SessionInfoChanged& e) const { return "name:" + e.name; }
     };
     return std::visit(V{}, e);
   }
@@ -205,9 +206,11 @@ TEST_F(SessionTest, TextTurnEmitsEventsInOrder) {
   auto r = Run("hi");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
-  EXPECT_EQ(Events(), (std::vector<std::string>{"agent_start", "message_start", "message_end",
-                                                "turn_start", "message_start", "delta:hello",
-                                                "usage", "message_end", "turn_end", "agent_end"}));
+  // The first prompt names the session (name:hi) right after the user's message.
+  EXPECT_EQ(Events(),
+            (std::vector<std::string>{"agent_start", "message_start", "message_end", "name:hi",
+                                      "turn_start", "message_start", "delta:hello", "usage",
+                                      "message_end", "turn_end", "agent_end"}));
   auto h = session_->History();
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0].TextContent(), "hi");
@@ -679,9 +682,11 @@ TEST_F(SessionTest, SessionOwnsItsModelAndTools) {
   EXPECT_EQ(session_->tools().size(), 2u);
   ASSERT_TRUE(Run("hi").ok());
   const auto entries = session_->Entries();
-  ASSERT_EQ(entries.size(), 2u);
+  ASSERT_EQ(entries.size(), 3u);  // the prompt, the session's name from it, the answer
+  EXPECT_EQ(entries[1].kind, EntryKind::kSessionInfo);
   EXPECT_EQ(entries[1].parent_id, entries[0].id);
-  EXPECT_EQ(session_->Leaf(), entries[1].id);
+  EXPECT_EQ(entries[2].parent_id, entries[1].id);
+  EXPECT_EQ(session_->Leaf(), entries[2].id);
   EXPECT_EQ(entries[0].id.size(), 8u);
 }
 

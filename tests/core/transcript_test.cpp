@@ -5,7 +5,7 @@
 // fresh workspace holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the
 // "<" lines from what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts
 // (`# args: --mode rpc ...`); there every "timestamp" member is compared as 0, since RPC messages
-// carry their wall-clock time.
+// carry their wall-clock time. Session files go to a fresh LOUSHO_HOME.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -34,7 +34,7 @@ std::string ReplaceAll(std::string s, const std::string& from, const std::string
 // A child process with piped stdin/stdout.
 class Child {
  public:
-  Child(const std::vector<std::string>& args, const std::string& cwd,
+  Child(const std::vector<std::string>& args, const std::string& cwd, const std::string& home,
         const std::vector<std::pair<std::string, std::string>>& env = {}) {
     int in[2], out[2];
     if (pipe(in) != 0 || pipe(out) != 0) return;
@@ -49,6 +49,7 @@ class Child {
       if (chdir(cwd.c_str()) != 0) _exit(127);
       setenv("LOUSHO_TEST_MODE", "1", 1);
       for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+      setenv("LOUSHO_HOME", home.c_str(), 1);  // session files go here, never to ~/.lousho
       std::vector<char*> argv;
       argv.reserve(args.size() + 1);
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -158,6 +159,10 @@ TEST_P(TranscriptTest, Replays) {
   fs::path cwd = tmpl;
   std::ofstream(cwd / "notes.txt") << "alpha\nbeta\ngamma\n";
   const std::string cwd_s = cwd.string();
+  std::string home_tmpl =
+      (fs::temp_directory_path() / ("lousho-txh-" + file.stem().string() + "-XXXXXX")).string();
+  ASSERT_NE(mkdtemp(home_tmpl.data()), nullptr);
+  const fs::path home = home_tmpl;
 
   std::vector<std::string> args = {LOUSHO_BINARY};
   int expected_exit = 0;
@@ -177,7 +182,7 @@ TEST_P(TranscriptTest, Replays) {
     }
   }
   ASSERT_GT(args.size(), 1u) << file << ": needs a '# args:' line";
-  Child child(args, cwd_s, env);
+  Child child(args, cwd_s, home.string(), env);
   const bool rpc = dir.filename() == "rpc";
   auto normalize = [&](const std::string& s) {
     std::string out = ReplaceAll(s, cwd_s, "$CWD");
@@ -232,6 +237,7 @@ TEST_P(TranscriptTest, Replays) {
   }
   EXPECT_EQ(child.Wait(5000), expected_exit) << file.filename();
   fs::remove_all(cwd);
+  fs::remove_all(home);
 }
 
 std::string TestName(const ::testing::TestParamInfo<fs::path>& info) {

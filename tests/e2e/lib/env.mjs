@@ -35,9 +35,20 @@ export function rmWorkspace(dir) {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-// Environment for the child: deterministic ids, no stray provider keys from the host.
+// Session files of this test run go to a temp LOUSHO_HOME, never to the user's ~/.lousho.
+let runHome;
+function testHome() {
+  if (!runHome) {
+    runHome = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-e2e-home-"));
+    process.on("exit", () => fs.rmSync(runHome, { recursive: true, force: true }));
+  }
+  return runHome;
+}
+
+// Environment for the child: deterministic ids, no stray provider keys from the host, session
+// files in a temp home.
 export function childEnv(extra = {}) {
-  const env = { ...process.env, LOUSHO_TEST_MODE: "1" };
+  const env = { ...process.env, LOUSHO_TEST_MODE: "1", LOUSHO_HOME: testHome() };
   for (const k of Object.keys(env)) {
     if (/^(OPENAI|ANTHROPIC)_/.test(k)) delete env[k];
   }

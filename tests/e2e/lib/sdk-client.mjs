@@ -48,6 +48,7 @@ export async function withClient(agent, body, { permission = "allow_once", fs = 
     const api = {
       init,
       events,
+      request: (method, params) => ctx.request(method, params),
       async newSession(cwd) {
         return (await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] })).sessionId;
       },

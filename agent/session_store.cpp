@@ -1,0 +1,397 @@
+// Session files: header codec, reading with torn-line recovery, the locked appender, the store's
+// layout and listing.
+#include "agent/session_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "support/files.h"
+#include "support/json_util.h"
+#include "support/log.h"
+
+namespace lousho::agent {
+namespace fs = std::filesystem;
+
+namespace {
+Error FileError(const std::string& message) { return MakeError(ErrorCode::kSessionFile, message); }
+}  // namespace
+
+Json::Value SessionHeaderToJson(const SessionHeader& h) {
+  Json::Value j(Json::objectValue);
+  j["type"] = "session";
+  j["version"] = h.version;
+  j["id"] = h.id;
+  j["timestamp"] = IsoTimestamp(h.timestamp_ms);
+  j["cwd"] = h.cwd;
+  j["agent"] = h.agent;
+  if (!h.parent_session.empty()) j["parentSession"] = h.parent_session;
+  return j;
+}
+
+Result<SessionHeader> SessionHeaderFromJson(const Json::Value& v, const std::string& path) {
+  FieldReader r(v, path);
+  auto type = r.String("type", true);
+  auto version = r.Int("version", true);
+  auto id = r.String("id", true);
+  auto ts = r.String("timestamp", false);
+  auto cwd = r.String("cwd", false);
+  auto agent = r.String("agent", false);
+  auto parent = r.String("parentSession", false);
+  if (!r.ok()) return FileError(r.error());
+  if (*type != "session") return FileError(r.Path("type") + ": expected \"session\"");
+  if (*version < 1 || *version > kSessionFormatVersion)
+    return FileError(r.Path("version") + ": format version " + std::to_string(*version) +
+                     " is not known to this lousho (it reads versions 1 to " +
+                     std::to_string(kSessionFormatVersion) + ")");
+  SessionHeader h;
+  h.version = static_cast<int>(*version);
+  h.id = *id;
+  h.timestamp_ms = ts ? ParseIsoTimestamp(*ts) : 0;
+  h.cwd = cwd.value_or("");
+  h.agent = agent.value_or("");
+  h.parent_session = parent.value_or("");
+  return h;
+}
+
+namespace {
+// Brings an entry line of an older format version to the current one. Version 1 is the current
+// version; a later version adds its step here, so old files keep loading.
+Json::Value UpgradeEntry(int version, Json::Value entry) {
+  (void)version;
+  return entry;
+}
+}  // namespace
+
+Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name) {
+  SessionFileContents out;
+  size_t pos = 0;
+  int line_no = 0;
+  bool have_header = false;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string_view::npos;
+    std::string_view line = text.substr(pos, last ? std::string_view::npos : nl - pos);
+    const size_t next = last ? text.size() : nl + 1;
+    ++line_no;
+    const std::string where = name + ":" + std::to_string(line_no);
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+      pos = next;
+      if (!last) out.valid_bytes = pos;
+      continue;
+    }
+    auto json = ParseJson(line);
+    if (!json.ok()) {
+      if (last) {
+        // A crash cut the last write short: everything before it stands.
+        out.warnings.push_back(where + ": skipped a torn last line (" +
+                               std::to_string(line.size()) + " bytes)");
+        break;
+      }
+      return FileError(where + ": " + json.error().message);
+    }
+    if (!have_header) {
+      auto header = SessionHeaderFromJson(*json, where);
+      if (!header.ok()) return header.error();
+      out.header = std::move(*header);
+      have_header = true;
+    } else {
+      auto entry = EntryFromJson(UpgradeEntry(out.header.version, std::move(*json)), where);
+      if (!entry.ok()) return entry.error();
+      out.entries.push_back(std::move(*entry));
+    }
+    pos = next;
+    // A whole line ends in a newline; a last line without one that still parses is kept, and
+    // the next append starts a new line.
+    out.valid_bytes = last ? text.size() : pos;
+  }
+  if (!have_header) return FileError(name + ": no session header");
+  return out;
+}
+
+Result<SessionFileContents> ReadSessionFile(const fs::path& path) {
+  auto text = ReadDiskFile(path, kMaxSessionFileBytes);
+  if (!text.ok()) return FileError(path.string() + ": " + text.error().message);
+  return ParseSessionText(*text, path.string());
+}
+
+// --- the writer ---
+
+SessionWriter::SessionWriter(fs::path path, std::optional<SessionHeader> header, int fd)
+    : path_(std::move(path)), header_(std::move(header)), fd_(fd) {}
+
+SessionWriter::~SessionWriter() { Close(); }
+
+std::shared_ptr<SessionWriter> SessionWriter::ForNew(fs::path path, SessionHeader header) {
+  return std::shared_ptr<SessionWriter>(new SessionWriter(std::move(path), std::move(header), -1));
+}
+
+namespace {
+// Takes the exclusive advisory lock without waiting.
+Status Lock(int fd, const fs::path& path) {
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) return Status::Ok();
+  if (errno == EWOULDBLOCK)
+    return MakeError(ErrorCode::kSessionLocked,
+                     "session file " + path.string() +
+                         " is in use by another lousho process (it holds the file's lock)");
+  return FileError("cannot lock " + path.string() + ": " + std::strerror(errno));
+}
+}  // namespace
+
+Result<std::pair<std::shared_ptr<SessionWriter>, SessionFileContents>> SessionWriter::OpenExisting(
+    const fs::path& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return MakeError(ErrorCode::kSessionNotFound, "no session file " + path.string());
+    return FileError("cannot open " + path.string() + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return FileError(path.string() + " is not a regular file");
+  }
+  if (Status locked = Lock(fd, path); !locked.ok()) {
+    close(fd);
+    return locked.error();
+  }
+  // Read under the lock: nobody else appends now.
+  auto contents = ReadSessionFile(path);
+  if (!contents.ok()) {
+    close(fd);
+    return contents.error();
+  }
+  for (const auto& w : contents->warnings) log::Warn(w);
+  if (contents->valid_bytes < static_cast<uint64_t>(st.st_size)) {
+    if (ftruncate(fd, static_cast<off_t>(contents->valid_bytes)) != 0) {
+      close(fd);
+      return FileError("cannot cut the torn last line of " + path.string() + ": " +
+                       std::strerror(errno));
+    }
+  }
+  std::shared_ptr<SessionWriter> w(new SessionWriter(path, std::nullopt, fd));
+  // A last line that parsed but has no newline: the next entry must start a line of its own.
+  if (contents->valid_bytes > 0) {
+    char c = 0;
+    if (pread(fd, &c, 1, static_cast<off_t>(contents->valid_bytes - 1)) == 1 && c != '\n') {
+      std::lock_guard<std::mutex> lock(w->mu_);
+      w->WriteLocked("\n");
+    }
+  }
+  return std::make_pair(std::move(w), std::move(*contents));
+}
+
+bool SessionWriter::created() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fd_ >= 0;
+}
+
+bool SessionWriter::CreateLocked() {
+  std::error_code ec;
+  fs::create_directories(path_.parent_path(), ec);
+  if (ec) {
+    log::Warn("session file: cannot create " + path_.parent_path().string() + ": " + ec.message() +
+              "; this session is not saved");
+    return false;
+  }
+  int fd =
+      open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    log::Warn("session file: cannot create " + path_.string() + ": " + std::strerror(errno) +
+              "; this session is not saved");
+    return false;
+  }
+  if (Status locked = Lock(fd, path_); !locked.ok()) {
+    log::Warn(locked.error().message + "; this session is not saved");
+    close(fd);
+    return false;
+  }
+  fd_ = fd;
+  std::string head = WriteJson(SessionHeaderToJson(*header_)) + "\n";
+  header_.reset();
+  return WriteLocked(head + pending_);
+}
+
+bool SessionWriter::WriteLocked(const std::string& bytes) {
+  // One write per entry: a crash leaves whole lines and at most one torn last line.
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      log::Warn("session file " + path_.string() + ": write failed: " + std::strerror(errno) +
+                "; later entries are not saved");
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  dirty_ = true;
+  return true;
+}
+
+void SessionWriter::Record(const Entry& entry) {
+  std::string line = WriteJson(EntryToJson(entry)) + "\n";
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_ || failed_) return;
+  if (fd_ < 0) {
+    pending_ += line;
+    if (entry.kind != EntryKind::kMessage) return;  // the file starts with the first message
+    if (!CreateLocked()) failed_ = true;
+    pending_.clear();
+    return;
+  }
+  if (!WriteLocked(line)) failed_ = true;
+}
+
+void SessionWriter::Flush() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ < 0 || !dirty_) return;
+  if (fsync(fd_) != 0) log::Warn("session file " + path_.string() + ": fsync failed");
+  dirty_ = false;
+}
+
+void SessionWriter::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return;
+  closed_ = true;
+  if (fd_ < 0) return;
+  if (dirty_ && fsync(fd_) != 0) log::Warn("session file " + path_.string() + ": fsync failed");
+  close(fd_);  // releases the lock
+  fd_ = -1;
+}
+
+// --- the store ---
+
+std::optional<fs::path> SessionStore::DefaultRoot(const EnvLookup& env) {
+  if (auto home = env("LOUSHO_HOME"); home && !home->empty()) return fs::path(*home) / "sessions";
+  if (auto home = env("HOME"); home && !home->empty())
+    return fs::path(*home) / ".lousho" / "sessions";
+  return std::nullopt;
+}
+
+fs::path SessionStore::DirFor(const std::string& cwd) const {
+  std::string name = cwd;
+  if (!name.empty() && name[0] == '/') name.erase(0, 1);
+  for (char& c : name)
+    if (c == '/' || c == '\\' || c == ':') c = '-';
+  return root_ / ("--" + name + "--");
+}
+
+fs::path SessionStore::PathFor(const SessionHeader& header) const {
+  std::string ts = IsoTimestamp(header.timestamp_ms);
+  for (char& c : ts)
+    if (c == ':' || c == '.') c = '-';
+  return DirFor(header.cwd) / (ts + "_" + header.id + ".jsonl");
+}
+
+namespace {
+// Whether a file name is "<timestamp>_<id>.jsonl".
+bool NamesSession(const std::string& filename, const std::string& id) {
+  const std::string tail = "_" + id + ".jsonl";
+  return filename.size() > tail.size() &&
+         filename.compare(filename.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::optional<fs::path> FindIn(const fs::path& dir, const std::string& id) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return std::nullopt;
+  for (const auto& e : it)
+    if (NamesSession(e.path().filename().string(), id)) return e.path();
+  return std::nullopt;
+}
+
+bool ValidId(const std::string& id) {
+  if (id.empty() || id.size() > 200) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+}
+}  // namespace
+
+Result<fs::path> SessionStore::Find(const std::string& id, const std::string& cwd) const {
+  if (ValidId(id)) {
+    if (auto p = FindIn(DirFor(cwd), id)) return *p;
+    std::error_code ec;
+    fs::directory_iterator it(root_, ec);
+    if (!ec)
+      for (const auto& d : it)
+        if (auto p = FindIn(d.path(), id)) return *p;
+  }
+  return MakeError(ErrorCode::kSessionNotFound, "no saved session with id '" + id + "'");
+}
+
+Result<SessionSummary> SummarizeSessionFile(const fs::path& path) {
+  auto text = ReadDiskFile(path, kMaxSessionFileBytes);
+  if (!text.ok()) return text.error();
+  SessionSummary s;
+  s.path = path;
+  size_t nl = text->find('\n');
+  auto head = ParseJson(std::string_view(*text).substr(0, nl));
+  if (!head.ok()) return FileError(path.string() + ":1: " + head.error().message);
+  auto header = SessionHeaderFromJson(*head, path.string() + ":1");
+  if (!header.ok()) return header.error();
+  s.id = header->id;
+  s.cwd = header->cwd;
+  s.created_ms = header->timestamp_ms;
+  // Only session_info lines are decoded: a list must not parse every message of every file.
+  const std::string_view needle = "\"session_info\"";
+  for (size_t at = text->find(needle); at != std::string::npos;
+       at = text->find(needle, at + needle.size())) {
+    size_t begin = text->rfind('\n', at);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    size_t end = text->find('\n', at);
+    auto line = ParseJson(std::string_view(*text).substr(
+        begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (!line.ok() || StringOr(*line, "type") != "session_info") continue;
+    s.title = StringOr(*line, "name");
+  }
+  std::error_code ec;
+  auto mtime = fs::last_write_time(path, ec);
+  if (!ec) {
+    auto sys = std::chrono::file_clock::to_sys(mtime);
+    s.updated_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(sys.time_since_epoch()).count();
+  }
+  return s;
+}
+
+std::vector<SessionSummary> SessionStore::List(const std::string& cwd) const {
+  std::vector<fs::path> dirs;
+  std::error_code ec;
+  if (!cwd.empty()) {
+    dirs.push_back(DirFor(cwd));
+  } else {
+    fs::directory_iterator it(root_, ec);
+    if (!ec)
+      for (const auto& d : it)
+        if (d.is_directory(ec)) dirs.push_back(d.path());
+  }
+  std::vector<SessionSummary> out;
+  for (const auto& dir : dirs) {
+    fs::directory_iterator it(dir, ec);
+    if (ec) continue;
+    for (const auto& f : it) {
+      if (f.path().extension() != ".jsonl") continue;
+      auto s = SummarizeSessionFile(f.path());
+      if (!s.ok()) {
+        log::Warn("session list: skipped " + s.error().message);
+        continue;
+      }
+      if (!cwd.empty() && s->cwd != cwd) continue;
+      out.push_back(std::move(*s));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const SessionSummary& a, const SessionSummary& b) {
+    if (a.updated_ms != b.updated_ms) return a.updated_ms > b.updated_ms;
+    return a.path > b.path;
+  });
+  return out;
+}
+
+}  // namespace lousho::agent

@@ -1,0 +1,144 @@
+// Session files: one append-only JSONL file per session (a header line, then the history's
+// entries), where they live, how they are listed, read back and appended to under a lock.
+// Protocol-free; the format is docs/session-format.md.
+#pragma once
+
+#include <json/json.h>
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/history.h"
+#include "support/env.h"
+#include "support/status.h"
+
+namespace lousho::agent {
+
+// The version written in every new header. Files of this version or older load; newer ones are
+// refused with an error naming the version.
+inline constexpr int kSessionFormatVersion = 1;
+// The largest session file read back (a guard against reading anything at all into memory).
+inline constexpr uint64_t kMaxSessionFileBytes = 1ULL << 30;
+
+// The first line of a session file. Plain value type.
+struct SessionHeader {
+  int version = kSessionFormatVersion;
+  std::string id;
+  long long timestamp_ms = 0;  // when the session began
+  std::string cwd;             // absolute
+  std::string agent;           // the agent's name
+  std::string parent_session;  // the file this session continues; empty: none
+};
+Json::Value SessionHeaderToJson(const SessionHeader& header);
+Result<SessionHeader> SessionHeaderFromJson(const Json::Value& v, const std::string& path);
+
+// A session file read back: its header and entries in file order (parents before children).
+struct SessionFileContents {
+  SessionHeader header;
+  std::vector<Entry> entries;
+  std::vector<std::string> warnings;  // what was skipped (a torn last line)
+  uint64_t valid_bytes = 0;           // the length of the file up to the last whole line kept
+};
+
+// Reads a session file. A last line cut short by a crash (no newline, not JSON) is skipped with a
+// warning and everything before it kept; any other malformed line fails with "<file>:<line>: ...".
+Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path);
+// The same over text already in memory (`name` is used in messages).
+Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name);
+
+// Receives every entry a session appends to its history, in order. Record may be called from any
+// thread (always under the session's lock, so never twice at once); Flush at every turn end and
+// Close once, when the session closes. Implementations must be thread-safe and quick.
+class HistoryRecorder {
+ public:
+  virtual ~HistoryRecorder() = default;
+  virtual void Record(const Entry& entry) = 0;
+  // Makes what was recorded durable (fsync).
+  virtual void Flush() = 0;
+  // Flushes and lets go of the file (its lock); later records are dropped.
+  virtual void Close() = 0;
+};
+
+// Appends a session's entries to its file, one whole line per write. A new session's file is
+// created with its header at the first message (a session nobody spoke in leaves no file);
+// until then entries wait in memory. The file is held under an exclusive advisory lock (flock)
+// from creation or opening until Close or destruction, so no second process appends to it.
+// Thread-safe. A write that fails is logged once; the session goes on in memory.
+class SessionWriter : public HistoryRecorder {
+ public:
+  // A new file at `path` (not created yet).
+  static std::shared_ptr<SessionWriter> ForNew(std::filesystem::path path, SessionHeader header);
+  // An existing file, opened and locked now, then read. A torn last line is cut off (it holds
+  // nothing kept), so the next entry starts on a line of its own. Fails with
+  // LOUSHO_SESSION_LOCKED when another process holds the file, LOUSHO_SESSION_FILE when it
+  // cannot be read.
+  static Result<std::pair<std::shared_ptr<SessionWriter>, SessionFileContents>> OpenExisting(
+      const std::filesystem::path& path);
+  ~SessionWriter() override;
+
+  void Record(const Entry& entry) override;
+  void Flush() override;
+  void Close() override;
+
+  const std::filesystem::path& path() const { return path_; }
+  // Whether the file exists on disk yet.
+  bool created() const;
+
+ private:
+  SessionWriter(std::filesystem::path path, std::optional<SessionHeader> header, int fd);
+  bool CreateLocked();  // with mu_ held
+  bool WriteLocked(const std::string& bytes);
+
+  const std::filesystem::path path_;
+  mutable std::mutex mu_;
+  std::optional<SessionHeader> header_;  // set until the file is created
+  std::string pending_;                  // lines waiting for the first message
+  int fd_ = -1;
+  bool dirty_ = false;
+  bool failed_ = false;
+  bool closed_ = false;
+};
+
+// What a session list shows of one file.
+struct SessionSummary {
+  std::filesystem::path path;
+  std::string id;
+  std::string cwd;
+  std::string title;         // the last session name; empty: none
+  long long updated_ms = 0;  // the file's modification time
+  long long created_ms = 0;  // the header's timestamp
+};
+
+// Where session files live: <root>/<encoded cwd>/<timestamp>_<id>.jsonl. Nothing touches the
+// disk until a method reads or a writer writes. Immutable; thread-safe.
+class SessionStore {
+ public:
+  explicit SessionStore(std::filesystem::path root) : root_(std::move(root)) {}
+
+  // $LOUSHO_HOME/sessions, else $HOME/.lousho/sessions; nullopt when neither is set.
+  static std::optional<std::filesystem::path> DefaultRoot(const EnvLookup& env);
+
+  const std::filesystem::path& root() const { return root_; }
+  // The folder of one working directory: "/a/b c" -> "--a-b c--" ("/", "\" and ":" become "-").
+  std::filesystem::path DirFor(const std::string& cwd) const;
+  // A new session's file.
+  std::filesystem::path PathFor(const SessionHeader& header) const;
+  // The file of session `id`: looked for in cwd's folder first, then in every folder.
+  Result<std::filesystem::path> Find(const std::string& id, const std::string& cwd) const;
+  // Sessions whose header names `cwd` (empty: every session), most recently updated first.
+  // Unreadable files are skipped.
+  std::vector<SessionSummary> List(const std::string& cwd) const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+// Reads what a list shows of one file: the header and the last session name, without decoding
+// the messages.
+Result<SessionSummary> SummarizeSessionFile(const std::filesystem::path& path);
+
+}  // namespace lousho::agent

@@ -1,0 +1,217 @@
+// Session load benchmark: how long loading a saved session takes, by size. A file of N entries
+// (a realistic mix: user prompts, assistant answers with thinking and tool calls, tool results
+// with their display, mode and name entries) is written once, then loaded R times; each stage is
+// timed on its own, in CPU time of the thread (medians of the runs):
+//   floor   reading the file's bytes (the one file reader), nothing else
+//   json    decoding every line with jsoncpp (ParseJson) and nothing else: the library's share
+//   parse   ReadSessionFile: bytes -> header + entries (JSON decode of every line)
+//   session Session::Create with the entries as seed (index, branch, restored state)
+//   replay  acp::ReplayUpdates over the branch (what session/load sends before answering)
+//   write   each update as the JSON-RPC line the door writes (serialisation only, no I/O)
+// Usage: lousho_session_load_bench [runs=7] [sizes=1000,10000,100000] [scale=1]
+// `scale` multiplies the text sizes (1: about 1 KiB per entry; 0.25: short chat turns).
+// "load total" is parse + session + replay + write; the last column is the same in wall time.
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "acp/codec.h"
+#include "agent/session.h"
+#include "agent/session_store.h"
+#include "support/files.h"
+#include "support/json_util.h"
+
+namespace {
+namespace fs = std::filesystem;
+using namespace lousho;
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// CPU time of this thread in ms: on a shared machine wall time says more about the neighbours
+// than about lousho, so every stage is measured in CPU time; the wall total is shown beside.
+struct CpuPoint {
+  double ms;
+};
+CpuPoint CpuNow() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return {ts.tv_sec * 1e3 + ts.tv_nsec / 1e6};
+}
+double Ms(CpuPoint a, CpuPoint b) { return b.ms - a.ms; }
+
+double g_scale = 1.0;
+
+std::string Filler(size_t n, int seed) {
+  n = static_cast<size_t>(static_cast<double>(n) * g_scale);
+  static const char* kWords[] = {"the",  "session", "file",   "reads", "back",
+                                 "fast", "and",     "linear", "tool",  "result",
+                                 "with", "a",       "diff",   "of",    "notes"};
+  std::string s;
+  for (size_t i = 0; s.size() < n; ++i) {
+    s += kWords[(i * 7 + seed) % 15];
+    s += (i % 12 == 11) ? "\n" : " ";
+  }
+  return s;
+}
+
+// Writes a session of about `n` entries and returns its path.
+fs::path WriteSession(const fs::path& dir, size_t n) {
+  agent::SessionHeader h;
+  h.id = "bench" + std::to_string(n);
+  h.timestamp_ms = agent::NowMs();
+  h.cwd = "/work/project";
+  h.agent = "bench";
+  fs::path path = dir / (h.id + ".jsonl");
+  auto writer = agent::SessionWriter::ForNew(path, h);
+  agent::History history;
+  size_t call = 0;
+  auto add = [&](agent::Entry e) { writer->Record(history.Append(std::move(e))); };
+  while (history.entries().size() < n) {
+    const int k = static_cast<int>(history.entries().size());
+    agent::Entry user;
+    user.message.role = agent::Role::kUser;
+    user.message.content.push_back(agent::ContentBlock::Text(Filler(200, k)));
+    add(user);
+    agent::Entry assistant;
+    assistant.message.role = agent::Role::kAssistant;
+    assistant.message.content.push_back(agent::ContentBlock::Thinking(Filler(300, k), "sig"));
+    assistant.message.content.push_back(agent::ContentBlock::Text(Filler(400, k + 1)));
+    Json::Value args(Json::objectValue);
+    args["path"] = "src/file" + std::to_string(k) + ".cpp";
+    const std::string id = "call_" + std::to_string(++call);
+    assistant.message.content.push_back(agent::ContentBlock::ToolCall(id, "read", args));
+    assistant.message.stop_reason = agent::StopReason::kToolUse;
+    assistant.message.usage = agent::Usage{1200, 300, 800, 0, 0.004};
+    assistant.message.provider = "openai";
+    assistant.message.model = "gpt-4o";
+    add(assistant);
+    agent::Entry result;
+    result.message.role = agent::Role::kToolResult;
+    result.message.tool_call_id = id;
+    result.message.tool_name = "read";
+    result.message.content.push_back(agent::ContentBlock::Text(Filler(1500, k + 2)));
+    result.message.tool.title = "Read " + args["path"].asString();
+    result.message.tool.kind = agent::ToolKind::kRead;
+    result.message.tool.args = args;
+    result.message.tool.locations.push_back({"/work/project/" + args["path"].asString(), 1});
+    result.message.tool.details["totalLines"] = 120;
+    add(result);
+    agent::Entry answer;
+    answer.message.role = agent::Role::kAssistant;
+    answer.message.content.push_back(agent::ContentBlock::Text(Filler(500, k + 3)));
+    add(answer);
+    if (k % 40 == 0) {
+      agent::Entry mode;
+      mode.kind = agent::EntryKind::kModeChange;
+      mode.mode = k % 80 == 0 ? "accept-edits" : "default";
+      add(mode);
+    }
+  }
+  writer->Close();
+  return path;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
+  std::vector<size_t> sizes = {1000, 10000, 100000};
+  if (argc > 2) {
+    sizes.clear();
+    std::stringstream ss(argv[2]);
+    for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::stoul(item));
+  }
+  if (argc > 3) g_scale = std::atof(argv[3]);
+  const fs::path dir =
+      fs::temp_directory_path() / ("lousho-session-bench-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto agent_config = std::make_shared<agent::AgentConfig>();
+  agent_config->name = "bench";
+
+  std::printf(
+      "| entries | file | floor: read bytes | floor: jsoncpp decode | parse | + session | "
+      "+ replay | + write | load total | per entry | load total (wall) |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t n : sizes) {
+    const fs::path path = WriteSession(dir, n);
+    std::vector<double> floor, json, parse, session, replay, write, wall;
+    size_t updates = 0;
+    for (int r = 0; r < runs; ++r) {
+      auto t0 = CpuNow();
+      auto bytes = ReadDiskFile(path, agent::kMaxSessionFileBytes);
+      auto t1 = CpuNow();
+      if (!bytes.ok()) return std::fprintf(stderr, "%s\n", bytes.error().message.c_str()), 1;
+      floor.push_back(Ms(t0, t1));
+      std::string_view text = *bytes;
+      for (size_t pos = 0; pos < text.size();) {
+        size_t nl = text.find('\n', pos);
+        if (nl == std::string_view::npos) nl = text.size();
+        if (!ParseJson(text.substr(pos, nl - pos)).ok()) return 1;
+        pos = nl + 1;
+      }
+      json.push_back(Ms(t1, CpuNow()));
+
+      const auto w0 = Clock::now();
+      auto t2 = CpuNow();
+      auto contents = agent::ReadSessionFile(path);
+      auto t3 = CpuNow();
+      if (!contents.ok()) return std::fprintf(stderr, "%s\n", contents.error().message.c_str()), 1;
+      agent::SessionOptions o;
+      o.id = "bench";
+      o.cwd = "/work/project";
+      o.seed = std::move(contents->entries);
+      auto s = agent::Session::Create(agent_config, std::move(o));
+      auto t4 = CpuNow();
+      if (!s.ok()) return std::fprintf(stderr, "%s\n", s.error().message.c_str()), 1;
+      std::vector<Json::Value> out;
+      (*s)->VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+        out = acp::ReplayUpdates(branch);
+      });
+      auto t5 = CpuNow();
+      size_t line_bytes = 0;
+      for (const Json::Value& u : out) {
+        Json::Value note(Json::objectValue);
+        note["jsonrpc"] = "2.0";
+        note["method"] = "session/update";
+        note["params"]["sessionId"] = "bench";
+        note["params"]["update"] = u;
+        line_bytes += WriteJson(note).size() + 1;
+      }
+      auto t6 = CpuNow();
+      write.push_back(Ms(t5, t6));
+      if (line_bytes == 0) return 1;
+      wall.push_back(Ms(w0, Clock::now()));  // wall, parse to write
+      updates = out.size();
+      parse.push_back(Ms(t2, t3));
+      session.push_back(Ms(t3, t4));
+      replay.push_back(Ms(t4, t5));
+    }
+    const double total = Median(parse) + Median(session) + Median(replay) + Median(write);
+    std::printf(
+        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | "
+        "%.2f µs | %.2f ms |\n",
+        n, fs::file_size(path) / 1048576.0, Median(floor), Median(json), Median(parse),
+        Median(session), Median(replay), Median(write), total,
+        total * 1000.0 / static_cast<double>(n), Median(wall));
+    std::fprintf(stderr, "%zu entries: %zu replay updates\n", n, updates);
+  }
+  if (!std::getenv("LOUSHO_BENCH_KEEP")) fs::remove_all(dir);
+  return 0;
+}
