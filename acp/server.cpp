@@ -178,7 +178,12 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   so.pool = &pool_;
   std::string sid = so.id;
   so.sink = [this, sid](const agent::Event& e) {
-    if (auto update = UpdateFromEvent(e)) SendUpdate(sid, *update);
+    // Text chunks, one per stream delta, skip the Json::Value.
+    if (auto params = ChunkUpdateParamsJson(sid, e)) {
+      peer_.NotifySerialized(method::kSessionUpdate, *params);
+    } else if (auto update = UpdateFromEvent(e)) {
+      SendUpdate(sid, *update);
+    }
   };
   auto created = agent::Session::Create(agent_, std::move(so));
   if (!created.ok())

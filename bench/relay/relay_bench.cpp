@@ -26,6 +26,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -637,6 +638,27 @@ double CatFloorLinesPerSecond(int chunks, const std::filesystem::path& tmp) {
          (static_cast<double>(run.last_line_ns - run.first_line_ns) / 1e9);
 }
 
+// CPU time (ns) of a whole process from /proc/<pid>/stat (utime + stime, threads that ended
+// included), at clock-tick resolution: the cross-check of ProcessCpuNs.
+long long ProcessCpuTicksNs(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  size_t close = all.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(all.substr(close + 2));
+  std::string field;
+  long long utime = 0;
+  long long stime = 0;
+  for (int i = 3; rest >> field; ++i) {
+    if (i == 14) utime = std::atoll(field.c_str());
+    if (i == 15) {
+      stime = std::atoll(field.c_str());
+      break;
+    }
+  }
+  return (utime + stime) * (1000000000LL / ::sysconf(_SC_CLK_TCK));
+}
+
 // Returns false if the agent could not be driven.
 bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, const std::string& bin,
             const std::filesystem::path& tmp, std::atomic<const Plan*>* current, int port) {
@@ -689,8 +711,10 @@ bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, cons
     if (round == 0) cat_lines_s.push_back(CatFloorLinesPerSecond(chunks, tmp));
     E2eRun burst(chunks);
     long long cpu_before = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) : 0;
+    long long ticks_before = child.Pid() > 0 ? ProcessCpuTicksNs(child.Pid()) : 0;
     std::optional<PromptResult> b = driver.Prompt(&burst, 0);
     long long cpu_ns = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) - cpu_before : 0;
+    long long ticks_ns = child.Pid() > 0 ? ProcessCpuTicksNs(child.Pid()) - ticks_before : 0;
     ok = b.has_value() && burst.lines > 0;
     if (!ok) break;
     long long first_write = burst.sent_ns[0].load();
@@ -703,10 +727,10 @@ bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, cons
     line_count.push_back(static_cast<double>(burst.lines));
     std::printf(
         "%-10s e2e burst round %d: first write->last line %.1f ms, mock alone %.1f ms (x%.2f); "
-        "%lld lines, %.0f lines/s, %.2f M chars/s; agent CPU %.2f us/chunk; prompt->reply %.1f "
-        "ms\n",
+        "%lld lines, %.0f lines/s, %.2f M chars/s; agent CPU %.2f us/chunk (process ticks: %.1f "
+        "ms); prompt->reply %.1f ms\n",
         api, round + 1, e2e_ms.back(), mock_ms.back(), ratio.back(), burst.lines, lines_s.back(),
-        chars_s.back() / 1e6, cpu_us.back(),
+        chars_s.back() / 1e6, cpu_us.back(), static_cast<double>(ticks_ns) / 1e6,
         static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e6);
     ReportLoss(api, "burst", burst, *b);
   }
