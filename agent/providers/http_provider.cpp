@@ -154,21 +154,50 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
     bool delivered = false;
     bool callback_stopped = false;
     Status decode_status;
-    DeltaCallback emit = [&](const StreamDelta& d) {
-      end_retry(true, "");
-      delivered = true;
+    // Deltas of one kind for one block that are already here are merged into one (see
+    // MoreReady): a model streaming faster than it is relayed then costs one engine event and
+    // one editor line per read, not per event. A delta is never held while the next read could
+    // wait for the network.
+    std::optional<StreamDelta> pending;
+    auto pass = [&](const StreamDelta& d) {
       if (!on_delta(d)) {
         callback_stopped = true;
         return false;
       }
       return !cancel.cancelled();
     };
-    auto on_body = [&](std::string_view bytes) {
-      return DecodeBody(bytes, &parser, decoder.get(), emit, &events, &decode_status);
+    auto flush = [&] {
+      if (!pending) return true;
+      StreamDelta d = std::move(*pending);
+      pending.reset();
+      return pass(d);
+    };
+    DeltaCallback emit = [&](const StreamDelta& d) {
+      end_retry(true, "");
+      delivered = true;
+      const bool mergeable = d.kind == DeltaKind::kText || d.kind == DeltaKind::kThinking ||
+                             d.kind == DeltaKind::kToolCallArgs;
+      if (mergeable && pending && pending->kind == d.kind && pending->index == d.index &&
+          pending->id == d.id) {
+        pending->text += d.text;
+        return true;
+      }
+      if (!flush()) return false;
+      if (mergeable) {
+        pending = d;
+        return true;
+      }
+      return pass(d);
+    };
+    auto on_body = [&](std::string_view bytes, const MoreReady& more_ready) {
+      if (!DecodeBody(bytes, &parser, decoder.get(), emit, &events, &decode_status)) return false;
+      return !pending || more_ready() || flush();
     };
     log::Debug("provider " + config_.settings.name + ": POST " + http_.base().Origin() +
                http_request.path + " model=" + model_id);
     HttpStreamResult r = http_.PostStream(http_request, on_body, cancel);
+    // What was decoded before the end marker, a failure or a stop goes out before anything else.
+    if (!callback_stopped && !cancel.cancelled()) flush();
 
     if (callback_stopped || cancel.cancelled() || r.outcome == HttpOutcome::kCancelled) {
       end_retry(false, "cancelled");
