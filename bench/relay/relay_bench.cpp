@@ -120,6 +120,7 @@ double Percentile(std::vector<double> v, double p) {
 struct RunResult {
   double seconds = 0;
   long long deltas = 0;
+  long long chunks = 0;  // chunks carried by the deltas
   long long bytes = 0;
   std::vector<double> latency_us;  // server write -> delta callback
   double first_delta_us = 0;       // Stream() call -> first delta (request + response head)
@@ -159,9 +160,16 @@ RunResult RunOnce(const Plan& plan, std::atomic<const Plan*>* current, int port)
         if (r.deltas == 0) r.first_delta_us = static_cast<double>(now - start_ns) / 1000.0;
         ++r.deltas;
         r.bytes += static_cast<long long>(d.text.size());
-        // The text starts with the server's write timestamp (same process, same clock).
-        long long sent = std::atoll(d.text.c_str());
-        if (plan.pace_us > 0) r.latency_us.push_back(static_cast<double>(now - sent) / 1000.0);
+        // Each chunk is "<server write timestamp> tok" (same process, same clock); a delta holds
+        // several when the provider merged chunks that were already read.
+        for (size_t at = 0; at < d.text.size();) {
+          size_t end = d.text.find(" tok", at);
+          if (end == std::string::npos) break;
+          long long sent = std::atoll(d.text.c_str() + at);
+          ++r.chunks;
+          if (plan.pace_us > 0) r.latency_us.push_back(static_cast<double>(now - sent) / 1000.0);
+          at = end + 4;
+        }
         return true;
       },
       lousho::CancelToken{}, lousho::agent::RetryHooks{});
@@ -1022,9 +1030,10 @@ int main(int argc, char** argv) {
                 anthropic ? "anthropic" : "openai", Percentile(ttfb, 0.5), Percentile(ttfb, 1.0));
     Plan burst{anthropic, chunks, 0};
     RunResult b = RunOnce(burst, &current, port);
-    std::printf("%-10s burst over loopback:  %9.0f chunks/s  (%lld deltas in %.3f s)\n",
-                anthropic ? "anthropic" : "openai", static_cast<double>(b.deltas) / b.seconds,
-                b.deltas, b.seconds);
+    std::printf(
+        "%-10s burst over loopback:  %9.0f chunks/s  (%lld chunks in %lld deltas in %.3f s)\n",
+        anthropic ? "anthropic" : "openai", static_cast<double>(b.chunks) / b.seconds, b.chunks,
+        b.deltas, b.seconds);
     Plan pacedp{anthropic, paced, pace_us};
     RunResult p = RunOnce(pacedp, &current, port);
     std::printf(
