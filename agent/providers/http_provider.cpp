@@ -190,7 +190,12 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
       return pass(d);
     };
     auto on_body = [&](std::string_view bytes, const MoreReady& more_ready) {
-      if (!DecodeBody(bytes, &parser, decoder.get(), emit, &events, &decode_status)) return false;
+      if (!DecodeBody(bytes, &parser, decoder.get(), emit, &events, &decode_status)) {
+        // The end marker or a failure: what was decoded goes out now, not after the
+        // connection is torn down.
+        if (!callback_stopped && !cancel.cancelled()) flush();
+        return false;
+      }
       return !pending || more_ready() || flush();
     };
     log::Debug("provider " + config_.settings.name + ": POST " + http_.base().Origin() +
