@@ -29,7 +29,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using lousho::agent::ContentBlock;
 using lousho::agent::Entry;
-using lousho::agent::Message;
 using lousho::agent::Role;
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
@@ -129,9 +128,9 @@ int RunSize(int n) {
   for (int i = 0; i < kPrompts; ++i) {
     std::promise<void> done;
     provider->prompted = Clock::now();
-    auto st =
-        (*session)->Prompt({ContentBlock::Text("next")},
-                           [&](lousho::Result<lousho::agent::TurnResult>) { done.set_value(); });
+    auto st = (*session)->Prompt(
+        {ContentBlock::Text("next")},
+        [&](const lousho::Result<lousho::agent::TurnResult>&) { done.set_value(); });
     if (!st.ok()) return 1;
     done.get_future().wait();
   }

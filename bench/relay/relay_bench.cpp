@@ -275,6 +275,7 @@ class AcpChild {
     for (auto& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -208,6 +208,7 @@ TEST(FdTransportBatch, LinesFromManyThreadsArriveWholeAndInOrder) {
   {
     FdTransport t(-1, fds[1], 1 << 20);
     std::vector<std::thread> writers;
+    writers.reserve(kThreads);
     for (int w = 0; w < kThreads; ++w) {
       writers.emplace_back([&t, w] {
         for (int i = 0; i < kLines; ++i)
