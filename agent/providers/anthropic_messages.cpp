@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "agent/providers/plain_json.h"
 #include "agent/providers/provider_errors.h"
 #include "support/json_util.h"
 
@@ -271,10 +272,9 @@ bool ReadPlainTextDelta(std::string_view data, int* index, bool* thinking, std::
   constexpr std::string_view kHead = R"({"type":"content_block_delta","index":)";
   constexpr std::string_view kText = R"(,"delta":{"type":"text_delta","text":")";
   constexpr std::string_view kThinking = R"(,"delta":{"type":"thinking_delta","thinking":")";
-  constexpr std::string_view kTail = R"("}})";
+  constexpr std::string_view kTail = "}}";
   if (!data.starts_with(kHead) || !data.ends_with(kTail)) return false;
   data.remove_prefix(kHead.size());
-  data.remove_suffix(kTail.size());
   size_t digits = 0;
   while (digits < data.size() && digits < 5 && data[digits] >= '0' && data[digits] <= '9') ++digits;
   if (digits == 0 || digits > 4 || (digits > 1 && data[0] == '0')) return false;
@@ -291,42 +291,8 @@ bool ReadPlainTextDelta(std::string_view data, int* index, bool* thinking, std::
   } else {
     return false;
   }
-  // `data` is now the string's body up to the final quote.
-  text->clear();
-  text->reserve(data.size());
-  for (size_t i = 0; i < data.size(); ++i) {
-    const char c = data[i];
-    if (c == '"' || static_cast<unsigned char>(c) < 0x20) return false;
-    if (c != '\\') {
-      text->push_back(c);
-      continue;
-    }
-    if (++i == data.size()) return false;
-    switch (data[i]) {
-      case '"':
-      case '\\':
-      case '/':
-        text->push_back(data[i]);
-        break;
-      case 'b':
-        text->push_back('\b');
-        break;
-      case 'f':
-        text->push_back('\f');
-        break;
-      case 'n':
-        text->push_back('\n');
-        break;
-      case 'r':
-        text->push_back('\r');
-        break;
-      case 't':
-        text->push_back('\t');
-        break;
-      default:
-        return false;  // \u and anything else: the general path
-    }
-  }
+  const size_t used = ReadPlainJsonString(data, text);
+  if (used == 0 || data.substr(used) != kTail) return false;
   *index = n;
   return true;
 }
