@@ -133,7 +133,13 @@ bool FdTransport::WriteBatch(const std::vector<std::string>& lines) {
     while (first < iov.size()) {
       ssize_t n = ::writev(out_fd_, iov.data() + first, static_cast<int>(iov.size() - first));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;  // peer gone; nothing more to do
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        // A descriptor someone made non-blocking: wait until the peer reads.
+        pollfd out = {out_fd_, POLLOUT, 0};
+        ::poll(&out, 1, -1);
+        continue;
+      }
+      if (n <= 0) return false;  // peer gone: this line and every later one are dropped
       // Skip what was written; a partly written entry keeps its rest.
       auto left = static_cast<size_t>(n);
       while (first < iov.size() && left >= iov[first].iov_len) left -= iov[first++].iov_len;
