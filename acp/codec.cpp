@@ -565,6 +565,41 @@ std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& b
   return out;
 }
 
+std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id, const Event& e) {
+  const auto* update = std::get_if<ev::MessageUpdate>(&e);
+  if (update == nullptr) return std::nullopt;
+  const char* kind = nullptr;
+  switch (update->delta->kind) {
+    case agent::DeltaKind::kText:
+      kind = "agent_message_chunk";
+      break;
+    case agent::DeltaKind::kThinking:
+      kind = "agent_thought_chunk";
+      break;
+    case agent::DeltaKind::kToolCallStart:
+    case agent::DeltaKind::kToolCallArgs:
+    case agent::DeltaKind::kToolCallEnd:
+    case agent::DeltaKind::kTextStart:
+    case agent::DeltaKind::kTextEnd:
+    case agent::DeltaKind::kThinkingStart:
+    case agent::DeltaKind::kThinkingEnd:
+      return std::nullopt;
+  }
+  if (kind == nullptr) return std::nullopt;
+  // The members in jsoncpp's sorted order, as Chunk() above builds them.
+  const std::string& text = update->delta->text;
+  std::string out;
+  out.reserve(96 + session_id.size() + text.size());
+  out.append("{\"sessionId\":");
+  AppendJsonString(session_id, &out);
+  out.append(",\"update\":{\"content\":{\"text\":");
+  AppendJsonString(text, &out);
+  out.append(",\"type\":\"text\"},\"sessionUpdate\":\"");
+  out.append(kind);
+  out.append("\"}}");
+  return out;
+}
+
 Json::Value PermissionRequestToJson(const std::string& session_id,
                                     const agent::PermissionRequest& request) {
   Json::Value p(Json::objectValue);

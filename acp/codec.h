@@ -91,6 +91,13 @@ std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
 // plans, mode changes and the session's name, in order.
 std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& branch);
 
+// The session/update params of an event whose update is a text chunk (agent_message_chunk,
+// agent_thought_chunk), written straight to compact JSON without a Json::Value: byte for byte
+// WriteJson of {"sessionId": session_id, "update": *UpdateFromEvent(event)}. nullopt for every
+// other event (those go through UpdateFromEvent). This is the per-delta path.
+std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id,
+                                                 const agent::Event& event);
+
 // The session/request_permission params.
 Json::Value PermissionRequestToJson(const std::string& session_id,
                                     const agent::PermissionRequest& request);

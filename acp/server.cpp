@@ -196,7 +196,12 @@ agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const 
   }
   so.pool = &pool_;
   so.sink = [this, id](const agent::Event& e) {
-    if (auto update = UpdateFromEvent(e)) SendUpdate(id, *update);
+    // Text chunks, one per stream delta, skip the Json::Value.
+    if (auto params = ChunkUpdateParamsJson(id, e)) {
+      peer_.NotifySerialized(method::kSessionUpdate, *params);
+    } else if (auto update = UpdateFromEvent(e)) {
+      SendUpdate(id, *update);
+    }
   };
   return so;
 }

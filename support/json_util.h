@@ -19,6 +19,10 @@ inline constexpr int kMaxJsonDepth = 512;
 Result<Json::Value> ParseJson(std::string_view text);
 // Writes compact one-line JSON (non-ASCII escaped, invalid UTF-8 replaced).
 std::string WriteJson(const Json::Value& v);
+// Appends `s` as a quoted JSON string exactly as WriteJson writes a string value, byte for byte
+// (non-ASCII as \uXXXX escapes, invalid UTF-8 read the way jsoncpp reads it), so that hot-path
+// lines can be written without building a Json::Value (tests/core/json_fast_test.cpp).
+void AppendJsonString(std::string_view s, std::string* out);
 // Multi-line, indented (for files a person reads).
 std::string WriteJsonPretty(const Json::Value& v);
 

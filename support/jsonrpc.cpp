@@ -104,10 +104,11 @@ void Peer::Record(char dir, const std::string& line) {
   std::fflush(record_);
 }
 
-void Peer::Send(const Json::Value& msg) {
-  std::string line = WriteJson(msg);
+void Peer::Send(const Json::Value& msg) { SendLine(WriteJson(msg)); }
+
+void Peer::SendLine(std::string line) {
   Record('<', line);
-  transport_->WriteLine(line);
+  transport_->WriteLine(std::move(line));
 }
 
 void Peer::Run() {
@@ -258,6 +259,18 @@ void Peer::Notify(const std::string& method, const Json::Value& params) {
   msg["method"] = method;
   msg["params"] = params;
   Send(msg);
+}
+
+void Peer::NotifySerialized(std::string_view method, std::string_view params_json) {
+  // Members in jsoncpp's order (jsonrpc, method, params), as WriteJson writes them.
+  std::string line;
+  line.reserve(40 + method.size() + params_json.size());
+  line.append("{\"jsonrpc\":\"2.0\",\"method\":");
+  AppendJsonString(method, &line);
+  line.append(",\"params\":");
+  line.append(params_json);
+  line.push_back('}');
+  SendLine(std::move(line));
 }
 
 Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& params,

@@ -79,6 +79,10 @@ class Peer {
   void Run();
 
   void Notify(const std::string& method, const Json::Value& params);
+  // The same, with params already written as compact JSON exactly as WriteJson writes it (a
+  // hot-path writer that skips the Json::Value); the line is byte for byte what Notify would
+  // send for the same params.
+  void NotifySerialized(std::string_view method, std::string_view params_json);
   // Sends a request and blocks for its response. Returns LOUSHO_CLIENT_ERROR with the error's
   // message on an error response, LOUSHO_CANCELLED when `cancel` fires first and
   // LOUSHO_TIMEOUT when `timeout_ms` (>= 0) passes first (a $/cancel_request is sent then), and
@@ -99,6 +103,7 @@ class Peer {
   // Fails the pending call with that id; false when there is none.
   bool FailPending(const Json::Value& id, const std::string& why);
   void Send(const Json::Value& msg);
+  void SendLine(std::string line);
   void Record(char dir, const std::string& line);
 
   LineTransport* transport_;

@@ -2,8 +2,10 @@
 #include "support/transport.h"
 
 #include <poll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -82,19 +84,72 @@ ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
   }
 }
 
-void FdTransport::WriteLine(const std::string& line) {
-  std::lock_guard<std::mutex> lock(write_mu_);
-  std::string out = line;
-  out.push_back('\n');
-  const char* p = out.data();
-  size_t left = out.size();
-  while (left > 0) {
-    ssize_t n = ::write(out_fd_, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // peer gone; nothing more to do
-    p += n;
-    left -= static_cast<size_t>(n);
+FdTransport::~FdTransport() {
+  // A line queued by another thread is written by the thread writing now; wait for it.
+  std::unique_lock<std::mutex> lock(write_mu_);
+  write_cv_.wait(lock, [&] { return !writing_; });
+}
+
+void FdTransport::WriteLine(std::string line) {
+  std::unique_lock<std::mutex> lock(write_mu_);
+  if (broken_) return;
+  write_cv_.wait(lock, [&] { return !writing_ || queued_bytes_ < kMaxQueuedBytes; });
+  if (broken_) return;
+  queued_bytes_ += line.size() + 1;
+  queued_.push_back(std::move(line));
+  if (writing_) return;  // the writing thread takes it, in order, before it returns
+  writing_ = true;
+  std::vector<std::string> batch;
+  while (!queued_.empty() && !broken_) {
+    batch.clear();
+    batch.swap(queued_);
+    queued_bytes_ = 0;
+    write_cv_.notify_all();
+    lock.unlock();
+    const bool ok = WriteBatch(batch);
+    lock.lock();
+    if (!ok) broken_ = true;
   }
+  queued_.clear();
+  queued_bytes_ = 0;
+  writing_ = false;
+  write_cv_.notify_all();
+}
+
+bool FdTransport::WriteBatch(const std::vector<std::string>& lines) {
+  static const char kNewline = '\n';
+  // Bounded by IOV_MAX (1024 on Linux): 2 entries per line.
+  constexpr size_t kMaxIov = 1024;
+  std::vector<iovec> iov;
+  iov.reserve(std::min(lines.size() * 2, kMaxIov));
+  size_t next = 0;
+  while (next < lines.size()) {
+    iov.clear();
+    for (; next < lines.size() && iov.size() + 2 <= kMaxIov; ++next) {
+      iov.push_back({const_cast<char*>(lines[next].data()), lines[next].size()});
+      iov.push_back({const_cast<char*>(&kNewline), 1});
+    }
+    size_t first = 0;
+    while (first < iov.size()) {
+      ssize_t n = ::writev(out_fd_, iov.data() + first, static_cast<int>(iov.size() - first));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        // A descriptor someone made non-blocking: wait until the peer reads.
+        pollfd out = {out_fd_, POLLOUT, 0};
+        ::poll(&out, 1, -1);
+        continue;
+      }
+      if (n <= 0) return false;  // peer gone: this line and every later one are dropped
+      // Skip what was written; a partly written entry keeps its rest.
+      auto left = static_cast<size_t>(n);
+      while (first < iov.size() && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+      if (left > 0) {
+        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
+        iov[first].iov_len -= left;
+      }
+    }
+  }
+  return true;
 }
 
 void MemoryTransport::Push(std::string line) {
@@ -119,9 +174,9 @@ ReadStatus MemoryTransport::ReadLine(std::string* line, size_t* line_size) {
   return ReadStatus::kLine;
 }
 
-void MemoryTransport::WriteLine(const std::string& line) {
+void MemoryTransport::WriteLine(std::string line) {
   std::lock_guard<std::mutex> lock(mu_);
-  out_.push_back(line);
+  out_.push_back(std::move(line));
   cv_.notify_all();
 }
 

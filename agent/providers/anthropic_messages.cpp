@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "agent/providers/plain_json.h"
 #include "agent/providers/provider_errors.h"
 #include "support/json_util.h"
 
@@ -260,6 +261,42 @@ Status ReadMessageStart(const Json::Value& data, StreamNumbers* numbers, Usage* 
   return numbers->status();
 }
 
+// The text and thinking deltas, one per streamed token, are most of a stream. When an event's
+// bytes are exactly in the form the API writes them, {"type":"content_block_delta","index":N,
+// "delta":{"type":"text_delta","text":"..."}} (or thinking_delta / "thinking"), the index and
+// text are read here without a Json::Value. Anything else (another member order, spaces, a
+// \u escape, a control character, a leading zero, an index over kMaxBlockIndex) returns false
+// and takes the general path, which reads the same event to the same result
+// (tests/providers/anthropic_messages_test.cpp compares both).
+bool ReadPlainTextDelta(std::string_view data, int* index, bool* thinking, std::string* text) {
+  constexpr std::string_view kHead = R"({"type":"content_block_delta","index":)";
+  constexpr std::string_view kText = R"(,"delta":{"type":"text_delta","text":")";
+  constexpr std::string_view kThinking = R"(,"delta":{"type":"thinking_delta","thinking":")";
+  constexpr std::string_view kTail = "}}";
+  if (!data.starts_with(kHead) || !data.ends_with(kTail)) return false;
+  data.remove_prefix(kHead.size());
+  size_t digits = 0;
+  while (digits < data.size() && digits < 5 && data[digits] >= '0' && data[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 4 || (digits > 1 && data[0] == '0')) return false;
+  int n = 0;
+  for (size_t i = 0; i < digits; ++i) n = n * 10 + (data[i] - '0');
+  if (n > kMaxBlockIndex) return false;
+  data.remove_prefix(digits);
+  if (data.starts_with(kText)) {
+    *thinking = false;
+    data.remove_prefix(kText.size());
+  } else if (data.starts_with(kThinking)) {
+    *thinking = true;
+    data.remove_prefix(kThinking.size());
+  } else {
+    return false;
+  }
+  const size_t used = ReadPlainJsonString(data, text);
+  if (used == 0 || data.substr(used) != kTail) return false;
+  *index = n;
+  return true;
+}
+
 Status StreamError(const Json::Value& data) {
   const Json::Value* err = FindMember(data, "error");
   return ErrorFromStream(err ? StringOr(*err, "type") : std::string(),
@@ -320,20 +357,38 @@ Status AnthropicDecoder::OnBlockDelta(const Json::Value& data, int index,
     d = StreamDelta{DeltaKind::kToolCallArgs, index, StringOr(*delta, "partial_json"), b.id, ""};
   } else if (dtype == "text_delta" || dtype == "thinking_delta") {
     const bool thinking = dtype == "thinking_delta";
-    // Blocks stream one after another: text for any other block than the one streaming now
-    // would land in the wrong place.
-    if (at != builder_.open_block() ||
-        b.type != (thinking ? BlockType::kThinking : BlockType::kText)) {
-      return MakeError(kProviderBadResponse, dtype + " for block " + std::to_string(index) +
-                                                 ", which is not the text or thinking block "
-                                                 "being streamed");
-    }
-    d.kind = thinking ? DeltaKind::kThinking : DeltaKind::kText;
-    d.text = StringOr(*delta, thinking ? "thinking" : "text");
+    return OnTextDelta(index, thinking, StringOr(*delta, thinking ? "thinking" : "text"), emit);
   } else {
     return Status::Ok();  // citations_delta and future kinds
   }
   if (!d.text.empty()) Apply(std::move(d), emit);
+  return Status::Ok();
+}
+
+Status AnthropicDecoder::OnTextDelta(int index, bool thinking, std::string text,
+                                     const DeltaCallback& emit) {
+  auto it = blocks_.find(index);
+  if (it == blocks_.end()) {
+    return MakeError(kProviderBadResponse,
+                     "content_block_delta for unknown block " + std::to_string(index));
+  }
+  const int at = it->second;
+  if (at < 0) return Status::Ok();
+  const ContentBlock& b = builder_.message().content[at];
+  // Blocks stream one after another: text for any other block than the one streaming now
+  // would land in the wrong place.
+  if (at != builder_.open_block() ||
+      b.type != (thinking ? BlockType::kThinking : BlockType::kText)) {
+    const std::string dtype = thinking ? "thinking_delta" : "text_delta";
+    return MakeError(kProviderBadResponse, dtype + " for block " + std::to_string(index) +
+                                               ", which is not the text or thinking block "
+                                               "being streamed");
+  }
+  if (!text.empty()) {
+    Apply(StreamDelta{thinking ? DeltaKind::kThinking : DeltaKind::kText, index, std::move(text),
+                      "", ""},
+          emit);
+  }
   return Status::Ok();
 }
 
@@ -346,6 +401,10 @@ void AnthropicDecoder::OnBlockStop(int index, const DeltaCallback& emit) {
 
 Status AnthropicDecoder::Consume(const SseEvent& event, const DeltaCallback& emit) {
   if (aborted_ || done_) return Status::Ok();
+  int plain_index = 0;
+  bool plain_thinking = false;
+  if (ReadPlainTextDelta(event.data, &plain_index, &plain_thinking, &plain_text_))
+    return OnTextDelta(plain_index, plain_thinking, plain_text_, emit);
   auto parsed = ParseJson(event.data);
   if (!parsed.ok() || !parsed->isObject()) {
     return MakeError(kProviderBadResponse,

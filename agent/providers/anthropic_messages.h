@@ -39,11 +39,14 @@ class AnthropicDecoder : public StreamDecoder {
   // The steps of the content_block_* events; `index` is the stream's block index.
   Status OnBlockStart(const Json::Value& data, int index, const DeltaCallback& emit);
   Status OnBlockDelta(const Json::Value& data, int index, const DeltaCallback& emit);
+  // A text_delta or thinking_delta for block `index` (both the general and the plain path).
+  Status OnTextDelta(int index, bool thinking, std::string text, const DeltaCallback& emit);
   void OnBlockStop(int index, const DeltaCallback& emit);
 
   // The stream's block index -> our content index; -1 for blocks we do not keep (server tools).
   // Tool calls are keyed in the builder by the stream's index.
   std::map<int, int> blocks_;
+  std::string plain_text_;  // scratch for the plain text-delta reader
   std::string stop_reason_;
   bool done_ = false;
   Usage usage_;

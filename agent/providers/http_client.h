@@ -59,8 +59,13 @@ struct HttpStreamResult {
   std::string transport_error;  // human-readable cause for the failure outcomes
 };
 
+// Asked inside a body callback: true when the bytes that follow the piece being handled already
+// hold a whole SSE event end and are in this process or queued on its socket (plain HTTP: a blank
+// line among the queued bytes; TLS: a whole record queued), so the next pieces come without
+// waiting for the network. False whenever that is not known. One non-blocking syscall or two.
+using MoreReady = std::function<bool()>;
 // Receives the body of a successful (status < 400) response as it arrives. Return false to stop.
-using BodyCallback = std::function<bool(std::string_view)>;
+using BodyCallback = std::function<bool(std::string_view bytes, const MoreReady& more_ready)>;
 
 // Sends a POST and streams its response. Thread-compatible: each call opens its own connection,
 // so one HttpClient may serve concurrent calls. TLS certificates are always verified.

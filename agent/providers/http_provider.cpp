@@ -90,6 +90,55 @@ bool DecodeBody(std::string_view bytes, SseParser* parser, StreamDecoder* decode
   }
 }
 
+// Passes deltas on, merging those of one kind for one block that are already here (see
+// MoreReady): a model streaming faster than it is relayed then costs one engine event and one
+// editor line per read, not per event. The caller flushes before any read that could wait for
+// the network, so no delta is ever held for one that has not arrived. One per attempt.
+class DeltaMerger {
+ public:
+  DeltaMerger(const DeltaCallback& out, const CancelToken& cancel) : out_(out), cancel_(cancel) {}
+
+  // False when the consumer refused a delta (stopped()) or the stream was cancelled.
+  bool Take(const StreamDelta& d) {
+    const bool mergeable = d.kind == DeltaKind::kText || d.kind == DeltaKind::kThinking ||
+                           d.kind == DeltaKind::kToolCallArgs;
+    if (mergeable && pending_ && pending_->kind == d.kind && pending_->index == d.index &&
+        pending_->id == d.id) {
+      pending_->text += d.text;
+      return true;
+    }
+    if (!Flush()) return false;
+    if (mergeable) {
+      pending_ = d;
+      return true;
+    }
+    return Pass(d);
+  }
+  // Passes the held delta on, if any (not after a refusal or a cancel).
+  bool Flush() {
+    if (!pending_ || stopped_ || cancel_.cancelled()) return !stopped_ && !cancel_.cancelled();
+    StreamDelta d = std::move(*pending_);
+    pending_.reset();
+    return Pass(d);
+  }
+  bool holding() const { return pending_.has_value(); }
+  bool stopped() const { return stopped_; }
+
+ private:
+  bool Pass(const StreamDelta& d) {
+    if (!out_(d)) {
+      stopped_ = true;
+      return false;
+    }
+    return !cancel_.cancelled();
+  }
+
+  const DeltaCallback& out_;
+  const CancelToken& cancel_;
+  std::optional<StreamDelta> pending_;
+  bool stopped_ = false;
+};
+
 // Logs the server's request id of a failed call, which its operators ask for.
 void LogRequestId(const std::string& provider, const HeaderMap& headers) {
   if (auto it = headers.find("x-request-id"); it != headers.end()) {
@@ -152,25 +201,29 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
     SseParser parser;
     std::vector<SseEvent> events;
     bool delivered = false;
-    bool callback_stopped = false;
     Status decode_status;
+    DeltaMerger merger(on_delta, cancel);
     DeltaCallback emit = [&](const StreamDelta& d) {
       end_retry(true, "");
       delivered = true;
-      if (!on_delta(d)) {
-        callback_stopped = true;
+      return merger.Take(d);
+    };
+    auto on_body = [&](std::string_view bytes, const MoreReady& more_ready) {
+      if (!DecodeBody(bytes, &parser, decoder.get(), emit, &events, &decode_status)) {
+        // The end marker or a failure: what was decoded goes out now, not after the
+        // connection is torn down.
+        merger.Flush();
         return false;
       }
-      return !cancel.cancelled();
-    };
-    auto on_body = [&](std::string_view bytes) {
-      return DecodeBody(bytes, &parser, decoder.get(), emit, &events, &decode_status);
+      return !merger.holding() || more_ready() || merger.Flush();
     };
     log::Debug("provider " + config_.settings.name + ": POST " + http_.base().Origin() +
                http_request.path + " model=" + model_id);
     HttpStreamResult r = http_.PostStream(http_request, on_body, cancel);
+    // What was decoded before the end marker, a failure or a stop goes out before anything else.
+    merger.Flush();
 
-    if (callback_stopped || cancel.cancelled() || r.outcome == HttpOutcome::kCancelled) {
+    if (merger.stopped() || cancel.cancelled() || r.outcome == HttpOutcome::kCancelled) {
       end_retry(false, "cancelled");
       return finish(decoder->TakeMessage(/*partial=*/true), StopReason::kCancelled);
     }

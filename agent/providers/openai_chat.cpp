@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "agent/providers/plain_json.h"
 #include "agent/providers/provider_errors.h"
 #include "support/json_util.h"
 
@@ -213,6 +214,49 @@ Status StreamError(const Json::Value& chunk) {
   return ErrorFromStream(type, message);
 }
 
+// Text chunks are most of a stream. A chunk whose bytes are exactly an object of plain scalar
+// members (id, object, created, model, system_fingerprint... as servers send them, no spaces)
+// and one choices member of exactly [{"index":0,"delta":{"content":"..."},"logprobs":null,
+// "finish_reason":null}] is read here without a Json::Value: its text is the content. Anything
+// else (an error or usage member, other choices, nested values, escapes other than the short
+// ones, spaces) returns false and takes the general path, which reads the same chunk to the same
+// result (tests/providers/openai_chat_test.cpp compares both).
+bool ReadPlainContentChunk(std::string_view data, std::string* text) {
+  constexpr std::string_view kChoiceHead = R"([{"index":0,"delta":{"content":")";
+  constexpr std::string_view kChoiceTail = R"(},"logprobs":null,"finish_reason":null}])";
+  if (!data.starts_with('{')) return false;
+  bool choices = false;
+  std::string key;
+  for (size_t i = 1;;) {
+    if (i >= data.size() || data[i] != '"') return false;
+    const size_t k = ReadPlainJsonString(data.substr(i + 1), &key);
+    if (k == 0) return false;
+    i += 1 + k;
+    if (i >= data.size() || data[i] != ':') return false;
+    ++i;
+    const std::string_view rest = data.substr(i);
+    if (key == "choices") {
+      if (choices || !rest.starts_with(kChoiceHead)) return false;
+      choices = true;
+      const size_t n = ReadPlainJsonString(rest.substr(kChoiceHead.size()), text);
+      if (n == 0 || !rest.substr(kChoiceHead.size() + n).starts_with(kChoiceTail)) return false;
+      i += kChoiceHead.size() + n + kChoiceTail.size();
+    } else if (key == "error" || key == "usage") {
+      return false;
+    } else {
+      const size_t v = SkipPlainJsonScalar(rest);
+      if (v == 0) return false;
+      i += v;
+    }
+    if (i >= data.size()) return false;
+    if (data[i] == ',') {
+      ++i;
+      continue;
+    }
+    return data[i] == '}' && i + 1 == data.size() && choices;
+  }
+}
+
 // The usage chunk's figures (prompt tokens include the cached ones).
 Status ReadUsage(const Json::Value& chunk, StreamNumbers* numbers, Usage* usage) {
   const Json::Value* u = FindMember(chunk, "usage");
@@ -347,6 +391,10 @@ Status OpenAiChatDecoder::Consume(const SseEvent& event, const DeltaCallback& em
   if (event.data == "[DONE]") {
     done_ = true;
     EndToolCalls(emit);
+    return Status::Ok();
+  }
+  if (ReadPlainContentChunk(event.data, &plain_text_)) {
+    if (!plain_text_.empty()) AppendText(DeltaKind::kText, plain_text_, "content", emit);
     return Status::Ok();
   }
   auto parsed = ParseJson(event.data);

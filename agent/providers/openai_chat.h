@@ -49,6 +49,7 @@ class OpenAiChatDecoder : public StreamDecoder {
 
   int last_call_key_ = -1;  // the highest tool-call index seen (calls are keyed by it)
   std::string finish_reason_;
+  std::string plain_text_;  // scratch for the plain text-chunk reader
   bool finish_seen_ = false;
   bool done_ = false;
   Usage usage_;

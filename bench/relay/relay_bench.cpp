@@ -5,9 +5,12 @@
 //
 // Usage: lousho_relay_bench [chunks=20000] [paced_chunks=2000] [pace_us=500] [lousho_binary]
 // The binary defaults to $LOUSHO_BIN, else the `lousho` beside this executable.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +26,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,11 +79,30 @@ const char kAnthropicEnd[] =
     "turn\"},\"usage\":{\"output_tokens\":5}}\n\n"
     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
 
+// The text of end-to-end chunk `i`: 4 characters, a 3-digit base-62 number and a space, so that
+// every chunk is as long as the issue's "20,000 chunks of 4 characters" and the reader can tell
+// the chunks apart even when the agent merged several into one line.
+constexpr char kDigits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+constexpr int kMaxTokens = 62 * 62 * 62;
+std::string Token(int i) {
+  std::string t(4, ' ');
+  t[0] = kDigits[i / (62 * 62) % 62];
+  t[1] = kDigits[i / 62 % 62];
+  t[2] = kDigits[i % 62];
+  return t;
+}
+int DigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'z') return c - 'a' + 36;
+  return -1;
+}
+
 struct Plan {
   bool anthropic = false;
   int chunks = 0;
   int pace_us = 0;  // 0: as fast as the socket takes it
-  // End-to-end runs: chunk i carries the text "<i> " and its write time stays here, in
+  // End-to-end runs: chunk i carries the text Token(i) and its write time stays here, in
   // sent_ns[i]; the bench's reader matches the ACP line by that number. Null: the text carries
   // the write timestamp itself.
   std::atomic<long long>* sent_ns = nullptr;
@@ -97,6 +120,7 @@ double Percentile(std::vector<double> v, double p) {
 struct RunResult {
   double seconds = 0;
   long long deltas = 0;
+  long long chunks = 0;  // chunks carried by the deltas
   long long bytes = 0;
   std::vector<double> latency_us;  // server write -> delta callback
   double first_delta_us = 0;       // Stream() call -> first delta (request + response head)
@@ -136,9 +160,16 @@ RunResult RunOnce(const Plan& plan, std::atomic<const Plan*>* current, int port)
         if (r.deltas == 0) r.first_delta_us = static_cast<double>(now - start_ns) / 1000.0;
         ++r.deltas;
         r.bytes += static_cast<long long>(d.text.size());
-        // The text starts with the server's write timestamp (same process, same clock).
-        long long sent = std::atoll(d.text.c_str());
-        if (plan.pace_us > 0) r.latency_us.push_back(static_cast<double>(now - sent) / 1000.0);
+        // Each chunk is "<server write timestamp> tok" (same process, same clock); a delta holds
+        // several when the provider merged chunks that were already read.
+        for (size_t at = 0; at < d.text.size();) {
+          size_t end = d.text.find(" tok", at);
+          if (end == std::string::npos) break;
+          long long sent = std::atoll(d.text.c_str() + at);
+          ++r.chunks;
+          if (plan.pace_us > 0) r.latency_us.push_back(static_cast<double>(now - sent) / 1000.0);
+          at = end + 4;
+        }
         return true;
       },
       lousho::CancelToken{}, lousho::agent::RetryHooks{});
@@ -209,6 +240,7 @@ struct E2eRun {
   std::unique_ptr<std::atomic<long long>[]> sent_ns;  // server thread: just before sink.write
   std::vector<long long> recv_ns;                     // reader thread: read() of the ACP line
   long long lines = 0;                                // agent_message_chunk lines
+  long long chars = 0;                                // their text, in bytes
   long long first_line_ns = 0;
   long long last_line_ns = 0;
   long long bad = 0;  // chunk numbers out of range, seen twice, or lines without text
@@ -221,6 +253,13 @@ class AcpChild {
 
   bool Start(const std::string& bin, const std::string& spec, const std::string& stderr_path,
              int port) {
+    // Session files are written per message, never per chunk: the relay measures without them
+    // and leaves the user's ~/.lousho alone.
+    return StartArgs({bin, "acp", spec, "--no-session"}, stderr_path, port);
+  }
+
+  // Any program (the /bin/cat floor) with the same pipes.
+  bool StartArgs(std::vector<std::string> args, const std::string& stderr_path, int port) {
     // Everything the child needs is built before fork (other threads are running).
     std::vector<std::string> env;
     for (char** e = environ; *e != nullptr; ++e) {
@@ -237,13 +276,10 @@ class AcpChild {
     envp.reserve(env.size() + 1);
     for (auto& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
-    std::string acp = "acp";
-    std::string bin_copy = bin;
-    std::string spec_copy = spec;
-    // Session files are written per message, never per chunk: the relay measures without them
-    // and leaves the user's ~/.lousho alone.
-    std::string no_session = "--no-session";
-    char* argv[] = {bin_copy.data(), acp.data(), spec_copy.data(), no_session.data(), nullptr};
+    std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int in[2];
     int out[2];
@@ -260,7 +296,7 @@ class AcpChild {
       ::dup2(in[0], 0);
       ::dup2(out[1], 1);
       ::dup2(err_fd, 2);
-      ::execve(argv[0], argv, envp.data());
+      ::execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
     ::close(in[0]);
@@ -303,6 +339,11 @@ class AcpChild {
   }
 
   void SetRun(E2eRun* run) { run_.store(run); }
+  // Blocks until the child's stdout closes.
+  void WaitEof() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return eof_; });
+  }
   pid_t Pid() const { return pid_; }
 
   // Lines the bench did not expect (requests from the agent, parse failures, stray chunks).
@@ -360,35 +401,42 @@ class AcpChild {
     cv_.notify_all();
   }
 
+  // Every line is parsed as JSON, as an editor would; chunk lines are matched to the mock's
+  // chunks by the tokens in their text.
   void OnLine(std::string_view line, long long now) {
-    if (line.find("\"agent_message_chunk\"") != std::string_view::npos) {
-      E2eRun* run = run_.load();
-      size_t t = line.find("\"text\":\"");
-      if (run == nullptr || t == std::string_view::npos) {
-        std::lock_guard<std::mutex> lock(mu_);
-        odd_.emplace_back(line);
+    auto v = lousho::ParseJson(line);
+    if (v.ok() && v->isObject() && lousho::StringOr(*v, "method") == "session/update") {
+      const Json::Value& update =
+          lousho::MemberOrNull(lousho::MemberOrNull(*v, "params"), "update");
+      const std::string kind = lousho::StringOr(update, "sessionUpdate");
+      if (kind == "agent_message_chunk") {
+        std::string text = lousho::StringOr(lousho::MemberOrNull(update, "content"), "text");
+        E2eRun* run = run_.load();
+        if (run == nullptr) {
+          loose_chunks_.fetch_add(1);
+          return;
+        }
+        ++run->lines;
+        run->chars += static_cast<long long>(text.size());
+        if (run->first_line_ns == 0) run->first_line_ns = now;
+        run->last_line_ns = now;
+        // Token(i), or several of them if the agent merged chunks into one update.
+        if (text.size() % 4 != 0) ++run->bad;
+        for (size_t i = 0; i + 4 <= text.size(); i += 4) {
+          int a = DigitValue(text[i]);
+          int b = DigitValue(text[i + 1]);
+          int c = DigitValue(text[i + 2]);
+          long long n =
+              (a < 0 || b < 0 || c < 0 || text[i + 3] != ' ') ? -1 : (a * 62 + b) * 62 + c;
+          if (n >= 0 && n < run->chunks && run->recv_ns[n] < 0) {
+            run->recv_ns[n] = now;
+          } else {
+            ++run->bad;
+          }
+        }
         return;
       }
-      ++run->lines;
-      if (run->first_line_ns == 0) run->first_line_ns = now;
-      run->last_line_ns = now;
-      // "<i> ", or several of them if the engine merged chunks into one update.
-      for (size_t i = t + 8; i < line.size() && line[i] != '"';) {
-        if (line[i] < '0' || line[i] > '9') {
-          ++i;
-          continue;
-        }
-        long long v = 0;
-        while (i < line.size() && line[i] >= '0' && line[i] <= '9') v = v * 10 + (line[i++] - '0');
-        if (v < run->chunks && run->recv_ns[v] < 0) {
-          run->recv_ns[v] = now;
-        } else {
-          ++run->bad;
-        }
-      }
-      return;
     }
-    auto v = lousho::ParseJson(line);
     std::lock_guard<std::mutex> lock(mu_);
     if (!v.ok() || !v->isObject()) {
       odd_.emplace_back(line);
@@ -400,6 +448,17 @@ class AcpChild {
     }
   }
 
+ public:
+  // agent_message_chunk lines that arrived while no run was set (the many-sessions mode).
+  long long LooseChunks() const { return loose_chunks_.load(); }
+  // Responses received and not yet taken by Wait().
+  size_t PendingResponses() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return responses_.size();
+  }
+
+ private:
+  std::atomic<long long> loose_chunks_{0};
   pid_t pid_ = -1;
   int in_fd_ = -1;
   int out_fd_ = -1;
@@ -529,8 +588,95 @@ long long ProcessCpuNs(pid_t pid) {
   return total;
 }
 
+// The mock's own time to send a burst: the same handler, read by an in-process client that
+// only drains the socket. Seconds from its first chunk write to its last.
+double MockSendSeconds(bool anthropic, int chunks, std::atomic<const Plan*>* current, int port) {
+  std::unique_ptr<std::atomic<long long>[]> sent(new std::atomic<long long>[chunks]);
+  for (int i = 0; i < chunks; ++i) sent[i].store(-1);
+  Plan plan{anthropic, chunks, 0, sent.get()};
+  current->store(&plan);
+  // A raw socket read in 256 KiB pieces: nothing on the reading side parses, so the mock's
+  // writes are what is timed.
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::perror("mock alone: connect");
+    if (fd >= 0) ::close(fd);
+    return 1;
+  }
+  const std::string req = std::string("POST ") +
+                          (anthropic ? "/v1/messages" : "/v1/chat/completions") +
+                          " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                          "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+  if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) std::perror("write");
+  std::vector<char> buf(1 << 18);
+  while (::read(fd, buf.data(), buf.size()) > 0) {
+  }
+  ::close(fd);
+  return static_cast<double>(sent[chunks - 1].load() - sent[0].load()) / 1e9;
+}
+
+// The client's floor: /bin/cat writes `chunks` ACP chunk lines (one chunk each, as the agent
+// would without merging) into the same reader, which parses every line. Lines per second from
+// the first line read to the last.
+double CatFloorLinesPerSecond(int chunks, const std::filesystem::path& tmp) {
+  const std::string path = (tmp / "cat-floor.jsonl").string();
+  {
+    std::ofstream f(path);
+    for (int i = 0; i < chunks; ++i) {
+      Json::Value text(Json::objectValue);
+      text["type"] = "text";
+      text["text"] = Token(i);
+      Json::Value update(Json::objectValue);
+      update["sessionUpdate"] = "agent_message_chunk";
+      update["content"] = text;
+      Json::Value params(Json::objectValue);
+      params["sessionId"] = "0123456789abcdef";
+      params["update"] = update;
+      Json::Value msg(Json::objectValue);
+      msg["jsonrpc"] = "2.0";
+      msg["method"] = "session/update";
+      msg["params"] = params;
+      f << lousho::WriteJson(msg) << "\n";
+    }
+  }
+  AcpChild cat;
+  E2eRun run(chunks);
+  cat.SetRun(&run);
+  if (!cat.StartArgs({"/bin/cat", path}, (tmp / "cat.stderr").string(), 0)) return 0;
+  cat.WaitEof();
+  cat.Stop();
+  if (run.lines < 2) return 0;
+  return static_cast<double>(run.lines - 1) /
+         (static_cast<double>(run.last_line_ns - run.first_line_ns) / 1e9);
+}
+
+// CPU time (ns) of a whole process from /proc/<pid>/stat (utime + stime, threads that ended
+// included), at clock-tick resolution: the cross-check of ProcessCpuNs.
+long long ProcessCpuTicksNs(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  size_t close = all.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(all.substr(close + 2));
+  std::string field;
+  long long utime = 0;
+  long long stime = 0;
+  for (int i = 3; rest >> field; ++i) {
+    if (i == 14) utime = std::atoll(field.c_str());
+    if (i == 15) {
+      stime = std::atoll(field.c_str());
+      break;
+    }
+  }
+  return (utime + stime) * (1000000000LL / ::sysconf(_SC_CLK_TCK));
+}
+
 // Returns false if the agent could not be driven.
-bool RunE2e(bool anthropic, int chunks, int paced, int pace_us, const std::string& bin,
+bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, const std::string& bin,
             const std::filesystem::path& tmp, std::atomic<const Plan*>* current, int port) {
   const char* api = anthropic ? "anthropic" : "openai";
   std::string spec = (tmp / (std::string(api) + ".yaml")).string();
@@ -572,25 +718,49 @@ bool RunE2e(bool anthropic, int chunks, int paced, int pace_us, const std::strin
         Percentile(to_request, 0.5));
   }
 
-  E2eRun burst(chunks);
-  std::optional<PromptResult> b;
-  long long cpu_before = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) : 0;
-  if (ok) b = driver.Prompt(&burst, 0);
-  long long cpu_ns = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) - cpu_before : 0;
-  ok = ok && b.has_value() && burst.lines > 0;
-  if (ok) {
+  // The burst, `rounds` times, each right after the mock alone sends the same reply to a reader
+  // that only drains the socket (its own send time, the floor of this row) and after /bin/cat
+  // feeds this bench the same ACP lines (the client's floor).
+  std::vector<double> e2e_ms, mock_ms, ratio, lines_s, chars_s, cpu_us, cat_lines_s, line_count;
+  for (int round = 0; ok && round < rounds; ++round) {
+    mock_ms.push_back(MockSendSeconds(anthropic, chunks, current, port) * 1e3);
+    if (round == 0) cat_lines_s.push_back(CatFloorLinesPerSecond(chunks, tmp));
+    E2eRun burst(chunks);
+    long long cpu_before = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) : 0;
+    long long ticks_before = child.Pid() > 0 ? ProcessCpuTicksNs(child.Pid()) : 0;
+    std::optional<PromptResult> b = driver.Prompt(&burst, 0);
+    long long cpu_ns = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) - cpu_before : 0;
+    long long ticks_ns = child.Pid() > 0 ? ProcessCpuTicksNs(child.Pid()) - ticks_before : 0;
+    ok = b.has_value() && burst.lines > 0;
+    if (!ok) break;
     long long first_write = burst.sent_ns[0].load();
-    long long last_write = burst.sent_ns[chunks - 1].load();
     double span = static_cast<double>(burst.last_line_ns - first_write) / 1e9;
+    e2e_ms.push_back(span * 1e3);
+    ratio.push_back(span * 1e3 / mock_ms.back());
+    lines_s.push_back(static_cast<double>(burst.lines) / span);
+    chars_s.push_back(static_cast<double>(burst.chars) / span);
+    cpu_us.push_back(static_cast<double>(cpu_ns) / 1000.0 / chunks);
+    line_count.push_back(static_cast<double>(burst.lines));
     std::printf(
-        "%-10s e2e burst:  %9.0f ACP lines/s  (%lld lines for %d chunks; first write->"
-        "last line %.3f s; server writes took %.3f s; prompt->reply %.3f s)\n",
-        api, static_cast<double>(burst.lines) / span, burst.lines, chunks, span,
-        static_cast<double>(last_write - first_write) / 1e9,
-        static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e9);
-    std::printf("%-10s e2e agent CPU during the burst: %.2f us/chunk (all lousho threads)\n", api,
-                static_cast<double>(cpu_ns) / 1000.0 / chunks);
+        "%-10s e2e burst round %d: first write->last line %.1f ms, mock alone %.1f ms (x%.2f); "
+        "%lld lines, %.0f lines/s, %.2f M chars/s; agent CPU %.2f us/chunk (process ticks: %.1f "
+        "ms); prompt->reply %.1f ms\n",
+        api, round + 1, e2e_ms.back(), mock_ms.back(), ratio.back(), burst.lines, lines_s.back(),
+        chars_s.back() / 1e6, cpu_us.back(), static_cast<double>(ticks_ns) / 1e6,
+        static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e6);
     ReportLoss(api, "burst", burst, *b);
+  }
+  if (ok) {
+    std::printf(
+        "%-10s e2e BURST %d x %d-char chunks, median of %d: end to end %.1f ms = x%.2f the mock's "
+        "own %.1f ms; %.0f ACP lines/s (%.0f lines); %.2f M chars/s; agent CPU %.2f us/chunk\n",
+        api, chunks, 4, rounds, Percentile(e2e_ms, 0.5), Percentile(ratio, 0.5),
+        Percentile(mock_ms, 0.5), Percentile(lines_s, 0.5), Percentile(line_count, 0.5),
+        Percentile(chars_s, 0.5) / 1e6, Percentile(cpu_us, 0.5));
+    std::printf(
+        "%-10s   client floor: the same reader parses %d one-chunk lines from /bin/cat at %.0f "
+        "lines/s\n",
+        api, chunks, Percentile(cat_lines_s, 0.5));
   }
 
   // Paced: three rounds, each an in-process run (write->callback) followed by an end-to-end run
@@ -647,19 +817,151 @@ bool RunE2e(bool anthropic, int chunks, int paced, int pace_us, const std::strin
   return ok;
 }
 
+// VmRSS and VmHWM (KiB) and the thread count of a process.
+struct ProcMem {
+  long rss_kib = 0;
+  long hwm_kib = 0;
+  long threads = 0;
+};
+ProcMem ReadProcMem(pid_t pid) {
+  ProcMem m;
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  while (f >> key) {
+    if (key == "VmRSS:") f >> m.rss_kib;
+    if (key == "VmHWM:") f >> m.hwm_kib;
+    if (key == "Threads:") f >> m.threads;
+    f.ignore(1 << 20, '\n');
+  }
+  return m;
+}
+
+// Many sessions streaming at once in one agent: `sessions` sessions, every one prompted at the
+// same moment and answered by `chunks` chunks every `pace_us`; the agent's VmRSS is sampled
+// every 10 ms while they stream.
+int RunManySessions(int sessions, int chunks, int pace_us, const std::string& bin,
+                    std::atomic<const Plan*>* current, int port) {
+  char tmpl[] = "/tmp/lousho-relay-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) return 1;
+  std::filesystem::path tmp(tmpl);
+  std::filesystem::create_directory(tmp / "cwd");
+  const std::string spec = (tmp / "anthropic.yaml").string();
+  {
+    std::ofstream f(spec);
+    f << "model: anthropic/claude-sonnet-4-5\ntools: []\n";
+  }
+  AcpChild child;
+  const std::string err_path = (tmp / "many.stderr").string();
+  bool ok = child.Start(bin, spec, err_path, port);
+  E2eDriver driver(&child, current, (tmp / "cwd").string(), true);
+  ok = ok && driver.Initialize();
+  ProcMem at_init = ok ? ReadProcMem(child.Pid()) : ProcMem{};
+  // Warm-up prompt: loads the HTTP module, as any agent that has talked to its model has.
+  E2eRun warm(20);
+  ok = ok && driver.Prompt(&warm, 0).has_value();
+  std::vector<std::string> ids;
+  for (int i = 0; ok && i < sessions; ++i) {
+    ids.push_back(driver.NewSession());
+    ok = !ids.back().empty();
+  }
+  ProcMem idle = ok ? ReadProcMem(child.Pid()) : ProcMem{};
+  Plan plan{true, chunks, pace_us};
+  current->store(&plan);
+  child.SetRun(nullptr);
+  long long before = child.LooseChunks();
+  const int first_id = 100000;
+  for (int i = 0; ok && i < sessions; ++i) {
+    Json::Value pp(Json::objectValue);
+    pp["sessionId"] = ids[static_cast<size_t>(i)];
+    Json::Value block(Json::objectValue);
+    block["type"] = "text";
+    block["text"] = "go";
+    pp["prompt"].append(block);
+    Json::Value m(Json::objectValue);
+    m["jsonrpc"] = "2.0";
+    m["id"] = first_id + i;
+    m["method"] = "session/prompt";
+    m["params"] = pp;
+    child.Send(lousho::WriteJson(m));
+  }
+  // Sample while the replies stream; the prompts' answers are collected afterwards.
+  ProcMem peak;
+  std::vector<double> rss_samples;
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (ok && child.PendingResponses() < static_cast<size_t>(sessions) &&
+         Clock::now() < deadline) {
+    ProcMem m = ReadProcMem(child.Pid());
+    peak.rss_kib = std::max(peak.rss_kib, m.rss_kib);
+    peak.threads = std::max(peak.threads, m.threads);
+    rss_samples.push_back(static_cast<double>(m.rss_kib));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  int answered = 0;
+  for (int i = 0; ok && i < sessions; ++i) {
+    auto r = child.Wait(first_id + i, 60000);
+    if (r && lousho::StringOr(lousho::MemberOrNull(*r, "result"), "stopReason") == "end_turn")
+      ++answered;
+  }
+  ProcMem after = ReadProcMem(child.Pid());
+  std::printf(
+      "many sessions: %d sessions x %d chunks every %d us (anthropic); %lld chunk lines, "
+      "%d of %d prompts answered end_turn\n",
+      sessions, chunks, pace_us, child.LooseChunks() - before, answered, sessions);
+  std::printf(
+      "many sessions: VmRSS after initialize %.2f MiB; %d idle sessions %.2f MiB; while streaming "
+      "p50 %.2f MiB, peak %.2f MiB (VmHWM %.2f MiB), peak threads %ld; after %.2f MiB\n",
+      at_init.rss_kib / 1024.0, sessions, idle.rss_kib / 1024.0,
+      Percentile(rss_samples, 0.5) / 1024.0, peak.rss_kib / 1024.0, after.hwm_kib / 1024.0,
+      peak.threads, after.rss_kib / 1024.0);
+  for (const auto& line : child.Odd())
+    std::printf("many sessions NOTE unexpected line: %.300s\n", line.c_str());
+  std::string how = child.Stop();
+  if (how != "exited 0") std::printf("many sessions NOTE agent %s\n", how.c_str());
+  std::string err = Slurp(err_path);
+  if (!err.empty()) std::printf("many sessions NOTE agent stderr:\n%.2000s\n", err.c_str());
+  std::error_code ec;
+  std::filesystem::remove_all(tmp, ec);
+  return ok && answered == sessions ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   lousho::log::Configure(lousho::log::Level::kError, "");
-  int chunks = argc > 1 ? std::atoi(argv[1]) : 20000;
-  int paced = argc > 2 ? std::atoi(argv[2]) : 2000;
-  int pace_us = argc > 3 ? std::atoi(argv[3]) : 500;
-  std::string bin = argc > 4 ? argv[4] : DefaultLoushoBinary();
-  if (chunks < 1 || paced < 1 || pace_us < 0) {
-    std::fprintf(stderr, "usage: %s [chunks>=1] [paced_chunks>=1] [pace_us>=0] [lousho]\n",
-                 argv[0]);
+  std::vector<std::string> pos;
+  int rounds = 5;
+  int sessions = 0;
+  bool e2e_only = false;
+  std::string apis = "both";
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a.starts_with("--rounds=")) {
+      rounds = std::atoi(argv[i] + 9);
+    } else if (a.starts_with("--sessions=")) {
+      sessions = std::atoi(argv[i] + 11);
+    } else if (a.starts_with("--api=")) {
+      apis = std::string(a.substr(6));
+    } else if (a == "--e2e-only") {
+      e2e_only = true;
+    } else {
+      pos.emplace_back(a);
+    }
+  }
+  int chunks = pos.size() > 0 ? std::atoi(pos[0].c_str()) : 20000;
+  int paced = pos.size() > 1 ? std::atoi(pos[1].c_str()) : 2000;
+  int pace_us = pos.size() > 2 ? std::atoi(pos[2].c_str()) : 500;
+  std::string bin = pos.size() > 3 ? pos[3] : DefaultLoushoBinary();
+  if (chunks < 2 || chunks > kMaxTokens || paced < 1 || pace_us < 0 || rounds < 1 || sessions < 0 ||
+      (apis != "both" && apis != "openai" && apis != "anthropic")) {
+    std::fprintf(stderr,
+                 "usage: %s [--rounds=N] [--api=openai|anthropic|both] [--e2e-only] "
+                 "[--sessions=N] [chunks 2..%d] [paced_chunks>=1] [pace_us>=0] [lousho]\n",
+                 argv[0], kMaxTokens);
     return 2;
   }
+  std::vector<bool> api_list;
+  if (apis != "anthropic") api_list.push_back(false);
+  if (apis != "openai") api_list.push_back(true);
 
   std::atomic<const Plan*> current{nullptr};
   httplib::Server svr;
@@ -682,7 +984,7 @@ int main(int argc, char** argv) {
             }
             std::string text;
             if (plan->sent_ns != nullptr) {
-              text = std::to_string(*next) + " ";
+              text = Token(*next);
             } else {
               // Timestamp first, then padding to a typical token-ish chunk size.
               text = std::to_string(NowNs()) + " tok";
@@ -699,6 +1001,9 @@ int main(int argc, char** argv) {
         });
   };
   svr.Post(".*", handler);
+  // One thread per concurrent stream (the many-sessions mode streams to all sessions at once).
+  const size_t server_threads = std::max<size_t>(16, static_cast<size_t>(sessions) + 8);
+  svr.new_task_queue = [server_threads] { return new httplib::ThreadPool(server_threads); };
   // Real providers flush each event at once; without this the test server's Nagle delay
   // (waiting for the client's delayed ACK) would dominate the latency figures.
   svr.set_tcp_nodelay(true);
@@ -706,9 +1011,17 @@ int main(int argc, char** argv) {
   std::thread t([&] { svr.listen_after_bind(); });
   while (!svr.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 
-  std::printf("lousho relay benchmark: %d burst chunks, %d paced chunks every %d us\n", chunks,
-              paced, pace_us);
-  for (bool anthropic : {false, true}) {
+  if (sessions > 0) {
+    int rc = RunManySessions(sessions, paced, pace_us, bin, &current, port);
+    svr.stop();
+    t.join();
+    return rc;
+  }
+
+  std::printf("lousho relay benchmark: %d burst chunks x %d rounds, %d paced chunks every %d us\n",
+              chunks, rounds, paced, pace_us);
+  for (bool anthropic : api_list) {
+    if (e2e_only) break;
     Plan warm{anthropic, 200, 0};
     RunOnce(warm, &current, port);
     std::vector<double> ttfb;
@@ -720,9 +1033,10 @@ int main(int argc, char** argv) {
                 anthropic ? "anthropic" : "openai", Percentile(ttfb, 0.5), Percentile(ttfb, 1.0));
     Plan burst{anthropic, chunks, 0};
     RunResult b = RunOnce(burst, &current, port);
-    std::printf("%-10s burst over loopback:  %9.0f chunks/s  (%lld deltas in %.3f s)\n",
-                anthropic ? "anthropic" : "openai", static_cast<double>(b.deltas) / b.seconds,
-                b.deltas, b.seconds);
+    std::printf(
+        "%-10s burst over loopback:  %9.0f chunks/s  (%lld chunks in %lld deltas in %.3f s)\n",
+        anthropic ? "anthropic" : "openai", static_cast<double>(b.chunks) / b.seconds, b.chunks,
+        b.deltas, b.seconds);
     Plan pacedp{anthropic, paced, pace_us};
     RunResult p = RunOnce(pacedp, &current, port);
     std::printf(
@@ -749,8 +1063,9 @@ int main(int argc, char** argv) {
     }
     std::filesystem::path tmp(tmpl);
     std::filesystem::create_directory(tmp / "cwd");
-    for (bool anthropic : {false, true})
-      e2e_ok = RunE2e(anthropic, chunks, paced, pace_us, bin, tmp, &current, port) && e2e_ok;
+    for (bool anthropic : api_list)
+      e2e_ok =
+          RunE2e(anthropic, chunks, rounds, paced, pace_us, bin, tmp, &current, port) && e2e_ok;
     std::error_code ec;
     std::filesystem::remove_all(tmp, ec);
   }

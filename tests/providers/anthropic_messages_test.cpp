@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "agent/providers/provider_errors.h"
 #include "tests/providers/decoder_test_util.h"
 
@@ -390,6 +392,120 @@ TEST(AnthropicBodyTest, ThinkingBudgetAndMaxTokens) {
   EXPECT_EQ(BuildAnthropicBody(r, o)["max_tokens"].asInt(), 64000);
   o.reasoning_model = false;
   EXPECT_FALSE(BuildAnthropicBody(r, o).isMember("thinking"));
+}
+
+// The plain reader of text and thinking deltas must read every event exactly as the general
+// path does. Each stream is decoded twice: with the delta events in the API's member order (the
+// plain reader takes those it can) and with the members reordered (always the general path).
+std::string Escaped(const std::string& text, bool raw_utf8) {
+  // WriteJson escapes every non-ASCII byte as \uXXXX (general path only); the raw form keeps
+  // UTF-8 bytes and uses the short escapes, as the API does.
+  if (!raw_utf8) return WriteJson(Json::Value(text));
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '/':
+        out += "\\/";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string DeltaEvent(int index, bool thinking, const std::string& quoted, bool api_order) {
+  const std::string kind = thinking ? "thinking_delta" : "text_delta";
+  const std::string key = thinking ? "thinking" : "text";
+  const std::string delta = "{\"type\":\"" + kind + "\",\"" + key + "\":" + quoted + "}";
+  if (api_order)
+    return Ev("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":" +
+                                         std::to_string(index) + ",\"delta\":" + delta + "}");
+  return Ev("content_block_delta", "{\"index\":" + std::to_string(index) +
+                                       ",\"type\":\"content_block_delta\",\"delta\":" + delta +
+                                       "}");
+}
+
+std::string PlainStream(const std::vector<std::string>& texts, bool raw_utf8, bool api_order,
+                        int bad_index) {
+  std::string s =
+      Ev("message_start", R"({"type":"message_start","message":{"usage":{}}})") +
+      Ev("content_block_start",
+         R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}})");
+  for (size_t i = 0; i < texts.size() / 2; ++i)
+    s += DeltaEvent(0, true, Escaped(texts[i], raw_utf8), api_order);
+  s += Ev("content_block_start",
+          R"({"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}})");
+  for (size_t i = texts.size() / 2; i < texts.size(); ++i)
+    s += DeltaEvent(1, false, Escaped(texts[i], raw_utf8), api_order);
+  if (bad_index >= 0) s += DeltaEvent(bad_index, false, "\"x\"", api_order);
+  s += Ev("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"}})") +
+       Ev("message_stop", R"({"type":"message_stop"})");
+  return s;
+}
+
+TEST(AnthropicPlainDeltaTest, ReadsEveryEventAsTheGeneralPathDoes) {
+  const std::vector<std::string> pieces = {"a",
+                                           " ",
+                                           "\"",
+                                           "\\",
+                                           "/",
+                                           "\n",
+                                           "\t",
+                                           "\r",
+                                           "\b",
+                                           "\f",
+                                           std::string(1, '\0'),
+                                           "\x01",
+                                           "\x7f",
+                                           "\xc3\xa9",
+                                           "\xe2\x82\xac",
+                                           "\xf0\x9f\x98\x80",
+                                           "\xff",
+                                           "\\u0041",
+                                           "tok "};
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<size_t> pick(0, pieces.size() - 1);
+  std::uniform_int_distribution<int> len(0, 6);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> texts;
+    for (int i = 0; i < 8; ++i) {
+      std::string t;
+      for (int n = len(rng); n > 0; --n) t += pieces[pick(rng)];
+      texts.push_back(t);
+    }
+    const bool raw = round % 2 == 0;
+    // Every 10th round ends with a delta for a block that is not streaming or does not exist.
+    const int bad = round % 10 == 3 ? 0 : round % 10 == 7 ? 1025 : round % 10 == 9 ? 5 : -1;
+    AnthropicDecoder plain;
+    AnthropicDecoder general;
+    auto a = RunDecoder(plain, PlainStream(texts, raw, true, bad));
+    auto b = RunDecoder(general, PlainStream(texts, raw, false, bad));
+    ASSERT_EQ(DeltaString(a.deltas), DeltaString(b.deltas)) << "round " << round;
+    ASSERT_EQ(a.status.ok(), b.status.ok()) << "round " << round;
+    if (!a.status.ok()) {
+      // A malformed event is quoted in the message, and the two streams order it differently.
+      const std::string ma = a.status.error().message;
+      const std::string mb = b.status.error().message;
+      ASSERT_EQ(ma.substr(0, ma.find('{')), mb.substr(0, mb.find('{'))) << "round " << round;
+      ASSERT_EQ(a.status.error().code, b.status.error().code);
+    }
+    ASSERT_EQ(a.message.content.size(), b.message.content.size());
+    for (size_t i = 0; i < a.message.content.size(); ++i)
+      ASSERT_EQ(a.message.content[i].text, b.message.content[i].text);
+  }
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "agent/providers/factory.h"
@@ -153,7 +155,8 @@ TEST(HttpClientTest, HttpsVerifiesAndFailsAgainstAPlainServer) {
   o.idle_timeout_s = 2;
   HttpClient client(*base, o);
   auto r = client.PostStream(
-      HttpPostRequest{"/v1/x", {}, "{}"}, [](std::string_view) { return true; }, CancelToken{});
+      HttpPostRequest{"/v1/x", {}, "{}"}, [](std::string_view, const MoreReady&) { return true; },
+      CancelToken{});
   EXPECT_EQ(r.outcome, HttpOutcome::kConnectFailed) << r.transport_error;
   EXPECT_EQ(r.status, 0);
 }
@@ -166,7 +169,8 @@ TEST(HttpClientTest, AlreadyCancelledSendsNothing) {
   CancelSource source;
   source.Cancel();
   auto r = client.PostStream(
-      HttpPostRequest{"/x", {}, "{}"}, [](std::string_view) { return true; }, source.token());
+      HttpPostRequest{"/x", {}, "{}"}, [](std::string_view, const MoreReady&) { return true; },
+      source.token());
   EXPECT_EQ(r.outcome, HttpOutcome::kCancelled);
   EXPECT_EQ(server.request_count(), 0);
 }
@@ -764,6 +768,86 @@ TEST(HttpProviderTest, ConnectionRefusedIsUnavailableAfterRetries) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, kProviderUnavailable);
   EXPECT_EQ(c.retries.size(), 1u);
+}
+
+}  // namespace
+}  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+using testing::LoopbackServer;
+
+// A model that streams faster than it is relayed: every event already read when the first is
+// decoded is merged into as few deltas as the reads allow, the text intact.
+TEST(HttpProviderMergeTest, DeltasAlreadyReadAreMerged) {
+  std::string all;
+  std::string expected;
+  for (int i = 0; i < 400; ++i) {
+    const std::string piece = "t" + std::to_string(i) + " ";
+    expected += piece;
+    all += TextChunk(piece);
+  }
+  all += kFinishStop + kUsage + kDone;
+  LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("text/event-stream", [&all](size_t, httplib::DataSink& sink) {
+      sink.write(all.data(), all.size());  // every event in one write
+      sink.done();
+      return true;
+    });
+  });
+  auto p = Make(Settings("openai", server, "/v1"), "gpt-4o");
+  Collected c;
+  auto r = StreamTo(*p, Hello("gpt-4o"), &c);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(c.text, expected);
+  EXPECT_EQ(r->message.TextContent(), expected);
+  size_t text_deltas = 0;
+  for (const auto& d : c.deltas) text_deltas += d.kind == DeltaKind::kText ? 1 : 0;
+  // 400 events of ~60 bytes arrive in 4 KiB reads at most: far fewer deltas than events.
+  EXPECT_GE(text_deltas, 1u);
+  EXPECT_LE(text_deltas, 40u);
+}
+
+// A delta whose successor has not arrived is delivered at once: the server sends the second
+// event only after the first reached the callback (bounded at 20 s so that a regression fails
+// the test instead of hanging it).
+TEST(HttpProviderMergeTest, NoDeltaWaitsForTheNextEvent) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool first_seen = false;
+  bool waited_out = false;
+  LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
+      const std::string a = TextChunk("A");
+      sink.write(a.data(), a.size());
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (!cv.wait_for(lock, std::chrono::seconds(20), [&] { return first_seen; }))
+          waited_out = true;
+      }
+      const std::string rest = TextChunk("B") + kFinishStop + kDone;
+      sink.write(rest.data(), rest.size());
+      sink.done();
+      return true;
+    });
+  });
+  auto p = Make(Settings("openai", server, "/v1"), "gpt-4o");
+  std::vector<std::string> texts;
+  auto r = p->Stream(
+      Hello("gpt-4o"),
+      [&](const StreamDelta& d) {
+        if (d.kind != DeltaKind::kText) return true;
+        texts.push_back(d.text);
+        std::lock_guard<std::mutex> lock(mu);
+        first_seen = true;
+        cv.notify_all();
+        return true;
+      },
+      CancelToken{}, RetryHooks{});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_FALSE(waited_out);
+  EXPECT_EQ(texts, (std::vector<std::string>{"A", "B"}));
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "agent/providers/provider_errors.h"
 #include "tests/providers/decoder_test_util.h"
 
@@ -357,6 +359,85 @@ TEST(OpenAiChatBodyTest, ReasoningEffortMaxTokensAndToolImages) {
   EXPECT_EQ(m[4]["content"][1]["image_url"]["url"].asString(), "data:image/jpeg;base64,AAAA");
   r.thinking = ThinkingLevel::kOff;
   EXPECT_FALSE(BuildOpenAiChatBody(r, o).isMember("reasoning_effort"));
+}
+
+// The plain reader of text chunks must read every chunk exactly as the general path does. Each
+// chunk is decoded as generated (the plain reader takes those it can) and with a space after
+// its opening brace (always the general path).
+TEST(OpenAiPlainChunkTest, ReadsEveryChunkAsTheGeneralPathDoes) {
+  const std::vector<std::string> members = {R"("id":"chatcmpl-1")",
+                                            R"("object":"chat.completion.chunk")",
+                                            R"("created":1796045376)",
+                                            R"("model":"gpt-4o")",
+                                            R"("system_fingerprint":"fp_1")",
+                                            R"("service_tier":"default")",
+                                            R"("obfuscation":"a\/b")",
+                                            R"("n":true)",
+                                            R"("m":false)",
+                                            R"("z":null)",
+                                            R"("neg":-7)",
+                                            R"("frac":1.5)",
+                                            R"("bad":01)",
+                                            R"("usage":null)",
+                                            R"("error":null)",
+                                            R"("u":"\u0041")",
+                                            R"("o":{})",
+                                            R"("id":"x\"y")",
+                                            R"("big":12345678901234567890)"};
+  const std::vector<std::string> pieces = {"a",    " ",        "\"",
+                                           "\\",   "/",        "\n",
+                                           "\t",   "\r",       std::string(1, '\0'),
+                                           "\x01", "\xc3\xa9", "\xf0\x9f\x98\x80",
+                                           "\xff", "tok "};
+  auto quoted = [](const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (c == '\n') {
+        out += "\\n";
+        continue;
+      }
+      out += c;
+    }
+    return out + "\"";
+  };
+  std::mt19937 rng(99);
+  std::uniform_int_distribution<size_t> pick_member(0, members.size() - 1);
+  std::uniform_int_distribution<size_t> pick_piece(0, pieces.size() - 1);
+  std::uniform_int_distribution<int> few(0, 4);
+  for (int round = 0; round < 400; ++round) {
+    std::string fast_stream;
+    std::string slow_stream;
+    for (int c = 0; c < 6; ++c) {
+      std::string text;
+      for (int n = few(rng); n > 0; --n) text += pieces[pick_piece(rng)];
+      std::vector<std::string> parts;
+      for (int n = few(rng); n > 0; --n) parts.push_back(members[pick_member(rng)]);
+      const std::string choice = R"("choices":[{"index":0,"delta":{"content":)" + quoted(text) +
+                                 R"(},"logprobs":null,"finish_reason":null}])";
+      parts.insert(parts.begin() + static_cast<long>(few(rng) % (parts.size() + 1)), choice);
+      if (round % 17 == 5) parts.push_back(choice);  // a second choices member
+      std::string body;
+      for (const auto& p : parts) body += (body.empty() ? "" : ",") + p;
+      fast_stream += "data: {" + body + "}\n\n";
+      slow_stream += "data: { " + body + "}\n\n";
+    }
+    fast_stream += "data: [DONE]\n\n";
+    slow_stream += "data: [DONE]\n\n";
+    OpenAiChatDecoder plain;
+    OpenAiChatDecoder general;
+    auto a = RunDecoder(plain, fast_stream);
+    auto b = RunDecoder(general, slow_stream);
+    ASSERT_EQ(DeltaString(a.deltas), DeltaString(b.deltas)) << "round " << round;
+    ASSERT_EQ(a.status.ok(), b.status.ok()) << "round " << round;
+    if (!a.status.ok()) {
+      ASSERT_EQ(a.status.error().code, b.status.error().code);
+      const std::string ma = a.status.error().message;
+      const std::string mb = b.status.error().message;
+      ASSERT_EQ(ma.substr(0, ma.find('{')), mb.substr(0, mb.find('{'))) << "round " << round;
+    }
+    ASSERT_EQ(a.message.TextContent(), b.message.TextContent()) << "round " << round;
+  }
 }
 
 }  // namespace

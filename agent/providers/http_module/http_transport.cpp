@@ -1,6 +1,7 @@
 // The HTTP transport module: streaming HTTPS POST on cpp-httplib 0.11 (Client::send with a
 // content receiver). The only code that includes httplib; loaded on first use (http_client.cpp).
 #include <httplib.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -18,6 +19,32 @@ namespace lousho::agent {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// See MoreReady: whether the bytes queued on the socket after what was read hold a whole event
+// end (plain HTTP) or a whole TLS record (which OpenSSL decrypts without waiting). Peeks only.
+bool QueuedEventReady(int fd, bool tls) {
+  if (fd < 0) return false;
+  if (tls) {
+    unsigned char head[5];
+    if (::recv(fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT) != 5) return false;
+    const size_t record = 5 + ((static_cast<size_t>(head[3]) << 8) | head[4]);
+    int queued = 0;
+    return head[0] == 23 /* application data */ && ::ioctl(fd, FIONREAD, &queued) == 0 &&
+           static_cast<size_t>(queued) >= record;
+  }
+  // An event is a few hundred bytes: a blank line is looked for in the first KiB only (none
+  // there reads as "not ready", which only means no merging).
+  char buf[1024];
+  const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+  if (n < 2) return false;
+  // A blank line in any of the SSE line ends. Chunked framing never forms one except in the
+  // final chunk, after which the body ends anyway.
+  const std::string_view queued(buf, static_cast<size_t>(n));
+  if (queued.find("\n\n") != std::string_view::npos) return true;
+  if (queued.find('\r') == std::string_view::npos) return false;
+  return queued.find("\r\r") != std::string_view::npos ||
+         queued.find("\r\n\r\n") != std::string_view::npos;
+}
 
 }  // namespace
 
@@ -43,9 +70,13 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
 #endif
     // A cancel that lands while the socket is being created would otherwise be missed by
     // stop() (nothing in flight yet): shut the new socket down so connect fails at once.
-    cli.set_socket_options([&cancel](socket_t sock) {
+    int sock_fd = -1;
+    cli.set_socket_options([&cancel, &sock_fd](socket_t sock) {
+      sock_fd = sock;
       if (cancel.cancelled()) ::shutdown(sock, SHUT_RDWR);
     });
+    const bool tls = base.scheme == "https";
+    const MoreReady more_ready = [&sock_fd, tls] { return QueuedEventReady(sock_fd, tls); };
     // CancelSource::Cancel runs callbacks outside its lock, so one may still be running after
     // the callback is removed; the shared guard keeps it from touching a destroyed client.
     struct StopGuard {
@@ -95,7 +126,7 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
       // it must not reach the catch below (which reports a broken, retryable connection).
       bool go_on = false;
       try {
-        go_on = on_body(std::string_view(data, n));
+        go_on = on_body(std::string_view(data, n), more_ready);
       } catch (const std::exception& e) {
         result.transport_error = std::string("the response could not be handled: ") + e.what();
       }
