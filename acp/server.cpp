@@ -71,6 +71,8 @@ void Server::BindMethods() {
   Bind(method::kSessionNew, &Server::NewSession);
   Bind(method::kSessionPrompt, &Server::Prompt);
   Bind(method::kSessionSetMode, &Server::SetMode);
+  Bind(method::kSessionSetConfigOption, &Server::SetConfigOption);
+  Bind(method::kSessionSetModel, &Server::SetModel);
   Bind(method::kSessionClose, &Server::CloseSession);
   BindNotification(method::kSessionCancel, &Server::Cancel);
   BindNotification(method::kCancelRequest, &Server::CancelRequest);
@@ -177,9 +179,14 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   }
   so.pool = &pool_;
   std::string sid = so.id;
-  so.sink = [this, sid](const agent::Event& e) {
-    if (auto update = UpdateFromEvent(e)) SendUpdate(sid, *update);
-  };
+  {
+    // The session starts from the agent's values; the sink follows their changes.
+    SessionConfigValues initial;
+    initial.mode = agent_->default_mode;
+    initial.model = agent_->model.provider_name + "/" + agent_->model.model_id;
+    initial.thinking = agent::ThinkingLevelId(agent_->model.thinking);
+    so.sink = MakeSink(sid, initial);
+  }
   auto created = agent::Session::Create(agent_, std::move(so));
   if (!created.ok())
     return reply.Error(jsonrpc::kInternalError, created.error().message,
@@ -191,27 +198,65 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   }
   Json::Value res = Obj();
   res["sessionId"] = sid;
-  res["modes"] = ModesToJson(session->mode());
+  AddSessionSetup(*session, &res);
   reply.Result(res);
   // Commands only after the session exists for the client.
-  if (!view_.commands.empty()) {
-    Json::Value u = Obj();
-    u["sessionUpdate"] = "available_commands_update";
-    Json::Value list(Json::arrayValue);
-    for (const auto& c : view_.commands) {
-      Json::Value item = Obj();
-      item["name"] = c.name;
-      item["description"] = c.description.empty() ? c.name : c.description;
-      if (!c.hint.empty()) {
-        Json::Value input = Obj();
-        input["hint"] = c.hint;
-        item["input"] = input;
-      }
-      list.append(item);
+  SendCommands(sid);
+}
+
+agent::EventSink Server::MakeSink(const std::string& session_id, SessionConfigValues initial) {
+  // Events come on the session's worker, one at a time: the values need no lock.
+  auto values = std::make_shared<SessionConfigValues>(std::move(initial));
+  return [this, session_id, values](const agent::Event& e) {
+    if (auto update = UpdateFromEvent(e)) SendUpdate(session_id, *update);
+    if (const auto* mode = std::get_if<agent::event::ModeChanged>(&e)) {
+      if (auto m = agent::ParsePermissionMode(mode->mode_id)) values->mode = *m;
+    } else if (const auto* model = std::get_if<agent::event::ModelChanged>(&e)) {
+      values->model = model->provider + "/" + model->model_id;
+      values->thinking = model->thinking;
+    } else {
+      return;
     }
-    u["availableCommands"] = list;
-    SendUpdate(sid, u);
+    SendUpdate(session_id, ConfigOptionUpdate(*values, view_.models));
+  };
+}
+
+void Server::AddSessionSetup(const agent::Session& session, Json::Value* result) const {
+  const SessionConfigValues values = ConfigValuesOf(session);
+  (*result)["modes"] = ModesToJson(values.mode);
+  (*result)["models"] = ModelsToJson(values.model, view_.models);
+  (*result)["configOptions"] = ConfigOptionsToJson(values, view_.models);
+}
+
+void Server::SendCommands(const std::string& session_id) {
+  Json::Value list(Json::arrayValue);
+  for (const auto& c : agent::kBuiltinCommands) {
+    Json::Value item = Obj();
+    item["name"] = c.name;
+    item["description"] = c.description;
+    if (c.hint[0] != '\0') {
+      Json::Value input = Obj();
+      input["hint"] = c.hint;
+      item["input"] = input;
+    }
+    list.append(item);
   }
+  for (const auto& c : view_.commands) {
+    if (agent::FindBuiltinCommand(c.name)) continue;  // the built-in one runs
+    Json::Value item = Obj();
+    item["name"] = c.name;
+    item["description"] = c.description.empty() ? c.name : c.description;
+    if (!c.hint.empty()) {
+      Json::Value input = Obj();
+      input["hint"] = c.hint;
+      item["input"] = input;
+    }
+    list.append(item);
+  }
+  Json::Value u = Obj();
+  u["sessionUpdate"] = "available_commands_update";
+  u["availableCommands"] = list;
+  SendUpdate(session_id, u);
 }
 
 std::shared_ptr<agent::Session> Server::FindSession(const std::string& session_id, Reply* reply) {
@@ -278,6 +323,61 @@ void Server::SetMode(const SetModeParams& params, Reply reply) {
   Status st = session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+}
+
+// A config option changes through the engine; the answer (all options, as they now are) goes out
+// on the session's worker after the config_option_update the change caused.
+void Server::SetConfigOption(const SetConfigOptionParams& params, Reply reply) {
+  auto session = FindSession(params.session_id, &reply);
+  if (!session) return;
+  auto value = AsString(params.value);
+  if (!value)
+    return reply.Error(jsonrpc::kInvalidParams, "Invalid params: params.value: expected a string");
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  auto answer = [this, shared_reply, weak = std::weak_ptr<agent::Session>(session)] {
+    auto s = weak.lock();
+    if (!s) return shared_reply->Error(jsonrpc::kInternalError, "the session is gone");
+    Json::Value res = Obj();
+    res["configOptions"] = ConfigOptionsToJson(ConfigValuesOf(*s), view_.models);
+    shared_reply->Result(res);
+  };
+  Status st = Status::Ok();
+  if (params.config_id == kConfigMode) {
+    auto mode = agent::ParsePermissionMode(*value);
+    if (!mode)
+      return shared_reply->Error(jsonrpc::kInvalidParams,
+                                 "Invalid params: params.value: unknown mode " + *value);
+    st = session->SetMode(*mode, answer);
+  } else if (params.config_id == kConfigModel) {
+    st = session->SelectModel(*value, answer);
+  } else if (params.config_id == kConfigThoughtLevel) {
+    const agent::ThinkingLevel level = agent::ParseThinkingLevel(*value);
+    if (*value != agent::ThinkingLevelId(level))
+      return shared_reply->Error(jsonrpc::kInvalidParams,
+                                 "Invalid params: params.value: unknown thinking level " + *value);
+    st = session->SetThinking(level, answer);
+  } else {
+    return shared_reply->Error(jsonrpc::kInvalidParams,
+                               "Invalid params: params.configId: unknown option " +
+                                   params.config_id);
+  }
+  if (!st.ok()) {
+    const int code = st.error().code == ErrorCode::kModelUnknown ? jsonrpc::kInvalidParams
+                                                                  : jsonrpc::kInternalError;
+    shared_reply->Error(code, st.error().message, ErrorData(st.error().code));
+  }
+}
+
+void Server::SetModel(const SetModelParams& params, Reply reply) {
+  auto session = FindSession(params.session_id, &reply);
+  if (!session) return;
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  Status st = session->SelectModel(params.model_id, [shared_reply] { shared_reply->Result(Obj()); });
+  if (!st.ok()) {
+    const int code = st.error().code == ErrorCode::kModelUnknown ? jsonrpc::kInvalidParams
+                                                                  : jsonrpc::kInternalError;
+    shared_reply->Error(code, st.error().message, ErrorData(st.error().code));
+  }
 }
 
 // Ends a session as if session/cancel had arrived, then frees it: its running prompt answers

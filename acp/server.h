@@ -69,11 +69,20 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   void NewSession(const NewSessionParams& params, jsonrpc::Reply reply);
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);
   void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
+  void SetConfigOption(const SetConfigOptionParams& params, jsonrpc::Reply reply);
+  void SetModel(const SetModelParams& params, jsonrpc::Reply reply);
   void CloseSession(const SessionIdParams& params, jsonrpc::Reply reply);
   void Cancel(const SessionIdParams& params);
   void CancelRequest(const CancelRequestParams& params);
   std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
+  // The event sink of a session: its updates, and config_option_update when the mode or the
+  // model changes.
+  agent::EventSink MakeSink(const std::string& session_id, SessionConfigValues initial);
+  // What session/new (and session/load) answer besides the id: modes, models, configOptions.
+  void AddSessionSetup(const agent::Session& session, Json::Value* result) const;
+  // available_commands_update: the built-in commands, then the spec's.
+  void SendCommands(const std::string& session_id);
   std::string NewSessionId();
 
   // Declared first: destroyed last, after every session that runs on it.

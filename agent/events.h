@@ -110,14 +110,30 @@ struct TtsrTriggered {
   int turn = 0;
   std::vector<std::string> rules;
 };
-// Automatic compaction of the history began / ended.
+// The model or the thinking level changed (SetModel, SetThinking, a `/model` command).
+struct ModelChanged {
+  std::string provider;
+  std::string model_id;
+  std::string thinking;  // "off" | "minimal" | ... (ThinkingLevelId)
+};
+// A compaction of the history began / ended: automatic (`reason` "threshold" when the context
+// reached the spec's share of the window, "overflow" when the provider refused the request as too
+// long) or asked for (`reason` "manual": `/compact`, Session::Compact). `id` names the run, so a
+// door can show start and end as one item.
 struct AutoCompactionStart {
-  std::string reason;  // "threshold" | "overflow"
+  std::string id;
+  std::string reason;  // "threshold" | "overflow" | "manual"
+  long long tokens_before = 0;
 };
 struct AutoCompactionEnd {
-  bool aborted = false;
-  bool will_retry = false;
-  std::string error;  // empty on success
+  std::string id;
+  std::string reason;
+  bool aborted = false;     // cancelled: the history is untouched
+  bool will_retry = false;  // "overflow": the refused request is sent again
+  std::string error;        // empty on success; on failure the history is untouched
+  std::string summary;      // on success
+  long long tokens_before = 0;
+  long long tokens_after = 0;  // estimated: the summary and the kept messages
 };
 
 }  // namespace event
@@ -128,7 +144,7 @@ using Event =
                  event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
                  event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
                  event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
-                 event::AutoCompactionEnd>;
+                 event::AutoCompactionEnd, event::ModelChanged>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -44,6 +44,9 @@ AgentView ViewOf(const AgentConfig& agent) {
   v.images = agent.model.provider && agent.model.provider->SupportsImages();
   v.commands = agent.commands;
   v.provider_error = agent.provider_error;
+  v.models = agent.models;
+  if (v.models.empty() && !agent.model.provider_name.empty())
+    v.models.push_back({agent.model.provider_name, agent.model.model_id, agent.model.model_id});
   return v;
 }
 
@@ -64,6 +67,8 @@ struct Session::Turn {
   std::vector<Message> tool_results;  // of the current step, for turn_end
   bool ends_turn = false;             // a tool (ask) ended the turn
   std::string question;
+  bool overflow_compacted = false;  // compacted once after a context overflow
+  bool threshold_failed = false;    // an automatic compaction failed: not again this prompt
 };
 
 // One streamed model message and how its stream ended.
@@ -90,8 +95,32 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
   if (!seed.empty()) {
     Status st = s->history_.Seed(std::move(seed), seed_leaf);
     if (!st.ok()) return st.error();
+    s->RestoreModel();
   }
   return s;
+}
+
+// A stored session continues with the model and thinking level last chosen on its branch.
+void Session::RestoreModel() {
+  const Entry* model = nullptr;
+  const Entry* thinking = nullptr;
+  for (const Entry* e : history_.Branch()) {
+    if (e->kind == EntryKind::kModelChange) model = e;
+    if (e->kind == EntryKind::kThinkingChange) thinking = e;
+  }
+  if (model && (model->provider != model_.provider_name || model->model_id != model_.model_id)) {
+    Result<ModelChoice> choice = MakeError(ErrorCode::kModelUnknown, "no model resolver");
+    if (agent_->resolve_model) choice = agent_->resolve_model(model->provider, model->model_id);
+    if (choice.ok()) {
+      choice->thinking = model_.thinking;
+      model_ = std::move(*choice);
+    } else {
+      log::Warn("session " + id() + ": cannot restore model " + model->provider + "/" +
+                model->model_id + " (" + choice.error().message + "); using " +
+                model_.provider_name + "/" + model_.model_id);
+    }
+  }
+  if (thinking) model_.thinking = ParseThinkingLevel(thinking->thinking_level);
 }
 
 Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options)
@@ -101,7 +130,8 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
       policy_(agent_->permission_rules, options_.cwd),
       mode_(agent_->default_mode),
       model_(agent_->model),
-      tools_(agent_->tools) {
+      tools_(agent_->tools),
+      auto_compaction_(agent_->compaction.auto_compact) {
   roots_.push_back(options_.cwd);
   for (const auto& r : options_.additional_roots) roots_.push_back(r);
   for (const auto& r : agent_->extra_roots) roots_.push_back(r);
@@ -190,17 +220,33 @@ PermissionMode Session::mode() const {
 }
 
 Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
+  return Notice(event::ModeChanged{PermissionModeId(mode)}, {}, std::move(done),
+                [&] { mode_ = mode; });
+}
+
+Status Session::Notice(Event e, std::vector<Entry> entries, std::function<void()> done,
+                       const std::function<void()>& change) {
+  if (!entries.empty()) {
+    // The entries join the history on the worker, which alone writes it.
+    done = [this, entries = std::move(entries), done = std::move(done)]() mutable {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (Entry& e : entries) history_.Append(std::move(e));
+      }
+      if (done) done();
+    };
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (notices_.size() >= kMaxPendingNotices)
       return MakeError(ErrorCode::kSessionBusy,
                        "too many changes are waiting for the session's running turn");
-    mode_ = mode;
-    notices_.emplace_back(event::ModeChanged{PermissionModeId(mode)}, std::move(done));
+    change();
+    notices_.emplace_back(std::move(e), std::move(done));
     has_notices_.store(true, std::memory_order_release);
   }
-  // From the worker (the switch_mode tool) the notice goes out with the next event; from
-  // elsewhere a task flushes it, after the running turn's current step if one is running.
+  // From the worker (the switch_mode tool, a command) the notice goes out with the next event;
+  // from elsewhere a task flushes it, after the running turn's current step if one is running.
   if (!strand_->InTask()) {
     Status st = Post([] {});
     if (!st.ok()) FlushNotices();  // no thread to be had: better out of place than lost
@@ -227,15 +273,59 @@ ModelChoice Session::model() const {
   return model_;
 }
 
-void Session::SetModel(ModelChoice model) {
-  std::lock_guard<std::mutex> lock(mu_);
-  model_ = std::move(model);
+namespace {
+event::ModelChanged ModelEvent(const ModelChoice& m) {
+  return event::ModelChanged{m.provider_name, m.model_id, ThinkingLevelId(m.thinking)};
+}
+}  // namespace
+
+Status Session::SetModel(ModelChoice model, std::function<void()> done) {
+  if (!model.provider) return MakeError(ErrorCode::kModelUnknown, "the model has no provider");
+  std::vector<Entry> entries(1);
+  entries[0].kind = EntryKind::kModelChange;
+  entries[0].provider = model.provider_name;
+  entries[0].model_id = model.model_id;
+  if (model.thinking != this->model().thinking) {
+    Entry t;
+    t.kind = EntryKind::kThinkingChange;
+    t.thinking_level = ThinkingLevelId(model.thinking);
+    entries.push_back(std::move(t));
+  }
+  return Notice(ModelEvent(model), std::move(entries), std::move(done),
+                [&] { model_ = std::move(model); });
 }
 
-void Session::SetThinking(ThinkingLevel level) {
-  std::lock_guard<std::mutex> lock(mu_);
-  model_.thinking = level;
+Status Session::SetThinking(ThinkingLevel level, std::function<void()> done) {
+  Entry e;
+  e.kind = EntryKind::kThinkingChange;
+  e.thinking_level = ThinkingLevelId(level);
+  ModelChoice now = model();
+  now.thinking = level;
+  return Notice(ModelEvent(now), {std::move(e)}, std::move(done),
+                [&] { model_.thinking = level; });
 }
+
+Status Session::SelectModel(const std::string& id, std::function<void()> done) {
+  const size_t slash = id.find('/');
+  bool offered = false;
+  for (const ModelOption& m : agent_->models) offered = offered || m.id() == id;
+  const ModelChoice current = model();
+  if (id == current.provider_name + "/" + current.model_id) offered = true;
+  if (!offered || slash == std::string::npos)
+    return MakeError(ErrorCode::kModelUnknown, "model '" + id + "' is not offered");
+  if (!agent_->resolve_model)
+    return MakeError(ErrorCode::kModelUnknown, "this agent cannot switch models");
+  Result<ModelChoice> choice = agent_->resolve_model(id.substr(0, slash), id.substr(slash + 1));
+  if (!choice.ok())
+    return MakeError(ErrorCode::kModelUnknown,
+                     "cannot use model '" + id + "': " + choice.error().message);
+  choice->thinking = current.thinking;  // the thinking level is its own choice
+  return SetModel(std::move(*choice), std::move(done));
+}
+
+void Session::SetAutoCompaction(bool enabled) { auto_compaction_.store(enabled); }
+
+bool Session::auto_compaction() const { return auto_compaction_.load(); }
 
 bool Session::SupportsImages() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -305,6 +395,19 @@ void Session::EmitMessage(int turn, const Message& m) {
   Emit(event::MessageEnd{turn, &m});
 }
 
+void Session::EmitNote(int turn, const std::string& text) {
+  Message note;
+  note.role = Role::kAssistant;
+  note.timestamp_ms = NowMs();
+  Emit(event::MessageStart{turn, &note});
+  note.content.push_back(ContentBlock::Text(text));
+  StreamDelta d;
+  d.kind = DeltaKind::kText;
+  d.text = text;
+  Emit(event::MessageUpdate{turn, &d, &note});
+  Emit(event::MessageEnd{turn, &note});
+}
+
 std::vector<ContentBlock> Session::ExpandCommand(std::vector<ContentBlock> content) const {
   if (content.empty() || content[0].type != BlockType::kText) return content;
   const std::string& text = content[0].text;
@@ -347,6 +450,7 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   Turn t;
   t.cancel = cancel;
   Emit(event::AgentStart{});
+  if (auto call = ParseBuiltinCall(content)) return RunCommand(*call, t);
   Message user;
   user.role = Role::kUser;
   user.content = ExpandCommand(std::move(content));
@@ -355,6 +459,8 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
 
   for (;;) {
     if (auto stop = LimitReached(t)) return Finish(t, *stop);
+    MaybeCompact(t);
+    if (auto stop = LimitReached(t)) return Finish(t, *stop);
     ++t.step;
     t.tool_results.clear();
     Emit(event::TurnStart{t.step});
@@ -362,6 +468,13 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     const Message* said = s.message.content.empty() ? nullptr : &s.message;
     if (s.error) {
       Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      if (s.error->code == ErrorCode::kProviderContextOverflow && !t.overflow_compacted &&
+          said == nullptr) {
+        // The request did not fit: compact once and send it again.
+        t.overflow_compacted = true;
+        if (RunCompaction("overflow", "", t.cancel, /*will_retry=*/true).ok()) continue;
+        if (t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
+      }
       Emit(event::AgentEnd{&t.added});
       return *s.error;
     }
@@ -384,6 +497,147 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     if (!carried_on) return Finish(t, TurnStop::kCancelled);
     if (auto stop = DecideNext(s.message, t)) return Finish(t, *stop);
   }
+}
+
+Result<TurnResult> Session::RunCommand(const CommandCall& call, Turn& t) {
+  const std::string name = call.command->name;
+  if (name == "compact") {
+    (void)RunCompaction("manual", call.args, t.cancel, false);
+    // A failure is shown by the compaction's end event; the prompt itself went as asked.
+    return Finish(t, t.cancel.cancelled() ? TurnStop::kCancelled : TurnStop::kEndTurn);
+  }
+  if (name == "model") {
+    const ModelChoice now = model();
+    std::string offered;
+    for (const ModelOption& m : agent_->models) offered += "\n- " + m.id();
+    if (call.args.empty()) {
+      EmitNote(0, "Current model: " + now.provider_name + "/" + now.model_id +
+                      (offered.empty() ? "" : "\nAvailable:" + offered));
+    } else if (Status st = SelectModel(call.args); !st.ok()) {
+      EmitNote(0, st.error().message + (offered.empty() ? "" : "\nAvailable:" + offered));
+    } else {
+      EmitNote(0, "Model: " + call.args);
+    }
+    return Finish(t, TurnStop::kEndTurn);
+  }
+  EmitNote(0, "/" + name + " is not available here.");
+  return Finish(t, TurnStop::kEndTurn);
+}
+
+void Session::MaybeCompact(Turn& t) {
+  if (t.threshold_failed || !auto_compaction()) return;
+  const ModelChoice m = model();
+  if (!m.provider) return;
+  long long tokens = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tokens = ContextTokens(history_.messages(), history_.context_start());
+  }
+  if (!ShouldCompact(agent_->compaction, tokens, m.provider->ContextWindow())) return;
+  // A failure leaves the history as it was: the request may still fit, so the turn goes on.
+  if (!RunCompaction("threshold", "", t.cancel, false).ok()) t.threshold_failed = true;
+}
+
+Result<CompactionResult> Session::RunCompaction(const std::string& reason,
+                                                const std::string& instructions,
+                                                const CancelToken& cancel, bool will_retry) {
+  const ModelChoice model = this->model();
+  event::AutoCompactionStart start;
+  start.id = "compaction-" + std::to_string(++compactions_);
+  start.reason = reason;
+  Result<CompactionPlan> plan = MakeError(ErrorCode::kCompaction, "not planned");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    start.tokens_before = ContextTokens(history_.messages(), history_.context_start());
+    plan = PlanCompaction(history_, agent_->compaction.keep_recent_tokens);
+  }
+  Emit(start);
+  event::AutoCompactionEnd end;
+  end.id = start.id;
+  end.reason = reason;
+  end.tokens_before = start.tokens_before;
+  auto fail = [&](Error e, bool aborted) -> Error {
+    end.aborted = aborted;
+    if (!aborted) end.error = e.message;
+    Emit(end);
+    return e;
+  };
+  if (!plan.ok()) return fail(plan.error(), false);
+  if (!model.provider) return fail(MakeError(ErrorCode::kModelUnknown, "no model to ask"), false);
+
+  const std::vector<Message> prompt{SummaryPrompt(plan->to_summarize, instructions)};
+  ModelRequest req;
+  req.model = model.model_id;
+  req.system = SummarySystemPrompt();
+  req.messages = prompt;
+  req.max_output_tokens = static_cast<int>(agent_->limits.max_output_tokens);
+  Result<ModelResponse> resp = model.provider->Stream(
+      req, [&cancel](const StreamDelta&) { return !cancel.cancelled(); }, cancel, RetryHooks{});
+  if (resp.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    total_usage_.Add(resp->message.usage);  // the summary costs like any request
+  }
+  if (cancel.cancelled() || (resp.ok() && resp->message.stop_reason == StopReason::kCancelled))
+    return fail(MakeError(ErrorCode::kCancelled, "the compaction was cancelled"), true);
+  if (!resp.ok()) return fail(resp.error(), false);
+  if (resp->message.stop_reason == StopReason::kError)
+    return fail(MakeError(ErrorCode::kCompaction, resp->message.error_message), false);
+  Result<std::string> summary = SummaryFromReply(resp->message);
+  if (!summary.ok()) return fail(summary.error(), false);
+
+  Entry e;
+  e.kind = EntryKind::kCompaction;
+  e.summary = *summary;
+  e.first_kept_id = plan->first_kept_id;
+  e.tokens_before = start.tokens_before;
+  e.timestamp_ms = NowMs();
+  CompactionResult result;
+  result.summary = *summary;
+  result.first_kept_id = plan->first_kept_id;
+  result.tokens_before = start.tokens_before;
+  result.tokens_after = EstimateTokens(CompactionSummaryMessage(e)) + plan->kept_tokens;
+  e.data = Json::Value(Json::objectValue);
+  e.data["reason"] = reason;
+  e.data["tokensAfter"] = static_cast<Json::Int64>(result.tokens_after);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    history_.Append(std::move(e));
+  }
+  end.will_retry = will_retry;
+  end.summary = result.summary;
+  end.tokens_after = result.tokens_after;
+  Emit(end);
+  return result;
+}
+
+Status Session::Compact(std::string instructions,
+                        std::function<void(Result<CompactionResult>)> done) {
+  std::shared_ptr<CancelSource> source;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) return MakeError(ErrorCode::kSessionClosed, "the session is closing");
+    if (busy_)
+      return MakeError(ErrorCode::kSessionBusy, "a prompt is already running in this session");
+    busy_ = true;
+    cancel_ = std::make_shared<CancelSource>();
+    source = cancel_;
+  }
+  Status st = Post([this, source, instructions = std::move(instructions),
+                    done = std::move(done)]() mutable {
+    Result<CompactionResult> result = RunCompaction("manual", instructions, source->token(), false);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = false;
+      cancel_.reset();
+    }
+    done(std::move(result));
+  });
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
+    cancel_.reset();
+  }
+  return st;
 }
 
 std::optional<TurnStop> Session::LimitReached(const Turn& t) const {

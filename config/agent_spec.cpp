@@ -343,7 +343,7 @@ const std::vector<std::string> kTopKeys = {
     "name",     "description", "model",    "instructions", "instructionsFile",
     "thinking", "tools",       "maxSteps", "limits",       "permissions",
     "mode",     "roots",       "rules",    "providers",    "commands",
-    "scripts"};
+    "scripts",  "models",      "compaction"};
 
 // "provider/model": both parts present.
 bool IsProviderModel(const std::string& model) {
@@ -407,6 +407,32 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
     spec.model = Str(ctx, root["model"], "model");
     if (!IsProviderModel(spec.model))
       ctx.Fail(root["model"], "model: expected 'provider/model', got '" + spec.model + "'");
+  }
+  if (root["models"]) {
+    const YAML::Node& m = root["models"];
+    if (!m.IsSequence()) ctx.Fail(m, "models: expected a list of 'provider/model' names");
+    for (const auto& item : m) {
+      std::string id = Str(ctx, item, "models");
+      if (!IsProviderModel(id))
+        ctx.Fail(item, "models: expected 'provider/model', got '" + id + "'");
+      if (std::find(spec.models.begin(), spec.models.end(), id) != spec.models.end())
+        ctx.Fail(item, "models: '" + id + "' is listed twice");
+      spec.models.push_back(id);
+    }
+  }
+  if (root["compaction"]) {
+    const YAML::Node& c = root["compaction"];
+    ExpectMap(ctx, c, "compaction");
+    CheckKeys(ctx, c, "compaction", {"auto", "threshold", "keepRecentTokens"});
+    if (c["auto"]) spec.compaction.auto_compact = Bool(ctx, c["auto"], "compaction.auto");
+    if (c["threshold"]) {
+      const long long t = Int(ctx, c["threshold"], "compaction.threshold", 1);
+      if (t > 100) ctx.Fail(c["threshold"], "compaction.threshold: a percentage, 1 to 100");
+      spec.compaction.threshold_percent = static_cast<int>(t);
+    }
+    if (c["keepRecentTokens"])
+      spec.compaction.keep_recent_tokens =
+          Int(ctx, c["keepRecentTokens"], "compaction.keepRecentTokens", 0);
   }
   if (root["instructions"] && root["instructionsFile"])
     ctx.Fail(root["instructionsFile"], "use either 'instructions' or 'instructionsFile', not both");
