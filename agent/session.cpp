@@ -533,7 +533,9 @@ void Session::MaybeCompact(Turn& t) {
     std::lock_guard<std::mutex> lock(mu_);
     tokens = ContextTokens(history_.messages(), history_.context_start());
   }
-  if (!ShouldCompact(agent_->compaction, tokens, m.provider->ContextWindow())) return;
+  CompactionSettings settings = agent_->compaction;
+  settings.auto_compact = true;  // the session's own switch (SetAutoCompaction) was checked
+  if (!ShouldCompact(settings, tokens, m.provider->ContextWindow())) return;
   // A failure leaves the history as it was: the request may still fit, so the turn goes on.
   if (!RunCompaction("threshold", "", t.cancel, false).ok()) t.threshold_failed = true;
 }
