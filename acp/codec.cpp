@@ -276,7 +276,7 @@ std::vector<agent::ModelOption> WithCurrent(const std::string& current,
   agent::ModelOption m;
   m.provider = current.substr(0, slash);
   m.model_id = slash == std::string::npos ? "" : current.substr(slash + 1);
-  m.name = m.model_id;
+  m.name = current;
   models.insert(models.begin(), m);
   return models;
 }
@@ -294,8 +294,10 @@ Json::Value ConfigOptionsToJson(const SessionConfigValues& current,
   for (const auto& m : kModes) modes.append(SelectOption(ModeName(m.mode), m.name, m.description));
   out.append(Select(kConfigMode, "Mode", "mode", ModeName(current.mode), modes));
   Json::Value list(Json::arrayValue);
-  for (const auto& m : WithCurrent(current.model, models))
-    list.append(SelectOption(m.id(), m.name.empty() ? m.id() : m.name, m.id()));
+  for (const auto& m : WithCurrent(current.model, models)) {
+    const std::string name = m.name.empty() ? m.id() : m.name;
+    list.append(SelectOption(m.id(), name, name == m.id() ? "" : m.id()));
+  }
   out.append(Select(kConfigModel, "Model", "model", current.model, list));
   Json::Value levels(Json::arrayValue);
   for (const auto& l : kThinkingLevels) levels.append(SelectOption(l[0], l[1]));

@@ -69,7 +69,7 @@ std::vector<ModelOption> OfferedModels(const config::AgentSpec& spec, const Mode
     const config::ProviderSettings* p =
         it != spec.providers.end() ? &it->second : config::FindBuiltinProvider(provider);
     const config::ModelInfo* info = p ? config::FindModel(*p, id) : nullptr;
-    return info ? info->name : id;
+    return info && !info->name.empty() ? info->name : provider + "/" + id;
   };
   if (!own.provider_name.empty())
     add(own.provider_name, own.model_id, name_of(own.provider_name, own.model_id));
