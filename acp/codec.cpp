@@ -282,8 +282,8 @@ std::vector<agent::ModelOption> WithCurrent(const std::string& current,
 }
 
 constexpr const char* kThinkingLevels[][2] = {
-    {"off", "Off"},   {"minimal", "Minimal"}, {"low", "Low"},
-    {"medium", "Medium"}, {"high", "High"},   {"xhigh", "Extra high"},
+    {"off", "Off"},       {"minimal", "Minimal"}, {"low", "Low"},
+    {"medium", "Medium"}, {"high", "High"},       {"xhigh", "Extra high"},
 };
 }  // namespace
 

@@ -357,13 +357,13 @@ void Server::SetConfigOption(const SetConfigOptionParams& params, Reply reply) {
                                  "Invalid params: params.value: unknown thinking level " + *value);
     st = session->SetThinking(level, answer);
   } else {
-    return shared_reply->Error(jsonrpc::kInvalidParams,
-                               "Invalid params: params.configId: unknown option " +
-                                   params.config_id);
+    return shared_reply->Error(
+        jsonrpc::kInvalidParams,
+        "Invalid params: params.configId: unknown option " + params.config_id);
   }
   if (!st.ok()) {
     const int code = st.error().code == ErrorCode::kModelUnknown ? jsonrpc::kInvalidParams
-                                                                  : jsonrpc::kInternalError;
+                                                                 : jsonrpc::kInternalError;
     shared_reply->Error(code, st.error().message, ErrorData(st.error().code));
   }
 }
@@ -372,10 +372,11 @@ void Server::SetModel(const SetModelParams& params, Reply reply) {
   auto session = FindSession(params.session_id, &reply);
   if (!session) return;
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  Status st = session->SelectModel(params.model_id, [shared_reply] { shared_reply->Result(Obj()); });
+  Status st =
+      session->SelectModel(params.model_id, [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok()) {
     const int code = st.error().code == ErrorCode::kModelUnknown ? jsonrpc::kInvalidParams
-                                                                  : jsonrpc::kInternalError;
+                                                                 : jsonrpc::kInternalError;
     shared_reply->Error(code, st.error().message, ErrorData(st.error().code));
   }
 }

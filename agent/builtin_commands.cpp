@@ -14,7 +14,8 @@ std::optional<CommandCall> ParseBuiltinCall(const std::vector<ContentBlock>& con
   const std::string& text = content[0].text;
   if (text.size() < 2 || text[0] != '/') return std::nullopt;
   const size_t end = text.find_first_of(" \t\r\n", 1);
-  const BuiltinCommand* cmd = FindBuiltinCommand(text.substr(1, end == std::string::npos ? std::string::npos : end - 1));
+  const BuiltinCommand* cmd =
+      FindBuiltinCommand(text.substr(1, end == std::string::npos ? std::string::npos : end - 1));
   if (cmd == nullptr) return std::nullopt;
   CommandCall call;
   call.command = cmd;

@@ -105,8 +105,7 @@ long long ContextTokens(std::span<const Message> context, size_t fresh_from) {
   size_t reported = context.size();
   for (size_t i = context.size(); i-- > fresh_from && i < context.size();) {
     const Message& m = context[i];
-    if (m.role == Role::kAssistant && m.stop_reason != StopReason::kError &&
-        m.usage.total() > 0) {
+    if (m.role == Role::kAssistant && m.stop_reason != StopReason::kError && m.usage.total() > 0) {
       reported = i;
       break;
     }
@@ -177,8 +176,7 @@ Result<std::string> SummaryFromReply(const Message& reply) {
   std::string text = reply.TextContent();
   size_t b = text.find_first_not_of(" \t\r\n");
   size_t e = text.find_last_not_of(" \t\r\n");
-  if (b == std::string::npos)
-    return MakeError(ErrorCode::kCompaction, "The model gave no summary");
+  if (b == std::string::npos) return MakeError(ErrorCode::kCompaction, "The model gave no summary");
   return text.substr(b, e - b + 1);
 }
 

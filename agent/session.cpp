@@ -301,8 +301,7 @@ Status Session::SetThinking(ThinkingLevel level, std::function<void()> done) {
   e.thinking_level = ThinkingLevelId(level);
   ModelChoice now = model();
   now.thinking = level;
-  return Notice(ModelEvent(now), {std::move(e)}, std::move(done),
-                [&] { model_.thinking = level; });
+  return Notice(ModelEvent(now), {std::move(e)}, std::move(done), [&] { model_.thinking = level; });
 }
 
 Status Session::SelectModel(const std::string& id, std::function<void()> done) {

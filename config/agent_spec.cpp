@@ -340,9 +340,9 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
 }
 
 const std::vector<std::string> kTopKeys = {
-    "name",     "description", "model",    "instructions", "instructionsFile",
-    "thinking", "tools",       "maxSteps", "limits",       "permissions",
-    "mode",     "roots",       "rules",    "providers",    "commands",
+    "name",     "description", "model",     "instructions", "instructionsFile",
+    "thinking", "tools",       "maxSteps",  "limits",       "permissions",
+    "mode",     "roots",       "rules",     "providers",    "commands",
     "scripts",  "models",      "compaction"};
 
 // "provider/model": both parts present.

@@ -21,7 +21,7 @@ enum class ErrorCode {
   kInvalidMode,
   kInvalidParams,
   kJsonParse,
-  kModelUnknown,  // a model that is not offered, or whose provider cannot be built
+  kModelUnknown,             // a model that is not offered, or whose provider cannot be built
   kProviderAuth,             // 401/403, missing key
   kProviderBadRequest,       // 400, 413, 422 ...: retrying the same request is useless
   kProviderBadResponse,      // malformed stream

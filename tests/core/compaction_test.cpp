@@ -39,9 +39,9 @@ Entry MsgEntry(const std::string& id, const std::string& parent, Role role,
 TEST(CompactionHistoryTest, ContextIsSummaryThenKeptThenNewer) {
   History h;
   std::vector<Entry> seed = {
-      MsgEntry("e1", "", Role::kUser, "one"),       MsgEntry("e2", "e1", Role::kAssistant, "1"),
-      MsgEntry("e3", "e2", Role::kUser, "two"),     MsgEntry("e4", "e3", Role::kAssistant, "2"),
-      MsgEntry("e5", "e4", Role::kUser, "three"),   MsgEntry("e6", "e5", Role::kAssistant, "3"),
+      MsgEntry("e1", "", Role::kUser, "one"),     MsgEntry("e2", "e1", Role::kAssistant, "1"),
+      MsgEntry("e3", "e2", Role::kUser, "two"),   MsgEntry("e4", "e3", Role::kAssistant, "2"),
+      MsgEntry("e5", "e4", Role::kUser, "three"), MsgEntry("e6", "e5", Role::kAssistant, "3"),
   };
   ASSERT_TRUE(h.Seed(seed).ok());
   EXPECT_EQ(h.messages().size(), 6u);
@@ -111,11 +111,11 @@ TEST(CompactionPlanTest, ThresholdAndContextTokens) {
   EXPECT_FALSE(ShouldCompact(s, 5000, 0));  // unknown window
   s.auto_compact = false;
   EXPECT_FALSE(ShouldCompact(s, 999, 1000));
-  std::vector<Message> ctx = {Msg(Role::kUser, std::string(40, 'a')),
-                              Msg(Role::kAssistant, "ok"), Msg(Role::kUser, std::string(8, 'b'))};
+  std::vector<Message> ctx = {Msg(Role::kUser, std::string(40, 'a')), Msg(Role::kAssistant, "ok"),
+                              Msg(Role::kUser, std::string(8, 'b'))};
   ctx[1].usage.input = 500;
   ctx[1].usage.output = 20;
-  EXPECT_EQ(ContextTokens(ctx, 0), 520 + 2);  // the report, then an estimate of what followed
+  EXPECT_EQ(ContextTokens(ctx, 0), 520 + 2);     // the report, then an estimate of what followed
   EXPECT_EQ(ContextTokens(ctx, 2), 10 + 1 + 2);  // a report from before a compaction is stale
 }
 
@@ -179,8 +179,8 @@ class FakeModel : public Provider {
     Reply r;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      seen_.push_back(Seen{req.system, {req.messages.begin(), req.messages.end()},
-                           req.tools.size()});
+      seen_.push_back(
+          Seen{req.system, {req.messages.begin(), req.messages.end()}, req.tools.size()});
       if (!replies_.empty()) {
         r = replies_.front();
         replies_.pop_front();
@@ -288,8 +288,9 @@ class CompactionSessionTest : public ::testing::Test {
       events_.push_back("start:" + s->reason);
       starts_.push_back(*s);
     } else if (const auto* end = std::get_if<event::AutoCompactionEnd>(&e)) {
-      events_.push_back(std::string("end:") +
-                        (end->aborted ? "aborted" : end->error.empty() ? "ok" : "failed"));
+      events_.push_back(std::string("end:") + (end->aborted         ? "aborted"
+                                               : end->error.empty() ? "ok"
+                                                                    : "failed"));
       ends_.push_back(*end);
     } else if (const auto* m = std::get_if<event::ModelChanged>(&e)) {
       events_.push_back("model:" + m->provider + "/" + m->model_id + ":" + m->thinking);
@@ -312,8 +313,8 @@ class CompactionSessionTest : public ::testing::Test {
   Result<CompactionResult> Compact(const std::string& instructions) {
     std::promise<Result<CompactionResult>> p;
     auto f = p.get_future();
-    Status st = session_->Compact(
-        instructions, [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); });
+    Status st = session_->Compact(instructions,
+                                  [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); });
     if (!st.ok()) return st.error();
     return f.get();
   }
@@ -370,9 +371,8 @@ TEST_F(CompactionSessionTest, ManualCompactionSummarizesOlderTurnsAndKeepsRecent
   ASSERT_TRUE(Run("question 4").ok());
   reqs = model_->Requests();
   ASSERT_EQ(reqs.size(), 2u);
-  EXPECT_EQ(Texts(reqs[1].messages),
-            (std::vector<std::string>{"The earlier ", "question 3..", "answer 3....",
-                                      "question 4"}));
+  EXPECT_EQ(Texts(reqs[1].messages), (std::vector<std::string>{"The earlier ", "question 3..",
+                                                               "answer 3....", "question 4"}));
   EXPECT_NE(reqs[1].messages[0].TextContent().find("SUMMARY: four questions"), std::string::npos);
 }
 
@@ -423,8 +423,7 @@ TEST_F(CompactionSessionTest, CancelAbortsTheCompaction) {
   std::promise<Result<CompactionResult>> p;
   auto f = p.get_future();
   ASSERT_TRUE(
-      session_->Compact("", [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); })
-          .ok());
+      session_->Compact("", [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); }).ok());
   ASSERT_TRUE(model_->WaitHolding());
   // A prompt cannot start while it runs.
   EXPECT_EQ(session_->Prompt({ContentBlock::Text("x")}, [](Result<TurnResult>) {}).error().code,
@@ -449,8 +448,8 @@ TEST_F(CompactionSessionTest, ThresholdCompactsBeforeTheRequest) {
   model_->Push(Says("second"));
   auto r = Run("question 5");
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(Events(), (std::vector<std::string>{"text:first", "start:threshold", "end:ok",
-                                                "text:second"}));
+  EXPECT_EQ(Events(),
+            (std::vector<std::string>{"text:first", "start:threshold", "end:ok", "text:second"}));
   EXPECT_EQ(starts_[0].tokens_before, 901 + 3);  // the report, and the new question's estimate
   auto reqs = model_->Requests();
   ASSERT_EQ(reqs.size(), 3u);

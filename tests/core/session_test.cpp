@@ -169,8 +169,9 @@ class SessionTest : public ::testing::Test {
         return "compaction_start:" + c.reason;
       }
       std::string operator()(const event::AutoCompactionEnd& c) const {
-        return std::string("compaction_end:") +
-               (c.aborted ? "aborted" : c.error.empty() ? "ok" : "failed");
+        return std::string("compaction_end:") + (c.aborted         ? "aborted"
+                                                 : c.error.empty() ? "ok"
+                                                                   : "failed");
       }
       std::string operator()(const event::ModelChanged& m) const {
         return "model:" + m.provider + "/" + m.model_id + ":" + m.thinking;

@@ -37,9 +37,10 @@ std::vector<Step> AnthropicSays(const std::string& text) {
       Step::Write(Ev(
           "content_block_start",
           R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})")),
-      Step::Write(Ev("content_block_delta",
-                     R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":")" +
-                         text + R"("}})")),
+      Step::Write(
+          Ev("content_block_delta",
+             R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":")" +
+                 text + R"("}})")),
       Step::Write(Ev("content_block_stop", R"({"type":"content_block_stop","index":0})")),
       Step::Write(Ev(
           "message_delta",
@@ -83,11 +84,11 @@ TEST_P(OverflowOverHttpTest, CompactsOnceAndSendsTheRequestAgain) {
   settings.base_url = server.url(c.prefix);
   settings.max_retries = 0;
   settings.idle_timeout_s = 10;
-  auto provider =
-      MakeHttpProvider(settings, c.model, [&](const std::string& name) -> std::optional<std::string> {
-        if (name == settings.api_key_env) return "k";
-        return std::nullopt;
-      });
+  auto provider = MakeHttpProvider(settings, c.model,
+                                   [&](const std::string& name) -> std::optional<std::string> {
+                                     if (name == settings.api_key_env) return "k";
+                                     return std::nullopt;
+                                   });
   ASSERT_TRUE(provider.ok()) << provider.error().message;
 
   auto agent = std::make_shared<AgentConfig>();
@@ -163,12 +164,14 @@ TEST_P(OverflowOverHttpTest, CompactsOnceAndSendsTheRequestAgain) {
 INSTANTIATE_TEST_SUITE_P(
     Providers, OverflowOverHttpTest,
     ::testing::Values(
-        Case{"openai", "gpt-4o", "/v1", 400,
-             R"({"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})",
-             &OpenAiSays},
-        Case{"anthropic", "claude-haiku-4-5", "", 400,
-             R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 213000 tokens > 200000 maximum"}})",
-             &AnthropicSays}),
+        Case{
+            "openai", "gpt-4o", "/v1", 400,
+            R"({"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})",
+            &OpenAiSays},
+        Case{
+            "anthropic", "claude-haiku-4-5", "", 400,
+            R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 213000 tokens > 200000 maximum"}})",
+            &AnthropicSays}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.provider); });
 
 }  // namespace
