@@ -579,6 +579,21 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
                                                          "' (define scripts." + name + " or add " +
                                                          name + ".script.yaml beside the spec)");
   }
+  // Every offered model names a provider the spec can reach (its key is checked when chosen).
+  if (root["models"]) {
+    for (const auto& item : root["models"]) {
+      const std::string id = item.Scalar();
+      const std::string provider = id.substr(0, id.find('/'));
+      const std::string name = id.substr(id.find('/') + 1);
+      if (provider == "script") {
+        if (!spec.scripts.count(name) && !BuiltinScripts().count(name))
+          ctx.Fail(item, "models: no script named '" + name + "'");
+      } else if (!spec.providers.count(provider) && !FindBuiltinProvider(provider)) {
+        ctx.Fail(item, "models: unknown provider '" + provider + "'" +
+                           Suggest(provider, BuiltinProviderNames()));
+      }
+    }
+  }
   // Other providers are checked when the engine builds them (BuildAgent).
   return spec;
 }
