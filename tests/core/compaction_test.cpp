@@ -320,6 +320,7 @@ class CompactionSessionTest : public ::testing::Test {
   }
   static std::vector<std::string> Texts(const std::vector<Message>& ms) {
     std::vector<std::string> out;
+    out.reserve(ms.size());
     for (const auto& m : ms) out.push_back(m.TextContent().substr(0, 12));
     return out;
   }
@@ -426,8 +427,9 @@ TEST_F(CompactionSessionTest, CancelAbortsTheCompaction) {
       session_->Compact("", [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); }).ok());
   ASSERT_TRUE(model_->WaitHolding());
   // A prompt cannot start while it runs.
-  EXPECT_EQ(session_->Prompt({ContentBlock::Text("x")}, [](Result<TurnResult>) {}).error().code,
-            ErrorCode::kSessionBusy);
+  EXPECT_EQ(
+      session_->Prompt({ContentBlock::Text("x")}, [](const Result<TurnResult>&) {}).error().code,
+      ErrorCode::kSessionBusy);
   session_->Cancel();
   auto r = f.get();
   ASSERT_FALSE(r.ok());
