@@ -179,19 +179,15 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   }
   so.pool = &pool_;
   std::string sid = so.id;
-  {
-    // The session starts from the agent's values; the sink follows their changes.
-    SessionConfigValues initial;
-    initial.mode = agent_->default_mode;
-    initial.model = agent_->model.provider_name + "/" + agent_->model.model_id;
-    initial.thinking = agent::ThinkingLevelId(agent_->model.thinking);
-    so.sink = MakeSink(sid, initial);
-  }
+  auto config_values = std::make_shared<SessionConfigValues>();
+  so.sink = MakeSink(sid, config_values);
   auto created = agent::Session::Create(agent_, std::move(so));
   if (!created.ok())
     return reply.Error(jsonrpc::kInternalError, created.error().message,
                        ErrorData(created.error().code));
   std::shared_ptr<agent::Session> session = *created;
+  // Set before any task of the session runs (posting orders it before the worker's reads).
+  *config_values = ConfigValuesOf(*session);
   {
     std::lock_guard<std::mutex> lock(mu_);
     sessions_[sid] = session;
@@ -204,9 +200,9 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   SendCommands(sid);
 }
 
-agent::EventSink Server::MakeSink(const std::string& session_id, SessionConfigValues initial) {
+agent::EventSink Server::MakeSink(const std::string& session_id,
+                                  std::shared_ptr<SessionConfigValues> values) {
   // Events come on the session's worker, one at a time: the values need no lock.
-  auto values = std::make_shared<SessionConfigValues>(std::move(initial));
   return [this, session_id, values](const agent::Event& e) {
     if (auto update = UpdateFromEvent(e)) SendUpdate(session_id, *update);
     if (const auto* mode = std::get_if<agent::event::ModeChanged>(&e)) {

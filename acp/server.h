@@ -77,8 +77,10 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
   // The event sink of a session: its updates, and config_option_update when the mode or the
-  // model changes.
-  agent::EventSink MakeSink(const std::string& session_id, SessionConfigValues initial);
+  // model changes. `values` are the session's current ones: set them (ConfigValuesOf) once the
+  // session is created, before it runs anything (a loaded session may have restored a model).
+  agent::EventSink MakeSink(const std::string& session_id,
+                            std::shared_ptr<SessionConfigValues> values);
   // What session/new (and session/load) answer besides the id: modes, models, configOptions.
   void AddSessionSetup(const agent::Session& session, Json::Value* result) const;
   // available_commands_update: the built-in commands, then the spec's.
