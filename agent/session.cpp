@@ -220,28 +220,31 @@ PermissionMode Session::mode() const {
 }
 
 Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
-  return Notice(event::ModeChanged{PermissionModeId(mode)}, {}, std::move(done),
-                [&] { mode_ = mode; });
+  return Notice(std::move(done), [&](std::vector<Entry>*) -> Event {
+    mode_ = mode;
+    return event::ModeChanged{PermissionModeId(mode)};
+  });
 }
 
-Status Session::Notice(Event e, std::vector<Entry> entries, std::function<void()> done,
-                       const std::function<void()>& change) {
-  if (!entries.empty()) {
-    // The entries join the history on the worker, which alone writes it.
-    done = [this, entries = std::move(entries), done = std::move(done)]() mutable {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        for (Entry& e : entries) history_.Append(std::move(e));
-      }
-      if (done) done();
-    };
-  }
+Status Session::Notice(std::function<void()> done,
+                       const std::function<Event(std::vector<Entry>*)>& change) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (notices_.size() >= kMaxPendingNotices)
       return MakeError(ErrorCode::kSessionBusy,
                        "too many changes are waiting for the session's running turn");
-    change();
+    std::vector<Entry> entries;
+    Event e = change(&entries);
+    if (!entries.empty()) {
+      // The entries join the history on the worker, which alone writes it.
+      done = [this, entries = std::move(entries), done = std::move(done)]() mutable {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          for (Entry& entry : entries) history_.Append(std::move(entry));
+        }
+        if (done) done();
+      };
+    }
     notices_.emplace_back(std::move(e), std::move(done));
     has_notices_.store(true, std::memory_order_release);
   }
@@ -277,31 +280,35 @@ namespace {
 event::ModelChanged ModelEvent(const ModelChoice& m) {
   return event::ModelChanged{m.provider_name, m.model_id, ThinkingLevelId(m.thinking)};
 }
+
+Entry ThinkingEntry(ThinkingLevel level) {
+  Entry e;
+  e.kind = EntryKind::kThinkingChange;
+  e.thinking_level = ThinkingLevelId(level);
+  return e;
+}
 }  // namespace
 
 Status Session::SetModel(ModelChoice model, std::function<void()> done) {
   if (!model.provider) return MakeError(ErrorCode::kModelUnknown, "the model has no provider");
-  std::vector<Entry> entries(1);
-  entries[0].kind = EntryKind::kModelChange;
-  entries[0].provider = model.provider_name;
-  entries[0].model_id = model.model_id;
-  if (model.thinking != this->model().thinking) {
-    Entry t;
-    t.kind = EntryKind::kThinkingChange;
-    t.thinking_level = ThinkingLevelId(model.thinking);
-    entries.push_back(std::move(t));
-  }
-  return Notice(ModelEvent(model), std::move(entries), std::move(done),
-                [&] { model_ = std::move(model); });
+  return Notice(std::move(done), [&](std::vector<Entry>* entries) -> Event {
+    Entry e;
+    e.kind = EntryKind::kModelChange;
+    e.provider = model.provider_name;
+    e.model_id = model.model_id;
+    entries->push_back(std::move(e));
+    if (model.thinking != model_.thinking) entries->push_back(ThinkingEntry(model.thinking));
+    model_ = std::move(model);
+    return ModelEvent(model_);
+  });
 }
 
 Status Session::SetThinking(ThinkingLevel level, std::function<void()> done) {
-  Entry e;
-  e.kind = EntryKind::kThinkingChange;
-  e.thinking_level = ThinkingLevelId(level);
-  ModelChoice now = model();
-  now.thinking = level;
-  return Notice(ModelEvent(now), {std::move(e)}, std::move(done), [&] { model_.thinking = level; });
+  return Notice(std::move(done), [&](std::vector<Entry>* entries) -> Event {
+    entries->push_back(ThinkingEntry(level));
+    model_.thinking = level;
+    return ModelEvent(model_);
+  });
 }
 
 Status Session::SelectModel(const std::string& id, std::function<void()> done) {
@@ -318,8 +325,17 @@ Status Session::SelectModel(const std::string& id, std::function<void()> done) {
   if (!choice.ok())
     return MakeError(ErrorCode::kModelUnknown,
                      "cannot use model '" + id + "': " + choice.error().message);
-  choice->thinking = current.thinking;  // the thinking level is its own choice
-  return SetModel(std::move(*choice), std::move(done));
+  ModelChoice chosen = std::move(*choice);
+  return Notice(std::move(done), [&](std::vector<Entry>* entries) -> Event {
+    Entry e;
+    e.kind = EntryKind::kModelChange;
+    e.provider = chosen.provider_name;
+    e.model_id = chosen.model_id;
+    entries->push_back(std::move(e));
+    chosen.thinking = model_.thinking;  // the thinking level is its own choice
+    model_ = std::move(chosen);
+    return ModelEvent(model_);
+  });
 }
 
 void Session::SetAutoCompaction(bool enabled) { auto_compaction_.store(enabled); }

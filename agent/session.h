@@ -232,9 +232,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void EmitMessage(int turn, const Message& m);
   // An assistant message shown to the user but kept out of the history (a command's answer).
   void EmitNote(int turn, const std::string& text);
-  // Queues an event (and an entry to record) raised off the worker; see SetMode.
-  Status Notice(Event e, std::vector<Entry> entries, std::function<void()> done,
-                const std::function<void()>& change);
+  // Makes a change under the lock and queues its event (and the entries it records) for the
+  // worker; see SetMode. `change` returns the event and adds the entries.
+  Status Notice(std::function<void()> done,
+                const std::function<Event(std::vector<Entry>*)>& change);
   void RestoreModel();
   void Emit(const Event& e);
   void FlushNotices();
