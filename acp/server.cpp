@@ -201,7 +201,7 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
 }
 
 agent::EventSink Server::MakeSink(const std::string& session_id,
-                                  std::shared_ptr<SessionConfigValues> values) {
+                                  const std::shared_ptr<SessionConfigValues>& values) {
   // Events come on the session's worker, one at a time: the values need no lock.
   return [this, session_id, values](const agent::Event& e) {
     if (auto update = UpdateFromEvent(e)) SendUpdate(session_id, *update);

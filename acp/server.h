@@ -80,7 +80,7 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // model changes. `values` are the session's current ones: set them (ConfigValuesOf) once the
   // session is created, before it runs anything (a loaded session may have restored a model).
   agent::EventSink MakeSink(const std::string& session_id,
-                            std::shared_ptr<SessionConfigValues> values);
+                            const std::shared_ptr<SessionConfigValues>& values);
   // What session/new (and session/load) answer besides the id: modes, models, configOptions.
   void AddSessionSetup(const agent::Session& session, Json::Value* result) const;
   // available_commands_update: the built-in commands, then the spec's.
