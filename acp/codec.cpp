@@ -17,6 +17,7 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   c.fs_read = BoolOr(fs, "readTextFile", false);
   c.fs_write = BoolOr(fs, "writeTextFile", false);
   c.terminal = BoolOr(caps, "terminal", false);
+  c.compaction = MemberOrNull(MemberOrNull(caps, "session"), "compaction").isObject();
   return c;
 }
 
@@ -564,6 +565,30 @@ struct UpdateVisitor {
 
 std::optional<Json::Value> UpdateFromEvent(const Event& e) {
   return std::visit(UpdateVisitor{}, e);
+}
+
+std::optional<Json::Value> CompactionUpdateFromEvent(const Event& e) {
+  Json::Value u(Json::objectValue);
+  u["sessionUpdate"] = "compaction_update";
+  if (const auto* start = std::get_if<agent::event::AutoCompactionStart>(&e)) {
+    u["compactionId"] = start->id;
+    u["status"] = "in_progress";
+    return u;
+  }
+  const auto* end = std::get_if<agent::event::AutoCompactionEnd>(&e);
+  if (end == nullptr) return std::nullopt;
+  u["compactionId"] = end->id;
+  if (end->aborted) {
+    u["status"] = "cancelled";
+  } else if (!end->error.empty()) {
+    u["status"] = "failed";
+    u["error"] = "The history is unchanged: " + end->error;
+  } else {
+    u["status"] = "completed";
+    u["summary"] = Json::Value(Json::arrayValue);
+    u["summary"].append(TextBlock(end->summary));
+  }
+  return u;
 }
 
 Json::Value PermissionRequestToJson(const std::string& session_id,

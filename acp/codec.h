@@ -21,7 +21,8 @@ struct ClientCapabilities {
   bool fs_read = false;
   bool fs_write = false;
   bool terminal = false;
-  Json::Value raw;  // as sent, for later use
+  bool compaction = false;  // session.compaction: compaction_update may be sent
+  Json::Value raw;          // as sent, for later use
 };
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);
 
@@ -107,6 +108,11 @@ Json::Value ConfigOptionUpdate(const SessionConfigValues& current,
 // The session/update `update` object for an engine event, or nullopt when the event has no ACP
 // counterpart.
 std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
+
+// For a client that declared `session.compaction`: a compaction as the newer
+// `compaction_update` (in_progress, then completed with the summary, failed with the error, or
+// cancelled) instead of a think tool call; nullopt for every other event.
+std::optional<Json::Value> CompactionUpdateFromEvent(const agent::Event& event);
 
 // The session/request_permission params.
 Json::Value PermissionRequestToJson(const std::string& session_id,

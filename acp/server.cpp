@@ -202,9 +202,17 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
 
 agent::EventSink Server::MakeSink(const std::string& session_id,
                                   const std::shared_ptr<SessionConfigValues>& values) {
+  bool compaction_updates = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    compaction_updates = client_caps_.compaction;
+  }
   // Events come on the session's worker, one at a time: the values need no lock.
-  return [this, session_id, values](const agent::Event& e) {
-    if (auto update = UpdateFromEvent(e)) SendUpdate(session_id, *update);
+  return [this, session_id, values, compaction_updates](const agent::Event& e) {
+    std::optional<Json::Value> update;
+    if (compaction_updates) update = CompactionUpdateFromEvent(e);
+    if (!update) update = UpdateFromEvent(e);
+    if (update) SendUpdate(session_id, *update);
     if (const auto* mode = std::get_if<agent::event::ModeChanged>(&e)) {
       if (auto m = agent::ParsePermissionMode(mode->mode_id)) values->mode = *m;
     } else if (const auto* model = std::get_if<agent::event::ModelChanged>(&e)) {

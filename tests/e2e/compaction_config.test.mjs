@@ -165,6 +165,44 @@ test("config options, /model and /compact with the official SDK", { timeout: 600
   await finish(agent);
 });
 
+test("a client with session.compaction gets compaction_update instead", { timeout: 60000 }, async (t) => {
+  const ws = makeWorkspace();
+  const agent = new AgentProcess({ spec: modelsSpec, cwd: ws });
+  t.after(async () => {
+    await agent.kill();
+    rmWorkspace(ws);
+  });
+  const events = [];
+  const app = acp
+    .client({ name: "lousho-e2e" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      events.push(params.update);
+    });
+  await app.connectWith(agent.sdkStream(acp), async (ctx) => {
+    await ctx.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { session: { compaction: {} } },
+      clientInfo: { name: "lousho-e2e", version: "0.0.0" },
+    });
+    const { sessionId } = await ctx.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
+    const prompt = (text) =>
+      ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    await prompt("hello");
+    await prompt("how are you");
+    const mark = events.length;
+    const res = await prompt("/compact");
+    assert.equal(res.stopReason, "end_turn");
+    const ev = events.slice(mark);
+    assert.deepEqual(
+      ev.map((u) => `${u.sessionUpdate}:${u.status}`),
+      ["compaction_update:in_progress", "compaction_update:completed"],
+    );
+    assert.equal(ev[0].compactionId, ev[1].compactionId);
+    assert.deepEqual(ev[1].summary, [{ type: "text", text: "SUMMARY: the user greeted the agent." }]);
+  });
+  await finish(agent);
+});
+
 // --- Overflow against aimock ---
 
 const fixtures = path.join(e2eDir, "fixtures/compaction.json");
