@@ -487,7 +487,7 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
           said == nullptr) {
         // The request did not fit: compact once and send it again.
         t.overflow_compacted = true;
-        if (RunCompaction("overflow", "", t.cancel, /*will_retry=*/true).ok()) continue;
+        if (RunCompaction("overflow", "", t.cancel, /*will_retry=*/true, &t).ok()) continue;
         if (t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
       }
       Emit(event::AgentEnd{&t.added});
@@ -517,7 +517,7 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
 Result<TurnResult> Session::RunCommand(const CommandCall& call, Turn& t) {
   const std::string name = call.command->name;
   if (name == "compact") {
-    (void)RunCompaction("manual", call.args, t.cancel, false);
+    (void)RunCompaction("manual", call.args, t.cancel, false, &t);
     // A failure is shown by the compaction's end event; the prompt itself went as asked.
     return Finish(t, t.cancel.cancelled() ? TurnStop::kCancelled : TurnStop::kEndTurn);
   }
@@ -552,12 +552,13 @@ void Session::MaybeCompact(Turn& t) {
   settings.auto_compact = true;  // the session's own switch (SetAutoCompaction) was checked
   if (!ShouldCompact(settings, tokens, m.provider->ContextWindow())) return;
   // A failure leaves the history as it was: the request may still fit, so the turn goes on.
-  if (!RunCompaction("threshold", "", t.cancel, false).ok()) t.threshold_failed = true;
+  if (!RunCompaction("threshold", "", t.cancel, false, &t).ok()) t.threshold_failed = true;
 }
 
 Result<CompactionResult> Session::RunCompaction(const std::string& reason,
                                                 const std::string& instructions,
-                                                const CancelToken& cancel, bool will_retry) {
+                                                const CancelToken& cancel, bool will_retry,
+                                                Turn* t) {
   const ModelChoice model = this->model();
   event::AutoCompactionStart start;
   start.id = "compaction-" + std::to_string(++compactions_);
@@ -591,8 +592,13 @@ Result<CompactionResult> Session::RunCompaction(const std::string& reason,
   Result<ModelResponse> resp = model.provider->Stream(
       req, [&cancel](const StreamDelta&) { return !cancel.cancelled(); }, cancel, RetryHooks{});
   if (resp.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    total_usage_.Add(resp->message.usage);  // the summary costs like any request
+    // The summary costs like any request: the prompt's (its limits count it), or the session's.
+    if (t != nullptr) {
+      t->result.usage.Add(resp->message.usage);
+    } else {
+      std::lock_guard<std::mutex> lock(mu_);
+      total_usage_.Add(resp->message.usage);
+    }
   }
   if (cancel.cancelled() || (resp.ok() && resp->message.stop_reason == StopReason::kCancelled))
     return fail(MakeError(ErrorCode::kCancelled, "the compaction was cancelled"), true);
@@ -624,6 +630,18 @@ Result<CompactionResult> Session::RunCompaction(const std::string& reason,
   end.summary = result.summary;
   end.tokens_after = result.tokens_after;
   Emit(end);
+  if (model.provider->ContextWindow() > 0) {
+    // The editor's context meter drops now, not at the next reply (an estimate until then).
+    event::UsageUpdate u;
+    u.turn = t ? t->step : 0;
+    u.context_used = result.tokens_after;
+    u.context_size = model.provider->ContextWindow();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      u.session_cost = total_usage_.cost + (t ? t->result.usage.cost : 0);
+    }
+    Emit(u);
+  }
   return result;
 }
 
@@ -639,16 +657,17 @@ Status Session::Compact(std::string instructions,
     cancel_ = std::make_shared<CancelSource>();
     source = cancel_;
   }
-  Status st = Post([this, source, instructions = std::move(instructions),
-                    done = std::move(done)]() mutable {
-    Result<CompactionResult> result = RunCompaction("manual", instructions, source->token(), false);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      busy_ = false;
-      cancel_.reset();
-    }
-    done(std::move(result));
-  });
+  Status st = Post(
+      [this, source, instructions = std::move(instructions), done = std::move(done)]() mutable {
+        Result<CompactionResult> result =
+            RunCompaction("manual", instructions, source->token(), false, nullptr);
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          busy_ = false;
+          cancel_.reset();
+        }
+        done(std::move(result));
+      });
   if (!st.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     busy_ = false;

@@ -204,8 +204,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Result<TurnResult> RunCommand(const CommandCall& call, Turn& t);
   // Compacts when the context has reached the threshold of the model's window.
   void MaybeCompact(Turn& t);
+  // `t`: the prompt it runs in (its usage counts the summary request); null for Compact().
   Result<CompactionResult> RunCompaction(const std::string& reason, const std::string& instructions,
-                                         const CancelToken& cancel, bool will_retry);
+                                         const CancelToken& cancel, bool will_retry, Turn* t);
   Streamed StreamMessage(Turn& t);
   ModelRequest BuildRequest(const ModelChoice& model) const;
   void EmitUsage(const Turn& t, const Message& m, const ModelChoice& model);
