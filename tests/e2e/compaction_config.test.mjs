@@ -195,9 +195,10 @@ test("a client with session.compaction gets compaction_update instead", { timeou
     const ev = events.slice(mark);
     assert.deepEqual(
       ev.map((u) => `${u.sessionUpdate}:${u.status}`),
-      ["compaction_update:in_progress", "compaction_update:completed"],
+      ["compaction_update:in_progress", "compaction_update:completed", "usage_update:undefined"],
     );
     assert.equal(ev[0].compactionId, ev[1].compactionId);
+    assert.ok(ev[2].used > 0 && ev[2].used < ev[2].size, "the context meter shows what is left");
     assert.deepEqual(ev[1].summary, [{ type: "text", text: "SUMMARY: the user greeted the agent." }]);
   });
   await finish(agent);
