@@ -560,6 +560,9 @@ struct UpdateVisitor {
   }
   // The door sends the config options itself: they need the session's other values.
   Update operator()(const ev::ModelChanged&) const { return std::nullopt; }
+  // The reminder itself is a hidden message; the plan shows the todos.
+  Update operator()(const ev::TodoReminder&) const { return std::nullopt; }
+  Update operator()(const ev::TodoAutoClear&) const { return std::nullopt; }
 };
 }  // namespace
 

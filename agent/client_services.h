@@ -3,6 +3,7 @@
 
 #include <json/json.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -129,9 +130,12 @@ class HostTools {
  public:
   virtual ~HostTools() = default;
   virtual std::vector<HostToolSpec> List() const = 0;
-  virtual Result<HostToolResult> Call(const std::string& session_id,
-                                      const std::string& tool_call_id, const std::string& name,
-                                      const Json::Value& args, const CancelToken& cancel) = 0;
+  // Blocks until the host answers or `cancel` fires (the host is told; an error returns).
+  // `on_update` (may be empty) gets the host's partial results while it works.
+  virtual Result<HostToolResult> Call(
+      const std::string& session_id, const std::string& tool_call_id, const std::string& name,
+      const Json::Value& args, const CancelToken& cancel,
+      const std::function<void(const HostToolResult& partial)>& on_update) = 0;
 };
 
 // The capabilities one session may use; each null when its client lacks it. Plain value; the

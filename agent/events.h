@@ -110,6 +110,15 @@ struct TtsrTriggered {
   int turn = 0;
   std::vector<std::string> rules;
 };
+// The prompt was about to end with open todos: a reminder joined the history and the model is
+// asked again (`todos` are the open tasks).
+struct TodoReminder {
+  std::vector<TodoTask> todos;
+  int attempt = 0;
+  int max_attempts = 0;
+};
+// Every todo was done at the end of a prompt: the list was cleared.
+struct TodoAutoClear {};
 // The model or the thinking level changed (SetModel, SetThinking, a `/model` command).
 struct ModelChanged {
   std::string provider;
@@ -128,23 +137,23 @@ struct AutoCompactionStart {
 struct AutoCompactionEnd {
   std::string id;
   std::string reason;
-  bool aborted = false;     // cancelled: the history is untouched
-  bool will_retry = false;  // "overflow": the refused request is sent again
-  std::string error;        // empty on success; on failure the history is untouched
-  std::string summary;      // on success
+  bool aborted = false;       // cancelled: the history is untouched
+  bool will_retry = false;    // "overflow": the refused request is sent again
+  std::string error;          // empty on success; on failure the history is untouched
+  std::string summary;        // on success
+  std::string first_kept_id;  // on success: the entry the kept part starts at
   long long tokens_before = 0;
   long long tokens_after = 0;  // estimated: the summary and the kept messages
 };
 
 }  // namespace event
 
-using Event =
-    std::variant<event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd,
-                 event::MessageStart, event::MessageUpdate, event::MessageEnd,
-                 event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
-                 event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
-                 event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
-                 event::AutoCompactionEnd, event::ModelChanged>;
+using Event = std::variant<
+    event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd, event::MessageStart,
+    event::MessageUpdate, event::MessageEnd, event::ToolExecutionStart, event::ToolExecutionUpdate,
+    event::ToolExecutionEnd, event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate,
+    event::ModeChanged, event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
+    event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear, event::ModelChanged>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -66,6 +66,8 @@ struct RetryNotice {
   std::string error_message;
 };
 struct RetryHooks {
+  bool enabled = true;  // false: a failure is final at once
+  CancelToken abort;    // fired while waiting for a retry: the request fails ("Retry cancelled")
   std::function<void(const RetryNotice&)> on_retry_start;
   std::function<void(bool success, int attempt, const std::string& final_error)> on_retry_end;
 };

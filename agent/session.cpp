@@ -2,6 +2,7 @@
 // next), permissions, the history, and events on the session's strand.
 #include "agent/session.h"
 
+#include <algorithm>
 #include <system_error>
 #include <thread>
 
@@ -38,6 +39,38 @@ const char* ThinkingLevelId(ThinkingLevel level) {
   return "off";
 }
 
+const char* QueueModeId(QueueMode mode) {
+  switch (mode) {
+    case QueueMode::kOneAtATime:
+      return "one-at-a-time";
+    case QueueMode::kAll:
+      return "all";
+  }
+  return "one-at-a-time";
+}
+
+std::optional<QueueMode> ParseQueueModeId(const std::string& id) {
+  if (id == "one-at-a-time") return QueueMode::kOneAtATime;
+  if (id == "all") return QueueMode::kAll;
+  return std::nullopt;
+}
+
+const char* InterruptModeId(InterruptMode mode) {
+  switch (mode) {
+    case InterruptMode::kWait:
+      return "wait";
+    case InterruptMode::kImmediate:
+      return "immediate";
+  }
+  return "wait";
+}
+
+std::optional<InterruptMode> ParseInterruptModeId(const std::string& id) {
+  if (id == "wait") return InterruptMode::kWait;
+  if (id == "immediate") return InterruptMode::kImmediate;
+  return std::nullopt;
+}
+
 AgentView ViewOf(const AgentConfig& agent) {
   AgentView v;
   v.name = agent.name;
@@ -66,6 +99,7 @@ struct Session::Turn {
   std::vector<Message> added;         // messages this prompt added, for agent_end
   std::vector<Message> tool_results;  // of the current step, for turn_end
   bool ends_turn = false;             // a tool (ask) ended the turn
+  int todo_reminders = 0;             // reminders of open todos so far
   std::string question;
   bool overflow_compacted = false;  // compacted once after a context overflow
   bool threshold_failed = false;    // an automatic compaction failed: not again this prompt
@@ -155,6 +189,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
     if (busy_)
       return MakeError(ErrorCode::kSessionBusy, "a prompt is already running in this session");
     busy_ = true;
+    accepting_ = true;
     cancel_ = std::make_shared<CancelSource>();
     source = cancel_;
   }
@@ -163,6 +198,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = false;
+      accepting_ = false;
       cancel_.reset();
     }
     done(std::move(result));
@@ -170,6 +206,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
   if (!st.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     busy_ = false;
+    accepting_ = false;
     cancel_.reset();
   }
   return st;
@@ -271,6 +308,90 @@ void Session::FlushNotices() {
   }
 }
 
+bool Session::Enqueue(QueueKind kind, std::vector<ContentBlock> content) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!busy_ || !accepting_) return false;
+  switch (kind) {
+    case QueueKind::kSteering:
+      steering_.push_back(std::move(content));
+      break;
+    case QueueKind::kFollowUp:
+      follow_up_.push_back(std::move(content));
+      break;
+  }
+  return true;
+}
+
+std::vector<std::vector<ContentBlock>> Session::ClearQueues() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::vector<ContentBlock>> out = std::move(steering_);
+  for (auto& m : follow_up_) out.push_back(std::move(m));
+  steering_.clear();
+  follow_up_.clear();
+  return out;
+}
+
+size_t Session::QueuedCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return steering_.size() + follow_up_.size();
+}
+
+QueueSettings Session::queue_settings() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_;
+}
+
+void Session::SetQueueSettings(QueueSettings settings) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_ = settings;
+}
+
+void Session::AddContext(Message message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  context_.push_back(std::move(message));
+}
+
+void Session::SetAutoRetry(bool enabled) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto_retry_ = enabled;
+}
+
+bool Session::auto_retry() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return auto_retry_;
+}
+
+void Session::AbortRetry() {
+  std::shared_ptr<CancelSource> source;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    source = retry_abort_;
+  }
+  if (source) source->Cancel();  // outside the lock: callbacks never run under it
+}
+
+void Session::SetName(std::string name) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    name_ = name;
+  }
+  // The entry joins the history on the worker, after the running turn if there is one: the
+  // worker reads the history without the lock.
+  Entry e;
+  e.kind = EntryKind::kSessionInfo;
+  e.name = std::move(name);
+  Status st = Post([this, e = std::move(e)]() mutable {
+    std::lock_guard<std::mutex> lock(mu_);
+    history_.Append(std::move(e));
+  });
+  if (!st.ok()) log::Warn("session " + id() + ": name not recorded: " + st.error().message);
+}
+
+std::string Session::name() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return name_;
+}
+
 ModelChoice Session::model() const {
   std::lock_guard<std::mutex> lock(mu_);
   return model_;
@@ -355,6 +476,16 @@ void Session::AddTool(std::shared_ptr<Tool> tool) {
       return;
     }
   tools_.push_back(std::move(tool));
+}
+
+bool Session::RemoveTool(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = tools_.begin(); it != tools_.end(); ++it)
+    if ((*it)->name() == name) {
+      tools_.erase(it);
+      return true;
+    }
+  return false;
 }
 
 std::vector<std::shared_ptr<Tool>> Session::tools() const {
@@ -466,6 +597,15 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   t.cancel = cancel;
   Emit(event::AgentStart{});
   if (auto call = ParseBuiltinCall(content)) return RunCommand(*call, t);
+  std::vector<Message> context;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    context.swap(context_);
+  }
+  for (Message& m : context) {
+    AppendMessage(std::move(m), &t);
+    EmitMessage(0, t.added.back());
+  }
   Message user;
   user.role = Role::kUser;
   user.content = ExpandCommand(std::move(content));
@@ -485,10 +625,15 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
       Emit(event::TurnEnd{t.step, said, &t.tool_results});
       if (s.error->code == ErrorCode::kProviderContextOverflow && !t.overflow_compacted &&
           said == nullptr) {
-        // The request did not fit: compact once and send it again.
+        // The request did not fit: compact once and send it again (the prompt goes on, so it
+        // still takes queued messages).
         t.overflow_compacted = true;
         if (RunCompaction("overflow", "", t.cancel, /*will_retry=*/true, &t).ok()) continue;
         if (t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        accepting_ = false;
       }
       Emit(event::AgentEnd{&t.added});
       return *s.error;
@@ -510,11 +655,24 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     const bool carried_on = RunToolCalls(s.message, t);
     Emit(event::TurnEnd{t.step, said, &t.tool_results});
     if (!carried_on) return Finish(t, TurnStop::kCancelled);
-    if (auto stop = DecideNext(s.message, t)) return Finish(t, *stop);
+    std::optional<TurnStop> stop = DecideNext(s.message, t);
+    // Messages the user queued meanwhile: steering at the end of every model request, follow-ups
+    // when the prompt would end, then a reminder of open todos; each asks the model again.
+    if (!t.cancel.cancelled() && (!stop || *stop == TurnStop::kEndTurn)) {
+      if (TakeQueued(t, /*ending=*/stop.has_value())) continue;
+      if (stop && RemindTodos(t)) continue;
+      if (stop && !CloseQueue() && TakeQueued(t, /*ending=*/true)) continue;
+    }
+    if (stop) return Finish(t, *stop);
   }
 }
 
 Result<TurnResult> Session::RunCommand(const CommandCall& call, Turn& t) {
+  {
+    // A command asks no model for a reply: messages sent meanwhile start a prompt of their own.
+    std::lock_guard<std::mutex> lock(mu_);
+    accepting_ = false;
+  }
   const std::string name = call.command->name;
   if (name == "compact") {
     (void)RunCompaction("manual", call.args, t.cancel, false, &t);
@@ -628,6 +786,7 @@ Result<CompactionResult> Session::RunCompaction(const std::string& reason,
   }
   end.will_retry = will_retry;
   end.summary = result.summary;
+  end.first_kept_id = result.first_kept_id;
   end.tokens_after = result.tokens_after;
   Emit(end);
   if (model.provider->ContextWindow() > 0) {
@@ -676,6 +835,89 @@ Status Session::Compact(std::string instructions,
   return st;
 }
 
+bool Session::TakeQueued(Turn& t, bool ending) {
+  std::vector<std::vector<ContentBlock>> taken;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto take = [&](std::vector<std::vector<ContentBlock>>& q, QueueMode mode) {
+      const size_t n = mode == QueueMode::kAll ? q.size() : std::min<size_t>(1, q.size());
+      for (size_t i = 0; i < n; ++i) taken.push_back(std::move(q[i]));
+      q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
+    };
+    take(steering_, queue_.steering);
+    if (taken.empty() && ending) take(follow_up_, queue_.follow_up);
+  }
+  for (auto& content : taken) {
+    Message m;
+    m.role = Role::kUser;
+    m.content = std::move(content);
+    AppendMessage(std::move(m), &t);
+    EmitMessage(t.step, t.added.back());
+  }
+  return !taken.empty();
+}
+
+bool Session::CloseQueue() {
+  // Checking for messages and closing happen under one lock, so none is left behind.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!steering_.empty() || !follow_up_.empty()) return false;
+  accepting_ = false;
+  return true;
+}
+
+bool Session::RemindTodos(Turn& t) {
+  const TodoSettings& settings = options_.todos;
+  std::vector<TodoTask> open;
+  bool all_done = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t tasks = 0;
+    for (const auto& phase : todos_)
+      for (const auto& task : phase.tasks) {
+        ++tasks;
+        if (task.open()) open.push_back(task);
+      }
+    all_done = tasks > 0 && open.empty();
+    if (all_done && settings.auto_clear) todos_.clear();
+  }
+  if (all_done && settings.auto_clear) {
+    Emit(event::TodoAutoClear{});
+    return false;
+  }
+  if (!settings.reminders || open.empty() || t.todo_reminders >= settings.max_reminders)
+    return false;
+  ++t.todo_reminders;
+  std::string text = "<system-reminder>\nThese todos are still open:\n";
+  for (const auto& task : open) text += "- [" + task.status + "] " + task.content + "\n";
+  text +=
+      "Go on with them, or update the todo list if they are done or no longer needed.\n"
+      "</system-reminder>";
+  Emit(event::TodoReminder{open, t.todo_reminders, settings.max_reminders});
+  Message m;
+  m.role = Role::kUser;
+  m.custom_type = "todo-reminder";
+  m.display = false;
+  m.content.push_back(ContentBlock::Text(std::move(text)));
+  AppendMessage(std::move(m), &t);
+  EmitMessage(t.step, t.added.back());
+  return true;
+}
+
+void Session::SetTodos(std::vector<TodoPhase> phases) {
+  std::lock_guard<std::mutex> lock(mu_);
+  todos_ = std::move(phases);
+}
+
+std::vector<TodoPhase> Session::Todos() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return todos_;
+}
+
+bool Session::SteeringPending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.interrupt == InterruptMode::kImmediate && !steering_.empty();
+}
+
 std::optional<TurnStop> Session::LimitReached(const Turn& t) const {
   if (t.cancel.cancelled()) return TurnStop::kCancelled;
   if (t.step >= agent_->max_steps) return TurnStop::kMaxTurnRequests;
@@ -689,6 +931,7 @@ Result<TurnResult> Session::Finish(Turn& t, TurnStop stop) {
   t.result.stop = stop;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    accepting_ = false;
     total_usage_.Add(t.result.usage);
   }
   Emit(event::AgentEnd{&t.added});
@@ -731,6 +974,13 @@ Session::Streamed Session::StreamMessage(Turn& t) {
     Emit(event::MessageUpdate{step, &d, &builder.message()});
   };
   RetryHooks hooks;
+  auto retry_abort = std::make_shared<CancelSource>();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hooks.enabled = auto_retry_;
+    retry_abort_ = retry_abort;
+  }
+  hooks.abort = retry_abort->token();
   hooks.on_retry_start = [&](const RetryNotice& n) { Emit(event::AutoRetryStart{step, n}); };
   hooks.on_retry_end = [&](bool success, int attempt, const std::string& err) {
     Emit(event::AutoRetryEnd{step, success, attempt, err});
@@ -756,6 +1006,7 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stream_cancel_.reset();
+    retry_abort_.reset();
     if (!watched && interrupt_) watched = std::move(interrupt_);
     interrupt_.reset();
   }
@@ -832,6 +1083,14 @@ bool Session::RunToolCalls(const Message& assistant, Turn& t) {
       }
       return false;
     }
+    if (next < calls.size() && SteeringPending()) {
+      // Immediate interrupt mode: the user's new message comes before the remaining calls.
+      for (size_t j = next; j < calls.size(); ++j) {
+        CallRun run = StartCall(*calls[j], nullptr, t);
+        CompleteCall(run, ToolOutput::Error("Skipped: the user sent a new message first."), t);
+      }
+      return true;
+    }
     i = next;
   }
   return true;
@@ -890,6 +1149,7 @@ Session::CallRun Session::StartCall(const ContentBlock& call, const std::shared_
   CallRun run;
   run.tool = tool;
   run.ctx = MakeToolContext(t.cancel);
+  run.ctx.tool_call_id = call.id;
   run.shown.id = call.id;
   run.shown.name = call.name;
   run.shown.args = &call.arguments;
@@ -1045,7 +1305,17 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
     // A tool's bug fails its call, never the process.
     out = ToolOutput::Error(call.name + " failed: " + e.what());
   }
-  if (out.plan_changed) Emit(event::PlanUpdate{plan_});
+  if (out.plan_changed) {
+    // The model's own plan is the todo list from now on.
+    TodoPhase phase;
+    phase.id = "phase-1";
+    phase.name = "Todos";
+    for (size_t i = 0; i < plan_.size(); ++i)
+      phase.tasks.push_back(
+          TodoTask{"task-" + std::to_string(i + 1), plan_[i].content, plan_[i].status, ""});
+    SetTodos({std::move(phase)});
+    Emit(event::PlanUpdate{plan_});
+  }
   if (out.ends_turn) {
     t.ends_turn = true;
     t.question = out.content.empty() ? "" : out.content[0].text;

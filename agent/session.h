@@ -101,6 +101,26 @@ struct TurnResult {
   Usage usage;  // this prompt
 };
 
+// Messages the user sends while a prompt runs. Steering messages join at the end of the current
+// model request (or between tool calls when the interrupt mode is immediate); follow-up messages
+// only when the prompt would otherwise end. Either way the same prompt goes on.
+enum class QueueKind { kSteering, kFollowUp };
+// How many queued messages are taken at once: one per model request, or all of them.
+enum class QueueMode { kOneAtATime, kAll };
+// When steering is looked at: once the model request and its tool calls are done (kWait), or
+// also between tool calls, skipping the calls that remain (kImmediate).
+enum class InterruptMode { kWait, kImmediate };
+const char* QueueModeId(QueueMode mode);  // "one-at-a-time" | "all"
+std::optional<QueueMode> ParseQueueModeId(const std::string& id);
+const char* InterruptModeId(InterruptMode mode);  // "wait" | "immediate"
+std::optional<InterruptMode> ParseInterruptModeId(const std::string& id);
+
+struct QueueSettings {
+  QueueMode steering = QueueMode::kOneAtATime;
+  QueueMode follow_up = QueueMode::kOneAtATime;
+  InterruptMode interrupt = InterruptMode::kWait;
+};
+
 // Stops the model stream in flight while the turn goes on (a stream rule, a steering message).
 struct StreamInterrupt {
   CancelCause cause = CancelCause::kStreamRule;
@@ -113,6 +133,13 @@ struct StreamInterrupt {
 using StreamWatcher =
     std::function<std::optional<StreamInterrupt>(const StreamDelta& delta, const Message& partial)>;
 
+// What the engine does with open todos when a prompt would end (off unless a door asks).
+struct TodoSettings {
+  bool reminders = false;   // remind the model of open todos and ask it again
+  int max_reminders = 3;    // per prompt
+  bool auto_clear = false;  // clear the list when every task is done
+};
+
 struct SessionOptions {
   std::string id;
   std::filesystem::path cwd;  // absolute
@@ -121,6 +148,7 @@ struct SessionOptions {
   EventSink sink;              // called on the session's worker, in order
   WorkerPool* pool = nullptr;  // outlives the session; null: a process-wide pool
   StreamWatcher watcher;       // may be empty
+  TodoSettings todos;
   // A stored history to continue (parents before children) and its leaf (empty: the last).
   std::vector<Entry> seed;
   std::string seed_leaf;
@@ -160,6 +188,32 @@ class Session : public std::enable_shared_from_this<Session> {
   [[nodiscard]] Status SetMode(PermissionMode mode, std::function<void()> done = nullptr);
   static constexpr size_t kMaxPendingNotices = 256;
 
+  // Queues a message for the running prompt. False (nothing queued) when no prompt runs or it is
+  // already ending: the caller starts a prompt instead.
+  bool Enqueue(QueueKind kind, std::vector<ContentBlock> content);
+  // Removes and returns every queued message, steering first.
+  std::vector<std::vector<ContentBlock>> ClearQueues();
+  size_t QueuedCount() const;
+  QueueSettings queue_settings() const;
+  void SetQueueSettings(QueueSettings settings);
+  // A message the next prompt puts in the history before the user's (the output of a command
+  // the user ran outside a turn, for example).
+  void AddContext(Message message);
+
+  // Automatic retries of transient provider failures (on by default). AbortRetry ends the wait
+  // before a retry in progress: the request fails with "Retry cancelled".
+  void SetAutoRetry(bool enabled);
+  bool auto_retry() const;
+  void AbortRetry();
+
+  // The todo list (replaced whole; the todo tool's plan replaces it too).
+  void SetTodos(std::vector<TodoPhase> phases);
+  std::vector<TodoPhase> Todos() const;
+
+  // The session's name (a session_info entry in the history; empty: none).
+  void SetName(std::string name);
+  std::string name() const;
+
   // Model and thinking level. A change takes effect at once (the next model request uses it); a
   // model_change / thinking_level_change entry joins the history and the model_changed event
   // follows on the worker, then `done` runs. Fails like SetMode when changes pile up.
@@ -182,6 +236,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool SupportsImages() const;
   // Adds a tool to this session only (MCP, host tools); a tool of the same name is replaced.
   void AddTool(std::shared_ptr<Tool> tool);
+  // Removes this session's tool of that name; false when it has none.
+  bool RemoveTool(const std::string& name);
   std::vector<std::shared_ptr<Tool>> tools() const;
 
   // A copy of the current branch's messages.
@@ -214,6 +270,15 @@ class Session : public std::enable_shared_from_this<Session> {
   bool RunToolCalls(const Message& assistant, Turn& t);
   std::optional<TurnStop> DecideNext(const Message& assistant, Turn& t);
   Result<TurnResult> Finish(Turn& t, TurnStop stop);
+  // Moves queued messages into the history (steering first; follow-ups only when `ending`).
+  // False when none were taken; when `ending` the queue then stops accepting messages.
+  bool TakeQueued(Turn& t, bool ending);
+  // Stops taking queued messages unless some arrived: then false (take them first).
+  bool CloseQueue();
+  // Open todos at the end of a prompt: a reminder joins the history (true: ask again); every
+  // task done: the list is cleared.
+  bool RemindTodos(Turn& t);
+  bool SteeringPending() const;
 
   // Tool calls.
   bool RunToolCall(const ContentBlock& call, Turn& t);
@@ -268,6 +333,15 @@ class Session : public std::enable_shared_from_this<Session> {
   std::atomic<bool> has_notices_{false};
   std::atomic<bool> auto_compaction_{true};
   int compactions_ = 0;  // worker only: names compaction runs
+  // Messages queued for the running prompt, and whether it still takes them.
+  std::vector<std::vector<ContentBlock>> steering_, follow_up_;
+  bool accepting_ = false;
+  QueueSettings queue_;
+  std::vector<Message> context_;  // for the next prompt
+  bool auto_retry_ = true;
+  std::shared_ptr<CancelSource> retry_abort_;  // the stream in flight's retry wait
+  std::string name_;
+  std::vector<TodoPhase> todos_;
 };
 
 }  // namespace lousho::agent

@@ -20,9 +20,24 @@ struct PlanEntry {
   std::string status = "pending";   // pending | in_progress | completed
 };
 
+// A session's todo list in phases (a host sets it; the todo tool's plan becomes one phase).
+struct TodoTask {
+  std::string id;
+  std::string content;
+  std::string status = "pending";  // pending | in_progress | completed | abandoned | blocked
+  std::string blocker;
+  bool open() const { return status == "pending" || status == "in_progress"; }
+};
+struct TodoPhase {
+  std::string id;
+  std::string name;
+  std::vector<TodoTask> tasks;
+};
+
 // Everything a tool run may touch. Owned by the session worker for the duration of one call.
 struct ToolContext {
   std::string session_id;
+  std::string tool_call_id;                  // the model's id of this call
   std::filesystem::path cwd;                 // absolute session root
   std::vector<std::filesystem::path> roots;  // allowed roots; roots[0] == cwd
   CancelToken cancel;

@@ -28,6 +28,10 @@ Result<config::AgentSpec> LoadSpec(const std::string& path, const std::string& m
 int InstallStopSignals();
 int StopSignal();
 
+// Top-level modes, chosen by a flag rather than a subcommand: runs the mode and returns its exit
+// code when argv selects it (`--mode rpc`), else -1.
+int RunRpcModeIfSelected(int argc, char** argv);
+
 Subcommand AddAcpCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
 

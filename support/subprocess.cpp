@@ -581,6 +581,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
         ssize_t r = read(out_r.get(), buf, sizeof buf);
         if (r > 0) {
           tail.Append(buf, static_cast<size_t>(r));
+          if (options.on_output) options.on_output(std::string_view(buf, static_cast<size_t>(r)));
           continue;
         }
         if (r == 0) out_eof = true;

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,6 +39,9 @@ struct SubprocessOptions {
   // still write; they may hold the pipe open for ever (`server &`). Then the background
   // processes are ended (SIGTERM, SIGKILL after kill_grace_ms): a run leaves nothing behind.
   long drain_after_exit_ms = 250;
+  // Called on the calling thread with each piece of merged output as it arrives (before the
+  // cap applies). May be empty.
+  std::function<void(std::string_view chunk)> on_output;
 };
 
 struct SubprocessResult {

@@ -183,7 +183,7 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
     const Error& error = *failure;
 
     // Output already shown to the user cannot be taken back, so such a failure is final.
-    if (error.retryable && !delivered && retries < policy.max_retries) {
+    if (hooks.enabled && error.retryable && !delivered && retries < policy.max_retries) {
       long delay = RetryDelayMs(policy, retries + 1, error.retry_after_ms, Jitter());
       if (delay >= 0) {
         ++retries;
@@ -194,9 +194,17 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
         if (hooks.on_retry_start) {
           hooks.on_retry_start(RetryNotice{retries, policy.max_retries, delay, error.message});
         }
-        if (cancel.WaitFor(delay)) {
-          end_retry(false, "cancelled");
-          return finish(Message{}, StopReason::kCancelled);
+        // The wait ends early on cancellation or on the caller's abort of the retry.
+        CancelSource wait;
+        ScopedCancelCallback on_cancel(cancel, [&wait] { wait.Cancel(); });
+        ScopedCancelCallback on_abort(hooks.abort, [&wait] { wait.Cancel(); });
+        if (wait.token().WaitFor(delay)) {
+          if (cancel.cancelled()) {
+            end_retry(false, "cancelled");
+            return finish(Message{}, StopReason::kCancelled);
+          }
+          end_retry(false, "Retry cancelled");
+          return error;
         }
         continue;
       }

@@ -1,4 +1,6 @@
 // The `ask` tool: a question for the user that ends the turn.
+#include <optional>
+
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
 
@@ -29,7 +31,7 @@ class AskTool : public Tool {
   }
   std::string PermissionSubject(const Json::Value& /*args*/) const override { return ""; }
 
-  ToolOutput Run(const Json::Value& args, ToolContext& /*ctx*/) override {
+  ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {
     Args a(args);
     auto question = a.String("question", true);
     const Json::Value* options = a.Array("options", false);
@@ -47,10 +49,39 @@ class AskTool : public Tool {
         opts.append(*option);
       }
     }
+    if (ctx.services.dialogs) {
+      // A host that shows dialogs answers at once, and the turn goes on with the answer.
+      if (auto answered = AskHost(*question, opts, ctx)) return std::move(*answered);
+    }
     ToolOutput out = ToolOutput::Text(std::move(text));
     out.ends_turn = true;
     out.details["question"] = *question;
     out.details["options"] = opts;
+    return out;
+  }
+
+ private:
+  // nullopt when the host could not show the question (then the turn ends with it, as usual).
+  static std::optional<ToolOutput> AskHost(const std::string& question, const Json::Value& opts,
+                                           ToolContext& ctx) {
+    Result<std::optional<std::string>> answer = std::optional<std::string>();
+    if (opts.empty()) {
+      answer = ctx.services.dialogs->Input(ctx.session_id, question, "", ctx.cancel);
+    } else {
+      std::vector<std::string> choices;
+      for (const auto& o : opts) choices.push_back(AsString(o).value_or(""));
+      answer = ctx.services.dialogs->Select(ctx.session_id, question, choices, ctx.cancel);
+    }
+    if (!answer.ok()) {
+      if (ctx.cancel.cancelled()) return ToolOutput::Error("Cancelled by the user.");
+      return std::nullopt;
+    }
+    ToolOutput out = answer->has_value()
+                         ? ToolOutput::Text("The user answered: " + **answer)
+                         : ToolOutput::Text("The user dismissed the question without answering.");
+    out.details["question"] = question;
+    out.details["options"] = opts;
+    if (answer->has_value()) out.details["answer"] = **answer;
     return out;
   }
 };

@@ -111,6 +111,16 @@ class BashTool : public Tool {
     so.timeout_ms = timeout_s * 1000;
     so.kill_grace_ms = options_.kill_grace_ms;
     so.cancel = ctx.cancel;
+    // The output so far goes to the editor as it arrives, kept to the tail the model would see.
+    std::string so_far;
+    if (ctx.on_output) {
+      so.on_output = [&](std::string_view chunk) {
+        so_far.append(chunk);
+        if (so_far.size() > 2 * options_.max_output_bytes)
+          so_far.erase(0, Utf8SuffixStart(so_far, options_.max_output_bytes));
+        ctx.on_output(so_far);
+      };
+    }
     auto r = RunSubprocess(so);
     if (!r.ok()) return ToolOutput::Error("bash: " + r.error().message);
     Outcome o;

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Startup benchmark: time from spawn to the `initialize` response line, and VmRSS right after it,
-# over N spawns of `lousho acp examples/demo`. Writes docs/performance-startup.md.
+# over N spawns of `lousho acp examples/demo`; and the same for the RPC door: spawn to the
+# `get_state` response of `lousho --mode rpc --agent examples/demo`. Writes
+# docs/performance-startup.md.
 #   usage: bench/startup/run.sh [N]        (default N=50)
 #   env:   LOUSHO_BIN (default <repo>/build/lousho), CC (default cc), BENCH_OUT (default the doc)
 set -eu
@@ -21,6 +23,8 @@ cd "$repo"
 # Warm-up (page cache), not counted.
 "$work/startup_probe" 3 "$bin" "$spec" > /dev/null
 "$work/startup_probe" "$n" "$bin" "$spec" > "$work/runs.txt"
+"$work/startup_probe" 3 "$bin" "$spec" rpc > /dev/null
+"$work/startup_probe" "$n" "$bin" "$spec" rpc > "$work/rpc.txt"
 # Floor: the same spawn + pipe round trip with /bin/cat (echoes the request line).
 "$work/startup_probe" "$n" /bin/cat - > "$work/floor.txt"
 
@@ -42,6 +46,13 @@ f_p90=$(cut -d' ' -f1 "$work/floor.txt" | pct 90)
 f_min=$(cut -d' ' -f1 "$work/floor.txt" | pct 0)
 f_max=$(cut -d' ' -f1 "$work/floor.txt" | pct 100)
 fr_med=$(cut -d' ' -f2 "$work/floor.txt" | pct 50)
+g_med=$(cut -d' ' -f1 "$work/rpc.txt" | pct 50)
+g_p90=$(cut -d' ' -f1 "$work/rpc.txt" | pct 90)
+g_min=$(cut -d' ' -f1 "$work/rpc.txt" | pct 0)
+g_max=$(cut -d' ' -f1 "$work/rpc.txt" | pct 100)
+gr_med=$(cut -d' ' -f2 "$work/rpc.txt" | pct 50)
+gr_p90=$(cut -d' ' -f2 "$work/rpc.txt" | pct 90)
+gr_max=$(cut -d' ' -f2 "$work/rpc.txt" | pct 100)
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 ms() { awk -v u="$1" 'BEGIN {printf "%.2f", u/1000}'; }
 mib() { awk -v k="$1" 'BEGIN {printf "%.2f", k/1024}'; }
@@ -78,7 +89,9 @@ What is measured: the time from \`fork()\` of \`lousho acp $spec\` to the arriva
 \`initialize\` response line on its stdout (the request is written to its stdin right after the
 fork), and the process's resident memory (\`VmRSS\` from \`/proc/<pid>/status\`) read right after
 that line. Each run is a fresh process; stdin is then closed and the exit status (0) checked.
-3 warm-up runs are not counted. Percentiles are nearest-rank over $n runs.
+3 warm-up runs are not counted. Percentiles are nearest-rank over $n runs. The RPC door rows
+measure the same way from \`fork()\` of \`lousho --mode rpc --agent $spec\` to its \`get_state\`
+response (the command is written at once; the \`ready\` frame before the response is skipped).
 
 Targets: startup ≤ 5 ms, RSS ≤ 8 MiB.
 
@@ -87,6 +100,8 @@ Targets: startup ≤ 5 ms, RSS ≤ 8 MiB.
 | spawn → \`initialize\` response | $(ms "$t_med") ms | $(ms "$t_p90") ms | $(ms "$t_min") ms | $(ms "$t_max") ms | ≤ 5 ms | $(verdict "$t_p90" 5000) |
 | VmRSS after the response | $(mib "$r_med") MiB | $(mib "$r_p90") MiB | – | $(mib "$r_max") MiB | ≤ 8 MiB | $(verdict "$r_p90" 8192) |
 | CPU time of the whole process (user+sys, to exit) | $(ms "$c_med") ms | $(ms "$c_p90") ms | $(ms "$c_min") ms | $(ms "$c_max") ms | – | – |
+| RPC door: spawn → \`get_state\` response (\`--mode rpc --agent $spec\`) | $(ms "$g_med") ms | $(ms "$g_p90") ms | $(ms "$g_min") ms | $(ms "$g_max") ms | ≤ 5 ms | $(verdict "$g_p90" 5000) |
+| RPC door: VmRSS after \`get_state\` | $(mib "$gr_med") MiB | $(mib "$gr_p90") MiB | – | $(mib "$gr_max") MiB | ≤ 8 MiB | $(verdict "$gr_p90" 8192) |
 | floor: same round trip with \`/bin/cat\` | $(ms "$f_med") ms | $(ms "$f_p90") ms | $(ms "$f_min") ms | $(ms "$f_max") ms | – | RSS $(mib "$fr_med") MiB |
 
 The floor row is what fork + exec + a pipe round trip cost on this machine at the time of the
@@ -111,3 +126,4 @@ $marker
 MD
 cat "$work/notes.md" >> "$out"
 echo "startup: median $(ms "$t_med") ms, p90 $(ms "$t_p90") ms; RSS median $(mib "$r_med") MiB, p90 $(mib "$r_p90") MiB ($n runs) -> $out"
+echo "rpc get_state: median $(ms "$g_med") ms, p90 $(ms "$g_p90") ms; RSS median $(mib "$gr_med") MiB; floor median $(ms "$f_med") ms"

@@ -1,6 +1,9 @@
 /* Startup probe: spawns `<bin> acp <spec>` N times, writes an `initialize` request on its
  * stdin at once, and measures the time from just before fork() to the arrival of the full
  * response line on its stdout, plus VmRSS from /proc/<pid>/status right after that line.
+ * With a fifth argument "rpc" it spawns `<bin> --mode rpc --agent <spec>` instead, writes a
+ * `get_state` command, and waits for its response line (the `ready` frame before it is read
+ * and skipped).
  * Prints one line per run: "<microseconds> <rss_kib> <child_cpu_microseconds>" (the last is
  * user+sys CPU of the whole child life, from wait4, including its exit after stdin EOF). Usage: startup_probe N BIN SPEC
  * With SPEC "-" BIN is run without arguments (e.g. /bin/cat, which echoes the request: the
@@ -22,6 +25,8 @@ static const char kInit[] =
     "\"clientCapabilities\":{\"fs\":{\"readTextFile\":true,\"writeTextFile\":true},"
     "\"terminal\":true},\"clientInfo\":{\"name\":\"startup-probe\",\"version\":\"1\"}}}\n";
 
+static const char kGetState[] = "{\"id\":\"m-state\",\"type\":\"get_state\"}\n";
+
 static double now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -41,11 +46,16 @@ static long vm_rss_kib(pid_t pid) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s N BIN SPEC\n", argv[0]);
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: %s N BIN SPEC [rpc]\n", argv[0]);
     return 2;
   }
   int n = atoi(argv[1]);
+  const int rpc = argc == 5 && strcmp(argv[4], "rpc") == 0;
+  const char* request = rpc ? kGetState : kInit;
+  const size_t request_len = strlen(request);
+  /* The line that ends a run: the initialize result, or the get_state response. */
+  const char* want = rpc ? "\"command\":\"get_state\"" : "\"protocolVersion\"";
   signal(SIGPIPE, SIG_IGN);
   int devnull = open("/dev/null", O_WRONLY);
   for (int i = 0; i < n; i++) {
@@ -60,30 +70,38 @@ int main(int argc, char** argv) {
       dup2(devnull, 2);
       if (strcmp(argv[3], "-") == 0)
         execl(argv[2], argv[2], (char*)NULL);
+      else if (rpc)
+        execl(argv[2], argv[2], "--mode", "rpc", "--agent", argv[3], (char*)NULL);
       else
         execl(argv[2], argv[2], "acp", argv[3], (char*)NULL);
       _exit(127);
     }
     close(in[0]);
     close(out[1]);
-    if (write(in[1], kInit, sizeof kInit - 1) != (ssize_t)(sizeof kInit - 1)) {
+    if (write(in[1], request, request_len) != (ssize_t)request_len) {
       fprintf(stderr, "run %d: write failed: %s\n", i, strerror(errno));
       return 1;
     }
     char buf[65536];
     size_t len = 0;
     int got_line = 0;
+    /* /bin/cat echoes the request: its first line ends the run whatever it holds. */
+    const int floor_run = strcmp(argv[3], "-") == 0;
     while (!got_line && len < sizeof buf) {
       ssize_t r = read(out[0], buf + len, sizeof buf - len);
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) break;
-      if (memchr(buf + len, '\n', (size_t)r)) got_line = 1;
       len += (size_t)r;
+      /* Done once a complete line holds the wanted response. */
+      char* nl = memrchr(buf, '\n', len);
+      if (nl && (floor_run || memmem(buf, (size_t)(nl - buf), want, strlen(want)))) got_line = 1;
     }
     double t1 = now_us();
     long rss = vm_rss_kib(pid);
-    if (!got_line || !memmem(buf, len, "\"protocolVersion\"", 17) || memmem(buf, len, "\"error\"", 7)) {
-      fprintf(stderr, "run %d: no initialize result; got: %.*s\n", i, (int)len, buf);
+    if (!got_line || (!floor_run && !memmem(buf, len, want, strlen(want))) ||
+        memmem(buf, len, "\"error\"", 7)) {
+      fprintf(stderr, "run %d: no %s response; got: %.*s\n", i, rpc ? "get_state" : "initialize",
+              (int)len, buf);
       return 1;
     }
     close(in[1]); /* EOF: the agent exits */

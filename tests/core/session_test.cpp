@@ -176,6 +176,8 @@ class SessionTest : public ::testing::Test {
       std::string operator()(const event::ModelChanged& m) const {
         return "model:" + m.provider + "/" + m.model_id + ":" + m.thinking;
       }
+      std::string operator()(const event::TodoReminder&) const { return "todo_reminder"; }
+      std::string operator()(const event::TodoAutoClear&) const { return "todo_auto_clear"; }
     };
     return std::visit(V{}, e);
   }

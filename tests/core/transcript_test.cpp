@@ -1,8 +1,11 @@
 // Transcript tests: each tests/transcripts/*.jsonl is played against the built binary. Lines
 // "> {json}" are sent, "< {json}" are expected (compared as JSON after normalization), "#" lines
 // are directives: "# args: acp <spec>" (relative to the transcript folder), "# close" (close
-// stdin), "# exit: N". $CWD stands for a fresh workspace holding notes.txt; $DIR for the
-// transcript folder. UPDATE_GOLDENS=1 rewrites the "<" lines from what the binary writes.
+// stdin), "# exit: N", "# env: NAME=VALUE" (set for the binary; $DIR expands). $CWD stands for a
+// fresh workspace holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the
+// "<" lines from what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts
+// (`# args: --mode rpc ...`); there every "timestamp" member is compared as 0, since RPC messages
+// carry their wall-clock time.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -31,7 +34,8 @@ std::string ReplaceAll(std::string s, const std::string& from, const std::string
 // A child process with piped stdin/stdout.
 class Child {
  public:
-  Child(const std::vector<std::string>& args, const std::string& cwd) {
+  Child(const std::vector<std::string>& args, const std::string& cwd,
+        const std::vector<std::pair<std::string, std::string>>& env = {}) {
     int in[2], out[2];
     if (pipe(in) != 0 || pipe(out) != 0) return;
     pid_ = fork();
@@ -44,6 +48,7 @@ class Child {
       close(out[1]);
       if (chdir(cwd.c_str()) != 0) _exit(127);
       setenv("LOUSHO_TEST_MODE", "1", 1);
+      for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
       std::vector<char*> argv;
       argv.reserve(args.size() + 1);
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -111,9 +116,24 @@ class Child {
   std::string buf_;
 };
 
-std::vector<fs::path> Transcripts() {
+// Replaces every "timestamp" member's number by 0, at any depth.
+void ZeroTimestamps(Json::Value* v) {
+  if (v->isArray()) {
+    for (auto& e : *v) ZeroTimestamps(&e);
+  } else if (v->isObject()) {
+    for (const auto& name : v->getMemberNames()) {
+      Json::Value& member = (*v)[name];
+      if (name == "timestamp" && member.isNumeric())
+        member = 0;
+      else
+        ZeroTimestamps(&member);
+    }
+  }
+}
+
+std::vector<fs::path> Transcripts(const std::string& sub = "") {
   std::vector<fs::path> out;
-  fs::path dir = fs::path(LOUSHO_SOURCE_DIR) / "tests" / "transcripts";
+  fs::path dir = fs::path(LOUSHO_SOURCE_DIR) / "tests" / "transcripts" / sub;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".jsonl") out.push_back(e.path());
   std::sort(out.begin(), out.end());
@@ -141,7 +161,14 @@ TEST_P(TranscriptTest, Replays) {
 
   std::vector<std::string> args = {LOUSHO_BINARY};
   int expected_exit = 0;
+  std::vector<std::pair<std::string, std::string>> env;
   for (const auto& l : lines) {
+    if (l.rfind("# env: ", 0) == 0) {
+      const std::string kv = l.substr(7);
+      const size_t eq = kv.find('=');
+      if (eq != std::string::npos)
+        env.emplace_back(kv.substr(0, eq), ReplaceAll(kv.substr(eq + 1), "$DIR", dir.string()));
+    }
     if (l.rfind("# args:", 0) == 0) {
       std::istringstream ss(l.substr(7));
       for (std::string a; ss >> a;) args.push_back(ReplaceAll(a, "$DIR", dir.string()));
@@ -150,8 +177,16 @@ TEST_P(TranscriptTest, Replays) {
     }
   }
   ASSERT_GT(args.size(), 1u) << file << ": needs a '# args:' line";
-  Child child(args, cwd_s);
-  auto normalize = [&](const std::string& s) { return ReplaceAll(s, cwd_s, "$CWD"); };
+  Child child(args, cwd_s, env);
+  const bool rpc = dir.filename() == "rpc";
+  auto normalize = [&](const std::string& s) {
+    std::string out = ReplaceAll(s, cwd_s, "$CWD");
+    if (!rpc) return out;
+    auto j = ParseJson(out);
+    if (!j.ok()) return out;
+    ZeroTimestamps(&*j);
+    return WriteJson(*j);
+  };
 
   std::vector<std::string> rewritten;
   size_t i = 0;
@@ -199,13 +234,17 @@ TEST_P(TranscriptTest, Replays) {
   fs::remove_all(cwd);
 }
 
-INSTANTIATE_TEST_SUITE_P(Transcripts, TranscriptTest, ::testing::ValuesIn(Transcripts()),
-                         [](const ::testing::TestParamInfo<fs::path>& info) {
-                           std::string name = info.param.stem().string();
-                           for (auto& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+std::string TestName(const ::testing::TestParamInfo<fs::path>& info) {
+  std::string name = info.param.stem().string();
+  for (auto& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Transcripts, TranscriptTest, ::testing::ValuesIn(Transcripts()), TestName);
+// The RPC door's flavour: the same player, with timestamps zeroed.
+INSTANTIATE_TEST_SUITE_P(RpcTranscripts, TranscriptTest, ::testing::ValuesIn(Transcripts("rpc")),
+                         TestName);
 
 }  // namespace
 }  // namespace lousho

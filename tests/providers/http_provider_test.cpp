@@ -708,6 +708,46 @@ TEST(HttpProviderTest, CancelDuringRetryWaitReturnsAtOnce) {
   EXPECT_EQ(server.request_count(), 1);
 }
 
+TEST(HttpProviderTest, RetriesSwitchedOffFailAtOnce) {
+  LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    LoopbackServer::Json(res, 500, R"({"error":{"message":"The server had an error"}})");
+  });
+  auto p = Make(Settings("openai", server, "/v1"), "gpt-4o");
+  RetryHooks hooks;
+  hooks.enabled = false;
+  int starts = 0;
+  hooks.on_retry_start = [&](const RetryNotice&) { ++starts; };
+  auto r = p->Stream(
+      Hello("gpt-4o"), [](const StreamDelta&) { return true; }, CancelToken(), hooks);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "HTTP 500: The server had an error");
+  EXPECT_EQ(server.request_count(), 1);
+  EXPECT_EQ(starts, 0);
+}
+
+TEST(HttpProviderTest, AbortRetryEndsTheWaitWithTheFailure) {
+  LoopbackServer server([&](int, const httplib::Request&, httplib::Response& res) {
+    res.set_header("Retry-After", "30");
+    LoopbackServer::Json(res, 429, R"({"error":{"message":"Rate limit exceeded"}})");
+  });
+  auto p = Make(Settings("openai", server, "/v1"), "gpt-4o");
+  CancelSource abort;
+  RetryHooks hooks;
+  hooks.abort = abort.token();
+  std::vector<std::pair<bool, std::string>> ends;
+  // The host aborts the retry as soon as it is announced (abort_retry).
+  hooks.on_retry_start = [&](const RetryNotice&) { abort.Cancel(); };
+  hooks.on_retry_end = [&](bool ok, int, const std::string& e) { ends.push_back({ok, e}); };
+  auto r = p->Stream(
+      Hello("gpt-4o"), [](const StreamDelta&) { return true; }, CancelToken(), hooks);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kProviderRateLimited);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_FALSE(ends[0].first);
+  EXPECT_EQ(ends[0].second, "Retry cancelled");
+  EXPECT_EQ(server.request_count(), 1);
+}
+
 TEST(HttpProviderTest, ConnectionRefusedIsUnavailableAfterRetries) {
   int port;
   {

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "agent/tools/builtin_tools.h"
@@ -49,6 +50,25 @@ TEST(BashToolTest, RunsInCwdAndReportsExitCodes) {
   EXPECT_EQ(tool->kind(), ToolKind::kExecute);
   EXPECT_EQ(tool->PermissionSubject(J(R"({"command":"git status"})")), "git status");
   EXPECT_EQ(tool->Title(J(R"({"command":"echo hi\necho there"})"), ctx), "echo hi…");
+}
+
+TEST(BashToolTest, StreamsOutputToOnOutputWhileRunning) {
+  TempWorkspace ws;
+  auto tool = tools::MakeBashTool();
+  ToolContext ctx = ws.Context();
+  const std::string flag = (ws.root() / "flag").string();
+  std::vector<std::string> seen;
+  ctx.on_output = [&](const std::string& so_far) {
+    seen.push_back(so_far);
+    if (so_far.find("first\n") != std::string::npos) std::ofstream(flag) << "x";
+  };
+  auto out = tool->Run(J(R"({"command":"echo first; for i in $(seq 1 100); do [ -e flag ] && )"
+                         R"(break; sleep 0.1; done; [ -e flag ] && echo seen"})"),
+                       ctx);
+  EXPECT_FALSE(out.is_error) << TextOf(out);
+  EXPECT_EQ(TextOf(out), "first\nseen");
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), "first\nseen\n");  // the output so far, not only the last piece
 }
 
 TEST(BashToolTest, OutputIsCappedKeepingTheTail) {

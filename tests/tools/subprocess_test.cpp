@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -75,6 +77,26 @@ TEST(SubprocessTest, KeepsTailWhenCapped) {
   EXPECT_EQ(r->output.size(), 1000u);
   EXPECT_NE(r->output.find("line20000\n"), std::string::npos);
   EXPECT_GT(r->total_bytes, 100000u);
+}
+
+// The command waits (bounded) for a file that only the output callback creates on seeing its
+// first line: it can say "seen" only if output arrives while it runs.
+TEST(SubprocessTest, StreamsOutputWhileTheCommandRuns) {
+  const std::string flag = ::testing::TempDir() + "lousho-stream-flag-" + std::to_string(getpid());
+  std::remove(flag.c_str());
+  SubprocessOptions o =
+      Bash("echo first; for i in $(seq 1 100); do [ -e '" + flag +
+           "' ] && break; sleep 0.1; done; [ -e '" + flag + "' ] && echo seen || echo unseen");
+  std::string streamed;
+  o.on_output = [&](std::string_view chunk) {
+    streamed.append(chunk);
+    if (streamed.find("first\n") != std::string::npos) std::ofstream(flag) << "x";
+  };
+  auto r = RunSubprocess(o);
+  std::remove(flag.c_str());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->output, "first\nseen\n");
+  EXPECT_EQ(streamed, r->output);
 }
 
 TEST(SubprocessTest, MissingProgramAndCwdAreErrors) {

@@ -26,12 +26,13 @@ function tap(onLine) {
 }
 
 export class AgentProcess {
-  constructor({ spec = demoSpec, args = [], env = {}, cwd } = {}) {
+  // `command` / `argv` spawn another ACP agent instead (e.g. pi-acp driving `lousho --mode rpc`).
+  constructor({ spec = demoSpec, args = [], env = {}, cwd, command, argv } = {}) {
     assertBinary();
     this.wire = new WireLog(validator());
     this.listeners = new Set();
     this.stderr = "";
-    this.child = spawn(loushoBin, ["acp", spec, ...args], {
+    this.child = spawn(command ?? loushoBin, argv ?? ["acp", spec, ...args], {
       stdio: ["pipe", "pipe", "pipe"],
       env: childEnv(env),
       cwd,

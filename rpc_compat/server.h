@@ -1,0 +1,227 @@
+// The legacy RPC door (`lousho --mode rpc`): binds the RPC command table to one session of the
+// engine, turns its events into frames, and serves the host's side of ClientServices (dialogs,
+// permission prompts and host tools over extension_ui_request / host_tool_call).
+#pragma once
+
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/client_services.h"
+#include "agent/session.h"
+#include "rpc_compat/codec.h"
+#include "support/cancel.h"
+#include "support/transport.h"
+#include "support/worker_pool.h"
+
+namespace lousho::rpc_compat {
+
+// The models a host may switch to, and how one is made.
+struct ModelCatalog {
+  std::vector<ModelOption> models;
+  std::function<Result<agent::ModelChoice>(const std::string& provider, const std::string& id)>
+      resolve;
+};
+
+// The engine operations this door needs from the session files and compaction, which are built
+// elsewhere. The whole seam is here: every command that needs one of them calls it through this
+// struct, and answers success:false ("… is not available in this build yet") while it is empty.
+struct OpenRequest {
+  enum class Why { kStart, kNew, kSwitch, kFork };
+  Why why = Why::kStart;
+  std::string path;              // kSwitch, kStart (--session): the session file to open
+  std::string parent_session;    // kNew: new_session's parentSession (may be empty)
+  bool continue_newest = false;  // kStart: --continue
+  bool no_session = false;       // kStart: --no-session (memory only)
+  std::string session_dir;       // kStart: --session-dir (empty: the default)
+};
+struct CompactionOutcome {
+  std::string summary;
+  std::string first_kept_entry_id;
+  long long tokens_before = 0;
+};
+struct EngineOps {
+  // Called for every session the door creates, before Session::Create, with the options the door
+  // filled in (sink, services, seed of a fork): attaches the session file (and for kSwitch or a
+  // resumed start seeds the history from it). Empty: sessions live in memory; then kSwitch and a
+  // kNew with a parent session are refused.
+  std::function<Status(agent::SessionOptions& options, const OpenRequest& request)> open;
+  // The session's file, for get_state / get_session_stats (empty: none).
+  std::function<std::string(const agent::Session& session)> session_file;
+  // export_html: writes the session as HTML, returns the path written.
+  std::function<Result<std::string>(const agent::Session& session, const std::string& output_path)>
+      export_html;
+  // compact: summarises the history now (the session is idle).
+  std::function<Result<CompactionOutcome>(agent::Session& session, const std::string& instructions)>
+      compact;
+  // set_auto_compaction, and what get_state reports.
+  std::function<Status(agent::Session& session, bool enabled)> set_auto_compaction;
+  std::function<bool(const agent::Session& session)> auto_compaction;
+};
+
+struct ServerOptions {
+  std::string version;
+  std::filesystem::path cwd;  // absolute
+  bool test_mode = false;     // deterministic session ids
+  ModelCatalog catalog;
+  // How long a dialog waits for the host before it resolves to its default (0: no limit).
+  long ui_timeout_ms = 0;
+  bool emit_title = false;  // send setTitle requests (PI_RPC_EMIT_TITLE=1)
+  // True when input ended because of a stop signal: running work is cancelled, not drained.
+  std::function<bool()> stopped;
+  EngineOps ops;      // empty in this build (see EngineOps)
+  OpenRequest start;  // how the first session opens (the start-up flags)
+};
+
+// Owns the current session. Run() blocks until input ends, then rejects pending host requests,
+// lets the running prompt finish (or cancels it on a stop signal) and returns. Handlers never
+// block the reader thread; ClientServices calls are thread-safe and block the calling worker.
+class Server : public agent::PermissionPrompter, public agent::Dialogs, public agent::HostTools {
+ public:
+  Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
+         ServerOptions options);
+  ~Server() override;
+
+  void Run();
+
+  agent::PermissionDecision RequestPermission(const std::string& session_id,
+                                              const agent::PermissionRequest& request,
+                                              const CancelToken& cancel) override;
+  Result<std::optional<std::string>> Select(const std::string& session_id, const std::string& title,
+                                            const std::vector<std::string>& options,
+                                            const CancelToken& cancel) override;
+  Result<std::optional<bool>> Confirm(const std::string& session_id, const std::string& title,
+                                      const std::string& message,
+                                      const CancelToken& cancel) override;
+  Result<std::optional<std::string>> Input(const std::string& session_id, const std::string& title,
+                                           const std::string& placeholder,
+                                           const CancelToken& cancel) override;
+  Result<std::optional<std::string>> Editor(const std::string& session_id, const std::string& title,
+                                            const std::string& prefill,
+                                            const CancelToken& cancel) override;
+  std::vector<agent::HostToolSpec> List() const override;
+  Result<agent::HostToolResult> Call(
+      const std::string& session_id, const std::string& tool_call_id, const std::string& name,
+      const Json::Value& args, const CancelToken& cancel,
+      const std::function<void(const agent::HostToolResult& partial)>& on_update) override;
+
+ private:
+  // What a command answers to: its id (null: none) and type.
+  struct Request {
+    Json::Value id;
+    std::string command;
+  };
+  // A request to the host waiting for its reply (a dialog or a host tool call).
+  struct Pending {
+    std::vector<Json::Value> updates;  // host_tool_update frames not yet handled
+    std::optional<Json::Value> reply;
+    bool closed = false;  // input ended
+  };
+  enum class Wait { kReply, kTimeout, kCancelled, kClosed };
+
+  // The command table, one line per command.
+  void BindCommands();
+  template <typename P>
+  void Bind(const char* command, void (Server::*handler)(const Request&, const P&));
+  void HandleLine(const std::string& line);
+  void HandleSideChannel(const std::string& type, const Json::Value& frame);
+
+  // Writing.
+  void Write(const Json::Value& frame);
+  void Ok(const Request& req, const Json::Value* data = nullptr);
+  void OkData(const Request& req, const Json::Value& data) { Ok(req, &data); }
+  void Fail(const Request& req, const std::string& error);
+
+  // Commands.
+  void NegotiateProtocol(const Request& req, const NegotiateParams& p);
+  void Prompt(const Request& req, const PromptParams& p);
+  void Steer(const Request& req, const PromptParams& p);
+  void FollowUp(const Request& req, const PromptParams& p);
+  void Abort(const Request& req, const NoParams& p);
+  void AbortAndPrompt(const Request& req, const PromptParams& p);
+  void NewSession(const Request& req, const NewSessionParams& p);
+  void GetState(const Request& req, const NoParams& p);
+  void SetTodos(const Request& req, const TodosParams& p);
+  void SetHostTools(const Request& req, const HostToolsParams& p);
+  void SetModel(const Request& req, const SetModelParams& p);
+  void CycleModel(const Request& req, const NoParams& p);
+  void GetAvailableModels(const Request& req, const NoParams& p);
+  void SetThinkingLevel(const Request& req, const LevelParams& p);
+  void CycleThinkingLevel(const Request& req, const NoParams& p);
+  void GetAvailableThinkingLevels(const Request& req, const NoParams& p);
+  void SetSteeringMode(const Request& req, const ModeParams& p);
+  void SetFollowUpMode(const Request& req, const ModeParams& p);
+  void SetInterruptMode(const Request& req, const ModeParams& p);
+  void SetAutoRetry(const Request& req, const EnabledParams& p);
+  void AbortRetry(const Request& req, const NoParams& p);
+  void Bash(const Request& req, const BashParams& p);
+  void AbortBash(const Request& req, const NoParams& p);
+  void GetSessionStats(const Request& req, const NoParams& p);
+  void Branch(const Request& req, const EntryParams& p);
+  void GetBranchMessages(const Request& req, const NoParams& p);
+  void GetLastAssistantText(const Request& req, const NoParams& p);
+  void SetSessionName(const Request& req, const NameParams& p);
+  void GetMessages(const Request& req, const NoParams& p);
+  void GetCommands(const Request& req, const NoParams& p);
+  void GetAvailableCommands(const Request& req, const NoParams& p);
+  // Commands whose engine part (session files, compaction) comes through EngineOps.
+  void SwitchSession(const Request& req, const PathParams& p);
+  void ExportHtml(const Request& req, const PathParams& p);
+  void Compact(const Request& req, const PathParams& p);
+  void SetAutoCompaction(const Request& req, const EnabledParams& p);
+
+  // Sessions and prompts.
+  Result<std::shared_ptr<agent::Session>> CreateSession(const OpenRequest& request,
+                                                        std::vector<agent::Entry> seed,
+                                                        std::string seed_leaf);
+  // Replaces the current session once no prompt runs, then answers `req` with {cancelled:false}.
+  void ReplaceSessionWhenIdle(const Request& req, OpenRequest request);
+  std::shared_ptr<agent::Session> current() const;
+  // Starts a prompt; the ack is written first unless `acked`. A failure after the ack is a second
+  // response with the same id.
+  void StartPrompt(const Request& req, std::vector<agent::ContentBlock> content, bool acked);
+  void OnPromptDone(bool aborted);
+  // Runs `fn` once no prompt runs (at once when none does), on the thread that ends it.
+  void WhenIdle(std::function<void()> fn);
+  void SendEvent(const agent::Event& e);
+  const ModelOption* FindModel(const std::string& provider, const std::string& id) const;
+  ModelOption CurrentModel() const;
+
+  // Requests to the host.
+  std::string NextId(const char* prefix);
+  Wait Await(const std::string& id, const CancelToken& cancel, long timeout_ms,
+             const std::function<void(const Json::Value&)>& on_update, Json::Value* reply);
+  void CloseAllPending();
+  Result<std::optional<UiResponse>> Dialog(Json::Value request, const CancelToken& cancel);
+
+  // Declared first: destroyed last, after every session that runs on it.
+  WorkerPool pool_;
+  LineTransport* transport_;
+  std::shared_ptr<const agent::AgentConfig> agent_;
+  agent::AgentView view_;
+  ServerOptions options_;
+  std::map<std::string, std::function<void(const Request&, const Json::Value&)>> table_;
+
+  mutable std::mutex mu_;
+  std::shared_ptr<agent::Session> session_;
+  long long session_counter_ = 0;
+  bool running_ = false;  // a prompt of the current session runs
+  std::vector<std::function<void()>> idle_waiters_;
+  std::vector<agent::HostToolSpec> host_tools_;
+  std::shared_ptr<CancelSource> bash_;               // the running bash command's
+  std::vector<std::function<void()>> bash_waiters_;  // run once it has answered
+  long long next_id_ = 0;
+
+  std::mutex pending_mu_;
+  std::condition_variable pending_cv_;
+  std::map<std::string, std::shared_ptr<Pending>> pending_;
+  bool input_closed_ = false;
+};
+
+}  // namespace lousho::rpc_compat
