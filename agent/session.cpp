@@ -194,7 +194,9 @@ Status Session::Prompt(std::vector<ContentBlock> content,
     source = cancel_;
   }
   Status st = Post([this, source, content = std::move(content), done = std::move(done)]() mutable {
-    Result<TurnResult> result = RunTurn(std::move(content), source->token());
+    auto call = ParseBuiltinCall(content);
+    Result<TurnResult> result =
+        call ? RunCommand(*call, source->token()) : RunTurn(std::move(content), source->token());
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = false;
@@ -596,7 +598,6 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   Turn t;
   t.cancel = cancel;
   Emit(event::AgentStart{});
-  if (auto call = ParseBuiltinCall(content)) return RunCommand(*call, t);
   std::vector<Message> context;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -613,9 +614,7 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   EmitMessage(0, t.added.back());
 
   for (;;) {
-    if (auto stop = LimitReached(t)) return Finish(t, *stop);
-    MaybeCompact(t);
-    if (auto stop = LimitReached(t)) return Finish(t, *stop);
+    if (auto stop = BeforeRequest(t)) return Finish(t, *stop);
     ++t.step;
     t.tool_results.clear();
     Emit(event::TurnStart{t.step});
@@ -623,20 +622,8 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     const Message* said = s.message.content.empty() ? nullptr : &s.message;
     if (s.error) {
       Emit(event::TurnEnd{t.step, said, &t.tool_results});
-      if (s.error->code == ErrorCode::kProviderContextOverflow && !t.overflow_compacted &&
-          said == nullptr) {
-        // The request did not fit: compact once and send it again (the prompt goes on, so it
-        // still takes queued messages).
-        t.overflow_compacted = true;
-        if (RunCompaction("overflow", "", t.cancel, /*will_retry=*/true, &t).ok()) continue;
-        if (t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        accepting_ = false;
-      }
-      Emit(event::AgentEnd{&t.added});
-      return *s.error;
+      if (auto end = FailedRequest(*s.error, said, t)) return std::move(*end);
+      continue;  // compacted after an overflow: the request goes again
     }
     if (s.interrupt) {
       // A stream rule or a steering message: what it brings joins the history, and the model
@@ -667,7 +654,10 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   }
 }
 
-Result<TurnResult> Session::RunCommand(const CommandCall& call, Turn& t) {
+Result<TurnResult> Session::RunCommand(const CommandCall& call, const CancelToken& cancel) {
+  Turn t;
+  t.cancel = cancel;
+  Emit(event::AgentStart{});
   {
     // A command asks no model for a reply: messages sent meanwhile start a prompt of their own.
     std::lock_guard<std::mutex> lock(mu_);
@@ -695,6 +685,33 @@ Result<TurnResult> Session::RunCommand(const CommandCall& call, Turn& t) {
   }
   EmitNote(0, "/" + name + " is not available here.");
   return Finish(t, TurnStop::kEndTurn);
+}
+
+std::optional<TurnStop> Session::BeforeRequest(Turn& t) {
+  if (auto stop = LimitReached(t)) return stop;
+  MaybeCompact(t);
+  return LimitReached(t);  // a compaction may have been cancelled
+}
+
+std::optional<Result<TurnResult>> Session::FailedRequest(const Error& error, const Message* said,
+                                                         Turn& t) {
+  if (CompactAfterOverflow(error, said, t)) return std::nullopt;
+  if (t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    accepting_ = false;
+  }
+  Emit(event::AgentEnd{&t.added});
+  return Result<TurnResult>(error);
+}
+
+bool Session::CompactAfterOverflow(const Error& error, const Message* said, Turn& t) {
+  if (error.code != ErrorCode::kProviderContextOverflow || t.overflow_compacted || said != nullptr)
+    return false;
+  // The request did not fit: compact once and send it again (the prompt goes on, so it still
+  // takes queued messages).
+  t.overflow_compacted = true;
+  return RunCompaction("overflow", "", t.cancel, /*will_retry=*/true, &t).ok();
 }
 
 void Session::MaybeCompact(Turn& t) {

@@ -257,9 +257,16 @@ class Session : public std::enable_shared_from_this<Session> {
   // The turn, in named steps.
   Result<TurnResult> RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel);
   std::optional<TurnStop> LimitReached(const Turn& t) const;
-  Result<TurnResult> RunCommand(const CommandCall& call, Turn& t);
+  Result<TurnResult> RunCommand(const CommandCall& call, const CancelToken& cancel);
+  // The limits, then an automatic compaction when due, then the limits again.
+  std::optional<TurnStop> BeforeRequest(Turn& t);
+  // A model request failed: the prompt's end (nullopt: compacted after an overflow, go again).
+  std::optional<Result<TurnResult>> FailedRequest(const Error& error, const Message* said, Turn& t);
   // Compacts when the context has reached the threshold of the model's window.
   void MaybeCompact(Turn& t);
+  // After a failed request: true when it was a context overflow (the first of the prompt) and a
+  // compaction succeeded, so the request is sent again.
+  bool CompactAfterOverflow(const Error& error, const Message* said, Turn& t);
   // `t`: the prompt it runs in (its usage counts the summary request); null for Compact().
   Result<CompactionResult> RunCompaction(const std::string& reason, const std::string& instructions,
                                          const CancelToken& cancel, bool will_retry, Turn* t);
