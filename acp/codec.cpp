@@ -19,6 +19,7 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   c.fs_read = BoolOr(fs, "readTextFile", false);
   c.fs_write = BoolOr(fs, "writeTextFile", false);
   c.terminal = BoolOr(caps, "terminal", false);
+  c.compaction = MemberOrNull(MemberOrNull(caps, "session"), "compaction").isObject();
   return c;
 }
 
@@ -110,6 +111,27 @@ Result<SessionIdParams> SessionIdParams::FromJson(const Json::Value& params) {
   auto sid = r.String("sessionId", true);
   if (!r.ok()) return BadParams(r.error());
   return SessionIdParams{*sid};
+}
+
+Result<SetConfigOptionParams> SetConfigOptionParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  SetConfigOptionParams p;
+  auto sid = r.String("sessionId", true);
+  auto config = r.String("configId", true);
+  const Json::Value* value = r.Any("value", true);
+  if (!r.ok()) return BadParams(r.error());
+  p.session_id = *sid;
+  p.config_id = *config;
+  p.value = *value;
+  return p;
+}
+
+Result<SetModelParams> SetModelParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  auto sid = r.String("sessionId", true);
+  auto model = r.String("modelId", true);
+  if (!r.ok()) return BadParams(r.error());
+  return SetModelParams{*sid, *model};
 }
 
 Result<CancelRequestParams> CancelRequestParams::FromJson(const Json::Value& params) {
@@ -236,6 +258,98 @@ Json::Value ModesToJson(agent::PermissionMode current) {
   }
   modes["availableModes"] = list;
   return modes;
+}
+
+SessionConfigValues ConfigValuesOf(const agent::Session& session) {
+  SessionConfigValues v;
+  v.mode = session.mode();
+  const agent::ModelChoice m = session.model();
+  v.model = m.provider_name + "/" + m.model_id;
+  v.thinking = agent::ThinkingLevelId(m.thinking);
+  return v;
+}
+
+namespace {
+Json::Value SelectOption(const std::string& value, const std::string& name,
+                         const std::string& description = {}) {
+  Json::Value o(Json::objectValue);
+  o["value"] = value;
+  o["name"] = name;
+  if (!description.empty()) o["description"] = description;
+  return o;
+}
+
+Json::Value Select(const char* id, const char* name, const char* category,
+                   const std::string& current, Json::Value options) {
+  Json::Value s(Json::objectValue);
+  s["id"] = id;
+  s["name"] = name;
+  s["category"] = category;
+  s["type"] = "select";
+  s["currentValue"] = current;
+  s["options"] = std::move(options);
+  return s;
+}
+
+// The offered models, with the current one added when it is not among them.
+std::vector<agent::ModelOption> WithCurrent(const std::string& current,
+                                            std::vector<agent::ModelOption> models) {
+  for (const auto& m : models)
+    if (m.id() == current) return models;
+  const size_t slash = current.find('/');
+  agent::ModelOption m;
+  m.provider = current.substr(0, slash);
+  m.model_id = slash == std::string::npos ? "" : current.substr(slash + 1);
+  m.name = current;
+  models.insert(models.begin(), m);
+  return models;
+}
+
+constexpr const char* kThinkingLevels[][2] = {
+    {"off", "Off"},       {"minimal", "Minimal"}, {"low", "Low"},
+    {"medium", "Medium"}, {"high", "High"},       {"xhigh", "Extra high"},
+};
+}  // namespace
+
+Json::Value ConfigOptionsToJson(const SessionConfigValues& current,
+                                const std::vector<agent::ModelOption>& models) {
+  Json::Value out(Json::arrayValue);
+  Json::Value modes(Json::arrayValue);
+  for (const auto& m : kModes) modes.append(SelectOption(ModeName(m.mode), m.name, m.description));
+  out.append(Select(kConfigMode, "Mode", "mode", ModeName(current.mode), modes));
+  Json::Value list(Json::arrayValue);
+  for (const auto& m : WithCurrent(current.model, models)) {
+    const std::string name = m.name.empty() ? m.id() : m.name;
+    list.append(SelectOption(m.id(), name, name == m.id() ? "" : m.id()));
+  }
+  out.append(Select(kConfigModel, "Model", "model", current.model, list));
+  Json::Value levels(Json::arrayValue);
+  for (const auto& l : kThinkingLevels) levels.append(SelectOption(l[0], l[1]));
+  out.append(Select(kConfigThoughtLevel, "Thinking", "thought_level", current.thinking, levels));
+  return out;
+}
+
+Json::Value ModelsToJson(const std::string& current,
+                         const std::vector<agent::ModelOption>& models) {
+  Json::Value out(Json::objectValue);
+  out["currentModelId"] = current;
+  Json::Value list(Json::arrayValue);
+  for (const auto& m : WithCurrent(current, models)) {
+    Json::Value item(Json::objectValue);
+    item["modelId"] = m.id();
+    item["name"] = m.name.empty() ? m.id() : m.name;
+    list.append(item);
+  }
+  out["availableModels"] = list;
+  return out;
+}
+
+Json::Value ConfigOptionUpdate(const SessionConfigValues& current,
+                               const std::vector<agent::ModelOption>& models) {
+  Json::Value u(Json::objectValue);
+  u["sessionUpdate"] = "config_option_update";
+  u["configOptions"] = ConfigOptionsToJson(current, models);
+  return u;
 }
 
 Json::Value DiffToJson(const agent::FileDiff& diff) {
@@ -419,8 +533,56 @@ struct UpdateVisitor {
   Update operator()(const ev::AutoRetryStart&) const { return std::nullopt; }
   Update operator()(const ev::AutoRetryEnd&) const { return std::nullopt; }
   Update operator()(const ev::TtsrTriggered&) const { return std::nullopt; }
-  Update operator()(const ev::AutoCompactionStart&) const { return std::nullopt; }
-  Update operator()(const ev::AutoCompactionEnd&) const { return std::nullopt; }
+  // A compaction is shown as a "think" tool call: started, then completed with the summary, or
+  // failed with why (cancelled: "Cancelled"). Nothing of it is hidden from the user.
+  Update operator()(const ev::AutoCompactionStart& e) const {
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "tool_call";
+    u["toolCallId"] = e.id;
+    u["title"] = CompactionTitle(e.reason);
+    u["kind"] = "think";
+    u["status"] = "in_progress";
+    Json::Value in(Json::objectValue);
+    in["reason"] = e.reason;
+    in["tokensBefore"] = static_cast<Json::Int64>(e.tokens_before);
+    u["rawInput"] = in;
+    return u;
+  }
+  Update operator()(const ev::AutoCompactionEnd& e) const {
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "tool_call_update";
+    u["toolCallId"] = e.id;
+    const bool ok = !e.aborted && e.error.empty();
+    u["status"] = ok ? "completed" : "failed";
+    std::string text;
+    if (ok) {
+      text = "Compacted: about " + std::to_string(e.tokens_before) + " tokens of context became " +
+             std::to_string(e.tokens_after) + ".\n\n" + e.summary;
+    } else {
+      text = e.aborted ? "Compaction cancelled; the history is unchanged."
+                       : "Compaction failed; the history is unchanged: " + e.error;
+    }
+    Json::Value c(Json::objectValue);
+    c["type"] = "content";
+    c["content"] = TextBlock(text);
+    u["content"] = Json::Value(Json::arrayValue);
+    u["content"].append(c);
+    Json::Value out(Json::objectValue);
+    out["tokensBefore"] = static_cast<Json::Int64>(e.tokens_before);
+    if (ok) out["tokensAfter"] = static_cast<Json::Int64>(e.tokens_after);
+    out["aborted"] = e.aborted;
+    out["willRetry"] = e.will_retry;
+    if (!e.error.empty()) out["error"] = e.error;
+    u["rawOutput"] = out;
+    return u;
+  }
+  static std::string CompactionTitle(const std::string& reason) {
+    if (reason == "overflow") return "Compacting the conversation (it no longer fit the model)";
+    if (reason == "threshold") return "Compacting the conversation (the context is nearly full)";
+    return "Compacting the conversation";
+  }
+  // The door sends the config options itself: they need the session's other values.
+  Update operator()(const ev::ModelChanged&) const { return std::nullopt; }
   // The reminder itself is a hidden message; the plan shows the todos.
   Update operator()(const ev::TodoReminder&) const { return std::nullopt; }
   Update operator()(const ev::TodoAutoClear&) const { return std::nullopt; }
@@ -435,6 +597,30 @@ struct UpdateVisitor {
 
 std::optional<Json::Value> UpdateFromEvent(const Event& e) {
   return std::visit(UpdateVisitor{}, e);
+}
+
+std::optional<Json::Value> CompactionUpdateFromEvent(const Event& e) {
+  Json::Value u(Json::objectValue);
+  u["sessionUpdate"] = "compaction_update";
+  if (const auto* start = std::get_if<agent::event::AutoCompactionStart>(&e)) {
+    u["compactionId"] = start->id;
+    u["status"] = "in_progress";
+    return u;
+  }
+  const auto* end = std::get_if<agent::event::AutoCompactionEnd>(&e);
+  if (end == nullptr) return std::nullopt;
+  u["compactionId"] = end->id;
+  if (end->aborted) {
+    u["status"] = "cancelled";
+  } else if (!end->error.empty()) {
+    u["status"] = "failed";
+    u["error"] = "The history is unchanged: " + end->error;
+  } else {
+    u["status"] = "completed";
+    u["summary"] = Json::Value(Json::arrayValue);
+    u["summary"].append(TextBlock(end->summary));
+  }
+  return u;
 }
 
 namespace {

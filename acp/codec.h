@@ -21,7 +21,8 @@ struct ClientCapabilities {
   bool fs_read = false;
   bool fs_write = false;
   bool terminal = false;
-  Json::Value raw;  // as sent, for later use
+  bool compaction = false;  // session.compaction: compaction_update may be sent
+  Json::Value raw;          // as sent, for later use
 };
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);
 
@@ -65,6 +66,19 @@ struct SessionIdParams {
   std::string session_id;
   static Result<SessionIdParams> FromJson(const Json::Value& params);
 };
+// session/set_config_option: a value id (a string; `type: "boolean"` values are not offered).
+struct SetConfigOptionParams {
+  std::string session_id;
+  std::string config_id;
+  Json::Value value;  // as sent
+  static Result<SetConfigOptionParams> FromJson(const Json::Value& params);
+};
+// session/set_model (the older, since removed unstable method some clients still send).
+struct SetModelParams {
+  std::string session_id;
+  std::string model_id;
+  static Result<SetModelParams> FromJson(const Json::Value& params);
+};
 struct CancelRequestParams {
   Json::Value request_id;
   static Result<CancelRequestParams> FromJson(const Json::Value& params);
@@ -82,6 +96,27 @@ const char* ModeName(agent::PermissionMode mode);
 // The `modes` object of session/new: every mode with the current one.
 Json::Value ModesToJson(agent::PermissionMode current);
 
+// The ids of the session config options.
+inline constexpr char kConfigMode[] = "mode";
+inline constexpr char kConfigModel[] = "model";
+inline constexpr char kConfigThoughtLevel[] = "thought_level";
+
+// The current values a session's config options show.
+struct SessionConfigValues {
+  agent::PermissionMode mode = agent::PermissionMode::kDefault;
+  std::string model;  // "provider/model"
+  std::string thinking = "off";
+};
+SessionConfigValues ConfigValuesOf(const agent::Session& session);
+// `configOptions`: the mode, the model (the offered ones) and the thinking level, as selects.
+Json::Value ConfigOptionsToJson(const SessionConfigValues& current,
+                                const std::vector<agent::ModelOption>& models);
+// The older `models` object ({currentModelId, availableModels}) for session/set_model clients.
+Json::Value ModelsToJson(const std::string& current, const std::vector<agent::ModelOption>& models);
+// The `config_option_update` update.
+Json::Value ConfigOptionUpdate(const SessionConfigValues& current,
+                               const std::vector<agent::ModelOption>& models);
+
 // The session/update `update` object for an engine event, or nullopt when the event has no ACP
 // counterpart.
 std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
@@ -97,6 +132,11 @@ std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& b
 // other event (those go through UpdateFromEvent). This is the per-delta path.
 std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id,
                                                  const agent::Event& event);
+
+// For a client that declared `session.compaction`: a compaction as the newer
+// `compaction_update` (in_progress, then completed with the summary, failed with the error, or
+// cancelled) instead of a think tool call; nullopt for every other event.
+std::optional<Json::Value> CompactionUpdateFromEvent(const agent::Event& event);
 
 // The session/request_permission params.
 Json::Value PermissionRequestToJson(const std::string& session_id,

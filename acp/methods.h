@@ -13,6 +13,8 @@ inline constexpr char kSessionResume[] = "session/resume";
 inline constexpr char kSessionPrompt[] = "session/prompt";
 inline constexpr char kSessionCancel[] = "session/cancel";
 inline constexpr char kSessionSetMode[] = "session/set_mode";
+inline constexpr char kSessionSetConfigOption[] = "session/set_config_option";
+inline constexpr char kSessionSetModel[] = "session/set_model";  // removed from unstable; kept
 inline constexpr char kSessionClose[] = "session/close";
 inline constexpr char kCancelRequest[] = "$/cancel_request";  // both directions
 

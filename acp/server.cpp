@@ -76,6 +76,8 @@ void Server::BindMethods() {
   Bind(method::kSessionList, &Server::ListSessions);
   Bind(method::kSessionPrompt, &Server::Prompt);
   Bind(method::kSessionSetMode, &Server::SetMode);
+  Bind(method::kSessionSetConfigOption, &Server::SetConfigOption);
+  Bind(method::kSessionSetModel, &Server::SetModel);
   Bind(method::kSessionClose, &Server::CloseSession);
   BindNotification(method::kSessionCancel, &Server::Cancel);
   BindNotification(method::kCancelRequest, &Server::CancelRequest);
@@ -174,7 +176,8 @@ bool Server::CanOpen(const NewSessionParams& params, Reply* reply) {
   return true;
 }
 
-agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const std::string& id) {
+agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const std::string& id,
+                                          const std::shared_ptr<SessionConfigValues>& values) {
   agent::SessionOptions so;
   std::error_code ec;
   fs::path dir(params.cwd);
@@ -195,14 +198,7 @@ agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const 
     if (client_caps_.terminal) so.services.terminals = this;
   }
   so.pool = &pool_;
-  so.sink = [this, id](const agent::Event& e) {
-    // Text chunks, one per stream delta, skip the Json::Value.
-    if (auto params = ChunkUpdateParamsJson(id, e)) {
-      peer_.NotifySerialized(method::kSessionUpdate, *params);
-    } else if (auto update = UpdateFromEvent(e)) {
-      SendUpdate(id, *update);
-    }
-  };
+  so.sink = MakeSink(id, values);
   return so;
 }
 
@@ -232,51 +228,26 @@ std::shared_ptr<agent::Session> Server::Register(
 
 Json::Value Server::SessionResult(const agent::Session& session) {
   Json::Value res = Obj();
-  res["modes"] = ModesToJson(session.mode());
+  AddSessionSetup(session, &res);
   return res;
-}
-
-// Commands only after the session exists for the client.
-void Server::SendSessionStart(const std::string& sid) {
-  Json::Value list(Json::arrayValue);
-  auto add = [&](const std::string& name, const std::string& description, const std::string& hint) {
-    Json::Value item = Obj();
-    item["name"] = name;
-    item["description"] = description.empty() ? name : description;
-    if (!hint.empty()) {
-      Json::Value input = Obj();
-      input["hint"] = hint;
-      item["input"] = input;
-    }
-    list.append(item);
-  };
-  for (const auto& c : view_.commands) add(c.name, c.description, c.hint);
-  for (const auto& b : agent::BuiltinCommands()) {
-    bool shadowed = false;  // a spec command of the same name runs instead
-    for (const auto& c : view_.commands) shadowed = shadowed || c.name == b.name;
-    if (!shadowed) add(b.name, b.description, b.hint);
-  }
-  Json::Value u = Obj();
-  u["sessionUpdate"] = "available_commands_update";
-  u["availableCommands"] = list;
-  SendUpdate(sid, u);
 }
 
 void Server::NewSession(const NewSessionParams& params, Reply reply) {
   if (!CanOpen(params, &reply)) return;
-  agent::SessionOptions so = BaseOptions(params, NewSessionId());
+  auto values = std::make_shared<SessionConfigValues>();
+  agent::SessionOptions so = BaseOptions(params, NewSessionId(), values);
   // Nothing is written until the first message: a session nobody spoke in leaves no file.
   auto session = Register(
       [&] {
         return store_ ? agent::CreateRecordedSession(agent_, std::move(so), *store_)
                       : agent::Session::Create(agent_, std::move(so));
       },
-      &reply);
+      &reply, [&](const agent::Session& s) { *values = ConfigValuesOf(s); });
   if (!session) return;
   Json::Value res = SessionResult(*session);
   res["sessionId"] = session->id();
   reply.Result(res);
-  SendSessionStart(session->id());
+  SendCommands(session->id());
 }
 
 void Server::LoadSession(const LoadSessionParams& params, Reply reply) {
@@ -305,9 +276,11 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
       return shared_reply->Error(jsonrpc::kInvalidParams,
                                  "Invalid params: params.sessionId: " + path.error().message,
                                  ErrorData(path.error().code));
-    agent::SessionOptions so = BaseOptions(params.session, params.session_id);
+    auto values = std::make_shared<SessionConfigValues>();
+    agent::SessionOptions so = BaseOptions(params.session, params.session_id, values);
     // The history goes out before the session can be prompted, so no turn's update mixes in.
-    auto send_history = [this, replay](const agent::Session& s) {
+    auto send_history = [this, replay, values](const agent::Session& s) {
+      *values = ConfigValuesOf(s);  // a stored session may have restored its model
       if (replay)
         s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
           for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
@@ -317,7 +290,7 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
                             shared_reply.get(), send_history);
     if (!session) return;
     shared_reply->Result(SessionResult(*session));
-    SendSessionStart(session->id());
+    SendCommands(session->id());
   });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
@@ -363,6 +336,74 @@ void Server::ListSessions(const ListSessionsParams& params, Reply reply) {
   });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+}
+
+agent::EventSink Server::MakeSink(const std::string& session_id,
+                                  const std::shared_ptr<SessionConfigValues>& values) {
+  bool compaction_updates = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    compaction_updates = client_caps_.compaction;
+  }
+  // Events come on the session's worker, one at a time: the values need no lock.
+  return [this, session_id, values, compaction_updates](const agent::Event& e) {
+    // Text chunks, one per stream delta, skip the Json::Value.
+    if (auto params = ChunkUpdateParamsJson(session_id, e)) {
+      peer_.NotifySerialized(method::kSessionUpdate, *params);
+      return;
+    }
+    std::optional<Json::Value> update;
+    if (compaction_updates) update = CompactionUpdateFromEvent(e);
+    if (!update) update = UpdateFromEvent(e);
+    if (update) SendUpdate(session_id, *update);
+    if (const auto* mode = std::get_if<agent::event::ModeChanged>(&e)) {
+      if (auto m = agent::ParsePermissionMode(mode->mode_id)) values->mode = *m;
+    } else if (const auto* model = std::get_if<agent::event::ModelChanged>(&e)) {
+      values->model = model->provider + "/" + model->model_id;
+      values->thinking = model->thinking;
+    } else {
+      return;
+    }
+    SendUpdate(session_id, ConfigOptionUpdate(*values, view_.models));
+  };
+}
+
+void Server::AddSessionSetup(const agent::Session& session, Json::Value* result) const {
+  const SessionConfigValues values = ConfigValuesOf(session);
+  (*result)["modes"] = ModesToJson(values.mode);
+  (*result)["models"] = ModelsToJson(values.model, view_.models);
+  (*result)["configOptions"] = ConfigOptionsToJson(values, view_.models);
+}
+
+void Server::SendCommands(const std::string& session_id) {
+  Json::Value list(Json::arrayValue);
+  for (const auto& c : agent::kBuiltinCommands) {
+    Json::Value item = Obj();
+    item["name"] = c.name;
+    item["description"] = c.description;
+    if (c.hint[0] != '\0') {
+      Json::Value input = Obj();
+      input["hint"] = c.hint;
+      item["input"] = input;
+    }
+    list.append(item);
+  }
+  for (const auto& c : view_.commands) {
+    if (agent::FindBuiltinCommand(c.name)) continue;  // the built-in one runs
+    Json::Value item = Obj();
+    item["name"] = c.name;
+    item["description"] = c.description.empty() ? c.name : c.description;
+    if (!c.hint.empty()) {
+      Json::Value input = Obj();
+      input["hint"] = c.hint;
+      item["input"] = input;
+    }
+    list.append(item);
+  }
+  Json::Value u = Obj();
+  u["sessionUpdate"] = "available_commands_update";
+  u["availableCommands"] = list;
+  SendUpdate(session_id, u);
 }
 
 std::shared_ptr<agent::Session> Server::FindSession(const std::string& session_id, Reply* reply) {
@@ -429,6 +470,62 @@ void Server::SetMode(const SetModeParams& params, Reply reply) {
   Status st = session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+}
+
+// A config option changes through the engine; the answer (all options, as they now are) goes out
+// on the session's worker after the config_option_update the change caused.
+void Server::SetConfigOption(const SetConfigOptionParams& params, Reply reply) {
+  auto session = FindSession(params.session_id, &reply);
+  if (!session) return;
+  auto value = AsString(params.value);
+  if (!value)
+    return reply.Error(jsonrpc::kInvalidParams, "Invalid params: params.value: expected a string");
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  auto answer = [this, shared_reply, weak = std::weak_ptr<agent::Session>(session)] {
+    auto s = weak.lock();
+    if (!s) return shared_reply->Error(jsonrpc::kInternalError, "the session is gone");
+    Json::Value res = Obj();
+    res["configOptions"] = ConfigOptionsToJson(ConfigValuesOf(*s), view_.models);
+    shared_reply->Result(res);
+  };
+  Status st = Status::Ok();
+  if (params.config_id == kConfigMode) {
+    auto mode = agent::ParsePermissionMode(*value);
+    if (!mode)
+      return shared_reply->Error(jsonrpc::kInvalidParams,
+                                 "Invalid params: params.value: unknown mode " + *value);
+    st = session->SetMode(*mode, answer);
+  } else if (params.config_id == kConfigModel) {
+    st = session->SelectModel(*value, answer);
+  } else if (params.config_id == kConfigThoughtLevel) {
+    const agent::ThinkingLevel level = agent::ParseThinkingLevel(*value);
+    if (*value != agent::ThinkingLevelId(level))
+      return shared_reply->Error(jsonrpc::kInvalidParams,
+                                 "Invalid params: params.value: unknown thinking level " + *value);
+    st = session->SetThinking(level, answer);
+  } else {
+    return shared_reply->Error(
+        jsonrpc::kInvalidParams,
+        "Invalid params: params.configId: unknown option " + params.config_id);
+  }
+  if (!st.ok()) {
+    const int code = st.error().code == ErrorCode::kModelUnknown ? jsonrpc::kInvalidParams
+                                                                 : jsonrpc::kInternalError;
+    shared_reply->Error(code, st.error().message, ErrorData(st.error().code));
+  }
+}
+
+void Server::SetModel(const SetModelParams& params, Reply reply) {
+  auto session = FindSession(params.session_id, &reply);
+  if (!session) return;
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  Status st =
+      session->SelectModel(params.model_id, [shared_reply] { shared_reply->Result(Obj()); });
+  if (!st.ok()) {
+    const int code = st.error().code == ErrorCode::kModelUnknown ? jsonrpc::kInvalidParams
+                                                                 : jsonrpc::kInternalError;
+    shared_reply->Error(code, st.error().message, ErrorData(st.error().code));
+  }
 }
 
 // Ends a session as if session/cancel had arrived, then frees it: its running prompt answers

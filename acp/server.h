@@ -81,21 +81,32 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // the error and returning false when not), the options every session gets, registering it,
   // the response (one function, so new and load answer alike) and the updates that follow it.
   bool CanOpen(const NewSessionParams& params, jsonrpc::Reply* reply);
-  agent::SessionOptions BaseOptions(const NewSessionParams& params, const std::string& id);
+  agent::SessionOptions BaseOptions(const NewSessionParams& params, const std::string& id,
+                                    const std::shared_ptr<SessionConfigValues>& values);
   std::shared_ptr<agent::Session> Register(
       const std::function<Result<std::shared_ptr<agent::Session>>()>& create, jsonrpc::Reply* reply,
       const std::function<void(const agent::Session&)>& before_visible = nullptr);
   Json::Value SessionResult(const agent::Session& session);
-  void SendSessionStart(const std::string& session_id);
   // session/load (replay true) and session/resume, on a worker.
   void OpenStored(const LoadSessionParams& params, bool replay, jsonrpc::Reply reply);
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);
   void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
+  void SetConfigOption(const SetConfigOptionParams& params, jsonrpc::Reply reply);
+  void SetModel(const SetModelParams& params, jsonrpc::Reply reply);
   void CloseSession(const SessionIdParams& params, jsonrpc::Reply reply);
   void Cancel(const SessionIdParams& params);
   void CancelRequest(const CancelRequestParams& params);
   std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
+  // The event sink of a session: its updates, and config_option_update when the mode or the
+  // model changes. `values` are the session's current ones: set them (ConfigValuesOf) once the
+  // session is created, before it runs anything (a loaded session may have restored a model).
+  agent::EventSink MakeSink(const std::string& session_id,
+                            const std::shared_ptr<SessionConfigValues>& values);
+  // What session/new (and session/load) answer besides the id: modes, models, configOptions.
+  void AddSessionSetup(const agent::Session& session, Json::Value* result) const;
+  // available_commands_update: the built-in commands, then the spec's.
+  void SendCommands(const std::string& session_id);
   std::string NewSessionId();
 
   // Declared first: destroyed last, after every session that runs on it.

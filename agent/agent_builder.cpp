@@ -43,6 +43,58 @@ Result<ModelChoice> ResolveModel(const config::AgentSpec& spec, const std::strin
   return m;
 }
 
+namespace {
+
+bool HasKey(const config::ProviderSettings& p, const EnvLookup& getenv) {
+  if (p.api_key_env.empty()) return true;
+  auto set = [&](const std::string& name) {
+    auto v = getenv ? getenv(name) : std::nullopt;
+    return v && !v->empty();
+  };
+  return set(p.api_key_env) || (p.api == "anthropic-messages" && set("ANTHROPIC_AUTH_TOKEN"));
+}
+
+// The spec's `models:`, else every model of the spec's and the catalogue's providers that can be
+// used now (a key is set, or none is needed); the agent's own model first.
+std::vector<ModelOption> OfferedModels(const config::AgentSpec& spec, const ModelChoice& own,
+                                       const EnvLookup& getenv) {
+  std::vector<ModelOption> out;
+  auto add = [&](const std::string& provider, const std::string& id, const std::string& name) {
+    for (const auto& m : out)
+      if (m.provider == provider && m.model_id == id) return;
+    out.push_back({provider, id, name.empty() ? id : name});
+  };
+  auto name_of = [&](const std::string& provider, const std::string& id) -> std::string {
+    auto it = spec.providers.find(provider);
+    const config::ProviderSettings* p =
+        it != spec.providers.end() ? &it->second : config::FindBuiltinProvider(provider);
+    const config::ModelInfo* info = p ? config::FindModel(*p, id) : nullptr;
+    return info && !info->name.empty() ? info->name : provider + "/" + id;
+  };
+  if (!own.provider_name.empty())
+    add(own.provider_name, own.model_id, name_of(own.provider_name, own.model_id));
+  if (!spec.models.empty()) {
+    for (const auto& id : spec.models) {
+      const size_t slash = id.find('/');
+      add(id.substr(0, slash), id.substr(slash + 1),
+          name_of(id.substr(0, slash), id.substr(slash + 1)));
+    }
+    return out;
+  }
+  for (const auto& [name, p] : spec.providers)
+    if (HasKey(p, getenv))
+      for (const auto& m : p.models) add(name, m.id, m.name);
+  for (const auto& name : config::BuiltinProviderNames()) {
+    if (spec.providers.count(name)) continue;  // the spec's entry replaces it
+    const config::ProviderSettings* p = config::FindBuiltinProvider(name);
+    if (p && HasKey(*p, getenv))
+      for (const auto& m : p->models) add(name, m.id, m.name);
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& spec,
                                                       const EnvLookup& getenv) {
   auto agent = std::make_shared<AgentConfig>();
@@ -82,6 +134,15 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   }
   auto mode = ParsePermissionMode(spec.default_mode);
   if (mode) agent->default_mode = *mode;
+  agent->compaction.auto_compact = spec.compaction.auto_compact;
+  agent->compaction.threshold_percent = spec.compaction.threshold_percent;
+  agent->compaction.keep_recent_tokens = spec.compaction.keep_recent_tokens;
+  agent->models = OfferedModels(spec, agent->model, getenv);
+  // Sessions build the provider of a model they switch to from the same spec and environment.
+  auto kept = std::make_shared<const config::AgentSpec>(spec);
+  agent->resolve_model = [kept, getenv](const std::string& provider, const std::string& id) {
+    return ResolveModel(*kept, provider, id, getenv);
+  };
   return std::shared_ptr<const AgentConfig>(agent);
 }
 

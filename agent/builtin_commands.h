@@ -1,28 +1,37 @@
-// The slash commands every agent has beside its spec's `commands:` (/name, /export, ...): one
-// table, consulted before a prompt is expanded and when a door lists the commands.
+// The slash commands every agent has, beside the spec's `commands:` (one table; a door lists them,
+// the session runs them).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "support/status.h"
+#include "agent/content.h"
 
 namespace lousho::agent {
 
-class Session;
-
-// One built-in command. `run` is called on the session's worker in place of a model turn; what
-// it returns is shown to the user (never sent to the model), an error as well.
 struct BuiltinCommand {
-  const char* name;
+  const char* name;  // without '/'
   const char* description;
-  const char* hint;  // what the input is; "" when it takes none
-  Result<std::string> (*run)(Session& session, const std::string& args);
+  const char* hint;  // input hint shown by editors; empty: takes no input
 };
 
-// Every built-in command, in the order a door lists them.
-const std::vector<BuiltinCommand>& BuiltinCommands();
-// The command named `name` (without the slash), or null.
+// One row per command. A spec command of the same name is shadowed by the built-in one.
+inline constexpr BuiltinCommand kBuiltinCommands[] = {
+    {"compact", "Summarize the older conversation to free context",
+     "optional instructions for the summary"},
+    {"model", "Switch the model (provider/model)", "provider/model"},
+    {"name", "Name this session", "title"},
+    {"export", "Save this session as an HTML page", "path (optional)"},
+};
+
 const BuiltinCommand* FindBuiltinCommand(const std::string& name);
+
+// A prompt that calls a built-in command: a first text block "/name args...".
+struct CommandCall {
+  const BuiltinCommand* command = nullptr;
+  std::string args;  // what follows the name, trimmed
+};
+std::optional<CommandCall> ParseBuiltinCall(const std::vector<ContentBlock>& content);
 
 }  // namespace lousho::agent

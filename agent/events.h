@@ -119,14 +119,31 @@ struct TodoReminder {
 };
 // Every todo was done at the end of a prompt: the list was cleared.
 struct TodoAutoClear {};
-// Automatic compaction of the history began / ended.
+// The model or the thinking level changed (SetModel, SetThinking, a `/model` command).
+struct ModelChanged {
+  std::string provider;
+  std::string model_id;
+  std::string thinking;  // "off" | "minimal" | ... (ThinkingLevelId)
+};
+// A compaction of the history began / ended: automatic (`reason` "threshold" when the context
+// reached the spec's share of the window, "overflow" when the provider refused the request as too
+// long) or asked for (`reason` "manual": `/compact`, Session::Compact). `id` names the run, so a
+// door can show start and end as one item.
 struct AutoCompactionStart {
-  std::string reason;  // "threshold" | "overflow"
+  std::string id;
+  std::string reason;  // "threshold" | "overflow" | "manual"
+  long long tokens_before = 0;
 };
 struct AutoCompactionEnd {
-  bool aborted = false;
-  bool will_retry = false;
-  std::string error;  // empty on success
+  std::string id;
+  std::string reason;
+  bool aborted = false;       // cancelled: the history is untouched
+  bool will_retry = false;    // "overflow": the refused request is sent again
+  std::string error;          // empty on success; on failure the history is untouched
+  std::string summary;        // on success
+  std::string first_kept_id;  // on success: the entry the kept part starts at
+  long long tokens_before = 0;
+  long long tokens_after = 0;  // estimated: the summary and the kept messages
 };
 // The session got a name (the first prompt's gist, /name, or a door's call).
 struct SessionInfoChanged {
@@ -142,7 +159,7 @@ using Event =
                  event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
                  event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
                  event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear,
-                 event::SessionInfoChanged>;
+                 event::ModelChanged, event::SessionInfoChanged>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -82,7 +82,12 @@ const Entry& History::Append(Entry entry) {
   index_[entry.id] = entries_.size();
   entries_.push_back(std::move(entry));
   const Entry& stored = entries_.back();
-  if (stored.kind == EntryKind::kMessage) branch_messages_.push_back(stored.message);
+  if (stored.kind == EntryKind::kMessage) {
+    branch_messages_.push_back(stored.message);
+    branch_message_ids_.push_back(stored.id);
+  } else if (stored.kind == EntryKind::kCompaction) {
+    RebuildBranch();  // the context now starts with the summary
+  }
   return stored;
 }
 
@@ -131,8 +136,48 @@ std::vector<const Entry*> History::Branch() const {
 
 void History::RebuildBranch() {
   branch_messages_.clear();
-  for (const Entry* e : Branch())
-    if (e->kind == EntryKind::kMessage) branch_messages_.push_back(e->message);
+  branch_message_ids_.clear();
+  context_start_ = 0;
+  const std::vector<const Entry*> branch = Branch();
+  // The last compaction on the branch decides where the context starts.
+  size_t compaction = branch.size();
+  for (size_t i = branch.size(); i-- > 0;) {
+    if (branch[i]->kind == EntryKind::kCompaction) {
+      compaction = i;
+      break;
+    }
+  }
+  size_t from = 0;
+  if (compaction < branch.size()) {
+    branch_messages_.push_back(CompactionSummaryMessage(*branch[compaction]));
+    branch_message_ids_.emplace_back();
+    from = compaction;  // nothing kept unless its first kept entry is found before it
+    for (size_t i = 0; i < compaction; ++i) {
+      if (branch[i]->id == branch[compaction]->first_kept_id) {
+        from = i;
+        break;
+      }
+    }
+  }
+  for (size_t i = from; i < branch.size(); ++i) {
+    if (i == compaction) context_start_ = branch_messages_.size();
+    if (branch[i]->kind != EntryKind::kMessage) continue;
+    branch_messages_.push_back(branch[i]->message);
+    branch_message_ids_.push_back(branch[i]->id);
+  }
+}
+
+Message CompactionSummaryMessage(const Entry& compaction) {
+  Message m;
+  m.role = Role::kUser;
+  m.custom_type = kCompactionSummaryType;
+  m.display = false;
+  m.timestamp_ms = compaction.timestamp_ms;
+  m.content.push_back(ContentBlock::Text(
+      "The earlier part of this conversation was compacted to save context. Its summary:\n\n"
+      "<summary>\n" +
+      compaction.summary + "\n</summary>"));
+  return m;
 }
 
 // --- codec ---

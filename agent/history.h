@@ -53,6 +53,11 @@ struct Entry {
 // The tree. Not thread-safe (the session guards it). Appends hang off the leaf; moving the leaf
 // branches; nothing is ever rewritten. The current branch's messages are kept as a vector that
 // grows with appends, so a model request reads it without walking or copying the tree.
+//
+// That vector is the model's context: after a compaction entry on the branch it holds the
+// compaction's summary (a hidden custom message), then the messages from the entry named by
+// first_kept_id up to the compaction, then the messages after it. Everything before
+// first_kept_id stays in the tree (and the session file) but is no longer sent.
 class History {
  public:
   History();
@@ -71,8 +76,13 @@ class History {
   const std::vector<Entry>& entries() const { return entries_; }
   // The entries from the root to the leaf.
   std::vector<const Entry*> Branch() const;
-  // The messages of the current branch, in order.
+  // The messages the model sees for the current branch, in order (see above).
   const std::vector<Message>& messages() const { return branch_messages_; }
+  // For each of messages(), the id of its entry (empty for a compaction's summary).
+  const std::vector<std::string>& message_ids() const { return branch_message_ids_; }
+  // The index in messages() of the first message made after the branch's last compaction (0
+  // when there is none): usage figures from before it describe a context that no longer is.
+  size_t context_start() const { return context_start_; }
 
  private:
   std::string NewId();
@@ -82,8 +92,15 @@ class History {
   std::unordered_map<std::string, size_t> index_;  // id -> position in entries_
   std::string leaf_;
   std::vector<Message> branch_messages_;
+  std::vector<std::string> branch_message_ids_;
+  size_t context_start_ = 0;
   std::mt19937_64 rng_;
 };
+
+// The custom_type of the message a compaction's summary is sent as.
+inline constexpr char kCompactionSummaryType[] = "compaction_summary";
+// The hidden user message that stands for the history a compaction summarized.
+Message CompactionSummaryMessage(const Entry& compaction);
 
 long long NowMs();
 std::string IsoTimestamp(long long ms);             // 2026-12-01T04:31:10.123Z

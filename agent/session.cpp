@@ -81,6 +81,9 @@ AgentView ViewOf(const AgentConfig& agent) {
   v.images = agent.model.provider && agent.model.provider->SupportsImages();
   v.commands = agent.commands;
   v.provider_error = agent.provider_error;
+  v.models = agent.models;
+  if (v.models.empty() && !agent.model.provider_name.empty())
+    v.models.push_back({agent.model.provider_name, agent.model.model_id, agent.model.model_id});
   return v;
 }
 
@@ -102,6 +105,8 @@ struct Session::Turn {
   bool ends_turn = false;             // a tool (ask) ended the turn
   int todo_reminders = 0;             // reminders of open todos so far
   std::string question;
+  bool overflow_compacted = false;  // compacted once after a context overflow
+  bool threshold_failed = false;    // an automatic compaction failed: not again this prompt
 };
 
 // One streamed model message and how its stream ended.
@@ -213,6 +218,30 @@ void Session::RestoreFromBranch() {
         break;
     }
   }
+  RestoreModel();
+}
+
+// A stored session continues with the model and thinking level last chosen on its branch.
+void Session::RestoreModel() {
+  const Entry* model = nullptr;
+  const Entry* thinking = nullptr;
+  for (const Entry* e : history_.Branch()) {
+    if (e->kind == EntryKind::kModelChange) model = e;
+    if (e->kind == EntryKind::kThinkingChange) thinking = e;
+  }
+  if (model && (model->provider != model_.provider_name || model->model_id != model_.model_id)) {
+    Result<ModelChoice> choice = MakeError(ErrorCode::kModelUnknown, "no model resolver");
+    if (agent_->resolve_model) choice = agent_->resolve_model(model->provider, model->model_id);
+    if (choice.ok()) {
+      choice->thinking = model_.thinking;
+      model_ = std::move(*choice);
+    } else {
+      log::Warn("session " + id() + ": cannot restore model " + model->provider + "/" +
+                model->model_id + " (" + choice.error().message + "); using " +
+                model_.provider_name + "/" + model_.model_id);
+    }
+  }
+  if (thinking) model_.thinking = ParseThinkingLevel(thinking->thinking_level);
 }
 
 Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options)
@@ -222,7 +251,8 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
       policy_(agent_->permission_rules, options_.cwd),
       mode_(agent_->default_mode),
       model_(agent_->model),
-      tools_(agent_->tools) {
+      tools_(agent_->tools),
+      auto_compaction_(agent_->compaction.auto_compact) {
   roots_.push_back(options_.cwd);
   for (const auto& r : options_.additional_roots) roots_.push_back(r);
   for (const auto& r : agent_->extra_roots) roots_.push_back(r);
@@ -251,7 +281,9 @@ Status Session::Prompt(std::vector<ContentBlock> content,
     source = cancel_;
   }
   Status st = Post([this, source, content = std::move(content), done = std::move(done)]() mutable {
-    Result<TurnResult> result = RunTurn(std::move(content), source->token());
+    auto call = ParseBuiltinCall(content);
+    Result<TurnResult> result =
+        call ? RunCommand(*call, source->token()) : RunTurn(std::move(content), source->token());
     if (options_.recorder) options_.recorder->Flush();  // durable at every turn end
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -318,23 +350,42 @@ PermissionMode Session::mode() const {
 }
 
 Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
+  return Notice(std::move(done), [&](std::vector<Entry>* entries) -> Event {
+    if (mode != mode_) {
+      Entry e;
+      e.kind = EntryKind::kModeChange;
+      e.mode = PermissionModeId(mode);
+      entries->push_back(std::move(e));
+    }
+    mode_ = mode;
+    return event::ModeChanged{PermissionModeId(mode)};
+  });
+}
+
+Status Session::Notice(std::function<void()> done,
+                       const std::function<Event(std::vector<Entry>*)>& change) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (notices_.size() >= kMaxPendingNotices)
       return MakeError(ErrorCode::kSessionBusy,
                        "too many changes are waiting for the session's running turn");
-    if (mode != mode_) {
-      Entry e;
-      e.kind = EntryKind::kModeChange;
-      e.mode = PermissionModeId(mode);
-      AppendEntryLocked(std::move(e));
+    std::vector<Entry> entries;
+    Event e = change(&entries);
+    if (!entries.empty()) {
+      // The entries join the history on the worker, which alone writes it.
+      done = [this, entries = std::move(entries), done = std::move(done)]() mutable {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          for (Entry& entry : entries) AppendEntryLocked(std::move(entry));
+        }
+        if (done) done();
+      };
     }
-    mode_ = mode;
-    notices_.emplace_back(event::ModeChanged{PermissionModeId(mode)}, std::move(done));
+    notices_.emplace_back(std::move(e), std::move(done));
     has_notices_.store(true, std::memory_order_release);
   }
-  // From the worker (the switch_mode tool) the notice goes out with the next event; from
-  // elsewhere a task flushes it, after the running turn's current step if one is running.
+  // From the worker (the switch_mode tool, a command) the notice goes out with the next event;
+  // from elsewhere a task flushes it, after the running turn's current step if one is running.
   if (!strand_->InTask()) {
     Status st = Post([] {});
     if (!st.ok()) FlushNotices();  // no thread to be had: better out of place than lost
@@ -423,15 +474,71 @@ ModelChoice Session::model() const {
   return model_;
 }
 
-void Session::SetModel(ModelChoice model) {
-  std::lock_guard<std::mutex> lock(mu_);
-  model_ = std::move(model);
+namespace {
+event::ModelChanged ModelEvent(const ModelChoice& m) {
+  return event::ModelChanged{m.provider_name, m.model_id, ThinkingLevelId(m.thinking)};
 }
 
-void Session::SetThinking(ThinkingLevel level) {
-  std::lock_guard<std::mutex> lock(mu_);
-  model_.thinking = level;
+Entry ThinkingEntry(ThinkingLevel level) {
+  Entry e;
+  e.kind = EntryKind::kThinkingChange;
+  e.thinking_level = ThinkingLevelId(level);
+  return e;
 }
+}  // namespace
+
+Status Session::SetModel(ModelChoice model, std::function<void()> done) {
+  if (!model.provider) return MakeError(ErrorCode::kModelUnknown, "the model has no provider");
+  return Notice(std::move(done), [&](std::vector<Entry>* entries) -> Event {
+    Entry e;
+    e.kind = EntryKind::kModelChange;
+    e.provider = model.provider_name;
+    e.model_id = model.model_id;
+    entries->push_back(std::move(e));
+    if (model.thinking != model_.thinking) entries->push_back(ThinkingEntry(model.thinking));
+    model_ = std::move(model);
+    return ModelEvent(model_);
+  });
+}
+
+Status Session::SetThinking(ThinkingLevel level, std::function<void()> done) {
+  return Notice(std::move(done), [&](std::vector<Entry>* entries) -> Event {
+    entries->push_back(ThinkingEntry(level));
+    model_.thinking = level;
+    return ModelEvent(model_);
+  });
+}
+
+Status Session::SelectModel(const std::string& id, std::function<void()> done) {
+  const size_t slash = id.find('/');
+  bool offered = false;
+  for (const ModelOption& m : agent_->models) offered = offered || m.id() == id;
+  const ModelChoice current = model();
+  if (id == current.provider_name + "/" + current.model_id) offered = true;
+  if (!offered || slash == std::string::npos)
+    return MakeError(ErrorCode::kModelUnknown, "model '" + id + "' is not offered");
+  if (!agent_->resolve_model)
+    return MakeError(ErrorCode::kModelUnknown, "this agent cannot switch models");
+  Result<ModelChoice> choice = agent_->resolve_model(id.substr(0, slash), id.substr(slash + 1));
+  if (!choice.ok())
+    return MakeError(ErrorCode::kModelUnknown,
+                     "cannot use model '" + id + "': " + choice.error().message);
+  ModelChoice chosen = std::move(*choice);
+  return Notice(std::move(done), [&](std::vector<Entry>* entries) -> Event {
+    Entry e;
+    e.kind = EntryKind::kModelChange;
+    e.provider = chosen.provider_name;
+    e.model_id = chosen.model_id;
+    entries->push_back(std::move(e));
+    chosen.thinking = model_.thinking;  // the thinking level is its own choice
+    model_ = std::move(chosen);
+    return ModelEvent(model_);
+  });
+}
+
+void Session::SetAutoCompaction(bool enabled) { auto_compaction_.store(enabled); }
+
+bool Session::auto_compaction() const { return auto_compaction_.load(); }
 
 bool Session::SupportsImages() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -518,37 +625,17 @@ void Session::EmitMessage(int turn, const Message& m) {
   Emit(event::MessageEnd{turn, &m});
 }
 
-// A built-in command (agent/builtin_commands.h) runs in place of a model turn; a spec command of
-// the same name wins. Nothing of it enters the history but what the command itself records.
-std::optional<TurnResult> Session::RunBuiltin(const std::vector<ContentBlock>& content) {
-  if (content.empty() || content[0].type != BlockType::kText) return std::nullopt;
-  const std::string& text = content[0].text;
-  if (text.size() < 2 || text[0] != '/') return std::nullopt;
-  const size_t end = text.find_first_of(" \t\n", 1);
-  const std::string name = text.substr(1, end == std::string::npos ? std::string::npos : end - 1);
-  for (const auto& cmd : agent_->commands)
-    if (cmd.name == name) return std::nullopt;
-  const BuiltinCommand* cmd = FindBuiltinCommand(name);
-  if (!cmd) return std::nullopt;
-  Emit(event::AgentStart{});
-  auto said = cmd->run(*this, end == std::string::npos ? "" : text.substr(end + 1));
-  SayLocal(said.ok() ? *said : "/" + name + ": " + said.error().message);
-  const std::vector<Message> none;
-  Emit(event::AgentEnd{&none});
-  return TurnResult{};
-}
-
-// Shows the user a note as an assistant message that is not part of the conversation.
-void Session::SayLocal(const std::string& text) {
-  Message m;
-  m.role = Role::kAssistant;
-  m.content.push_back(ContentBlock::Text(text));
+void Session::EmitNote(int turn, const std::string& text) {
+  Message note;
+  note.role = Role::kAssistant;
+  note.timestamp_ms = NowMs();
+  Emit(event::MessageStart{turn, &note});
+  note.content.push_back(ContentBlock::Text(text));
   StreamDelta d;
   d.kind = DeltaKind::kText;
   d.text = text;
-  Emit(event::MessageStart{0, &m});
-  Emit(event::MessageUpdate{0, &d, &m});
-  Emit(event::MessageEnd{0, &m});
+  Emit(event::MessageUpdate{turn, &d, &note});
+  Emit(event::MessageEnd{turn, &note});
 }
 
 std::vector<ContentBlock> Session::ExpandCommand(std::vector<ContentBlock> content) const {
@@ -793,7 +880,6 @@ std::vector<Entry> Session::BranchEntries() const {
 // --- the turn ---
 
 Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel) {
-  if (auto done = RunBuiltin(content)) return *done;
   Turn t;
   t.cancel = cancel;
   Emit(event::AgentStart{});
@@ -817,20 +903,16 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   if (!gist.empty()) (void)SetName(gist);
 
   for (;;) {
-    if (auto stop = LimitReached(t)) return Finish(t, *stop);
+    if (auto stop = BeforeRequest(t)) return Finish(t, *stop);
     ++t.step;
     t.tool_results.clear();
     Emit(event::TurnStart{t.step});
     Streamed s = StreamMessage(t);
     const Message* said = s.message.content.empty() ? nullptr : &s.message;
     if (s.error) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        accepting_ = false;
-      }
       Emit(event::TurnEnd{t.step, said, &t.tool_results});
-      Emit(event::AgentEnd{&t.added});
-      return *s.error;
+      if (auto end = FailedRequest(*s.error, said, t)) return std::move(*end);
+      continue;  // compacted after an overflow: the request goes again
     }
     if (s.interrupt) {
       // A stream rule or a steering message: what it brings joins the history, and the model
@@ -859,6 +941,222 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     }
     if (stop) return Finish(t, *stop);
   }
+}
+
+Result<TurnResult> Session::RunCommand(const CommandCall& call, const CancelToken& cancel) {
+  Turn t;
+  t.cancel = cancel;
+  Emit(event::AgentStart{});
+  {
+    // A command asks no model for a reply: messages sent meanwhile start a prompt of their own.
+    std::lock_guard<std::mutex> lock(mu_);
+    accepting_ = false;
+  }
+  const std::string name = call.command->name;
+  if (name == "compact") {
+    (void)RunCompaction("manual", call.args, t.cancel, false, &t);
+    // A failure is shown by the compaction's end event; the prompt itself went as asked.
+    return Finish(t, t.cancel.cancelled() ? TurnStop::kCancelled : TurnStop::kEndTurn);
+  }
+  if (name == "model") {
+    const ModelChoice now = model();
+    std::string offered;
+    for (const ModelOption& m : agent_->models) offered += "\n- " + m.id();
+    if (call.args.empty()) {
+      EmitNote(0, "Current model: " + now.provider_name + "/" + now.model_id +
+                      (offered.empty() ? "" : "\nAvailable:" + offered));
+    } else if (Status st = SelectModel(call.args); !st.ok()) {
+      EmitNote(0, st.error().message + (offered.empty() ? "" : "\nAvailable:" + offered));
+    } else {
+      EmitNote(0, "Model: " + call.args);
+    }
+    return Finish(t, TurnStop::kEndTurn);
+  }
+  if (name == "name") {
+    if (call.args.empty()) {
+      const std::string current = Name();
+      EmitNote(0, current.empty() ? "This session has no name yet; /name <title> gives it one."
+                                  : "This session is named \"" + current + "\".");
+    } else if (Status st = SetName(call.args); !st.ok()) {
+      EmitNote(0, "/name: " + st.error().message);
+    } else {
+      EmitNote(0, "Session named \"" + call.args + "\".");
+    }
+    return Finish(t, TurnStop::kEndTurn);
+  }
+  if (name == "export") {
+    auto path = ExportHtml(call.args);
+    EmitNote(0, path.ok() ? "Exported this session to " + path->string()
+                          : "/export: " + path.error().message);
+    return Finish(t, TurnStop::kEndTurn);
+  }
+  EmitNote(0, "/" + name + " is not available here.");
+  return Finish(t, TurnStop::kEndTurn);
+}
+
+std::optional<TurnStop> Session::BeforeRequest(Turn& t) {
+  if (auto stop = LimitReached(t)) return stop;
+  MaybeCompact(t);
+  return LimitReached(t);  // a compaction may have been cancelled
+}
+
+std::optional<Result<TurnResult>> Session::FailedRequest(const Error& error, const Message* said,
+                                                         Turn& t) {
+  if (CompactAfterOverflow(error, said, t)) return std::nullopt;
+  if (t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    accepting_ = false;
+  }
+  Emit(event::AgentEnd{&t.added});
+  return Result<TurnResult>(error);
+}
+
+bool Session::CompactAfterOverflow(const Error& error, const Message* said, Turn& t) {
+  if (error.code != ErrorCode::kProviderContextOverflow || t.overflow_compacted || said != nullptr)
+    return false;
+  // The request did not fit: compact once and send it again (the prompt goes on, so it still
+  // takes queued messages).
+  t.overflow_compacted = true;
+  return RunCompaction("overflow", "", t.cancel, /*will_retry=*/true, &t).ok();
+}
+
+void Session::MaybeCompact(Turn& t) {
+  if (t.threshold_failed || !auto_compaction()) return;
+  const ModelChoice m = model();
+  if (!m.provider) return;
+  long long tokens = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tokens = ContextTokens(history_.messages(), history_.context_start());
+  }
+  CompactionSettings settings = agent_->compaction;
+  settings.auto_compact = true;  // the session's own switch (SetAutoCompaction) was checked
+  if (!ShouldCompact(settings, tokens, m.provider->ContextWindow())) return;
+  // A failure leaves the history as it was: the request may still fit, so the turn goes on.
+  if (!RunCompaction("threshold", "", t.cancel, false, &t).ok()) t.threshold_failed = true;
+}
+
+Result<CompactionResult> Session::RunCompaction(const std::string& reason,
+                                                const std::string& instructions,
+                                                const CancelToken& cancel, bool will_retry,
+                                                Turn* t) {
+  const ModelChoice model = this->model();
+  event::AutoCompactionStart start;
+  start.id = "compaction-" + std::to_string(++compactions_);
+  start.reason = reason;
+  Result<CompactionPlan> plan = MakeError(ErrorCode::kCompaction, "not planned");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    start.tokens_before = ContextTokens(history_.messages(), history_.context_start());
+    plan = PlanCompaction(history_, agent_->compaction.keep_recent_tokens);
+  }
+  Emit(start);
+  event::AutoCompactionEnd end;
+  end.id = start.id;
+  end.reason = reason;
+  end.tokens_before = start.tokens_before;
+  auto fail = [&](Error e, bool aborted) -> Error {
+    end.aborted = aborted;
+    if (!aborted) end.error = e.message;
+    Emit(end);
+    return e;
+  };
+  if (!plan.ok()) return fail(plan.error(), false);
+  if (!model.provider) return fail(MakeError(ErrorCode::kModelUnknown, "no model to ask"), false);
+
+  const std::vector<Message> prompt{SummaryPrompt(plan->to_summarize, instructions)};
+  ModelRequest req;
+  req.model = model.model_id;
+  req.system = SummarySystemPrompt();
+  req.messages = prompt;
+  req.max_output_tokens = static_cast<int>(agent_->limits.max_output_tokens);
+  Result<ModelResponse> resp = model.provider->Stream(
+      req, [&cancel](const StreamDelta&) { return !cancel.cancelled(); }, cancel, RetryHooks{});
+  if (resp.ok()) {
+    // The summary costs like any request: the prompt's (its limits count it), or the session's.
+    if (t != nullptr) {
+      t->result.usage.Add(resp->message.usage);
+    } else {
+      std::lock_guard<std::mutex> lock(mu_);
+      total_usage_.Add(resp->message.usage);
+    }
+  }
+  if (cancel.cancelled() || (resp.ok() && resp->message.stop_reason == StopReason::kCancelled))
+    return fail(MakeError(ErrorCode::kCancelled, "the compaction was cancelled"), true);
+  if (!resp.ok()) return fail(resp.error(), false);
+  if (resp->message.stop_reason == StopReason::kError)
+    return fail(MakeError(ErrorCode::kCompaction, resp->message.error_message), false);
+  Result<std::string> summary = SummaryFromReply(resp->message);
+  if (!summary.ok()) return fail(summary.error(), false);
+
+  Entry e;
+  e.kind = EntryKind::kCompaction;
+  e.summary = *summary;
+  e.first_kept_id = plan->first_kept_id;
+  e.tokens_before = start.tokens_before;
+  e.timestamp_ms = NowMs();
+  CompactionResult result;
+  result.summary = *summary;
+  result.first_kept_id = plan->first_kept_id;
+  result.tokens_before = start.tokens_before;
+  result.tokens_after = EstimateTokens(CompactionSummaryMessage(e)) + plan->kept_tokens;
+  e.data = Json::Value(Json::objectValue);
+  e.data["reason"] = reason;
+  e.data["tokensAfter"] = static_cast<Json::Int64>(result.tokens_after);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    history_.Append(std::move(e));
+  }
+  end.will_retry = will_retry;
+  end.summary = result.summary;
+  end.first_kept_id = result.first_kept_id;
+  end.tokens_after = result.tokens_after;
+  Emit(end);
+  if (model.provider->ContextWindow() > 0) {
+    // The editor's context meter drops now, not at the next reply (an estimate until then).
+    event::UsageUpdate u;
+    u.turn = t ? t->step : 0;
+    u.context_used = result.tokens_after;
+    u.context_size = model.provider->ContextWindow();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      u.session_cost = total_usage_.cost + (t ? t->result.usage.cost : 0);
+    }
+    Emit(u);
+  }
+  return result;
+}
+
+Status Session::Compact(std::string instructions,
+                        std::function<void(Result<CompactionResult>)> done) {
+  std::shared_ptr<CancelSource> source;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) return MakeError(ErrorCode::kSessionClosed, "the session is closing");
+    if (busy_)
+      return MakeError(ErrorCode::kSessionBusy, "a prompt is already running in this session");
+    busy_ = true;
+    cancel_ = std::make_shared<CancelSource>();
+    source = cancel_;
+  }
+  Status st = Post(
+      [this, source, instructions = std::move(instructions), done = std::move(done)]() mutable {
+        Result<CompactionResult> result =
+            RunCompaction("manual", instructions, source->token(), false, nullptr);
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          busy_ = false;
+          cancel_.reset();
+        }
+        done(std::move(result));
+      });
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
+    cancel_.reset();
+  }
+  return st;
 }
 
 bool Session::TakeQueued(Turn& t, bool ending) {

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "agent/builtin_commands.h"
 #include "agent/client_services.h"
+#include "agent/compaction.h"
 #include "agent/events.h"
 #include "agent/history.h"
 #include "agent/permissions.h"
@@ -34,6 +36,19 @@ struct ModelChoice {
   ThinkingLevel thinking = ThinkingLevel::kOff;
 };
 
+// A model a session may switch to. Value type.
+struct ModelOption {
+  std::string provider;
+  std::string model_id;
+  std::string name;  // display name
+  std::string id() const { return provider + "/" + model_id; }
+};
+
+// Builds the ModelChoice for a provider and model id (the spec's providers, the catalogue, the
+// environment's keys). Thread-safe.
+using ModelResolver =
+    std::function<Result<ModelChoice>(const std::string& provider, const std::string& model_id)>;
+
 // The template every session of one agent starts from. Immutable once built; shared across
 // threads. A session copies the model and the tools and may change its own copies.
 struct AgentConfig {
@@ -51,6 +66,11 @@ struct AgentConfig {
   PermissionMode default_mode = PermissionMode::kDefault;
   std::vector<std::string> extra_roots;
   std::vector<config::SlashCommand> commands;
+  CompactionSettings compaction;
+  // The models offered to switch to (the spec's `models:`, else the catalogue's models of every
+  // provider with a key), the agent's own first; and how one is built. Null: only `model`.
+  std::vector<ModelOption> models;
+  ModelResolver resolve_model;
 };
 
 // What a door may know of an agent: it never calls a provider or a tool itself.
@@ -59,6 +79,7 @@ struct AgentView {
   bool images = false;  // the default model accepts images
   std::vector<config::SlashCommand> commands;
   std::optional<Error> provider_error;
+  std::vector<ModelOption> models;  // offered; the agent's own model first
 };
 AgentView ViewOf(const AgentConfig& agent);
 
@@ -67,6 +88,14 @@ const char* ThinkingLevelId(ThinkingLevel level);
 
 // How a prompt ended (the protocol's stop reasons; failures are Errors instead).
 enum class TurnStop { kEndTurn, kMaxTokens, kMaxTurnRequests, kRefusal, kCancelled };
+
+// What a compaction did (Session::Compact).
+struct CompactionResult {
+  std::string summary;
+  std::string first_kept_id;
+  long long tokens_before = 0;
+  long long tokens_after = 0;  // estimated
+};
 
 struct TurnResult {
   TurnStop stop = TurnStop::kEndTurn;
@@ -220,9 +249,25 @@ class Session : public std::enable_shared_from_this<Session> {
   void SetTodos(std::vector<TodoPhase> phases);
   std::vector<TodoPhase> Todos() const;
 
+  // Model and thinking level. A change takes effect at once (the next model request uses it); a
+  // model_change / thinking_level_change entry joins the history and the model_changed event
+  // follows on the worker, then `done` runs. Fails like SetMode when changes pile up.
   ModelChoice model() const;
-  void SetModel(ModelChoice model);
-  void SetThinking(ThinkingLevel level);
+  [[nodiscard]] Status SetModel(ModelChoice model, std::function<void()> done = nullptr);
+  [[nodiscard]] Status SetThinking(ThinkingLevel level, std::function<void()> done = nullptr);
+  // Switches to the offered model "provider/model" (AgentConfig::models), building its provider.
+  // LOUSHO_MODEL_UNKNOWN when it is not offered or cannot be built (a missing key).
+  [[nodiscard]] Status SelectModel(const std::string& id, std::function<void()> done = nullptr);
+
+  // Summarizes the older history into a compaction entry, keeping the recent turns (the
+  // `/compact` command; the RPC door's `compact`). Refused while a prompt runs; Cancel() aborts
+  // it. The auto_compaction_start/end events (reason "manual") go out on the worker, then `done`
+  // runs. A failure or a cancel leaves the history untouched.
+  [[nodiscard]] Status Compact(std::string instructions,
+                               std::function<void(Result<CompactionResult>)> done);
+  // Automatic compaction (the spec's `compaction.auto` until changed).
+  void SetAutoCompaction(bool enabled);
+  bool auto_compaction() const;
   bool SupportsImages() const;
   // Adds a tool to this session only (MCP, host tools); a tool of the same name is replaced.
   void AddTool(std::shared_ptr<Tool> tool);
@@ -273,6 +318,19 @@ class Session : public std::enable_shared_from_this<Session> {
   // The turn, in named steps.
   Result<TurnResult> RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel);
   std::optional<TurnStop> LimitReached(const Turn& t) const;
+  Result<TurnResult> RunCommand(const CommandCall& call, const CancelToken& cancel);
+  // The limits, then an automatic compaction when due, then the limits again.
+  std::optional<TurnStop> BeforeRequest(Turn& t);
+  // A model request failed: the prompt's end (nullopt: compacted after an overflow, go again).
+  std::optional<Result<TurnResult>> FailedRequest(const Error& error, const Message* said, Turn& t);
+  // Compacts when the context has reached the threshold of the model's window.
+  void MaybeCompact(Turn& t);
+  // After a failed request: true when it was a context overflow (the first of the prompt) and a
+  // compaction succeeded, so the request is sent again.
+  bool CompactAfterOverflow(const Error& error, const Message* said, Turn& t);
+  // `t`: the prompt it runs in (its usage counts the summary request); null for Compact().
+  Result<CompactionResult> RunCompaction(const std::string& reason, const std::string& instructions,
+                                         const CancelToken& cancel, bool will_retry, Turn* t);
   Streamed StreamMessage(Turn& t);
   ModelRequest BuildRequest(const ModelChoice& model) const;
   void EmitUsage(const Turn& t, const Message& m, const ModelChoice& model);
@@ -312,9 +370,14 @@ class Session : public std::enable_shared_from_this<Session> {
   Status QueueNotice(Event e, std::function<void()> done, bool checked);
   void RestoreFromBranch();
   void CloseInterruptedCalls();
-  std::optional<TurnResult> RunBuiltin(const std::vector<ContentBlock>& content);
-  void SayLocal(const std::string& text);
   void EmitMessage(int turn, const Message& m);
+  // An assistant message shown to the user but kept out of the history (a command's answer).
+  void EmitNote(int turn, const std::string& text);
+  // Makes a change under the lock and queues its event (and the entries it records) for the
+  // worker; see SetMode. `change` returns the event and adds the entries.
+  Status Notice(std::function<void()> done,
+                const std::function<Event(std::vector<Entry>*)>& change);
+  void RestoreModel();
   void Emit(const Event& e);
   void FlushNotices();
   Status Post(std::function<void()> task);
@@ -345,6 +408,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<std::pair<Event, std::function<void()>>> notices_;
   // Set with notices_ under mu_; read without it, so the worker takes no lock per stream delta.
   std::atomic<bool> has_notices_{false};
+  std::atomic<bool> auto_compaction_{true};
+  int compactions_ = 0;  // worker only: names compaction runs
   // Messages queued for the running prompt, and whether it still takes them.
   std::vector<std::vector<ContentBlock>> steering_, follow_up_;
   bool accepting_ = false;

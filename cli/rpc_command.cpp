@@ -165,6 +165,14 @@ int RunRpc(const RpcOptions& o) {
     return agent::ResolveModel(*shared_spec, provider, id, ProcessEnv);
   };
   options.stopped = [] { return StopSignal() != 0; };
+  // Compaction runs in the engine; its switch is the session's own.
+  options.ops.set_auto_compaction = [](agent::Session& session, bool enabled) {
+    session.SetAutoCompaction(enabled);
+    return Status::Ok();
+  };
+  options.ops.auto_compaction = [](const agent::Session& session) {
+    return session.auto_compaction();
+  };
   options.start.path = o.session;
   options.start.continue_newest = o.continue_session;
   options.start.no_session = o.no_session;

@@ -340,10 +340,10 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
 }
 
 const std::vector<std::string> kTopKeys = {
-    "name",     "description", "model",    "instructions", "instructionsFile",
-    "thinking", "tools",       "maxSteps", "limits",       "permissions",
-    "mode",     "roots",       "rules",    "providers",    "commands",
-    "scripts",  "sessionDir"};
+    "name",     "description", "model",      "instructions", "instructionsFile",
+    "thinking", "tools",       "maxSteps",   "limits",       "permissions",
+    "mode",     "roots",       "rules",      "providers",    "commands",
+    "scripts",  "models",      "compaction", "sessionDir"};
 
 // "provider/model": both parts present.
 bool IsProviderModel(const std::string& model) {
@@ -407,6 +407,32 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
     spec.model = Str(ctx, root["model"], "model");
     if (!IsProviderModel(spec.model))
       ctx.Fail(root["model"], "model: expected 'provider/model', got '" + spec.model + "'");
+  }
+  if (root["models"]) {
+    const YAML::Node& m = root["models"];
+    if (!m.IsSequence()) ctx.Fail(m, "models: expected a list of 'provider/model' names");
+    for (const auto& item : m) {
+      std::string id = Str(ctx, item, "models");
+      if (!IsProviderModel(id))
+        ctx.Fail(item, "models: expected 'provider/model', got '" + id + "'");
+      if (std::find(spec.models.begin(), spec.models.end(), id) != spec.models.end())
+        ctx.Fail(item, "models: '" + id + "' is listed twice");
+      spec.models.push_back(id);
+    }
+  }
+  if (root["compaction"]) {
+    const YAML::Node& c = root["compaction"];
+    ExpectMap(ctx, c, "compaction");
+    CheckKeys(ctx, c, "compaction", {"auto", "threshold", "keepRecentTokens"});
+    if (c["auto"]) spec.compaction.auto_compact = Bool(ctx, c["auto"], "compaction.auto");
+    if (c["threshold"]) {
+      const long long t = Int(ctx, c["threshold"], "compaction.threshold", 1);
+      if (t > 100) ctx.Fail(c["threshold"], "compaction.threshold: a percentage, 1 to 100");
+      spec.compaction.threshold_percent = static_cast<int>(t);
+    }
+    if (c["keepRecentTokens"])
+      spec.compaction.keep_recent_tokens =
+          Int(ctx, c["keepRecentTokens"], "compaction.keepRecentTokens", 0);
   }
   if (root["instructions"] && root["instructionsFile"])
     ctx.Fail(root["instructionsFile"], "use either 'instructions' or 'instructionsFile', not both");
@@ -554,6 +580,21 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
       ctx.Fail(root["model"] ? root["model"] : root, "model: no script named '" + name +
                                                          "' (define scripts." + name + " or add " +
                                                          name + ".script.yaml beside the spec)");
+  }
+  // Every offered model names a provider the spec can reach (its key is checked when chosen).
+  if (root["models"]) {
+    for (const auto& item : root["models"]) {
+      const std::string id = item.Scalar();
+      const std::string provider = id.substr(0, id.find('/'));
+      const std::string name = id.substr(id.find('/') + 1);
+      if (provider == "script") {
+        if (!spec.scripts.count(name) && !BuiltinScripts().count(name))
+          ctx.Fail(item, "models: no script named '" + name + "'");
+      } else if (!spec.providers.count(provider) && !FindBuiltinProvider(provider)) {
+        ctx.Fail(item, "models: unknown provider '" + provider + "'" +
+                           Suggest(provider, BuiltinProviderNames()));
+      }
+    }
   }
   // Other providers are checked when the engine builds them (BuildAgent).
   return spec;

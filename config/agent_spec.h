@@ -51,12 +51,23 @@ struct SlashCommand {
   std::string hint;    // input hint shown by editors
 };
 
+// `compaction:` (see docs/agent-spec.md).
+struct CompactionSpec {
+  bool auto_compact = true;
+  int threshold_percent = 85;
+  long long keep_recent_tokens = 20000;
+};
+
 struct AgentSpec {
   std::string source;  // the spec file
   std::string dir;     // its folder (relative paths resolve here)
   std::string name;
   std::string description;
   std::string model;  // "provider/model"
+  // `models:`: the models a session may switch to ("provider/model"); empty: the catalogue's
+  // models of every provider with a key.
+  std::vector<std::string> models;
+  CompactionSpec compaction;
   std::string instructions;
   std::string thinking = "off";
   std::vector<std::string> tools;

@@ -528,8 +528,18 @@ struct FrameVisitor {
     f["aborted"] = e.aborted;
     f["willRetry"] = e.will_retry;
     if (!e.error.empty()) f["errorMessage"] = e.error;
+    if (!e.aborted && e.error.empty()) {
+      Json::Value result = Obj();
+      result["summary"] = e.summary;
+      result["firstKeptEntryId"] = e.first_kept_id;
+      result["tokensBefore"] = static_cast<Json::Int64>(e.tokens_before);
+      result["tokensAfter"] = static_cast<Json::Int64>(e.tokens_after);
+      f["result"] = result;
+    }
     out->push_back(f);
   }
+  // The legacy protocol has no frame for it: get_state reports the model.
+  void operator()(const agent::event::ModelChanged&) const {}
 };
 
 }  // namespace

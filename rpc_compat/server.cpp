@@ -243,7 +243,7 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
   std::shared_ptr<agent::Session> old = current();
   std::shared_ptr<agent::Session> s = *created;
   if (old) {
-    s->SetModel(old->model());
+    (void)s->SetModel(old->model());  // a fresh session: no change can be pending
     s->SetQueueSettings(old->queue_settings());
     s->SetAutoRetry(old->auto_retry());
   }
@@ -498,7 +498,7 @@ void Server::SetModel(const Request& req, const SetModelParams& p) {
     return Fail(req, "Model not found: " + p.provider + "/" + p.model_id + " (" +
                          choice.error().message + ")");
   choice->thinking = option->reasoning ? s->model().thinking : agent::ThinkingLevel::kOff;
-  s->SetModel(std::move(*choice));
+  if (Status st = s->SetModel(std::move(*choice)); !st.ok()) return Fail(req, st.error().message);
   OkData(req, ModelToJson(*option));
 }
 
@@ -516,7 +516,7 @@ void Server::CycleModel(const Request& req, const NoParams& /*p*/) {
   if (!choice.ok()) return Fail(req, choice.error().message);
   choice->thinking = option.reasoning ? now.thinking : agent::ThinkingLevel::kOff;
   const agent::ThinkingLevel level = choice->thinking;
-  s->SetModel(std::move(*choice));
+  if (Status st = s->SetModel(std::move(*choice)); !st.ok()) return Fail(req, st.error().message);
   Json::Value data = Obj();
   data["model"] = ModelToJson(option);
   data["thinkingLevel"] = agent::ThinkingLevelId(level);
@@ -536,7 +536,10 @@ void Server::SetThinkingLevel(const Request& req, const LevelParams& p) {
   if (!IsThinkingLevel(p.level)) return Fail(req, "Invalid thinking level: " + p.level);
   std::shared_ptr<agent::Session> s = current();
   // A model without reasoning stays "off", as the hosts' own agents clamp it.
-  if (s && CurrentModel().reasoning) s->SetThinking(agent::ParseThinkingLevel(p.level));
+  if (s && CurrentModel().reasoning) {
+    if (Status st = s->SetThinking(agent::ParseThinkingLevel(p.level)); !st.ok())
+      return Fail(req, st.error().message);
+  }
   Ok(req);
 }
 
@@ -548,7 +551,8 @@ void Server::CycleThinkingLevel(const Request& req, const NoParams& /*p*/) {
   auto it = std::find(levels.begin(), levels.end(), now);
   const std::string next =
       it == levels.end() || it + 1 == levels.end() ? levels.front() : *(it + 1);
-  s->SetThinking(agent::ParseThinkingLevel(next));
+  if (Status st = s->SetThinking(agent::ParseThinkingLevel(next)); !st.ok())
+    return Fail(req, st.error().message);
   Json::Value data = Obj();
   data["level"] = next;
   OkData(req, data);

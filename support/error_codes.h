@@ -13,6 +13,7 @@ namespace lousho {
 enum class ErrorCode {
   kCancelled,
   kClientError,  // the editor answered a request with an error or a malformed reply
+  kCompaction,   // nothing to compact, or the model gave no summary
   kConfigInvalid,
   kConfigNotFound,
   kDisconnected,
@@ -20,6 +21,7 @@ enum class ErrorCode {
   kInvalidMode,
   kInvalidParams,
   kJsonParse,
+  kModelUnknown,             // a model that is not offered, or whose provider cannot be built
   kProviderAuth,             // 401/403, missing key
   kProviderBadRequest,       // 400, 413, 422 ...: retrying the same request is useless
   kProviderBadResponse,      // malformed stream
@@ -56,6 +58,7 @@ struct ErrorCodeEntry {
 inline constexpr ErrorCodeEntry kErrorCodeNames[] = {
     {ErrorCode::kCancelled, "LOUSHO_CANCELLED"},
     {ErrorCode::kClientError, "LOUSHO_CLIENT_ERROR"},
+    {ErrorCode::kCompaction, "LOUSHO_COMPACTION"},
     {ErrorCode::kConfigInvalid, "LOUSHO_CONFIG_INVALID"},
     {ErrorCode::kConfigNotFound, "LOUSHO_CONFIG_NOT_FOUND"},
     {ErrorCode::kDisconnected, "LOUSHO_DISCONNECTED"},
@@ -63,6 +66,7 @@ inline constexpr ErrorCodeEntry kErrorCodeNames[] = {
     {ErrorCode::kInvalidMode, "LOUSHO_INVALID_MODE"},
     {ErrorCode::kInvalidParams, "LOUSHO_INVALID_PARAMS"},
     {ErrorCode::kJsonParse, "LOUSHO_JSON_PARSE"},
+    {ErrorCode::kModelUnknown, "LOUSHO_MODEL_UNKNOWN"},
     {ErrorCode::kProviderAuth, "LOUSHO_PROVIDER_AUTH"},
     {ErrorCode::kProviderBadRequest, "LOUSHO_PROVIDER_BAD_REQUEST"},
     {ErrorCode::kProviderBadResponse, "LOUSHO_PROVIDER_BAD_RESPONSE"},

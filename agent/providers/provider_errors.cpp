@@ -54,9 +54,12 @@ BodyInfo ParseErrorBody(std::string_view body) {
   return info;
 }
 
+// OpenAI: code context_length_exceeded ("This model's maximum context length is ..."); Anthropic:
+// invalid_request_error "prompt is too long: 213000 tokens > 200000 maximum", or 413
+// request_too_large when the request's bytes exceed its limit.
 bool LooksLikeContextOverflow(const BodyInfo& info) {
   std::string m = AsciiLower(info.message);
-  return info.code == "context_length_exceeded" ||
+  return info.code == "context_length_exceeded" || info.type == "request_too_large" ||
          m.find("prompt is too long") != std::string::npos ||
          m.find("context length") != std::string::npos ||
          m.find("context window") != std::string::npos ||
@@ -129,7 +132,9 @@ Error ErrorFromStream(const std::string& type, const std::string& message) {
     e.code = kProviderAuth;
   } else if (t == "not_found_error" || t == "model_not_found") {
     e.code = kProviderModelNotFound;
-  } else if (t == "context_length_exceeded") {
+  } else if (t == "context_length_exceeded" ||
+             (t == "invalid_request_error" &&
+              LooksLikeContextOverflow(BodyInfo{message, type, type}))) {
     e.code = kProviderContextOverflow;
   } else if (t == "invalid_request_error") {
     e.code = kProviderBadRequest;

@@ -125,6 +125,51 @@ TEST_F(AgentSpecTest, BadValuesAreInvalidWithPosition) {
   }
 }
 
+TEST_F(AgentSpecTest, ModelsAndCompaction) {
+  auto spec = LoadAgentSpec(
+      Write("a.yaml",
+            "model: script/echo\nmodels: [script/echo, openai/gpt-4o, local/qwen]\n"
+            "providers:\n  local: {api: openai-chat, baseUrl: 'http://127.0.0.1:1/v1'}\n"
+            "compaction: {auto: false, threshold: 70, keepRecentTokens: 5000}\n"),
+      Opts());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->models, (std::vector<std::string>{"script/echo", "openai/gpt-4o", "local/qwen"}));
+  EXPECT_FALSE(spec->compaction.auto_compact);
+  EXPECT_EQ(spec->compaction.threshold_percent, 70);
+  EXPECT_EQ(spec->compaction.keep_recent_tokens, 5000);
+  auto defaults = LoadAgentSpec(Write("b.yaml", "model: script/echo\n"), Opts());
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_TRUE(defaults->models.empty());
+  EXPECT_TRUE(defaults->compaction.auto_compact);
+  EXPECT_EQ(defaults->compaction.threshold_percent, 85);
+  EXPECT_EQ(defaults->compaction.keep_recent_tokens, 20000);
+
+  struct Bad {
+    const char* yaml;
+    const char* error;
+  };
+  for (const Bad& b : {
+           Bad{"models: gpt-4o\n", ":2:9: models: expected a list of 'provider/model' names"},
+           Bad{"models: [gpt-4o]\n", ":2:10: models: expected 'provider/model', got 'gpt-4o'"},
+           Bad{"models: [openai/a, openai/a]\n", ":2:20: models: 'openai/a' is listed twice"},
+           Bad{"models: [opnai/a]\n",
+               ":2:10: models: unknown provider 'opnai' (did you mean 'openai'?)"},
+           Bad{"models: [script/nope]\n", ":2:10: models: no script named 'nope'"},
+           Bad{"compaction: {threshold: 120}\n",
+               ":2:25: compaction.threshold: a percentage, 1 to 100"},
+           Bad{"compaction: {auto: maybe}\n", ":2:20: compaction.auto: expected true or false"},
+           Bad{"compaction: {keep: 1}\n",
+               ":2:14: unknown key 'keep' in compaction (known keys: auto, threshold, "
+               "keepRecentTokens)"},
+       }) {
+    const std::string path = Write("bad.yaml", std::string("model: script/echo\n") + b.yaml);
+    auto bad = LoadAgentSpec(path, Opts());
+    ASSERT_FALSE(bad.ok()) << b.yaml;
+    EXPECT_EQ(bad.error().code, ErrorCode::kConfigInvalid);
+    EXPECT_EQ(bad.error().message, path + b.error) << b.yaml;
+  }
+}
+
 TEST_F(AgentSpecTest, MissingPathIsNotFound) {
   auto spec = LoadAgentSpec((dir_ / "nope.yaml").string(), Opts());
   ASSERT_FALSE(spec.ok());

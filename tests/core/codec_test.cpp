@@ -132,6 +132,71 @@ TEST(CodecTest, PlanModeAndUsage) {
       "cost":{"amount":0.5,"currency":"USD"}})"));
 }
 
+// A compaction is a think tool call for every client, or a compaction_update for a client that
+// declared session.compaction.
+TEST(CodecTest, CompactionEventsAsToolCallOrCompactionUpdate) {
+  ev::AutoCompactionStart start{"compaction-1", "overflow", 900};
+  ev::AutoCompactionEnd done;
+  done.id = "compaction-1";
+  done.reason = "overflow";
+  done.will_retry = true;
+  done.summary = "S";
+  done.tokens_before = 900;
+  done.tokens_after = 120;
+  EXPECT_EQ(*UpdateFromEvent(Event(start)),
+            J(R"j({"sessionUpdate":"tool_call","toolCallId":"compaction-1","kind":"think",
+                  "status":"in_progress","rawInput":{"reason":"overflow","tokensBefore":900},
+                  "title":"Compacting the conversation (it no longer fit the model)"})j"));
+  const Json::Value end = *UpdateFromEvent(Event(done));
+  EXPECT_EQ(end["status"].asString(), "completed");
+  EXPECT_EQ(end["content"][0]["content"]["text"].asString(),
+            "Compacted: about 900 tokens of context became 120.\n\nS");
+  EXPECT_EQ(end["rawOutput"],
+            J(R"({"tokensBefore":900,"tokensAfter":120,"aborted":false,"willRetry":true})"));
+  ev::AutoCompactionEnd failed = done;
+  failed.error = "HTTP 503";
+  EXPECT_EQ((*UpdateFromEvent(Event(failed)))["status"].asString(), "failed");
+
+  EXPECT_EQ(*CompactionUpdateFromEvent(Event(start)),
+            J(R"({"sessionUpdate":"compaction_update","compactionId":"compaction-1",
+                  "status":"in_progress"})"));
+  EXPECT_EQ(*CompactionUpdateFromEvent(Event(done)),
+            J(R"({"sessionUpdate":"compaction_update","compactionId":"compaction-1",
+                  "status":"completed","summary":[{"type":"text","text":"S"}]})"));
+  EXPECT_EQ(*CompactionUpdateFromEvent(Event(failed)),
+            J(R"({"sessionUpdate":"compaction_update","compactionId":"compaction-1",
+                  "status":"failed","error":"The history is unchanged: HTTP 503"})"));
+  ev::AutoCompactionEnd aborted = done;
+  aborted.aborted = true;
+  EXPECT_EQ((*CompactionUpdateFromEvent(Event(aborted)))["status"].asString(), "cancelled");
+  EXPECT_FALSE(CompactionUpdateFromEvent(Event(ev::AgentStart{})).has_value());
+  EXPECT_TRUE(ClientCapabilitiesFromJson(J(R"({"session":{"compaction":{}}})")).compaction);
+  EXPECT_FALSE(ClientCapabilitiesFromJson(J(R"({"session":{"compaction":null}})")).compaction);
+  EXPECT_FALSE(ClientCapabilitiesFromJson(J(R"({"session":[]})")).compaction);
+}
+
+// Config options: the three selects, the offered models (the current one added when missing).
+TEST(CodecTest, ConfigOptions) {
+  SessionConfigValues v;
+  v.mode = agent::PermissionMode::kPlan;
+  v.model = "openai/gpt-4o";
+  v.thinking = "high";
+  const std::vector<agent::ModelOption> offered = {{"anthropic", "claude-haiku-4-5", "Haiku"}};
+  const Json::Value opts = ConfigOptionsToJson(v, offered);
+  ASSERT_EQ(opts.size(), 3u);
+  EXPECT_EQ(opts[0]["currentValue"].asString(), "plan");
+  EXPECT_EQ(opts[1]["category"].asString(), "model");
+  EXPECT_EQ(opts[1]["options"], J(R"([{"value":"openai/gpt-4o","name":"openai/gpt-4o"},
+                  {"value":"anthropic/claude-haiku-4-5","name":"Haiku",
+                   "description":"anthropic/claude-haiku-4-5"}])"));
+  EXPECT_EQ(opts[2]["currentValue"].asString(), "high");
+  EXPECT_EQ(opts[2]["options"].size(), 6u);
+  EXPECT_EQ(ConfigOptionUpdate(v, offered)["sessionUpdate"].asString(), "config_option_update");
+  EXPECT_EQ(ModelsToJson(v.model, offered)["availableModels"].size(), 2u);
+  EXPECT_FALSE(SetConfigOptionParams::FromJson(J(R"({"sessionId":"s","configId":"x"})")).ok());
+  EXPECT_FALSE(SetModelParams::FromJson(J(R"({"sessionId":"s"})")).ok());
+}
+
 TEST(CodecTest, MalformedPermissionAnswersReject) {
   using D = agent::PermissionDecision;
   EXPECT_EQ(PermissionDecisionFromJson(J(R"({"outcome":{"outcome":"selected",

@@ -165,8 +165,17 @@ class SessionTest : public ::testing::Test {
       std::string operator()(const event::ModeChanged& m) const { return "mode:" + m.mode_id; }
       std::string operator()(const event::UsageUpdate&) const { return "usage"; }
       std::string operator()(const event::TtsrTriggered&) const { return "ttsr"; }
-      std::string operator()(const event::AutoCompactionStart&) const { return "compaction"; }
-      std::string operator()(const event::AutoCompactionEnd&) const { return "compaction"; }
+      std::string operator()(const event::AutoCompactionStart& c) const {
+        return "compaction_start:" + c.reason;
+      }
+      std::string operator()(const event::AutoCompactionEnd& c) const {
+        return std::string("compaction_end:") + (c.aborted         ? "aborted"
+                                                 : c.error.empty() ? "ok"
+                                                                   : "failed");
+      }
+      std::string operator()(const event::ModelChanged& m) const {
+        return "model:" + m.provider + "/" + m.model_id + ":" + m.thinking;
+      }
       std::string operator()(const event::TodoReminder&) const { return "todo_reminder"; }
       std::string operator()(const event::TodoAutoClear&) const { return "todo_auto_clear"; }
       std::string operator()(const event::SessionInfoChanged& e) const { return "name:" + e.name; }
@@ -674,20 +683,26 @@ TEST_F(SessionTest, SessionOwnsItsModelAndTools) {
   Make({config::ScriptReply{"", {Step("hello")}}}, 5, {"read"});
   ModelChoice m = session_->model();
   m.thinking = ThinkingLevel::kHigh;
-  session_->SetModel(m);
+  ASSERT_TRUE(session_->SetModel(m).ok());
   EXPECT_EQ(session_->model().thinking, ThinkingLevel::kHigh);
   session_->AddTool(MakeBuiltinTool("ls"));
   EXPECT_EQ(session_->tools().size(), 2u);
   session_->AddTool(MakeBuiltinTool("ls"));  // same name: replaced
   EXPECT_EQ(session_->tools().size(), 2u);
   ASSERT_TRUE(Run("hi").ok());
+  // The change is recorded before the prompt that follows it, and announced as an event.
   const auto entries = session_->Entries();
-  ASSERT_EQ(entries.size(), 3u);  // the prompt, the session's name from it, the answer
-  EXPECT_EQ(entries[1].kind, EntryKind::kSessionInfo);
-  EXPECT_EQ(entries[1].parent_id, entries[0].id);
-  EXPECT_EQ(entries[2].parent_id, entries[1].id);
-  EXPECT_EQ(session_->Leaf(), entries[2].id);
+  ASSERT_EQ(entries.size(), 5u);  // model, thinking, the prompt, the session's name from it, answer
+  EXPECT_EQ(entries[0].kind, EntryKind::kModelChange);
+  EXPECT_EQ(entries[1].kind, EntryKind::kThinkingChange);
+  EXPECT_EQ(entries[1].thinking_level, "high");
+  EXPECT_EQ(entries[2].kind, EntryKind::kMessage);
+  EXPECT_EQ(entries[3].kind, EntryKind::kSessionInfo);
+  for (size_t i = 1; i < entries.size(); ++i)
+    EXPECT_EQ(entries[i].parent_id, entries[i - 1].id) << i;
+  EXPECT_EQ(session_->Leaf(), entries[4].id);
   EXPECT_EQ(entries[0].id.size(), 8u);
+  EXPECT_EQ(Events()[0], "model:/:high");  // the test's model has no names
 }
 
 // A session continues from stored entries: the model sees them as its history.

@@ -83,6 +83,25 @@ TEST(ProviderErrorsTest, HttpStatusMapping) {
       R"({"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}})",
       0);
   EXPECT_EQ(e400.code, kProviderContextOverflow);
+  // Anthropic's words for the same, and its request-size limit.
+  EXPECT_EQ(
+      ErrorFromHttp(
+          400, none,
+          R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 213000 tokens > 200000 maximum"}})",
+          0)
+          .code,
+      kProviderContextOverflow);
+  EXPECT_EQ(
+      ErrorFromHttp(
+          413, none,
+          R"({"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}})",
+          0)
+          .code,
+      kProviderContextOverflow);
+  EXPECT_EQ(
+      ErrorFromStream("invalid_request_error", "prompt is too long: 9 tokens > 8 maximum").code,
+      kProviderContextOverflow);
+  EXPECT_EQ(ErrorFromStream("invalid_request_error", "bad tool schema").code, kProviderBadRequest);
   EXPECT_EQ(ErrorFromHttp(400, none, R"({"error":{"message":"bad"}})", 0).code,
             kProviderBadRequest);
   auto html = ErrorFromHttp(502, none, "<html>\n<body>Bad gateway</body>\n</html>", 0);
