@@ -8,10 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/agent_builder.h"
+#include "agent/session_store.h"
 #include "cli/command.h"
 #include "config/model_catalog.h"
 #include "rpc_compat/server.h"
@@ -117,6 +119,79 @@ std::vector<rpc_compat::ModelOption> Catalog(const config::AgentSpec& spec) {
   return out;
 }
 
+// Where session files go: --session-dir, the spec's sessionDir, $LOUSHO_HOME/sessions,
+// ~/.lousho/sessions; none with --no-session. Only a path: nothing is touched here.
+std::optional<fs::path> SessionRoot(const RpcOptions& o, const config::AgentSpec& spec) {
+  if (o.no_session) return std::nullopt;
+  if (!o.session_dir.empty()) return fs::absolute(o.session_dir);
+  if (!spec.session_dir.empty()) return fs::path(spec.session_dir);
+  auto root = agent::SessionStore::DefaultRoot(ProcessEnv);
+  if (!root) log::Warn("neither LOUSHO_HOME nor HOME is set; sessions are not saved");
+  return root;
+}
+
+// The door's session files and compaction: the engine's own operations.
+void WireEngineOps(const RpcOptions& o, const config::AgentSpec& spec, const fs::path& cwd,
+                   rpc_compat::EngineOps* ops) {
+  std::shared_ptr<const agent::SessionStore> store;
+  if (auto root = SessionRoot(o, spec)) store = std::make_shared<agent::SessionStore>(*root);
+  ops->open = [store, cwd](
+                  std::shared_ptr<const agent::AgentConfig> agent, agent::SessionOptions so,
+                  const rpc_compat::OpenRequest& r) -> Result<std::shared_ptr<agent::Session>> {
+    using Why = rpc_compat::OpenRequest::Why;
+    auto open_file = [&](const fs::path& file) -> Result<std::shared_ptr<agent::Session>> {
+      const fs::path path = cwd / file;
+      std::error_code ec;
+      if (r.why == Why::kStart && !fs::exists(path, ec)) {
+        // --session names a file not written yet: the new session is recorded there.
+        agent::SessionHeader header;
+        header.id = so.id;
+        header.timestamp_ms = agent::NowMs();
+        header.cwd = so.cwd.string();
+        header.agent = agent->name;
+        so.session_file = path.string();
+        so.recorder = agent::SessionWriter::ForNew(path, std::move(header));
+        return agent::Session::Create(std::move(agent), std::move(so));
+      }
+      so.id.clear();  // the file's own id
+      return agent::OpenSessionFile(std::move(agent), std::move(so), path);
+    };
+    switch (r.why) {
+      case Why::kSwitch:
+        return open_file(r.path);
+      case Why::kStart:
+        if (!r.path.empty()) return open_file(r.path);
+        if (r.continue_newest && store) {
+          auto listed = store->List(cwd.string());
+          if (!listed.empty()) return open_file(listed.front().path);
+        }
+        break;
+      case Why::kNew:
+        if (store)
+          return agent::CreateRecordedSession(agent, std::move(so), *store, r.parent_session);
+        break;
+      case Why::kFork:  // a branch lives in memory (its file would need the seed written first)
+        break;
+    }
+    if (store && r.why == Why::kStart)
+      return agent::CreateRecordedSession(std::move(agent), std::move(so), *store);
+    return agent::Session::Create(std::move(agent), std::move(so));
+  };
+  ops->session_file = [](const agent::Session& s) { return s.session_file(); };
+  ops->export_html = [](const agent::Session& s, const std::string& out) -> Result<std::string> {
+    auto path = s.ExportHtml(out);
+    if (!path.ok()) return path.error();
+    return path->string();
+  };
+  ops->compact = [](agent::Session& s, const std::string& instructions,
+                    std::function<void(Result<rpc_compat::CompactionOutcome>)> done) {
+    return s.Compact(instructions, [done = std::move(done)](Result<agent::CompactionResult> r) {
+      if (!r.ok()) return done(r.error());
+      done(rpc_compat::CompactionOutcome{r->summary, r->first_kept_id, r->tokens_before});
+    });
+  };
+}
+
 int RunRpc(const RpcOptions& o) {
   if (o.mode != "rpc")
     return Fail(MakeError(ErrorCode::kUsage, "unknown mode '" + o.mode + "' (known: rpc)"));
@@ -128,13 +203,9 @@ int RunRpc(const RpcOptions& o) {
     return Fail(MakeError(ErrorCode::kUsage, "RPC mode takes no messages on the command line (" +
                                                  p + "); send them as prompt commands"));
   }
-  // Lasting sessions belong to the session files (rpc_compat::EngineOps, not wired in this
-  // build); saying so beats silently starting an empty session. Once wired, these flags go to
-  // ServerOptions::start below.
-  if (!o.session.empty() || o.continue_session || !o.session_dir.empty())
+  if (o.no_session && (!o.session.empty() || o.continue_session))
     return Fail(MakeError(ErrorCode::kUsage,
-                          "--session, --continue and --session-dir need session files, which "
-                          "this build does not have yet; sessions live in memory (--no-session)"));
+                          "--no-session cannot be combined with --session or --continue"));
 
   auto path = AgentPath(o.agent);
   if (!path.ok()) return Fail(path.error());
@@ -165,6 +236,7 @@ int RunRpc(const RpcOptions& o) {
     return agent::ResolveModel(*shared_spec, provider, id, ProcessEnv);
   };
   options.stopped = [] { return StopSignal() != 0; };
+  WireEngineOps(o, *spec, cwd, &options.ops);
   // Compaction runs in the engine; its switch is the session's own.
   options.ops.set_auto_compaction = [](agent::Session& session, bool enabled) {
     session.SetAutoCompaction(enabled);
@@ -195,11 +267,13 @@ int RunRpcModeIfSelected(int argc, char** argv) {
                  "agent spec (default: $XDG_CONFIG_HOME/lousho/agent.yaml, then "
                  "~/.config/lousho/agent.yaml)");
   app.add_option("--model", o->model, "override the spec's model (provider/model)");
-  app.add_option("--session", o->session, "continue this session file (not in this build yet)");
+  app.add_option("--session", o->session, "continue this session file");
   app.add_flag("-c,--continue", o->continue_session,
-               "continue the newest session (not in this build yet)");
-  app.add_flag("--no-session", o->no_session, "keep the session in memory only (the default)");
-  app.add_option("--session-dir", o->session_dir, "where session files go (not in this build yet)");
+               "continue the newest session of the working directory");
+  app.add_flag("--no-session", o->no_session, "keep sessions in memory only (no session files)");
+  app.add_option("--session-dir", o->session_dir,
+                 "where session files go (default: the spec's sessionDir, $LOUSHO_HOME/sessions, "
+                 "~/.lousho/sessions)");
   app.add_option("--ui-timeout-ms", o->ui_timeout_ms,
                  "how long a dialog waits for the host before it resolves to its default "
                  "(default 0: no limit)");

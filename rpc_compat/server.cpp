@@ -233,11 +233,8 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
   so.todos.max_reminders = 3;
   so.todos.auto_clear = true;
   so.auto_title = false;  // the seed: no automatic session titles on this door
-  if (options_.ops.open) {
-    Status st = options_.ops.open(so, request);
-    if (!st.ok()) return st.error();
-  }
-  auto created = agent::Session::Create(agent_, std::move(so));
+  auto created = options_.ops.open ? options_.ops.open(agent_, std::move(so), request)
+                                   : agent::Session::Create(agent_, std::move(so));
   if (!created.ok()) return created.error();
   // A new session keeps what the host chose for the old one.
   std::shared_ptr<agent::Session> old = current();
@@ -382,9 +379,7 @@ void Server::AbortAndPrompt(const Request& req, const PromptParams& p) {
 
 void Server::NewSession(const Request& req, const NewSessionParams& p) {
   if (!p.parent_session.empty() && !options_.ops.open)
-    return Fail(req,
-                "new_session with parentSession needs session files, which this build does not "
-                "have yet");
+    return Fail(req, "new_session with parentSession needs session files, which are not available");
   OpenRequest request;
   request.why = OpenRequest::Why::kNew;
   request.parent_session = p.parent_session;
@@ -750,6 +745,7 @@ void Server::Branch(const Request& req, const EntryParams& p) {
   std::reverse(path.begin(), path.end());
   OpenRequest fork;
   fork.why = OpenRequest::Why::kFork;
+  if (options_.ops.session_file) fork.parent_session = options_.ops.session_file(*s);
   auto created = CreateSession(fork, std::move(path), target.parent_id);
   if (!created.ok()) return Fail(req, created.error().message);
   {
@@ -860,7 +856,7 @@ void Server::GetAvailableCommands(const Request& req, const NoParams& /*p*/) {
 
 void Server::SwitchSession(const Request& req, const PathParams& p) {
   if (!options_.ops.open)
-    return Fail(req, req.command + ": needs session files, which this build does not have yet");
+    return Fail(req, req.command + ": needs session files, which are not available");
   if (p.path.empty()) return Fail(req, "Invalid switch_session command: sessionPath: required");
   OpenRequest request;
   request.why = OpenRequest::Why::kSwitch;
@@ -871,7 +867,7 @@ void Server::SwitchSession(const Request& req, const PathParams& p) {
 void Server::ExportHtml(const Request& req, const PathParams& p) {
   std::shared_ptr<agent::Session> s = current();
   if (!options_.ops.export_html || !s)
-    return Fail(req, req.command + ": needs session files, which this build does not have yet");
+    return Fail(req, req.command + ": needs session files, which are not available");
   auto path = options_.ops.export_html(*s, p.path);
   if (!path.ok()) return Fail(req, path.error().message);
   Json::Value data = Obj();
@@ -881,19 +877,21 @@ void Server::ExportHtml(const Request& req, const PathParams& p) {
 
 void Server::Compact(const Request& req, const PathParams& p) {
   std::shared_ptr<agent::Session> s = current();
-  if (!options_.ops.compact || !s)
-    return Fail(req, "compact: compaction is not available in this build yet");
+  if (!options_.ops.compact || !s) return Fail(req, "compact: compaction is not available");
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (running_) return Fail(req, "Cannot compact while a response is in progress");
   }
-  auto r = options_.ops.compact(*s, p.path);
-  if (!r.ok()) return Fail(req, r.error().message);
-  Json::Value data = Obj();
-  data["summary"] = r->summary;
-  data["firstKeptEntryId"] = r->first_kept_entry_id;
-  data["tokensBefore"] = static_cast<Json::Int64>(r->tokens_before);
-  OkData(req, data);
+  // The answer comes from the engine's callback: the reader thread goes on reading meanwhile.
+  Status st = options_.ops.compact(*s, p.path, [this, req](Result<CompactionOutcome> r) {
+    if (!r.ok()) return Fail(req, r.error().message);
+    Json::Value data = Obj();
+    data["summary"] = r->summary;
+    data["firstKeptEntryId"] = r->first_kept_entry_id;
+    data["tokensBefore"] = static_cast<Json::Int64>(r->tokens_before);
+    OkData(req, data);
+  });
+  if (!st.ok()) Fail(req, st.error().message);
 }
 
 void Server::SetAutoCompaction(const Request& req, const EnabledParams& p) {

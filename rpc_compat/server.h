@@ -29,9 +29,9 @@ struct ModelCatalog {
       resolve;
 };
 
-// The engine operations this door needs from the session files and compaction, which are built
-// elsewhere. The whole seam is here: every command that needs one of them calls it through this
-// struct, and answers success:false ("… is not available in this build yet") while it is empty.
+// The engine operations this door needs from the session files and compaction. The whole seam
+// is here: every command that needs one of them calls it through this struct, and answers
+// success:false ("… is not available") while it is empty.
 struct OpenRequest {
   enum class Why { kStart, kNew, kSwitch, kFork };
   Why why = Why::kStart;
@@ -47,18 +47,24 @@ struct CompactionOutcome {
   long long tokens_before = 0;
 };
 struct EngineOps {
-  // Called for every session the door creates, before Session::Create, with the options the door
-  // filled in (sink, services, seed of a fork): attaches the session file (and for kSwitch or a
-  // resumed start seeds the history from it). Empty: sessions live in memory; then kSwitch and a
-  // kNew with a parent session are refused.
-  std::function<Status(agent::SessionOptions& options, const OpenRequest& request)> open;
+  // Creates every session the door makes, from the options the door filled in (sink, services,
+  // seed of a fork): attaches the session file (and for kSwitch or a resumed start seeds the
+  // history from it). Empty: Session::Create, sessions live in memory; then kSwitch and a kNew
+  // with a parent session are refused.
+  std::function<Result<std::shared_ptr<agent::Session>>(
+      std::shared_ptr<const agent::AgentConfig> agent, agent::SessionOptions options,
+      const OpenRequest& request)>
+      open;
   // The session's file, for get_state / get_session_stats (empty: none).
   std::function<std::string(const agent::Session& session)> session_file;
   // export_html: writes the session as HTML, returns the path written.
   std::function<Result<std::string>(const agent::Session& session, const std::string& output_path)>
       export_html;
-  // compact: summarises the history now (the session is idle).
-  std::function<Result<CompactionOutcome>(agent::Session& session, const std::string& instructions)>
+  // compact: starts summarising the history (the session is idle); `done` runs once it ends, on
+  // whatever thread the engine ends it, so the reader thread never waits for it. A failure to
+  // start is the returned Status (and `done` never runs).
+  std::function<Status(agent::Session& session, const std::string& instructions,
+                       std::function<void(Result<CompactionOutcome>)> done)>
       compact;
   // set_auto_compaction, and what get_state reports.
   std::function<Status(agent::Session& session, bool enabled)> set_auto_compaction;
@@ -75,7 +81,7 @@ struct ServerOptions {
   bool emit_title = false;  // send setTitle requests (PI_RPC_EMIT_TITLE=1)
   // True when input ended because of a stop signal: running work is cancelled, not drained.
   std::function<bool()> stopped;
-  EngineOps ops;      // empty in this build (see EngineOps)
+  EngineOps ops;      // the engine's session files and compaction (see EngineOps)
   OpenRequest start;  // how the first session opens (the start-up flags)
 };
 

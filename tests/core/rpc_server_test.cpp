@@ -160,16 +160,22 @@ class RpcEngineOpsTest : public RpcServerTest {
  protected:
   void SetUp() override {
     EngineOps ops;
-    ops.open = [this](agent::SessionOptions& so, const OpenRequest& r) {
+    ops.open = [this](std::shared_ptr<const agent::AgentConfig> agent, agent::SessionOptions so,
+                      const OpenRequest& r) {
       opened_.push_back({r.why, r.path + "|" + r.parent_session + "|" + so.id});
-      return Status::Ok();
+      return agent::Session::Create(std::move(agent), std::move(so));
     };
     ops.session_file = [](const agent::Session& s) { return "/sessions/" + s.id() + ".jsonl"; };
     ops.export_html = [](const agent::Session& s, const std::string& out) -> Result<std::string> {
       return out.empty() ? "/exports/" + s.id() + ".html" : out;
     };
-    ops.compact = [](agent::Session&, const std::string& how) -> Result<CompactionOutcome> {
-      return CompactionOutcome{"summary: " + how, "abcd0123", 1234};
+    // Answers from another thread, as the engine does, after the reader has gone on.
+    ops.compact = [this](agent::Session&, const std::string& how,
+                         std::function<void(Result<CompactionOutcome>)> done) {
+      compactor_ = std::thread([how, done = std::move(done)] {
+        done(CompactionOutcome{"summary: " + how, "abcd0123", 1234});
+      });
+      return Status::Ok();
     };
     ops.set_auto_compaction = [this](agent::Session&, bool on) {
       auto_ = on;
@@ -180,6 +186,11 @@ class RpcEngineOpsTest : public RpcServerTest {
   }
   std::vector<std::pair<OpenRequest::Why, std::string>> opened_;  // written on the server's threads
   std::atomic<bool> auto_{false};
+  std::thread compactor_;
+  void TearDown() override {
+    RpcServerTest::TearDown();
+    if (compactor_.joinable()) compactor_.join();
+  }
 };
 
 TEST_F(RpcEngineOpsTest, CommandsCallTheirEngineOps) {

@@ -5,7 +5,8 @@
 // fresh workspace holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the
 // "<" lines from what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts
 // (`# args: --mode rpc ...`); there every "timestamp" member is compared as 0, since RPC messages
-// carry their wall-clock time. Session files go to a fresh LOUSHO_HOME.
+// carry their wall-clock time, and a "sessionFile" name's time prefix reads TIME. Session files
+// go to a fresh LOUSHO_HOME, which $HOME stands for (in args, env, sent and expected lines).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -132,6 +134,34 @@ void ZeroTimestamps(Json::Value* v) {
   }
 }
 
+// Session file names start with their creation time ("<time>_<id>.jsonl"): that part reads TIME;
+// their folder, the encoded working directory ("--tmp-...--"), reads CWDDIR.
+void MaskSessionFileTimes(Json::Value* v) {
+  if (v->isArray()) {
+    for (auto& e : *v) MaskSessionFileTimes(&e);
+  } else if (v->isObject()) {
+    for (const auto& name : v->getMemberNames()) {
+      Json::Value& member = (*v)[name];
+      if (name == "sessionFile" && member.isString()) {
+        std::string f = member.asString();
+        const size_t slash = f.rfind('/');
+        const size_t base = slash == std::string::npos ? 0 : slash + 1;
+        const size_t us = f.find('_', base);
+        if (us != std::string::npos && base < f.size() && std::isdigit(f[base])) {
+          f = f.substr(0, base) + "TIME" + f.substr(us);
+          const size_t dir = slash == std::string::npos || slash == 0 ? std::string::npos
+                                                                      : f.rfind('/', slash - 1);
+          if (dir != std::string::npos && f.compare(dir + 1, 2, "--") == 0)
+            f = f.substr(0, dir + 1) + "CWDDIR" + f.substr(slash);
+          member = f;
+        }
+      } else {
+        MaskSessionFileTimes(&member);
+      }
+    }
+  }
+}
+
 std::vector<fs::path> Transcripts(const std::string& sub = "") {
   std::vector<fs::path> out;
   fs::path dir = fs::path(LOUSHO_SOURCE_DIR) / "tests" / "transcripts" / sub;
@@ -172,11 +202,14 @@ TEST_P(TranscriptTest, Replays) {
       const std::string kv = l.substr(7);
       const size_t eq = kv.find('=');
       if (eq != std::string::npos)
-        env.emplace_back(kv.substr(0, eq), ReplaceAll(kv.substr(eq + 1), "$DIR", dir.string()));
+        env.emplace_back(kv.substr(0, eq),
+                         ReplaceAll(ReplaceAll(kv.substr(eq + 1), "$DIR", dir.string()), "$HOME",
+                                    home.string()));
     }
     if (l.rfind("# args:", 0) == 0) {
       std::istringstream ss(l.substr(7));
-      for (std::string a; ss >> a;) args.push_back(ReplaceAll(a, "$DIR", dir.string()));
+      for (std::string a; ss >> a;)
+        args.push_back(ReplaceAll(ReplaceAll(a, "$DIR", dir.string()), "$HOME", home.string()));
     } else if (l.rfind("# exit:", 0) == 0) {
       expected_exit = std::stoi(l.substr(7));
     }
@@ -185,11 +218,12 @@ TEST_P(TranscriptTest, Replays) {
   Child child(args, cwd_s, home.string(), env);
   const bool rpc = dir.filename() == "rpc";
   auto normalize = [&](const std::string& s) {
-    std::string out = ReplaceAll(s, cwd_s, "$CWD");
+    std::string out = ReplaceAll(ReplaceAll(s, cwd_s, "$CWD"), home.string(), "$HOME");
     if (!rpc) return out;
     auto j = ParseJson(out);
     if (!j.ok()) return out;
     ZeroTimestamps(&*j);
+    MaskSessionFileTimes(&*j);
     return WriteJson(*j);
   };
 
@@ -198,7 +232,7 @@ TEST_P(TranscriptTest, Replays) {
   while (i < lines.size()) {
     const std::string& l = lines[i];
     if (l.rfind("> ", 0) == 0) {
-      child.Send(ReplaceAll(l.substr(2), "$CWD", cwd_s));
+      child.Send(ReplaceAll(ReplaceAll(l.substr(2), "$CWD", cwd_s), "$HOME", home.string()));
       rewritten.push_back(l);
       ++i;
     } else if (l.rfind("< ", 0) == 0) {
