@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <utility>
 
 #include "agent/history.h"
 #include "agent/host_tool.h"
@@ -395,13 +396,16 @@ void Server::ReplaceSessionWhenIdle(const Request& req, OpenRequest request) {
   WhenIdle([this, req, request = std::move(request)] {
     auto created = CreateSession(request, {}, "");
     if (!created.ok()) return Fail(req, created.error().message);
+    std::shared_ptr<agent::Session> old;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      session_ = *created;
+      old = std::exchange(session_, *created);
     }
     Json::Value data = Obj();
     data["cancelled"] = false;
-    OkData(req, data);
+    if (!old) return OkData(req, data);
+    // The old session lets go of its file before the answer: the host may switch back to it.
+    old->Close([this, req, data] { OkData(req, data); });
   });
 }
 
@@ -755,7 +759,8 @@ void Server::Branch(const Request& req, const EntryParams& p) {
   Json::Value data = Obj();
   data["text"] = target.message.TextContent();
   data["cancelled"] = false;
-  OkData(req, data);
+  // The old session lets go of its file before the answer: the host may switch back to it.
+  s->Close([this, req, data] { OkData(req, data); });
 }
 
 void Server::GetBranchMessages(const Request& req, const NoParams& /*p*/) {
