@@ -5,8 +5,9 @@
 // fresh workspace holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the
 // "<" lines from what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts
 // (`# args: --mode rpc ...`); there every "timestamp" member is compared as 0, since RPC messages
-// carry their wall-clock time, and a "sessionFile" name's time prefix reads TIME. Session files
-// go to a fresh LOUSHO_HOME, which $HOME stands for (in args, env, sent and expected lines).
+// carry their wall-clock time, a "firstKeptEntryId" as ENTRY (entry ids are random), and a
+// "sessionFile" name's time prefix reads TIME. Session files go to a fresh LOUSHO_HOME, which $HOME
+// stands for (in args, env, sent and expected lines).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -119,7 +120,8 @@ class Child {
   std::string buf_;
 };
 
-// Replaces every "timestamp" member's number by 0, at any depth.
+// Replaces every "timestamp" member's number by 0 and every "firstKeptEntryId" by ENTRY, at any
+// depth.
 void ZeroTimestamps(Json::Value* v) {
   if (v->isArray()) {
     for (auto& e : *v) ZeroTimestamps(&e);
@@ -128,6 +130,8 @@ void ZeroTimestamps(Json::Value* v) {
       Json::Value& member = (*v)[name];
       if (name == "timestamp" && member.isNumeric())
         member = 0;
+      else if (name == "firstKeptEntryId" && member.isString())  // entry ids are random
+        member = "ENTRY";
       else
         ZeroTimestamps(&member);
     }
