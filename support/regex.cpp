@@ -197,11 +197,16 @@ std::string_view Match::Group(std::string_view text, size_t i) const {
 Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& options) {
   uint32_t flags = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
   if (options.case_insensitive) flags |= PCRE2_CASELESS;
+  if (options.dot_all && !options.literal) flags |= PCRE2_DOTALL;
+  if (options.ecmascript && !options.literal)
+    flags |=
+        PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX | PCRE2_ALLOW_EMPTY_CLASS | PCRE2_MATCH_UNSET_BACKREF;
   if (options.literal) {
     // PCRE2 refuses UCP and MULTILINE beside LITERAL; plain text has no use for either.
     flags |= PCRE2_LITERAL;
   } else {
-    flags |= PCRE2_UCP;
+    // JavaScript's classes are ASCII (without its `u` flag); case folding stays Unicode.
+    if (!options.ecmascript) flags |= PCRE2_UCP;
     if (options.multiline) flags |= PCRE2_MULTILINE;
   }
   auto c = std::make_shared<Code>();
@@ -279,9 +284,9 @@ Result<int> Exec(const pcre2_code* code, pcre2_match_context* context, uint32_t 
 
 }  // namespace
 
-Result<bool> Regex::Search(std::string_view text, size_t start) const {
-  auto rc =
-      Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, start, 0, nullptr);
+Result<bool> Regex::Search(std::string_view text, size_t start, bool not_bol) const {
+  auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, start,
+                 not_bol ? PCRE2_NOTBOL : 0, nullptr);
   if (!rc.ok()) return rc.error();
   return *rc >= 0;
 }

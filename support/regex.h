@@ -18,8 +18,15 @@ struct RegexOptions {
   bool case_insensitive = false;
   // `^` and `$` also match at line starts and ends, not only at the ends of the text.
   bool multiline = false;
+  // `.` also matches a newline.
+  bool dot_all = false;
   // The pattern is plain text: no character in it is special.
   bool literal = false;
+  // Behave like an ECMAScript (JavaScript) RegExp without the `u` flag, for patterns written for
+  // one (stream rules): `$` matches only at the very end (not before a final newline) unless
+  // multiline, `\d` `\w` `\b` are ASCII, `[^]` matches any character and `[]` none, `\uhhhh`
+  // is a code point, and a backreference to a group that took no part matches the empty string.
+  bool ecmascript = false;
   // Compile to machine code when PCRE2 has a JIT for this platform. Off runs the interpreter
   // only; results are the same either way (tests compare them).
   bool jit = true;
@@ -93,8 +100,9 @@ class Regex {
   static Result<Regex> Compile(std::string_view pattern, const RegexOptions& options = {});
 
   // Whether a match starts at or after byte `start`. Lookbehind and `^` still see text[0, start).
-  // A start inside a UTF-8 character means the start of the next character.
-  Result<bool> Search(std::string_view text, size_t start = 0) const;
+  // A start inside a UTF-8 character means the start of the next character. `not_bol` as for
+  // PartialSearch.
+  Result<bool> Search(std::string_view text, size_t start = 0, bool not_bol = false) const;
   // The first match starting at or after `start`, with its groups.
   Result<std::optional<Match>> Find(std::string_view text, size_t start = 0) const;
   // Every match from `start` on, left to right and not overlapping, as Perl's //g finds them:

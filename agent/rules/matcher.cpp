@@ -1,0 +1,170 @@
+// Stream rules: incremental matching over PCRE2 partial matches, and joined condition sets.
+#include "agent/rules/matcher.h"
+
+#include "support/log.h"
+
+namespace lousho::agent::rules {
+
+namespace {
+
+// The byte offset `chars` UTF-8 characters before `pos` (or 0).
+size_t BackChars(std::string_view text, size_t pos, size_t chars) {
+  size_t i = pos;
+  while (chars > 0 && i > 0) {
+    --i;
+    while (i > 0 && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
+    --chars;
+  }
+  return i;
+}
+
+}  // namespace
+
+bool IncrementalSafe(std::string_view p) {
+  // \G and \A look at where matching started or at the subject's start, which a resumed search
+  // moves; verbs and callouts change backtracking in ways partial matching does not promise to
+  // keep. Conservative: `[\G]` counts too.
+  for (size_t i = 0; i + 1 < p.size(); ++i) {
+    if (p[i] == '\\') {
+      if (p[i + 1] == 'G' || p[i + 1] == 'A') return false;
+      ++i;
+      continue;
+    }
+    if (p[i] == '(' &&
+        (p[i + 1] == '*' || (p[i + 1] == '?' && i + 2 < p.size() && p[i + 2] == 'C')))
+      return false;
+  }
+  return true;
+}
+
+bool Combinable(std::string_view p) {
+  for (size_t i = 0; i + 1 < p.size(); ++i) {
+    if (p[i] == '\\') {
+      char c = p[i + 1];
+      if ((c >= '1' && c <= '9') || c == 'g' || c == 'k') return false;
+      ++i;
+      continue;
+    }
+    if (p[i] == '(' && p[i + 1] == '?' && i + 2 < p.size()) {
+      char c = p[i + 2];
+      if (c == 'R' || c == '&' || c == '|' || c == '+' || c == '-' || (c >= '0' && c <= '9'))
+        return false;
+      if (c == 'P' && i + 3 < p.size() && (p[i + 3] == '=' || p[i + 3] == '>')) return false;
+    }
+  }
+  return true;
+}
+
+StreamMatcher::StreamMatcher(const Regex* regex, bool incremental)
+    : regex_(regex),
+      incremental_(incremental),
+      // Nested lookbehinds may see further than PCRE2 reports; `^` and `\b` need one character.
+      context_chars_(2 * regex->max_lookbehind() + 16) {}
+
+void StreamMatcher::Reset() {
+  resume_ = 0;
+  matched_ = false;
+}
+
+Result<bool> StreamMatcher::Update(std::string_view text) {
+  if (matched_) return true;
+  if (!incremental_) {
+    auto hit = regex_->Search(text);
+    if (!hit.ok()) return hit.error();
+    matched_ = *hit;
+    return matched_;
+  }
+  if (resume_ > text.size()) resume_ = text.size();
+  const size_t window = BackChars(text, resume_, context_chars_);
+  const std::string_view sub = text.substr(window);
+  const bool not_bol = window > 0;
+  auto pm = regex_->PartialSearch(sub, resume_ - window, not_bol);
+  if (!pm.ok()) return pm.error();
+  switch (pm->kind) {
+    case PartialKind::kFull:
+      matched_ = true;
+      return true;
+    case PartialKind::kPartial: {
+      // The text ends inside a possible match; as the text stands now, its end is the end
+      // (`foo$`, `foo\b`, `a(?!b)` match), which is what a search of the whole text says.
+      auto now = regex_->Search(sub, pm->span.begin, not_bol);
+      if (!now.ok()) return now.error();
+      if (*now) {
+        matched_ = true;
+        return true;
+      }
+      resume_ = window + pm->span.begin;
+      return false;
+    }
+    case PartialKind::kNoMatch:
+      resume_ = text.size();
+      return false;
+  }
+  return false;
+}
+
+std::optional<Regex> ConditionSet::Join(const std::vector<Item>& items) {
+  std::string joined;
+  size_t n = 0;
+  for (const auto& item : items) {
+    if (!Combinable(item.pattern) || !IncrementalSafe(item.pattern)) continue;
+    joined += (n++ ? "|(?:" : "(?:") + item.pattern + ")";
+  }
+  if (n < 2) return std::nullopt;
+  RegexOptions o;
+  o.ecmascript = true;
+  auto re = Regex::Compile(joined, o);
+  if (!re.ok()) return std::nullopt;  // duplicate group names, say: each runs alone
+  return *re;
+}
+
+ConditionSet::ConditionSet(std::vector<Item> items, std::shared_ptr<const Regex> joined)
+    : items_(std::move(items)), joined_(std::move(joined)) {
+  const size_t n = items_.size();
+  in_joined_.assign(n, false);
+  alone_.resize(n);
+  reported_.assign(n, false);
+  if (joined_) joined_matcher_.emplace(joined_.get(), true);
+  for (size_t i = 0; i < n; ++i) {
+    const bool safe = IncrementalSafe(items_[i].pattern);
+    if (joined_ && safe && Combinable(items_[i].pattern)) {
+      in_joined_[i] = true;
+    } else {
+      alone_[i].emplace(items_[i].regex, safe);
+    }
+  }
+}
+
+void ConditionSet::RunAlone(size_t i, std::string_view text, std::vector<size_t>* hits) {
+  auto hit = alone_[i]->Update(text);
+  if (!hit.ok()) {
+    log::Warn("stream rule condition '" + items_[i].pattern + "': " + hit.error().message);
+    return;
+  }
+  if (*hit) {
+    reported_[i] = true;
+    hits->push_back(items_[i].tag);
+  }
+}
+
+std::vector<size_t> ConditionSet::Update(std::string_view text) {
+  std::vector<size_t> hits;
+  for (size_t i = 0; i < items_.size(); ++i)
+    if (!reported_[i] && alone_[i]) RunAlone(i, text, &hits);
+  if (!joined_matcher_) return hits;
+  auto any = joined_matcher_->Update(text);
+  if (!any.ok()) log::Warn("stream rules: " + any.error().message);
+  if (any.ok() && !*any) return hits;
+  // One of them matched (or the joined search failed): each goes on alone from here, after one
+  // search over the whole text.
+  joined_matcher_.reset();
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (!in_joined_[i]) continue;
+    in_joined_[i] = false;
+    alone_[i].emplace(items_[i].regex, true);
+    RunAlone(i, text, &hits);
+  }
+  return hits;
+}
+
+}  // namespace lousho::agent::rules
