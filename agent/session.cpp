@@ -525,6 +525,11 @@ Session::Streamed Session::StreamMessage(Turn& t) {
     out.message.stop_reason = StopReason::kCancelled;
     out.aborted = stream->cause() == CancelCause::kNone ? CancelCause::kUser : stream->cause();
     if (watched && !t.cancel.cancelled()) {
+      // What the editor was shown: the provider's own copy may hold the delta that was stopped.
+      std::vector<ContentBlock> shown;
+      for (auto& b : builder.Take(/*partial=*/true).content)
+        if (b.type != BlockType::kToolCall) shown.push_back(std::move(b));
+      out.message.content = std::move(shown);
       out.interrupt = std::move(watched);
       if (!out.interrupt->keep_partial) out.message.content.clear();
       if (!out.interrupt->reason.empty()) out.message.error_message = out.interrupt->reason;

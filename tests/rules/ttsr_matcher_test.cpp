@@ -1,12 +1,11 @@
 // Tests of stream-rule matching: incremental search over deltas must answer exactly what a
 // search of the whole text after every delta answers (random splits, lookbehind, \b and $ at a
 // delta boundary, UTF-8 characters split across deltas, joined condition sets).
-#include "agent/rules/matcher.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "agent/rules/matcher.h"
 #include "agent/rules/rule.h"
 
 namespace lousho::agent::rules {
@@ -64,37 +63,49 @@ std::vector<std::string> Split(const std::string& text, std::mt19937& rng, size_
 }
 
 const std::vector<std::string> kPatterns = {
-    "FORBIDDEN",
-    "foo\\b",
-    "\\bfoo\\b",
-    "(?<=ab)c",
-    "(?<!x)yz",
-    "(?<=\\w{3})!",
-    "a[\\s\\S]{0,5}?b",
-    "colou?r$",
-    "^start",
-    "(?m)^line$",
-    "x+y",
-    "\\d{3}-\\d{4}",
-    "(?i)hello world",
-    "\xC3\xA9+z",
-    "caf\xC3\xA9",
-    "(?:ab|abc)d",
-    "[^]q",
-    "a(?!b)",
-    "(?s)o.{2}x",
-    "\\Gstart",
-    "(a)\\1b",
-    "ends\\.$",
+    "FORBIDDEN",        "foo\\b",     "\\bfoo\\b",   "(?<=ab)c",    "(?<!x)yz", "(?<=\\w{3})!",
+    "a[\\s\\S]{0,5}?b", "colou?r$",   "^start",      "(?m)^line$",  "x+y",      "\\d{3}-\\d{4}",
+    "(?i)hello world",  "\xC3\xA9+z", "caf\xC3\xA9", "(?:ab|abc)d", "[^]q",     "a(?!b)",
+    "(?s)o.{2}x",       "\\Gstart",   "(a)\\1b",     "ends\\.$",
 };
 
 std::string RandomText(std::mt19937& rng) {
-  static const std::vector<std::string> tokens = {
-      "a",    "b",   "c",     "x",     "y",     "z",   "q",      " ",       "\n",
-      "foo",  "fo",  "o",     "ab",    "abc",   "d",   "yz",     "!",       "start",
-      "line", "col", "colou", "r",     "color", "123", "-4567",  "hello ",  "HeLLo",
-      "world", "\xC3\xA9", "caf", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "ends.", "FORBID",
-      "DEN", "aa"};
+  static const std::vector<std::string> tokens = {"a",
+                                                  "b",
+                                                  "c",
+                                                  "x",
+                                                  "y",
+                                                  "z",
+                                                  "q",
+                                                  " ",
+                                                  "\n",
+                                                  "foo",
+                                                  "fo",
+                                                  "o",
+                                                  "ab",
+                                                  "abc",
+                                                  "d",
+                                                  "yz",
+                                                  "!",
+                                                  "start",
+                                                  "line",
+                                                  "col",
+                                                  "colou",
+                                                  "r",
+                                                  "color",
+                                                  "123",
+                                                  "-4567",
+                                                  "hello ",
+                                                  "HeLLo",
+                                                  "world",
+                                                  "\xC3\xA9",
+                                                  "caf",
+                                                  "\xE2\x82\xAC",
+                                                  "\xF0\x9F\x98\x80",
+                                                  "ends.",
+                                                  "FORBID",
+                                                  "DEN",
+                                                  "aa"};
   std::uniform_int_distribution<size_t> pick(0, tokens.size() - 1);
   std::uniform_int_distribution<int> len(1, 60);
   std::string s;
