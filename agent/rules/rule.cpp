@@ -157,8 +157,19 @@ std::string CamelCase(std::string_view key) {
   return out;
 }
 
-// The fallback for front matter YAML refuses: `key: value` lines, each value read as YAML.
-Json::Value LineWise(std::string_view block) {
+// `"text","thinking"`: a quoted value with more after its closing quote, which YAML readers
+// take as just "text". Such a value is kept as written (SplitList handles it).
+bool QuotedWithRest(std::string_view v) {
+  if (v.size() < 2 || (v[0] != '"' && v[0] != '\'')) return false;
+  size_t close = v.find(v[0], 1);
+  if (close == std::string_view::npos) return false;
+  std::string_view rest = Trim(v.substr(close + 1));
+  return !rest.empty() && rest[0] != '#';
+}
+
+// The fallback for front matter YAML refuses: `key: value` lines, each value read as YAML (or
+// kept as written).
+Json::Value LineWise(std::string_view block, bool parse_values) {
   Json::Value out(Json::objectValue);
   size_t pos = 0;
   while (pos <= block.size()) {
@@ -171,7 +182,7 @@ Json::Value LineWise(std::string_view block) {
     if (colon == std::string_view::npos || colon == 0) continue;
     std::string key = CamelCase(Trim(line.substr(0, colon)));
     std::string value(Trim(line.substr(colon + 1)));
-    auto parsed = LoadYaml(value);
+    auto parsed = parse_values && !QuotedWithRest(value) ? LoadYaml(value) : std::nullopt;
     out[key] = parsed && !parsed->isNull() ? *parsed : Json::Value(value);
   }
   return out;
@@ -263,8 +274,15 @@ FrontMatter ParseFrontMatter(std::string_view text) {
   auto parsed = LoadYaml(std::string(block));
   if (parsed && parsed->isObject()) {
     fm.fields = *parsed;
+    // yaml-cpp reads `scope: "text","thinking"` as "text" and drops the rest; such a line (a
+    // quoted value with more after its closing quote) is kept as written instead.
+    Json::Value raw = LineWise(block, /*parse_values=*/false);
+    for (const auto& key : MemberNames(raw)) {
+      std::string v = AsString(MemberOrNull(raw, key)).value_or("");
+      if (QuotedWithRest(v)) fm.fields[key] = v;
+    }
   } else if (!parsed || !parsed->isNull()) {
-    fm.fields = LineWise(block);
+    fm.fields = LineWise(block, /*parse_values=*/true);
   }
   return fm;
 }
