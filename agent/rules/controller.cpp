@@ -49,6 +49,76 @@ bool AnyPathMatches(const Glob& g, const std::vector<std::string>& paths) {
 
 }  // namespace
 
+bool ScopeAdmitsTool(const Rule& r, const std::string& tool,
+                     const std::vector<std::string>* paths) {
+  const std::string name = Lower(tool);
+  if (!r.glob_matchers.empty()) {
+    if (!paths) return false;
+    bool any = false;
+    for (const auto& g : r.glob_matchers) any = any || AnyPathMatches(g, *paths);
+    if (!any) return false;
+  }
+  for (const auto& t : r.tools) {
+    if (!t.tool.empty() && t.tool != name) continue;
+    if (!t.glob) return true;
+    if (paths && AnyPathMatches(*t.glob, *paths)) return true;
+  }
+  return false;
+}
+
+bool Interrupts(const Rule& rule, Source source, const Settings& settings) {
+  switch (rule.interrupt_mode.value_or(settings.interrupt_mode)) {
+    case InterruptMode::kAlways:
+      return true;
+    case InterruptMode::kProseOnly:
+      return source != Source::kTool;
+    case InterruptMode::kToolOnly:
+      return source == Source::kTool;
+    case InterruptMode::kNever:
+      return false;
+  }
+  return false;
+}
+
+Verdict Evaluate(const Rule& rule, Source source, const std::string& tool,
+                 const std::vector<std::string>& paths, std::string_view text) {
+  Verdict v;
+  switch (source) {
+    case Source::kText:
+    case Source::kThinking:
+      if (source == Source::kText ? !rule.text : !rule.thinking) {
+        v.why = std::string("scope does not include ") + SourceId(source);
+        return v;
+      }
+      if (!rule.glob_matchers.empty()) {
+        v.why = "globs need a file path, and prose has none";
+        return v;
+      }
+      break;
+    case Source::kTool:
+      if (!ScopeAdmitsTool(rule, tool, &paths)) {
+        v.why = "scope or globs do not admit tool '" + tool + "'" +
+                (paths.empty() ? " without a path" : " with these paths");
+        return v;
+      }
+      break;
+  }
+  for (const auto& c : rule.conditions) {
+    auto hit = c.regex.Search(text);
+    if (!hit.ok()) {
+      v.why = "condition '" + c.pattern + "': " + hit.error().message;
+      return v;
+    }
+    if (*hit) {
+      v.triggered = true;
+      v.condition = c.pattern;
+      return v;
+    }
+  }
+  v.why = "no condition matches";
+  return v;
+}
+
 Controller::Controller(RuleSet set, fs::path cwd, std::string home)
     : set_(std::move(set)), cwd_(std::move(cwd)), home_(std::move(home)) {
   state_.resize(set_.rules.size());
@@ -86,23 +156,6 @@ bool Controller::Repeatable(size_t rule) const {
   return false;
 }
 
-bool Controller::AdmitsTool(const Rule& r, const std::string& tool,
-                            const std::vector<std::string>* paths) const {
-  const std::string name = Lower(tool);
-  if (!r.glob_matchers.empty()) {
-    if (!paths) return false;
-    bool any = false;
-    for (const auto& g : r.glob_matchers) any = any || AnyPathMatches(g, *paths);
-    if (!any) return false;
-  }
-  for (const auto& t : r.tools) {
-    if (!t.tool.empty() && t.tool != name) continue;
-    if (!t.glob) return true;
-    if (paths && AnyPathMatches(*t.glob, *paths)) return true;
-  }
-  return false;
-}
-
 void Controller::ResetBuffers() {
   text_.reset();
   thinking_.reset();
@@ -131,7 +184,7 @@ Controller::Buffer Controller::MakeBuffer(Source source, const std::string& tool
         admits = r.thinking && r.glob_matchers.empty();
         break;
       case Source::kTool:
-        admits = AdmitsTool(r, tool_name, nullptr);  // path-gated ones wait for the arguments
+        admits = ScopeAdmitsTool(r, tool_name, nullptr);  // path-gated ones wait for the arguments
         break;
     }
     if (!admits) continue;
@@ -221,7 +274,7 @@ std::optional<Firing> Controller::CheckFinalArgs(Buffer& b, const std::string& r
   if (parsed.ok()) paths = CandidatePaths(*parsed, cwd_);
   std::vector<size_t> rules;
   for (size_t ri = 0; ri < set_.rules.size(); ++ri) {
-    if (b.fired[ri] || !Repeatable(ri) || !AdmitsTool(set_.rules[ri], b.tool_name, &paths))
+    if (b.fired[ri] || !Repeatable(ri) || !ScopeAdmitsTool(set_.rules[ri], b.tool_name, &paths))
       continue;
     for (const auto& c : set_.rules[ri].conditions) {
       auto hit = c.regex.Search(text);
@@ -251,19 +304,7 @@ std::optional<Firing> Controller::Fire(Buffer& b, std::vector<size_t> rules) {
     state_[ri] = State{true, turns_};
     const Rule& r = set_.rules[ri];
     f.rules.push_back(&r);
-    switch (r.interrupt_mode.value_or(set_.settings.interrupt_mode)) {
-      case InterruptMode::kAlways:
-        f.interrupt = true;
-        break;
-      case InterruptMode::kProseOnly:
-        f.interrupt = f.interrupt || b.source != Source::kTool;
-        break;
-      case InterruptMode::kToolOnly:
-        f.interrupt = f.interrupt || b.source == Source::kTool;
-        break;
-      case InterruptMode::kNever:
-        break;
-    }
+    f.interrupt = f.interrupt || Interrupts(r, b.source, set_.settings);
   }
   if (f.interrupt) return f;
   if (b.source == Source::kTool) {

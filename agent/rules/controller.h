@@ -24,6 +24,22 @@ struct Firing {
   std::vector<const Rule*> rules;
 };
 
+// Whether a rule's scope and `globs` admit tool `tool` with these candidate paths (null: not
+// known yet, so rules that need a path do not pass).
+bool ScopeAdmitsTool(const Rule& r, const std::string& tool, const std::vector<std::string>* paths);
+// Whether a match of `rule` on `source` stops the stream under `settings`.
+bool Interrupts(const Rule& rule, Source source, const Settings& settings);
+
+// What one rule says about one text, as `lousho rules test` shows it (no streaming, no repeat
+// policy): the gate that stopped it, or the condition that matched.
+struct Verdict {
+  bool triggered = false;
+  std::string condition;  // the matching condition, when triggered
+  std::string why;        // when not triggered
+};
+Verdict Evaluate(const Rule& rule, Source source, const std::string& tool,
+                 const std::vector<std::string>& paths, std::string_view text);
+
 // Not thread-safe: one per session, used on the session's worker. Rules are compiled once (the
 // RuleSet's regexes are shared); joined alternations are cached per set of conditions.
 class Controller {
