@@ -25,6 +25,7 @@ struct Regex::Code {
   uint32_t max_lookbehind = 0;
   bool jit_complete = false;
   bool jit_partial = false;
+  bool jit_partial_soft = false;
 };
 
 namespace {
@@ -231,6 +232,8 @@ Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& optio
     } else {
       c->jit_complete = pcre2_jit_compile(c->code, PCRE2_JIT_COMPLETE) == 0;
     }
+    if (options.jit_partial_soft)
+      c->jit_partial_soft = pcre2_jit_compile(c->code, PCRE2_JIT_PARTIAL_SOFT) == 0;
   }
 
   c->context = pcre2_match_context_create(nullptr);
@@ -342,7 +345,8 @@ Result<std::vector<Match>> Regex::FindAll(std::string_view text, size_t start) c
   return all;
 }
 
-Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, bool not_bol) const {
+Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, bool not_bol,
+                                          bool soft) const {
   if (start > text.size())
     return MakeError(ErrorCode::kRegexInvalid, "start offset " + std::to_string(start) +
                                                    " is past the end of the text (" +
@@ -370,8 +374,9 @@ Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, b
       return PartialMatch{PartialKind::kFull, groups[0]};
     from = valid_from;
   }
-  auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_partial, known, from,
-                 PCRE2_PARTIAL_HARD | bol, &groups);
+  auto rc = Exec(code_->code, code_->context, code_->pairs,
+                 soft ? code_->jit_partial_soft : code_->jit_partial, known, from,
+                 (soft ? PCRE2_PARTIAL_SOFT : PCRE2_PARTIAL_HARD) | bol, &groups);
   if (!rc.ok()) return rc.error();
   if (*rc >= 0) return PartialMatch{PartialKind::kFull, groups[0]};
   // A partial match at the very end has inspected nothing (the interpreter reports `\b` there,
@@ -380,6 +385,16 @@ Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, b
     return PartialMatch{PartialKind::kPartial, Span{groups[0].begin, text.size()}};
   if (head < text.size()) return PartialMatch{PartialKind::kPartial, Span{head, text.size()}};
   return PartialMatch{};
+}
+
+Regex::StartHint Regex::start_hint() const {
+  uint32_t type = 0;
+  pcre2_pattern_info(code_->code, PCRE2_INFO_FIRSTCODETYPE, &type);
+  if (type == 1) return StartHint::kFirstChars;
+  if (type == 2) return StartHint::kLineStart;
+  const uint8_t* bitmap = nullptr;
+  pcre2_pattern_info(code_->code, PCRE2_INFO_FIRSTBITMAP, &bitmap);
+  return bitmap ? StartHint::kFirstChars : StartHint::kNone;
 }
 
 const std::string& Regex::pattern() const { return code_->pattern; }

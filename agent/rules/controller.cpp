@@ -193,12 +193,7 @@ Controller::Buffer Controller::MakeBuffer(Source source, const std::string& tool
   }
   if (!items.empty()) {
     auto it = joined_.find(key);
-    if (it == joined_.end()) {
-      auto joined = ConditionSet::Join(items);
-      it =
-          joined_.emplace(key, joined ? std::make_shared<const Regex>(std::move(*joined)) : nullptr)
-              .first;
-    }
+    if (it == joined_.end()) it = joined_.emplace(key, ConditionSet::Join(items)).first;
     b.conditions.emplace(std::move(items), it->second);
   }
   return b;

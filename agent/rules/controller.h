@@ -97,7 +97,7 @@ class Controller {
   bool watches_thinking_ = false;
   std::vector<size_t> condition_rule_;                          // condition tag -> rule index
   std::vector<const Condition*> conditions_;                    // by tag
-  std::map<std::string, std::shared_ptr<const Regex>> joined_;  // by tag list
+  std::map<std::string, std::vector<ConditionSet::Joined>> joined_;  // by tag list
   struct State {
     bool injected = false;
     long long at = 0;  // turns_ when last injected

@@ -78,24 +78,17 @@ Result<bool> StreamMatcher::Update(std::string_view text) {
   const size_t window = BackChars(text, resume_, context_chars_);
   const std::string_view sub = text.substr(window);
   const bool not_bol = window > 0;
-  auto pm = regex_->PartialSearch(sub, resume_ - window, not_bol);
+  // Soft: a match as the text ends now counts (`foo$`, `foo\b`, `a(?!b)` at the end), as a
+  // search of the whole text would say; otherwise the partial match says where to look again.
+  auto pm = regex_->PartialSearch(sub, resume_ - window, not_bol, /*soft=*/true);
   if (!pm.ok()) return pm.error();
   switch (pm->kind) {
     case PartialKind::kFull:
       matched_ = true;
       return true;
-    case PartialKind::kPartial: {
-      // The text ends inside a possible match; as the text stands now, its end is the end
-      // (`foo$`, `foo\b`, `a(?!b)` match), which is what a search of the whole text says.
-      auto now = regex_->Search(sub, pm->span.begin, not_bol);
-      if (!now.ok()) return now.error();
-      if (*now) {
-        matched_ = true;
-        return true;
-      }
+    case PartialKind::kPartial:
       resume_ = window + pm->span.begin;
       return false;
-    }
     case PartialKind::kNoMatch:
       resume_ = text.size();
       return false;
@@ -103,36 +96,56 @@ Result<bool> StreamMatcher::Update(std::string_view text) {
   return false;
 }
 
-std::optional<Regex> ConditionSet::Join(const std::vector<Item>& items) {
-  std::string joined;
-  size_t n = 0;
-  for (const auto& item : items) {
-    if (!Combinable(item.pattern) || !IncrementalSafe(item.pattern)) continue;
-    joined += (n++ ? "|(?:" : "(?:") + item.pattern + ")";
+std::vector<ConditionSet::Joined> ConditionSet::Join(const std::vector<Item>& items) {
+  // Kinds: 0 first characters, 1 line start, 2 nothing known; +3 when it looks behind.
+  std::vector<size_t> kinds[6];
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string& p = items[i].pattern;
+    if (!Combinable(p) || !IncrementalSafe(p)) continue;
+    size_t kind = 2;
+    switch (items[i].regex->start_hint()) {
+      case Regex::StartHint::kFirstChars:
+        kind = 0;
+        break;
+      case Regex::StartHint::kLineStart:
+        kind = 1;
+        break;
+      case Regex::StartHint::kNone:
+        kind = 2;
+        break;
+    }
+    if (p.find("(?<=") != std::string::npos || p.find("(?<!") != std::string::npos) kind += 3;
+    kinds[kind].push_back(i);
   }
-  if (n < 2) return std::nullopt;
-  RegexOptions o;
-  o.ecmascript = true;
-  auto re = Regex::Compile(joined, o);
-  if (!re.ok()) return std::nullopt;  // duplicate group names, say: each runs alone
-  return *re;
+  std::vector<Joined> out;
+  for (auto& members : kinds) {
+    if (members.size() < 2) continue;
+    std::string joined;
+    for (size_t i : members) joined += (joined.empty() ? "(?:" : "|(?:") + items[i].pattern + ")";
+    RegexOptions o;
+    o.ecmascript = true;
+    o.jit_partial_soft = true;
+    auto re = Regex::Compile(joined, o);
+    if (!re.ok()) continue;  // duplicate group names, say: each runs alone
+    out.push_back(Joined{std::make_shared<const Regex>(std::move(*re)), members});
+  }
+  return out;
 }
 
-ConditionSet::ConditionSet(std::vector<Item> items, std::shared_ptr<const Regex> joined)
-    : items_(std::move(items)), joined_(std::move(joined)) {
+ConditionSet::ConditionSet(std::vector<Item> items, std::vector<Joined> joined)
+    : items_(std::move(items)) {
   const size_t n = items_.size();
-  in_joined_.assign(n, false);
   alone_.resize(n);
   reported_.assign(n, false);
-  if (joined_) joined_matcher_.emplace(joined_.get(), true);
-  for (size_t i = 0; i < n; ++i) {
-    const bool safe = IncrementalSafe(items_[i].pattern);
-    if (joined_ && safe && Combinable(items_[i].pattern)) {
-      in_joined_[i] = true;
-    } else {
-      alone_[i].emplace(items_[i].regex, safe);
-    }
+  std::vector<bool> in_group(n, false);
+  for (auto& j : joined) {
+    for (size_t i : j.members) in_group[i] = true;
+    Group g{std::move(j), std::nullopt};
+    groups_.push_back(std::move(g));
   }
+  for (auto& g : groups_) g.matcher.emplace(g.joined.regex.get(), true);
+  for (size_t i = 0; i < n; ++i)
+    if (!in_group[i]) alone_[i].emplace(items_[i].regex, IncrementalSafe(items_[i].pattern));
 }
 
 void ConditionSet::RunAlone(size_t i, std::string_view text, std::vector<size_t>* hits) {
@@ -151,18 +164,18 @@ std::vector<size_t> ConditionSet::Update(std::string_view text) {
   std::vector<size_t> hits;
   for (size_t i = 0; i < items_.size(); ++i)
     if (!reported_[i] && alone_[i]) RunAlone(i, text, &hits);
-  if (!joined_matcher_) return hits;
-  auto any = joined_matcher_->Update(text);
-  if (!any.ok()) log::Warn("stream rules: " + any.error().message);
-  if (any.ok() && !*any) return hits;
-  // One of them matched (or the joined search failed): each goes on alone from here, after one
-  // search over the whole text.
-  joined_matcher_.reset();
-  for (size_t i = 0; i < items_.size(); ++i) {
-    if (!in_joined_[i]) continue;
-    in_joined_[i] = false;
-    alone_[i].emplace(items_[i].regex, true);
-    RunAlone(i, text, &hits);
+  for (auto& g : groups_) {
+    if (!g.matcher) continue;
+    auto any = g.matcher->Update(text);
+    if (!any.ok()) log::Warn("stream rules: " + any.error().message);
+    if (any.ok() && !*any) continue;
+    // One of them matched (or the joined search failed): each goes on alone from here, after
+    // one search over the whole text.
+    g.matcher.reset();
+    for (size_t i : g.joined.members) {
+      alone_[i].emplace(items_[i].regex, true);
+      RunAlone(i, text, &hits);
+    }
   }
   return hits;
 }

@@ -14,10 +14,10 @@ namespace lousho::agent::rules {
 
 // One regex over one growing text. After every Update the answer equals `Search(text)`: whether
 // the regex matches anywhere in the whole text so far (a match stays a match: the caller acts on
-// the first). Incrementally, each Update searches only from where a match could still start (the
-// start of PCRE2's partial match, or the end of the text when there is none) with a context
-// before it for lookbehind, `\b` and `^`; when the partial search says "partial", a complete
-// search from that start answers for the text as it ends now (`foo$`, `foo\b` at the end).
+// the first). Incrementally, each Update is one soft partial search (PCRE2_PARTIAL_SOFT) from
+// where a match could still start (the start of the last partial match, or the end of the text
+// when there was none) with a context before it for lookbehind, `\b` and `^`: it finds a match
+// as the text ends now, or else the new place a match could still start.
 // Not incremental (patterns with \G, \A, verbs): the whole text is searched every time.
 class StreamMatcher {
  public:
@@ -45,10 +45,13 @@ bool IncrementalSafe(std::string_view pattern);
 bool Combinable(std::string_view pattern);
 
 // Several conditions over one growing text, each with a tag. Conditions that can be are joined
-// into one alternation `(?:a)|(?:b)|…` matched as one StreamMatcher, so a delta costs one search
-// whatever the number of rules; when it matches, each of its conditions is searched once over
-// the whole text to learn which, and the ones that did not match go on alone. The others run
-// alone from the start.
+// into alternations `(?:a)|(?:b)|…` matched as one StreamMatcher each, so a delta costs a few
+// searches whatever the number of rules; when one matches, each of its conditions is searched
+// once over the whole text to learn which, and the ones that did not match go on alone. The
+// others run alone from the start. Conditions are joined by what PCRE2 knows of where their
+// matches start (a first character, a line start, nothing) and by whether they look behind:
+// one pattern of another kind in an alternation makes PCRE2 try every position for all of them
+// (ten times slower on the benchmark's 100 rules).
 class ConditionSet {
  public:
   struct Item {
@@ -56,12 +59,15 @@ class ConditionSet {
     const Regex* regex;   // compiled alone
     size_t tag;
   };
-  // The joined regex for `items` (those that are Combinable), or nullopt when fewer than two
-  // are or the join does not compile. Costly: compile once per set of conditions and share.
-  static std::optional<Regex> Join(const std::vector<Item>& items);
+  struct Joined {
+    std::shared_ptr<const Regex> regex;
+    std::vector<size_t> members;  // indices into the items
+  };
+  // The joined regexes for `items`. Costly: compile once per set of conditions and share.
+  static std::vector<Joined> Join(const std::vector<Item>& items);
 
-  // `joined`: what Join returned for these items (may be null: all run alone).
-  ConditionSet(std::vector<Item> items, std::shared_ptr<const Regex> joined);
+  // `joined`: what Join returned for these items (empty: all run alone).
+  ConditionSet(std::vector<Item> items, std::vector<Joined> joined);
 
   // Feeds the whole text so far (see StreamMatcher::Update); returns the tags of the conditions
   // that match for the first time. A condition whose search fails is logged and skipped.
@@ -69,12 +75,14 @@ class ConditionSet {
   bool empty() const { return items_.empty(); }
 
  private:
+  struct Group {
+    Joined joined;
+    std::optional<StreamMatcher> matcher;
+  };
   void RunAlone(size_t i, std::string_view text, std::vector<size_t>* hits);
 
   std::vector<Item> items_;
-  std::shared_ptr<const Regex> joined_;
-  std::optional<StreamMatcher> joined_matcher_;
-  std::vector<bool> in_joined_;
+  std::vector<Group> groups_;
   std::vector<std::optional<StreamMatcher>> alone_;  // per item, when not (or no longer) joined
   std::vector<bool> reported_;
 };

@@ -332,6 +332,7 @@ bool LooksLikeGlob(std::string_view token) {
 Result<Regex> CompileCondition(std::string_view pattern) {
   RegexOptions o;
   o.ecmascript = true;
+  o.jit_partial_soft = true;  // matched on streams (rules/matcher.h)
   // A leading flags group of i/m/s is how people write JavaScript flags in a string.
   if (pattern.size() > 3 && pattern.substr(0, 2) == "(?") {
     size_t close = pattern.find(')');
