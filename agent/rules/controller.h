@@ -95,8 +95,8 @@ class Controller {
   std::filesystem::path cwd_;
   std::string home_;
   bool watches_thinking_ = false;
-  std::vector<size_t> condition_rule_;                          // condition tag -> rule index
-  std::vector<const Condition*> conditions_;                    // by tag
+  std::vector<size_t> condition_rule_;                               // condition tag -> rule index
+  std::vector<const Condition*> conditions_;                         // by tag
   std::map<std::string, std::vector<ConditionSet::Joined>> joined_;  // by tag list
   struct State {
     bool injected = false;

@@ -59,7 +59,7 @@ StreamMatcher::StreamMatcher(const Regex* regex, bool incremental)
     : regex_(regex),
       incremental_(incremental),
       // Nested lookbehinds may see further than PCRE2 reports; `^` and `\b` need one character.
-      context_chars_(2 * regex->max_lookbehind() + 16) {}
+      context_chars_(2 * regex->max_lookbehind() + 4) {}
 
 void StreamMatcher::Reset() {
   resume_ = 0;

@@ -59,12 +59,43 @@ std::vector<std::string> Patterns() {
 
 // Prose-like text that triggers none of the rules, with near misses (prefixes of conditions).
 std::string Text(size_t bytes, std::mt19937& rng) {
-  static const std::vector<std::string> words = {
-      "the",     "model",   "writes", "code",     "for",     "a",         "user",
-      "function", "return", "value",  "na\xC3\xAFve", "\xCE\xBB", "caf\xC3\xA9", "import",
-      "lib",     "console.log", "debugger", "any", "as", ":", "FORBIDDEN", "TOKEN",
-      "begin",   "end",     "###",    "heading", "never",   "say",       "badname",
-      "\n",      "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "{", "}", "(", ")", "=>"};
+  static const std::vector<std::string> words = {"the",
+                                                 "model",
+                                                 "writes",
+                                                 "code",
+                                                 "for",
+                                                 "a",
+                                                 "user",
+                                                 "function",
+                                                 "return",
+                                                 "value",
+                                                 "na\xC3\xAFve",
+                                                 "\xCE\xBB",
+                                                 "caf\xC3\xA9",
+                                                 "import",
+                                                 "lib",
+                                                 "console.log",
+                                                 "debugger",
+                                                 "any",
+                                                 "as",
+                                                 ":",
+                                                 "FORBIDDEN",
+                                                 "TOKEN",
+                                                 "begin",
+                                                 "end",
+                                                 "###",
+                                                 "heading",
+                                                 "never",
+                                                 "say",
+                                                 "badname",
+                                                 "\n",
+                                                 "\xE2\x82\xAC",
+                                                 "\xF0\x9F\x98\x80",
+                                                 "{",
+                                                 "}",
+                                                 "(",
+                                                 ")",
+                                                 "=>"};
   std::uniform_int_distribution<size_t> pick(0, words.size() - 1);
   std::string s;
   while (s.size() < bytes) {
@@ -181,8 +212,8 @@ int main(int argc, char** argv) {
   });
   const double scale = static_cast<double>(bytes) / static_cast<double>(rescan_bytes);
 
-  std::printf("text %zu bytes, %zu deltas (1-24 bytes), %zu rules; fired %zu, any %d\n", text.size(),
-              deltas.size(), patterns.size(), fired, any ? 1 : 0);
+  std::printf("text %zu bytes, %zu deltas (1-24 bytes), %zu rules; fired %zu, any %d\n",
+              text.size(), deltas.size(), patterns.size(), fired, any ? 1 : 0);
   std::printf("| what | ms |\n|---|---|\n");
   std::printf("| floor: one JIT search of 1 MB per rule (100 searches) | %.1f |\n", floor_each);
   std::printf("| floor: one JIT search of 1 MB, all rules in one alternation | %.1f |\n",

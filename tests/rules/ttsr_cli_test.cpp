@@ -77,8 +77,8 @@ TEST_F(TtsrCliTest, ListShowsRulesSettingsAndWarnings) {
 }
 
 TEST_F(TtsrCliTest, TestSaysWhichRulesFire) {
-  Ran r = RunLousho({"rules", "test", spec_, "--cwd", cwd_.string(), "--json",
-                     "it says FORBIDDEN_TOKEN"});
+  Ran r = RunLousho(
+      {"rules", "test", spec_, "--cwd", cwd_.string(), "--json", "it says FORBIDDEN_TOKEN"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = ParseJson(r.out);
   ASSERT_TRUE(j.ok());
@@ -95,13 +95,13 @@ TEST_F(TtsrCliTest, TestSaysWhichRulesFire) {
   ASSERT_TRUE(t.ok());
   ASSERT_EQ(MemberOrNull(*t, "triggered").size(), 1u);
   EXPECT_FALSE(BoolOr(ElementOrNull(MemberOrNull(*t, "triggered"), 0), "interrupts", true));
-  Ran py = RunLousho({"rules", "test", spec_, "--cwd", cwd_.string(), "--source", "tool",
-                      "--tool", "write", "--path", "a.py", "let x: any"});
+  Ran py = RunLousho({"rules", "test", spec_, "--cwd", cwd_.string(), "--source", "tool", "--tool",
+                      "write", "--path", "a.py", "let x: any"});
   EXPECT_EQ(py.exit_code, 2) << py.out;  // nothing fires
   EXPECT_NE(py.out.find("not triggered: ts-no-any"), std::string::npos) << py.out;
   // Thinking is not watched by default.
-  Ran th = RunLousho({"rules", "test", spec_, "--cwd", cwd_.string(), "--source", "thinking",
-                      "FORBIDDEN_TOKEN"});
+  Ran th = RunLousho(
+      {"rules", "test", spec_, "--cwd", cwd_.string(), "--source", "thinking", "FORBIDDEN_TOKEN"});
   EXPECT_EQ(th.exit_code, 2);
   EXPECT_NE(th.out.find("scope does not include thinking"), std::string::npos) << th.out;
 }

@@ -112,6 +112,10 @@ class TtsrSessionTest : public ::testing::Test {
     return f.get();
   }
   void Record(const Event& e) {
+    // The user cancels right after the interrupted turn ended, in the pause before the retry.
+    if (std::holds_alternative<event::TtsrTriggered>(e)) seen_trigger_ = true;
+    if (cancel_on_trigger_ && seen_trigger_ && std::holds_alternative<event::TurnEnd>(e))
+      sessions_.back()->Cancel(CancelCause::kUser);
     std::lock_guard<std::mutex> lock(mu_);
     if (auto* t = std::get_if<event::TtsrTriggered>(&e)) triggered_.push_back(*t);
     if (auto* m = std::get_if<event::MessageEnd>(&e)) ends_.push_back(*m->message);
@@ -143,6 +147,8 @@ class TtsrSessionTest : public ::testing::Test {
   std::vector<event::TtsrTriggered> triggered_;
   std::vector<Message> ends_;
   std::vector<std::string> tools_run_;
+  bool cancel_on_trigger_ = false;
+  bool seen_trigger_ = false;  // on the worker only
 };
 
 const std::string kInjected =
@@ -383,6 +389,22 @@ TEST_F(TtsrSessionTest, ScopeGlobsGateOnTheCallsPaths) {
   ASSERT_EQ(Triggered().size(), 1u);
   EXPECT_EQ(s->History().back().TextContent(), "typed");
   EXPECT_FALSE(fs::exists(dir_ / "src" / "a.ts"));
+}
+
+// A cancel between the interruption and the retry wins: no second request; the rule's message
+// still joins the history (and its entry), so the next prompt's model knows the rule.
+TEST_F(TtsrSessionTest, ACancelInThePauseEndsThePrompt) {
+  AddRule("no-forbidden", kRule);
+  cancel_on_trigger_ = true;
+  auto s = Open();
+  auto r = Run(*s, "say it");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kCancelled);
+  EXPECT_EQ(provider_->requests().size(), 1u);
+  auto h = s->History();
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[1].custom_type, "ttsr-injection");
+  EXPECT_EQ(Injections(*s).size(), 1u);
 }
 
 TEST_F(TtsrSessionTest, SessionsWithoutRulesRegisterNone) {
