@@ -517,29 +517,39 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   if (out.message.provider.empty()) out.message.provider = model.provider_name;
   if (out.message.model.empty()) out.message.model = model.model_id;
   if (stopped) {
-    // Keep what was said, but never a tool call that will not run.
-    std::vector<ContentBlock> kept;
-    for (auto& b : out.message.content)
-      if (b.type != BlockType::kToolCall) kept.push_back(std::move(b));
-    out.message.content = std::move(kept);
-    out.message.stop_reason = StopReason::kCancelled;
     out.aborted = stream->cause() == CancelCause::kNone ? CancelCause::kUser : stream->cause();
-    if (watched && !t.cancel.cancelled()) {
-      // What the editor was shown: the provider's own copy may hold the delta that was stopped.
-      std::vector<ContentBlock> shown;
-      for (auto& b : builder.Take(/*partial=*/true).content)
-        if (b.type != BlockType::kToolCall) shown.push_back(std::move(b));
-      out.message.content = std::move(shown);
-      out.interrupt = std::move(watched);
-      if (!out.interrupt->keep_partial) out.message.content.clear();
-      if (!out.interrupt->reason.empty()) out.message.error_message = out.interrupt->reason;
-    }
+    SettleStopped(out, std::move(watched), builder, t);
   }
   t.result.usage.Add(out.message.usage);
   EmitUsage(t, out.message, model);
   if (!out.message.content.empty()) AppendMessage(out.message, &t);
   Emit(event::MessageEnd{step, &out.message});
   return out;
+}
+
+namespace {
+// The blocks of a stopped message that may stay: never a tool call that will not run.
+std::vector<ContentBlock> WithoutToolCalls(std::vector<ContentBlock> blocks) {
+  std::vector<ContentBlock> kept;
+  kept.reserve(blocks.size());
+  for (auto& b : blocks)
+    if (b.type != BlockType::kToolCall) kept.push_back(std::move(b));
+  return kept;
+}
+}  // namespace
+
+void Session::SettleStopped(Streamed& out, std::optional<StreamInterrupt> watched,
+                            MessageBuilder& builder, const Turn& t) {
+  out.message.content = WithoutToolCalls(std::move(out.message.content));
+  out.message.stop_reason = StopReason::kCancelled;
+  // A stream rule that fired stays fired even when the user cancelled at the same moment: its
+  // injection joins the history (the prompt still ends), as the controller already counts it.
+  if (!watched || (t.cancel.cancelled() && watched->ttsr_rules.empty())) return;
+  // What the editor was shown: the provider's own copy may hold the delta that was stopped.
+  out.message.content = WithoutToolCalls(builder.Take(/*partial=*/true).content);
+  out.interrupt = std::move(watched);
+  if (!out.interrupt->keep_partial) out.message.content.clear();
+  if (!out.interrupt->reason.empty()) out.message.error_message = out.interrupt->reason;
 }
 
 void Session::EmitUsage(const Turn& t, const Message& m, const ModelChoice& model) {
@@ -632,6 +642,7 @@ Message HiddenRuleMessage(std::string text) {
 
 std::vector<std::string> Names(const std::vector<const rules::Rule*>& rules) {
   std::vector<std::string> names;
+  names.reserve(rules.size());
   for (const auto* r : rules) names.push_back(r->name);
   return names;
 }

@@ -15,6 +15,7 @@
 #include "agent/client_services.h"
 #include "agent/events.h"
 #include "agent/history.h"
+#include "agent/message_builder.h"
 #include "agent/permissions.h"
 #include "agent/provider.h"
 #include "agent/rules/controller.h"
@@ -172,6 +173,10 @@ class Session : public std::enable_shared_from_this<Session> {
   Result<TurnResult> RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel);
   std::optional<TurnStop> LimitReached(const Turn& t) const;
   Streamed StreamMessage(Turn& t);
+  // A stopped stream's message: no tool calls, cancelled, and the interrupt that stopped it (if
+  // it goes on with the turn) with what the editor was shown.
+  void SettleStopped(Streamed& out, std::optional<StreamInterrupt> watched, MessageBuilder& builder,
+                     const Turn& t);
   ModelRequest BuildRequest(const ModelChoice& model) const;
   void EmitUsage(const Turn& t, const Message& m, const ModelChoice& model);
   // Runs the message's tool calls; false when the turn was cancelled meanwhile.

@@ -130,6 +130,8 @@ Controller::Controller(RuleSet set, fs::path cwd, std::string home)
       conditions_.push_back(&c);
     }
   }
+  // Joins the text conditions now, when the session opens, rather than on the first delta.
+  MakeBuffer(Source::kText, "");
 }
 
 bool Controller::injected(const std::string& name) const {
@@ -256,7 +258,7 @@ std::optional<Firing> Controller::Match(Buffer& b) {
     const size_t ri = condition_rule_[tag];
     if (std::find(rules.begin(), rules.end(), ri) == rules.end()) rules.push_back(ri);
   }
-  return Fire(b, std::move(rules));
+  return Fire(b, rules);
 }
 
 std::optional<Firing> Controller::CheckFinalArgs(Buffer& b, const std::string& raw) {
@@ -281,10 +283,10 @@ std::optional<Firing> Controller::CheckFinalArgs(Buffer& b, const std::string& r
   }
   b.text = text;
   if (rules.empty()) return std::nullopt;
-  return Fire(b, std::move(rules));
+  return Fire(b, rules);
 }
 
-std::optional<Firing> Controller::Fire(Buffer& b, std::vector<size_t> rules) {
+std::optional<Firing> Controller::Fire(Buffer& b, const std::vector<size_t>& rules) {
   // Gates: once per stream (the end re-check must not fire twice), and the repeat policy.
   std::vector<size_t> eligible;
   for (size_t ri : rules)

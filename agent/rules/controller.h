@@ -89,7 +89,7 @@ class Controller {
                   const std::vector<std::string>* paths) const;
   std::optional<Firing> Match(Buffer& b);
   std::optional<Firing> CheckFinalArgs(Buffer& b, const std::string& raw);
-  std::optional<Firing> Fire(Buffer& b, std::vector<size_t> rules);
+  std::optional<Firing> Fire(Buffer& b, const std::vector<size_t>& rules);
 
   RuleSet set_;
   std::filesystem::path cwd_;

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Rule files are prose; a bigger one is a mistake, not a rule.
-constexpr uint64_t kMaxRuleFileBytes = 1024 * 1024;
+constexpr uint64_t kMaxRuleFileBytes = 1024ULL * 1024;
 
 bool IsRuleFile(const fs::path& p) {
   const std::string ext = p.extension().string();

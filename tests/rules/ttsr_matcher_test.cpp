@@ -135,6 +135,8 @@ TEST(TtsrMatcherTest, JoinedSetsReportEachConditionWhenTheWholeTextWould) {
   std::mt19937 rng(7);
   std::vector<Regex> regexes;
   std::vector<ConditionSet::Item> items;
+  regexes.reserve(kPatterns.size());
+  items.reserve(kPatterns.size());
   for (const auto& p : kPatterns) regexes.push_back(Cond(p));
   for (size_t i = 0; i < kPatterns.size(); ++i)
     items.push_back(ConditionSet::Item{kPatterns[i], &regexes[i], i});
@@ -171,6 +173,8 @@ TEST(TtsrMatcherTest, JoinedSetFiresOnTheFirstMatchingDelta) {
   std::vector<std::string> pats = {"FORBIDDEN", "foo\\b", "(?<=ab)c", "x+y", "colou?r$"};
   std::vector<Regex> regexes;
   std::vector<ConditionSet::Item> items;
+  regexes.reserve(pats.size());
+  items.reserve(pats.size());
   for (const auto& p : pats) regexes.push_back(Cond(p));
   for (size_t i = 0; i < pats.size(); ++i) items.push_back({pats[i], &regexes[i], i});
   auto shared = ConditionSet::Join(items);
