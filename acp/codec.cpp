@@ -409,6 +409,39 @@ struct UpdateVisitor {
     u["cost"] = cost;
     return u;
   }
+  // A stream rule stopped the answer the editor was showing (or flagged a tool call's
+  // arguments): ACP has no message retraction, so the interruption is shown as what it is, a
+  // completed "think" step titled with the rule, holding the rule's text; the retry streams
+  // after it. See docs/architecture.md (Stream rules).
+  Update operator()(const ev::TtsrTriggered& e) const {
+    std::string names;
+    for (const auto& n : e.rules) names += (names.empty() ? "" : ", ") + n;
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "tool_call";
+    u["toolCallId"] = e.id;
+    u["title"] =
+        std::string(e.rules.size() == 1 ? "Rule " : "Rules ") + names +
+        (e.interrupted ? ": answer interrupted, retrying" : ": reminder added to the tool result");
+    u["kind"] = "think";
+    u["status"] = "completed";
+    Json::Value raw(Json::objectValue);
+    Json::Value list(Json::arrayValue);
+    for (const auto& n : e.rules) list.append(n);
+    raw["rules"] = list;
+    raw["source"] = e.source;
+    raw["interrupted"] = e.interrupted;
+    if (!e.tool_call_id.empty()) raw["toolCallId"] = e.tool_call_id;
+    u["rawInput"] = raw;
+    Json::Value content(Json::arrayValue);
+    for (const auto& d : e.details) {
+      Json::Value c(Json::objectValue);
+      c["type"] = "content";
+      c["content"] = TextBlock(d.content);
+      content.append(c);
+    }
+    u["content"] = content;
+    return u;
+  }
   // No ACP counterpart: the prompt's response and the updates above carry what ACP shows.
   Update operator()(const ev::AgentStart&) const { return std::nullopt; }
   Update operator()(const ev::AgentEnd&) const { return std::nullopt; }
@@ -418,7 +451,6 @@ struct UpdateVisitor {
   Update operator()(const ev::MessageEnd&) const { return std::nullopt; }
   Update operator()(const ev::AutoRetryStart&) const { return std::nullopt; }
   Update operator()(const ev::AutoRetryEnd&) const { return std::nullopt; }
-  Update operator()(const ev::TtsrTriggered&) const { return std::nullopt; }
   Update operator()(const ev::AutoCompactionStart&) const { return std::nullopt; }
   Update operator()(const ev::AutoCompactionEnd&) const { return std::nullopt; }
   // The reminder itself is a hidden message; the plan shows the todos.

@@ -131,6 +131,20 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
     s->RestoreFromBranch();
     s->CloseInterruptedCalls();
   }
+  if (s->agent_->rules) {
+    // The project's rules are read now, once: a session sees the rules of when it opened.
+    rules::RuleSet set = rules::LoadSessionRules(*s->agent_->rules, s->options_.cwd);
+    // The agent's own warnings were logged when it was built.
+    for (size_t i = s->agent_->rules->warnings.size(); i < set.warnings.size(); ++i)
+      log::Warn("stream rules: " + set.warnings[i]);
+    if (!set.rules.empty()) {
+      s->rules_ = std::make_unique<rules::Controller>(std::move(set), s->options_.cwd,
+                                                      s->agent_->rules->home);
+      // `once` outlives a restart: rules injected on this branch stay injected.
+      for (const Entry* e : s->history_.Branch())
+        if (e->kind == EntryKind::kTtsrInjection) s->rules_->RestoreInjected(e->rules);
+    }
+  }
   return s;
 }
 
@@ -457,6 +471,8 @@ bool Session::RemoveTool(const std::string& name) {
     }
   return false;
 }
+
+const rules::RuleSet* Session::stream_rules() const { return rules_ ? &rules_->set() : nullptr; }
 
 std::vector<std::shared_ptr<Tool>> Session::tools() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -828,28 +844,35 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
         std::lock_guard<std::mutex> lock(mu_);
         accepting_ = false;
       }
-      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      EmitTurnEnd(t, said);
       Emit(event::AgentEnd{&t.added});
       return *s.error;
     }
     if (s.interrupt) {
       // A stream rule or a steering message: what it brings joins the history, and the model
-      // is asked again within the same prompt.
-      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      // is asked again within the same prompt (unless the user cancels in the pause).
+      EmitTurnEnd(t, said);
+      const bool cancelled = s.interrupt->delay_ms > 0 && t.cancel.WaitFor(s.interrupt->delay_ms);
       for (Message& m : s.interrupt->inject) {
         AppendMessage(std::move(m), &t);
-        EmitMessage(t.step, t.added.back());
+        if (!s.interrupt->silent) EmitMessage(t.step, t.added.back());
       }
+      if (!s.interrupt->ttsr_rules.empty()) RecordTtsr(s.interrupt->ttsr_rules);
+      if (cancelled || t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
       continue;
     }
     if (s.aborted != CancelCause::kNone) {
-      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      EmitTurnEnd(t, said);
       return Finish(t, TurnStop::kCancelled);
     }
     const bool carried_on = RunToolCalls(s.message, t);
-    Emit(event::TurnEnd{t.step, said, &t.tool_results});
+    EmitTurnEnd(t, said);
     if (!carried_on) return Finish(t, TurnStop::kCancelled);
+    // Prose rules that matched without interrupting arrive now; the model answers them even
+    // when it meant to stop.
+    const bool followed = rules_ && InjectFollowUps(t);
     std::optional<TurnStop> stop = DecideNext(s.message, t);
+    if (followed && stop && *stop == TurnStop::kEndTurn && !t.ends_turn) stop.reset();
     // Messages the user queued meanwhile: steering at the end of every model request, follow-ups
     // when the prompt would end, then a reminder of open todos; each asks the model again.
     if (!t.cancel.cancelled() && (!stop || *stop == TurnStop::kEndTurn)) {
@@ -1017,6 +1040,7 @@ Session::Streamed Session::StreamMessage(Turn& t) {
     interrupt_.reset();
   }
   ScopedCancelCallback link(t.cancel, [stream, &t] { stream->Cancel(t.cancel.cause()); });
+  if (rules_) rules_->ResetBuffers();
 
   MessageBuilder builder;
   Emit(event::MessageStart{step, &builder.message()});
@@ -1038,6 +1062,13 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   std::optional<StreamInterrupt> watched;
   auto on_delta = [&](const StreamDelta& d) {
     if (stream->cancelled()) return false;
+    if (rules_) {
+      if (auto hit = WatchRules(d, step)) {
+        watched = std::move(hit);
+        stream->Cancel(watched->cause);
+        return false;
+      }
+    }
     if (options_.watcher) {
       // The watcher sees the delta before anything of it leaves the engine.
       if (auto hit = options_.watcher(d, builder.message())) {
@@ -1076,23 +1107,39 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   if (out.message.provider.empty()) out.message.provider = model.provider_name;
   if (out.message.model.empty()) out.message.model = model.model_id;
   if (stopped) {
-    // Keep what was said, but never a tool call that will not run.
-    std::vector<ContentBlock> kept;
-    for (auto& b : out.message.content)
-      if (b.type != BlockType::kToolCall) kept.push_back(std::move(b));
-    out.message.content = std::move(kept);
-    out.message.stop_reason = StopReason::kCancelled;
     out.aborted = stream->cause() == CancelCause::kNone ? CancelCause::kUser : stream->cause();
-    if (watched && !t.cancel.cancelled()) {
-      out.interrupt = std::move(watched);
-      if (!out.interrupt->keep_partial) out.message.content.clear();
-    }
+    SettleStopped(out, std::move(watched), builder, t);
   }
   t.result.usage.Add(out.message.usage);
   EmitUsage(t, out.message, model);
   if (!out.message.content.empty()) AppendMessage(out.message, &t);
   Emit(event::MessageEnd{step, &out.message});
   return out;
+}
+
+namespace {
+// The blocks of a stopped message that may stay: never a tool call that will not run.
+std::vector<ContentBlock> WithoutToolCalls(std::vector<ContentBlock> blocks) {
+  std::vector<ContentBlock> kept;
+  kept.reserve(blocks.size());
+  for (auto& b : blocks)
+    if (b.type != BlockType::kToolCall) kept.push_back(std::move(b));
+  return kept;
+}
+}  // namespace
+
+void Session::SettleStopped(Streamed& out, std::optional<StreamInterrupt> watched,
+                            MessageBuilder& builder, const Turn& t) {
+  out.message.content = WithoutToolCalls(std::move(out.message.content));
+  out.message.stop_reason = StopReason::kCancelled;
+  // A stream rule that fired stays fired even when the user cancelled at the same moment: its
+  // injection joins the history (the prompt still ends), as the controller already counts it.
+  if (!watched || (t.cancel.cancelled() && watched->ttsr_rules.empty())) return;
+  // What the editor was shown: the provider's own copy may hold the delta that was stopped.
+  out.message.content = WithoutToolCalls(builder.Take(/*partial=*/true).content);
+  out.interrupt = std::move(watched);
+  if (!out.interrupt->keep_partial) out.message.content.clear();
+  if (!out.interrupt->reason.empty()) out.message.error_message = out.interrupt->reason;
 }
 
 void Session::EmitUsage(const Turn& t, const Message& m, const ModelChoice& model) {
@@ -1176,6 +1223,98 @@ std::optional<TurnStop> Session::DecideNext(const Message& assistant, Turn& t) {
   return TurnStop::kEndTurn;
 }
 
+// --- stream rules ---
+
+namespace {
+// The pause between a stream rule's interruption and the retry: a user's cancel in it wins.
+constexpr int kTtsrRetryDelayMs = 50;
+
+Message HiddenRuleMessage(std::string text) {
+  Message m;
+  m.role = Role::kUser;
+  m.custom_type = "ttsr-injection";
+  m.display = false;
+  m.content.push_back(ContentBlock::Text(std::move(text)));
+  return m;
+}
+
+std::vector<std::string> Names(const std::vector<const rules::Rule*>& rules) {
+  std::vector<std::string> names;
+  names.reserve(rules.size());
+  for (const auto* r : rules) names.push_back(r->name);
+  return names;
+}
+}  // namespace
+
+void Session::EmitTurnEnd(const Turn& t, const Message* said) {
+  Emit(event::TurnEnd{t.step, said, &t.tool_results});
+  if (rules_) rules_->OnTurnEnd();
+}
+
+std::optional<StreamInterrupt> Session::WatchRules(const StreamDelta& d, int step) {
+  auto f = rules_->OnDelta(d);
+  if (!f) return std::nullopt;
+  if (!f->interrupt) {
+    // A prose rule waits for the message to complete, silently; a tool rule is announced now
+    // and rides on the call's result.
+    if (f->source == rules::Source::kTool) {
+      EmitTtsr(*f, step);
+      RecordTtsr(Names(f->rules));
+    }
+    return std::nullopt;
+  }
+  EmitTtsr(*f, step);
+  StreamInterrupt i;
+  i.cause = CancelCause::kStreamRule;
+  i.keep_partial = rules_->settings().context_mode == rules::ContextMode::kKeep;
+  i.reason = rules::Controller::Reason(f->rules);
+  i.silent = true;
+  i.delay_ms = kTtsrRetryDelayMs;
+  i.inject.push_back(HiddenRuleMessage(rules_->RenderInterrupt(f->rules)));
+  i.ttsr_rules = Names(f->rules);
+  return i;
+}
+
+void Session::EmitTtsr(const rules::Firing& f, int step) {
+  event::TtsrTriggered e;
+  e.turn = step;
+  e.interrupted = f.interrupt;
+  e.source = rules::SourceId(f.source);
+  e.tool_call_id = f.tool_call_id;
+  e.id = "ttsr-" + std::to_string(++ttsr_fired_);
+  for (const rules::Rule* r : f.rules) {
+    e.rules.push_back(r->name);
+    event::TtsrRule d;
+    d.name = r->name;
+    d.path = rules_->ShownPath(*r);
+    d.content = r->content;
+    for (const auto& c : r->conditions) d.conditions.push_back(c.pattern);
+    d.scope = r->scope;
+    d.interrupt_mode =
+        rules::InterruptModeId(r->interrupt_mode.value_or(rules_->settings().interrupt_mode));
+    d.origin = r->origin;
+    e.details.push_back(std::move(d));
+  }
+  Emit(e);
+}
+
+void Session::RecordTtsr(const std::vector<std::string>& names) {
+  Entry e;
+  e.kind = EntryKind::kTtsrInjection;
+  e.rules = names;
+  std::lock_guard<std::mutex> lock(mu_);
+  history_.Append(std::move(e));
+}
+
+bool Session::InjectFollowUps(Turn& t) {
+  auto rules = rules_->TakeFollowUps();
+  if (rules.empty()) return false;
+  AppendMessage(HiddenRuleMessage(rules_->RenderInterrupt(rules)), &t);
+  EmitMessage(t.step, t.added.back());
+  RecordTtsr(Names(rules));
+  return true;
+}
+
 // --- tool calls ---
 
 ToolContext Session::MakeToolContext(const CancelToken& cancel) {
@@ -1216,6 +1355,14 @@ Session::CallRun Session::StartCall(const ContentBlock& call, const std::shared_
 
 void Session::CompleteCall(CallRun& run, ToolOutput out, Turn& t) {
   Emit(event::ToolExecutionEnd{t.step, &run.shown, &out, out.is_error});
+  if (rules_) {
+    // Rules that matched this call's arguments without interrupting: the model reads them
+    // first in the result (the editor already saw them as a ttsr event).
+    auto reminded = rules_->TakeToolReminders(run.shown.id);
+    if (!reminded.empty())
+      out.content.insert(out.content.begin(),
+                         ContentBlock::Text(rules_->RenderToolReminder(reminded)));
+  }
   Message tr;
   tr.role = Role::kToolResult;
   tr.tool_call_id = run.shown.id;

@@ -15,9 +15,12 @@
 #include "agent/client_services.h"
 #include "agent/events.h"
 #include "agent/history.h"
+#include "agent/message_builder.h"
 #include "agent/permissions.h"
 #include "agent/provider.h"
 #include "agent/session_store.h"
+#include "agent/rules/controller.h"
+#include "agent/rules/loader.h"
 #include "agent/tool.h"
 #include "config/agent_spec.h"
 #include "support/cancel.h"
@@ -51,6 +54,9 @@ struct AgentConfig {
   PermissionMode default_mode = PermissionMode::kDefault;
   std::vector<std::string> extra_roots;
   std::vector<config::SlashCommand> commands;
+  // Stream rules of the spec, the agent folder and the user, and the `ttsr:` settings; each
+  // session adds its project's when it opens. Null: no stream rules at all.
+  std::shared_ptr<const rules::AgentRules> rules;
 };
 
 // What a door may know of an agent: it never calls a provider or a tool itself.
@@ -98,6 +104,13 @@ struct StreamInterrupt {
   CancelCause cause = CancelCause::kStreamRule;
   bool keep_partial = false;    // keep what was streamed in the history (tool calls never)
   std::vector<Message> inject;  // appended before the model is asked again
+  std::string reason;           // the aborted message's error_message (empty: none)
+  bool silent = false;          // the injected messages get no message_start/end events
+  // A pause before the model is asked again; a cancel in it ends the turn (what was to be
+  // injected still joins the history, for the next prompt).
+  int delay_ms = 0;
+  // Stream rules injected: recorded as a ttsr_injection entry with the injected messages.
+  std::vector<std::string> ttsr_rules;
 };
 
 // Watches every stream delta before it leaves the engine; returning an interrupt aborts the
@@ -224,6 +237,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void SetModel(ModelChoice model);
   void SetThinking(ThinkingLevel level);
   bool SupportsImages() const;
+  // The stream rules this session registered (null: none), for listings.
+  const rules::RuleSet* stream_rules() const;
+
   // Adds a tool to this session only (MCP, host tools); a tool of the same name is replaced.
   void AddTool(std::shared_ptr<Tool> tool);
   // Removes this session's tool of that name; false when it has none.
@@ -274,6 +290,10 @@ class Session : public std::enable_shared_from_this<Session> {
   Result<TurnResult> RunTurn(std::vector<ContentBlock> content, const CancelToken& cancel);
   std::optional<TurnStop> LimitReached(const Turn& t) const;
   Streamed StreamMessage(Turn& t);
+  // A stopped stream's message: no tool calls, cancelled, and the interrupt that stopped it (if
+  // it goes on with the turn) with what the editor was shown.
+  void SettleStopped(Streamed& out, std::optional<StreamInterrupt> watched, MessageBuilder& builder,
+                     const Turn& t);
   ModelRequest BuildRequest(const ModelChoice& model) const;
   void EmitUsage(const Turn& t, const Message& m, const ModelChoice& model);
   // Runs the message's tool calls; false when the turn was cancelled meanwhile.
@@ -303,6 +323,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void CompleteCall(CallRun& run, ToolOutput out, Turn& t);
   PermissionDecision AskPermission(const CallRun& run, const ContentBlock& call,
                                    const CancelToken& cancel);
+
+  // Stream rules (worker only).
+  void EmitTurnEnd(const Turn& t, const Message* said);
+  std::optional<StreamInterrupt> WatchRules(const StreamDelta& d, int step);
+  void EmitTtsr(const rules::Firing& f, int step);
+  void RecordTtsr(const std::vector<std::string>& names);
+  // Injects the prose rules that matched without interrupting; true when it did.
+  bool InjectFollowUps(Turn& t);
 
   // History and events (worker only, except where locked inside).
   void AppendMessage(Message m, Turn* t);
@@ -352,6 +380,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<Message> context_;  // for the next prompt
   bool auto_retry_ = true;
   std::shared_ptr<CancelSource> retry_abort_;  // the stream in flight's retry wait
+  // Null when no stream rule is registered: then a delta costs one pointer test.
+  std::unique_ptr<rules::Controller> rules_;
+  int ttsr_fired_ = 0;  // for TtsrTriggered ids
 };
 
 // Session files for a door (both doors open sessions this way).

@@ -34,5 +34,6 @@ int RunRpcModeIfSelected(int argc, char** argv);
 
 Subcommand AddAcpCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
+Subcommand AddRulesCommand(CLI::App& app);
 
 }  // namespace lousho::cli

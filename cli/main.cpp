@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   std::vector<lousho::cli::Subcommand> commands;
   commands.push_back(lousho::cli::AddAcpCommand(app));
   commands.push_back(lousho::cli::AddValidateCommand(app));
+  commands.push_back(lousho::cli::AddRulesCommand(app));
 
   try {
     app.parse(argc, argv);

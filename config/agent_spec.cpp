@@ -343,7 +343,7 @@ const std::vector<std::string> kTopKeys = {
     "name",     "description", "model",    "instructions", "instructionsFile",
     "thinking", "tools",       "maxSteps", "limits",       "permissions",
     "mode",     "roots",       "rules",    "providers",    "commands",
-    "scripts",  "sessionDir"};
+    "scripts",  "sessionDir", "ttsr"};
 
 // "provider/model": both parts present.
 bool IsProviderModel(const std::string& model) {
@@ -391,6 +391,105 @@ std::string FindSpecInDir(const fs::path& dir) {
     if (fs::is_regular_file(dir / name, ec)) return (dir / name).string();
   }
   return {};
+}
+
+// The keys of a rule written inline in `rules:` (those of a rule file's front matter, plus its
+// name and text).
+const std::vector<std::string> kInlineRuleKeys = {
+    "name",  "content",       "condition",   "ttsr_trigger", "ttsrTrigger", "scope",
+    "globs", "interruptMode", "description", "alwaysApply",  "enabled",     "path"};
+
+std::string Where(const Ctx& ctx, const YAML::Node& n) {
+  YAML::Mark m = n.Mark();
+  return ctx.file() + ":" + std::to_string(m.line >= 0 ? m.line + 1 : 1) + ":" +
+         std::to_string(m.column >= 0 ? m.column + 1 : 1);
+}
+
+void CheckOneOf(const Ctx& ctx, const YAML::Node& n, const std::string& what,
+                const std::vector<std::string>& allowed) {
+  std::string v = Str(ctx, n, what);
+  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return;
+  std::string all;
+  for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
+  ctx.Fail(n, what + ": expected one of " + all + ", got '" + v + "'");
+}
+
+// A string or a list of strings.
+void CheckStrings(const Ctx& ctx, const YAML::Node& n, const std::string& what) {
+  if (n.IsScalar()) return;
+  if (!n.IsSequence()) ctx.Fail(n, what + ": expected a string or a list of strings");
+  for (const auto& item : n) Str(ctx, item, what);
+}
+
+std::vector<RuleSpec> ParseRules(const Ctx& ctx, const YAML::Node& n, const std::string& dir) {
+  if (!n.IsSequence()) ctx.Fail(n, "rules: expected a list of rule files, folders or rules");
+  std::vector<RuleSpec> out;
+  for (const auto& item : n) {
+    RuleSpec r;
+    r.where = Where(ctx, item);
+    if (item.IsScalar()) {
+      r.path = SpecPath(ctx, item, "rules", dir).lexically_normal().string();
+      std::error_code ec;
+      if (!fs::exists(r.path, ec))
+        ctx.Fail(item, "rules: no such file or folder " + Shown(item.Scalar()));
+      out.push_back(std::move(r));
+      continue;
+    }
+    ExpectMap(ctx, item, "rule");
+    CheckKeys(ctx, item, "rule", kInlineRuleKeys);
+    if (item["path"]) {
+      if (item.size() != 1)
+        ctx.Fail(item, "rule: 'path' names a file or folder; give no other key");
+      r.path = SpecPath(ctx, item["path"], "rule path", dir).lexically_normal().string();
+      std::error_code ec;
+      if (!fs::exists(r.path, ec))
+        ctx.Fail(item["path"], "rule path: no such file or folder " + Shown(item["path"].Scalar()));
+      out.push_back(std::move(r));
+      continue;
+    }
+    if (!item["name"]) ctx.Fail(item, "rule: 'name' is required for a rule written inline");
+    r.name = Str(ctx, item["name"], "rule name");
+    if (r.name.empty()) ctx.Fail(item["name"], "rule name: expected a name");
+    if (!item["content"])
+      ctx.Fail(item, "rule '" + r.name + "': 'content' (the text injected) is required");
+    r.content = Str(ctx, item["content"], "rule content");
+    if (!item["condition"] && !item["ttsr_trigger"] && !item["ttsrTrigger"])
+      ctx.Fail(item, "rule '" + r.name + "': 'condition' is required");
+    for (const char* key : {"condition", "ttsr_trigger", "ttsrTrigger", "scope", "globs"})
+      if (item[key]) CheckStrings(ctx, item[key], std::string("rule ") + key);
+    if (item["interruptMode"])
+      CheckOneOf(ctx, item["interruptMode"], "rule interruptMode",
+                 {"always", "prose-only", "tool-only", "never"});
+    if (item["description"]) Str(ctx, item["description"], "rule description");
+    if (item["alwaysApply"]) Bool(ctx, item["alwaysApply"], "rule alwaysApply");
+    if (item["enabled"]) Bool(ctx, item["enabled"], "rule enabled");
+    r.fields = ToJson(item);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+TtsrSpec ParseTtsr(const Ctx& ctx, const YAML::Node& n) {
+  ExpectMap(ctx, n, "ttsr");
+  CheckKeys(ctx, n, "ttsr", {"enabled", "contextMode", "interruptMode", "repeatMode", "repeatGap"});
+  TtsrSpec t;
+  if (n["enabled"]) t.enabled = Bool(ctx, n["enabled"], "ttsr.enabled");
+  if (n["contextMode"]) {
+    CheckOneOf(ctx, n["contextMode"], "ttsr.contextMode", {"discard", "keep"});
+    t.context_mode = n["contextMode"].Scalar();
+  }
+  if (n["interruptMode"]) {
+    CheckOneOf(ctx, n["interruptMode"], "ttsr.interruptMode",
+               {"always", "prose-only", "tool-only", "never"});
+    t.interrupt_mode = n["interruptMode"].Scalar();
+  }
+  if (n["repeatMode"]) {
+    CheckOneOf(ctx, n["repeatMode"], "ttsr.repeatMode", {"once", "after-gap"});
+    t.repeat_mode = n["repeatMode"].Scalar();
+  }
+  if (n["repeatGap"])
+    t.repeat_gap = static_cast<int>(Int(ctx, n["repeatGap"], "ttsr.repeatGap", 0));
+  return t;
 }
 
 AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
@@ -477,7 +576,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   }
   if (root["sessionDir"])
     spec.session_dir = SpecPath(ctx, root["sessionDir"], "sessionDir", dir).lexically_normal();
-  if (root["rules"]) spec.rules = ToJson(root["rules"]);
+  if (root["rules"]) spec.rules = ParseRules(ctx, root["rules"], dir);
+  if (root["ttsr"]) spec.ttsr = ParseTtsr(ctx, root["ttsr"]);
   {
     std::error_code ec;
     if (fs::is_directory(fs::path(dir) / "rules", ec))

@@ -51,6 +51,24 @@ struct SlashCommand {
   std::string hint;    // input hint shown by editors
 };
 
+// One item of `rules:`: a rule file or a folder of them, or a rule written inline.
+struct RuleSpec {
+  std::string where;    // "<spec>:<line>:<col>" of the item, for messages
+  std::string path;     // absolute file or folder; empty for an inline rule
+  std::string name;     // inline: the rule's name
+  std::string content;  // inline: the text injected
+  Json::Value fields;   // inline: the other keys, as a rule file's front matter would hold them
+};
+
+// The `ttsr:` settings; unset ones keep the defaults (or the project's override).
+struct TtsrSpec {
+  std::optional<bool> enabled;
+  std::optional<std::string> context_mode;    // discard | keep
+  std::optional<std::string> interrupt_mode;  // always | prose-only | tool-only | never
+  std::optional<std::string> repeat_mode;     // once | after-gap
+  std::optional<int> repeat_gap;              // completed turns
+};
+
 struct AgentSpec {
   std::string source;  // the spec file
   std::string dir;     // its folder (relative paths resolve here)
@@ -67,8 +85,9 @@ struct AgentSpec {
   std::string default_mode = "default";
   std::vector<std::string> roots;  // extra absolute roots tools may touch
   std::string session_dir;         // where session files go (absolute); empty: the default
-  Json::Value rules;               // stream rules (a later issue); kept verbatim
+  std::vector<RuleSpec> rules;     // stream rules of the spec, in order
   std::string rules_dir;           // folder rules/ beside the spec, if present
+  TtsrSpec ttsr;
   std::map<std::string, ProviderSettings> providers;
   std::vector<SlashCommand> commands;
   std::map<std::string, Script> scripts;
