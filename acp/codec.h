@@ -38,6 +38,12 @@ struct NewSessionParams {
   std::vector<std::string> additional_directories;
   static Result<NewSessionParams> FromJson(const Json::Value& params);
 };
+// session/new and session/load `mcpServers`: stdio ({name, command, args, env: [{name, value}]}),
+// {type: "http", name, url, headers: [{name, value}]} and {type: "sse", ...}. Errors name the
+// field by path.
+Result<std::vector<config::McpServerSpec>> McpServersFromJson(
+    const Json::Value& list, const std::string& path = "params.mcpServers");
+
 struct PromptParams {
   std::string session_id;
   Json::Value prompt;  // a non-empty array of content blocks (see PromptFromJson)

@@ -78,6 +78,7 @@ void Server::BindMethods() {
 
 void Server::Run() {
   peer_.Run();
+  shutdown_.Cancel(CancelCause::kShutdown);
   // Input ended: cancel every turn, then let them finish and write their last lines (calls to
   // the editor fail at once now).
   std::map<std::string, std::shared_ptr<agent::Session>> sessions;
@@ -108,8 +109,8 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   pc["embeddedContext"] = true;
   ac["promptCapabilities"] = pc;
   Json::Value mcp = Obj();
-  mcp["http"] = false;
-  mcp["sse"] = false;
+  mcp["http"] = true;
+  mcp["sse"] = true;
   ac["mcpCapabilities"] = mcp;
   Json::Value sc = Obj();
   sc["close"] = Obj();
@@ -165,9 +166,6 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
     fs::path root = fs::weakly_canonical(d, ec);
     so.additional_roots.push_back(ec ? fs::path(d) : root);
   }
-  if (params.mcp_servers.isArray() && !params.mcp_servers.empty())
-    log::Warn("session/new: " + std::to_string(params.mcp_servers.size()) +
-              " MCP server(s) given; this version does not connect to MCP servers yet");
   so.id = NewSessionId();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -185,15 +183,64 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
     return reply.Error(jsonrpc::kInternalError, created.error().message,
                        ErrorData(created.error().code));
   std::shared_ptr<agent::Session> session = *created;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    sessions_[sid] = session;
+  StartSession(session, params.mcp_servers, std::move(reply), [sid, session] {
+    Json::Value res = Obj();
+    res["sessionId"] = sid;
+    res["modes"] = ModesToJson(session->mode());
+    return res;
+  });
+}
+
+void Server::StartSession(std::shared_ptr<agent::Session> session, const Json::Value& mcp_servers,
+                          Reply reply, std::function<Json::Value()> result) {
+  auto editor = McpServersFromJson(mcp_servers);
+  if (!editor.ok())
+    return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + editor.error().message);
+  std::vector<config::McpServerSpec> servers =
+      agent::mcp::MergeServers(std::move(*editor), view_.mcp_servers);
+  auto finish = [this, session, result](Reply r, std::vector<agent::mcp::ServerStatus> status) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      sessions_[session->id()] = session;
+    }
+    r.Result(result());
+    AnnounceSession(session->id(), status);
+  };
+  if (servers.empty()) return finish(std::move(reply), {});
+  // Starting servers takes time (up to the start timeout): a worker waits, not the reader.
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  agent::mcp::StartOptions mo;
+  mo.cwd = session->cwd();
+  mo.roots = session->roots();
+  mo.client_version = options_.version;
+  mo.settings = view_.mcp;
+  mo.cancel = shutdown_.token();
+  Status st = pool_.Post([this, session, servers = std::move(servers), mo, shared_reply, finish] {
+    auto status = agent::mcp::AttachServers(*session, servers, mo);
+    if (shutdown_.cancelled()) {
+      session->Close([] {}, CancelCause::kShutdown);
+      return shared_reply->Error(jsonrpc::kInternalError, "the agent is shutting down");
+    }
+    finish(std::move(*shared_reply), std::move(status));
+  });
+  if (!st.ok())
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+}
+
+// After the answer: the spec's slash commands, and a note for each MCP server that is missing.
+void Server::AnnounceSession(const std::string& sid,
+                             const std::vector<agent::mcp::ServerStatus>& servers) {
+  for (const auto& s : servers) {
+    std::string msg = agent::mcp::FailureMessage(s);
+    if (msg.empty()) continue;
+    Json::Value u = Obj();
+    u["sessionUpdate"] = "agent_message_chunk";
+    Json::Value text = Obj();
+    text["type"] = "text";
+    text["text"] = msg + "\n";
+    u["content"] = text;
+    SendUpdate(sid, u);
   }
-  Json::Value res = Obj();
-  res["sessionId"] = sid;
-  res["modes"] = ModesToJson(session->mode());
-  reply.Result(res);
-  // Commands only after the session exists for the client.
   if (!view_.commands.empty()) {
     Json::Value u = Obj();
     u["sessionUpdate"] = "available_commands_update";

@@ -2,12 +2,14 @@
 // side of ClientServices over the same connection.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "acp/codec.h"
+#include "agent/mcp/servers.h"
 #include "agent/client_services.h"
 #include "agent/session.h"
 #include "support/jsonrpc.h"
@@ -67,6 +69,15 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   void BindNotification(const char* method, void (Server::*handler)(const P&));
   void Initialize(const InitializeParams& params, jsonrpc::Reply reply);
   void NewSession(const NewSessionParams& params, jsonrpc::Reply reply);
+  // The tail every session opening shares (session/new, session/load): parses the editor's
+  // `mcpServers` (a malformed list answers -32602), starts them with the spec's on a worker,
+  // never the reader thread, waiting at most the spec's mcp.startTimeoutMs for all together;
+  // then registers the session, answers `reply` with `result()`, announces the commands, and
+  // tells the user in the session about each server that did not start.
+  void StartSession(std::shared_ptr<agent::Session> session, const Json::Value& mcp_servers,
+                    jsonrpc::Reply reply, std::function<Json::Value()> result);
+  void AnnounceSession(const std::string& sid,
+                       const std::vector<agent::mcp::ServerStatus>& servers);
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);
   void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
   void CloseSession(const SessionIdParams& params, jsonrpc::Reply reply);
@@ -89,6 +100,8 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // Running prompts by their request id (as JSON text), for $/cancel_request.
   std::map<std::string, std::weak_ptr<agent::Session>> prompts_;
   long long session_counter_ = 0;
+  // Fired when input ends: MCP servers still starting stop waiting.
+  CancelSource shutdown_;
 };
 
 }  // namespace lousho::acp

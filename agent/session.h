@@ -50,6 +50,9 @@ struct AgentConfig {
   PermissionMode default_mode = PermissionMode::kDefault;
   std::vector<std::string> extra_roots;
   std::vector<config::SlashCommand> commands;
+  // The spec's MCP servers (each session starts its own) and their timeouts.
+  std::vector<config::McpServerSpec> mcp_servers;
+  config::McpSettings mcp;
 };
 
 // What a door may know of an agent: it never calls a provider or a tool itself.
@@ -58,6 +61,8 @@ struct AgentView {
   bool images = false;  // the default model accepts images
   std::vector<config::SlashCommand> commands;
   std::optional<Error> provider_error;
+  std::vector<config::McpServerSpec> mcp_servers;  // the spec's; a door starts them per session
+  config::McpSettings mcp;
 };
 AgentView ViewOf(const AgentConfig& agent);
 
@@ -109,6 +114,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Session& operator=(const Session&) = delete;
 
   const std::string& id() const { return options_.id; }
+  const std::filesystem::path& cwd() const { return options_.cwd; }
+  // The folders the session's tools may touch; roots()[0] == cwd(). Fixed at creation.
+  const std::vector<std::filesystem::path>& roots() const { return roots_; }
 
   // Starts a turn. Fails with LOUSHO_SESSION_BUSY when a turn is running. `done` runs on the
   // worker after every event of the turn has been emitted.
@@ -137,6 +145,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool SupportsImages() const;
   // Adds a tool to this session only (MCP, host tools); a tool of the same name is replaced.
   void AddTool(std::shared_ptr<Tool> tool);
+  // Adds tools that may change (MCP servers): their current set is taken before each model
+  // request, and the source is closed when the session closes (or is destroyed).
+  void AddToolSource(std::shared_ptr<ToolSource> source);
   std::vector<std::shared_ptr<Tool>> tools() const;
 
   // A copy of the current branch's messages.
@@ -158,6 +169,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<TurnStop> LimitReached(const Turn& t) const;
   Streamed StreamMessage(Turn& t);
   ModelRequest BuildRequest(const ModelChoice& model) const;
+  // Takes the tool sources' current tools into tools_ (worker only).
+  void RefreshSourceTools(const CancelToken& cancel);
+  void CloseSources();
   void EmitUsage(const Turn& t, const Message& m, const ModelChoice& model);
   // Runs the message's tool calls; false when the turn was cancelled meanwhile.
   bool RunToolCalls(const Message& assistant, Turn& t);
@@ -201,6 +215,8 @@ class Session : public std::enable_shared_from_this<Session> {
   PermissionMode mode_;
   ModelChoice model_;
   std::vector<std::shared_ptr<Tool>> tools_;
+  std::vector<std::shared_ptr<ToolSource>> sources_;
+  std::vector<std::string> source_tool_names_;  // the names in tools_ that came from sources_
   agent::History history_;  // written on the worker under mu_; read there without it
   std::vector<PlanEntry> plan_;
   Usage total_usage_;

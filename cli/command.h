@@ -30,5 +30,6 @@ int StopSignal();
 
 Subcommand AddAcpCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
+Subcommand AddMcpCommand(CLI::App& app);
 
 }  // namespace lousho::cli
