@@ -34,10 +34,13 @@ namespace {
 std::string LastLines(const std::string& tail, int lines) {
   std::string t = tail.size() > 2048 ? tail.substr(tail.size() - 2048) : tail;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
-  size_t pos = t.size();
-  for (int i = 0; i < lines && pos != std::string::npos && pos > 0; ++i)
-    pos = t.rfind('\n', pos - 1);
-  return pos == std::string::npos ? t : t.substr(pos + 1);
+  size_t start = t.size();
+  for (int i = 0; i < lines; ++i) {
+    size_t nl = start == 0 ? std::string::npos : t.rfind('\n', start - 1);
+    if (nl == std::string::npos) return t;
+    start = nl;
+  }
+  return t.substr(start + 1);
 }
 
 std::string FileUri(const std::filesystem::path& p) {
