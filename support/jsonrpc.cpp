@@ -314,12 +314,12 @@ Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& par
   lock.unlock();
   if (closed_) return MakeError(ErrorCode::kDisconnected, "the client has disconnected");
   if (timed_out) {
-    log::Warn(method + ": no answer from the client within " + std::to_string(timeout_ms) +
+    log::Warn(method + ": no answer from the other side within " + std::to_string(timeout_ms) +
               " ms; giving up");
     Json::Value cancel_params(Json::objectValue);
     cancel_params["requestId"] = static_cast<Json::Int64>(id);
     Notify(options_.cancel_method, cancel_params);
-    return MakeError(ErrorCode::kTimeout, method + ": no answer from the client in time");
+    return MakeError(ErrorCode::kTimeout, method + ": no answer from the other side in time");
   }
   Json::Value cancel_params(Json::objectValue);
   cancel_params["requestId"] = static_cast<Json::Int64>(id);
