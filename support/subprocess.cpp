@@ -701,7 +701,9 @@ void ChildProcess::CollectStderr() {
       if (errno == EINTR) continue;
       return;
     }
-    if (fds[1].revents != 0) return;
+    // Woken by Stop: what is already in the pipe is still kept, without waiting for more.
+    const bool last = fds[1].revents != 0;
+    if (last && (fds[0].revents & (POLLIN | POLLHUP)) == 0) return;
     ssize_t n = read(stderr_r_, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
