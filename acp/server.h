@@ -9,8 +9,8 @@
 #include <string>
 
 #include "acp/codec.h"
-#include "agent/mcp/servers.h"
 #include "agent/client_services.h"
+#include "agent/mcp/servers.h"
 #include "agent/session.h"
 #include "support/jsonrpc.h"
 #include "support/transport.h"

@@ -132,12 +132,12 @@ class PermissionPolicy {
     explicit CompiledRule(PermissionRule r);
     PermissionRule rule;
     bool AppliesTo(const Tool& tool) const;
-    bool catch_all;  // "*" or "**"
-    bool tool_glob;  // the tool name has wildcards ("mcp__github__*")
+    bool catch_all;   // "*" or "**"
+    bool tool_glob;   // the tool name has wildcards ("mcp__github__*")
     Glob tool_names;  // when tool_glob
-    bool literal;    // no wildcard: one exact text
-    Glob text;       // for commands
-    Glob path;       // for paths
+    bool literal;     // no wildcard: one exact text
+    Glob text;        // for commands
+    Glob path;        // for paths
   };
 
   // `script` is the parsed command for execute-kind tools, else null (a path subject).

@@ -55,11 +55,11 @@ struct ResourceRef {
 struct ToolOutput {
   std::vector<ContentBlock> content;  // text / image blocks for the model
   bool is_error = false;
-  Json::Value details;          // machine-readable result (ACP rawOutput)
-  std::vector<FileDiff> diffs;  // write/edit: what changed
-  std::string terminal_id;      // bash via editor terminal
-  bool plan_changed = false;    // todo: ctx.plan was updated
-  bool ends_turn = false;       // ask: the turn ends; content text is the question
+  Json::Value details;                 // machine-readable result (ACP rawOutput)
+  std::vector<FileDiff> diffs;         // write/edit: what changed
+  std::string terminal_id;             // bash via editor terminal
+  bool plan_changed = false;           // todo: ctx.plan was updated
+  bool ends_turn = false;              // ask: the turn ends; content text is the question
   std::vector<ResourceRef> resources;  // MCP: resources shown to the editor
 
   static ToolOutput Error(std::string message) {

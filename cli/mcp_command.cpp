@@ -34,9 +34,8 @@ Result<std::pair<std::vector<config::McpServerSpec>, config::McpSettings>> Serve
     config::McpServerSpec s;
     s.name = "server";
     s.url = o.spec;
-    bool sse = o.transport == "sse" ||
-               (o.transport.empty() && o.spec.size() >= 4 &&
-                o.spec.compare(o.spec.size() - 4, 4, "/sse") == 0);
+    bool sse = o.transport == "sse" || (o.transport.empty() && o.spec.size() >= 4 &&
+                                        o.spec.compare(o.spec.size() - 4, 4, "/sse") == 0);
     s.transport = sse ? config::McpTransport::kSse : config::McpTransport::kHttp;
     return std::make_pair(std::vector<config::McpServerSpec>{s}, config::McpSettings{});
   }
@@ -48,8 +47,8 @@ Result<std::pair<std::vector<config::McpServerSpec>, config::McpSettings>> Serve
   ShellScript script = ParseShell(o.spec);
   if (script.commands.size() != 1 || script.opaque || script.substitution ||
       script.commands[0].words.empty())
-    return MakeError(ErrorCode::kUsage, "'" + o.spec +
-                                            "' is neither a spec, a URL nor a simple command");
+    return MakeError(ErrorCode::kUsage,
+                     "'" + o.spec + "' is neither a spec, a URL nor a simple command");
   config::McpServerSpec s;
   s.name = "server";
   const auto& words = script.commands[0].words;
@@ -144,8 +143,7 @@ int Call(const McpOptions& o) {
   for (const auto& s : servers->first)
     if (s.name == o.server) chosen.push_back(s);
   // A server given on the command line has no name of its own: any name selects it.
-  if (chosen.empty() && servers->first.size() == 1 && !fs::exists(o.spec))
-    chosen = servers->first;
+  if (chosen.empty() && servers->first.size() == 1 && !fs::exists(o.spec)) chosen = servers->first;
   if (chosen.empty())
     return Fail(MakeError(ErrorCode::kUsage, "no MCP server named '" + o.server + "'"));
   const std::string name = chosen[0].name;

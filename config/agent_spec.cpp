@@ -398,7 +398,8 @@ McpServerSpec ParseMcpServer(const Ctx& ctx, const std::string& name, const YAML
   if (m.transport == McpTransport::kStdio) {
     if (!n["command"]) ctx.Fail(n, where + ": missing required key 'command'");
     if (n["url"] || n["headers"])
-      ctx.Fail(n["url"] ? n["url"] : n["headers"], where + ": 'url' and 'headers' need type http or sse");
+      ctx.Fail(n["url"] ? n["url"] : n["headers"],
+               where + ": 'url' and 'headers' need type http or sse");
     m.command = McpStr(ctx, n["command"], "command", env);
     if (m.command.empty()) ctx.Fail(n["command"], "command: must not be empty");
     if (n["args"]) {
@@ -603,7 +604,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   if (root["mcp_servers"]) {
     const YAML::Node& m = root["mcp_servers"];
     ExpectMap(ctx, m, "mcp_servers");
-    EnvFn env = options.env ? options.env : EnvFn([](const std::string& k) { return ProcessEnv(k); });
+    EnvFn env =
+        options.env ? options.env : EnvFn([](const std::string& k) { return ProcessEnv(k); });
     for (const auto& kv : m) {
       std::string name = kv.first.Scalar();
       if (name.empty()) ctx.Fail(kv.first, "mcp_servers: a server needs a name");
@@ -615,9 +617,11 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
     ExpectMap(ctx, m, "mcp");
     CheckKeys(ctx, m, "mcp", {"startTimeoutMs", "callTimeoutMs", "maxRestarts"});
     if (m["startTimeoutMs"])
-      spec.mcp.start_timeout_ms = static_cast<long>(Int(ctx, m["startTimeoutMs"], "startTimeoutMs", 1));
+      spec.mcp.start_timeout_ms =
+          static_cast<long>(Int(ctx, m["startTimeoutMs"], "startTimeoutMs", 1));
     if (m["callTimeoutMs"])
-      spec.mcp.call_timeout_ms = static_cast<long>(Int(ctx, m["callTimeoutMs"], "callTimeoutMs", 1));
+      spec.mcp.call_timeout_ms =
+          static_cast<long>(Int(ctx, m["callTimeoutMs"], "callTimeoutMs", 1));
     if (m["maxRestarts"])
       spec.mcp.max_restarts = static_cast<int>(Int(ctx, m["maxRestarts"], "maxRestarts", 0));
   }
@@ -688,14 +692,16 @@ Result<std::string> ExpandVars(const std::string& text, const EnvFn& env) {
       fallback = inner.substr(dash + 2);
       inner.resize(dash);
     }
-    if (inner.empty() || inner.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+    if (inner.empty() ||
+        inner.find_first_not_of(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
       return MakeError(ErrorCode::kConfigInvalid, "bad variable name '${" + inner + "}'");
     std::optional<std::string> value = env ? env(inner) : std::nullopt;
     if (!value) value = fallback;
     if (!value)
-      return MakeError(ErrorCode::kConfigInvalid,
-                       "environment variable " + inner + " is not set (write ${" + inner +
-                           ":-default} for a default)");
+      return MakeError(ErrorCode::kConfigInvalid, "environment variable " + inner +
+                                                      " is not set (write ${" + inner +
+                                                      ":-default} for a default)");
     out += *value;
     i = close;
   }

@@ -107,7 +107,8 @@ struct LoadOptions {
 // Expands `${VAR}` and `${VAR:-default}` from `env`; `$$` is a literal `$`. A variable that is
 // not set (and has no default) is an error naming it.
 Result<std::string> ExpandVars(
-    const std::string& text, const std::function<std::optional<std::string>(const std::string&)>& env);
+    const std::string& text,
+    const std::function<std::optional<std::string>(const std::string&)>& env);
 
 // Loads a spec file (.yaml/.yml/.json) or a folder holding agent.yaml/agent.yml/agent.json.
 // Errors: LOUSHO_CONFIG_NOT_FOUND, LOUSHO_CONFIG_INVALID with "<file>:<line>:<col>: what".

@@ -20,7 +20,7 @@ enum class ErrorCode {
   kInvalidMode,
   kInvalidParams,
   kJsonParse,
-  kMcpServer,  // an MCP server failed to start, answered badly, or reported an error
+  kMcpServer,                // an MCP server failed to start, answered badly, or reported an error
   kProviderAuth,             // 401/403, missing key
   kProviderBadRequest,       // 400, 413, 422 ...: retrying the same request is useless
   kProviderBadResponse,      // malformed stream

@@ -266,8 +266,7 @@ void Peer::Wake() {
 }
 
 Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& params,
-                               const CancelToken& cancel, long timeout_ms,
-                               const CallHooks* hooks) {
+                               const CancelToken& cancel, long timeout_ms, const CallHooks* hooks) {
   auto pending = std::make_shared<Pending>();
   long long id;
   {

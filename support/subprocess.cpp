@@ -242,12 +242,12 @@ struct KeeperPlan {
   char* const* envp;
   const std::vector<std::string>* candidates;  // only c_str() is used after fork
   const char* cwd;
-  int out_w;   // the command's stdout (and stderr when err_out_w < 0)
-  int in_r;    // the command's stdin; < 0: /dev/null
+  int out_w;      // the command's stdout (and stderr when err_out_w < 0)
+  int in_r;       // the command's stdin; < 0: /dev/null
   int err_out_w;  // the command's stderr; < 0: out_w
-  int err_w;   // exec failure: an errno, then EOF; success: EOF alone
-  int stat_w;  // to the caller: the command's pid, then its wait status
-  int ctl_r;   // from the caller: 'T' end the tree gracefully, 'K' kill it; EOF as 'T'
+  int err_w;      // exec failure: an errno, then EOF; success: EOF alone
+  int stat_w;     // to the caller: the command's pid, then its wait status
+  int ctl_r;      // from the caller: 'T' end the tree gracefully, 'K' kill it; EOF as 'T'
   long grace_ms;
 };
 
@@ -287,7 +287,10 @@ struct KeeperPlan {
     if (devnull > 2) close(devnull);
   }
   // Unused optional pipes are -1; a repeated descriptor keeps the list sorted and harmless.
-  int keep[] = {plan.out_w, plan.err_w, plan.stat_w, plan.ctl_r,
+  int keep[] = {plan.out_w,
+                plan.err_w,
+                plan.stat_w,
+                plan.ctl_r,
                 plan.in_r >= 0 ? plan.in_r : plan.out_w,
                 plan.err_out_w >= 0 ? plan.err_out_w : plan.out_w};
   CloseOtherFds(keep, 6);
@@ -480,9 +483,17 @@ Status StartKeeper(const std::vector<std::string>& args, const ExecPrep& prep, c
       !MakePipe(&k->ctl_r, &k->ctl_w))
     return MakeError(ErrorCode::kSubprocess, std::string("pipe: ") + std::strerror(errno));
   for (int fd : {k->stat_r.get(), k->ctl_w.get()}) fcntl(fd, F_SETFL, O_NONBLOCK);
-  KeeperPlan plan{prep.argv.data(), prep.envp.data(), &prep.candidates, cwd,
-                  out_w,            in_r,             err_out_w,        err_w.get(),
-                  stat_w.get(),     k->ctl_r.get(),   std::max(0L, grace_ms)};
+  KeeperPlan plan{prep.argv.data(),
+                  prep.envp.data(),
+                  &prep.candidates,
+                  cwd,
+                  out_w,
+                  in_r,
+                  err_out_w,
+                  err_w.get(),
+                  stat_w.get(),
+                  k->ctl_r.get(),
+                  std::max(0L, grace_ms)};
   // No signal may reach the keeper before it has replaced lousho's handlers with its own.
   sigset_t all, old;
   sigfillset(&all);
@@ -535,7 +546,8 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
 
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   Keeper k;
-  Status started = StartKeeper(options.argv, prep, cwd, options.kill_grace_ms, out_w.get(), -1, -1, &k);
+  Status started =
+      StartKeeper(options.argv, prep, cwd, options.kill_grace_ms, out_w.get(), -1, -1, &k);
   out_w.Reset();
   if (!started.ok()) return started.error();
   const pid_t keeper = k.pid;
@@ -563,8 +575,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   auto tell_keeper = [&](char c) {
     ssize_t ignored = write(ctl_w.get(), &c, 1);
     (void)ignored;
-    if (!end_sent)
-      give_up_at = Clock::now() + std::chrono::milliseconds(grace + kKeeperSlackMs);
+    if (!end_sent) give_up_at = Clock::now() + std::chrono::milliseconds(grace + kKeeperSlackMs);
     end_sent = true;
   };
 

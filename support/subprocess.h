@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -66,7 +66,7 @@ struct ProcessOptions {
   std::vector<std::string> argv;  // argv[0] is the program (absolute, or found in PATH)
   std::string cwd;                // empty: inherit
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
-  long kill_grace_ms = 2000;       // between SIGTERM and SIGKILL
+  long kill_grace_ms = 2000;                             // between SIGTERM and SIGKILL
   size_t stderr_tail_bytes = 16384;
 };
 
@@ -110,7 +110,7 @@ class ChildProcess {
   long grace_ms_ = 2000;
   size_t tail_cap_ = 16384;
   mutable std::mutex mu_;
-  std::string tail_;     // guarded by mu_
+  std::string tail_;      // guarded by mu_
   bool stopped_ = false;  // guarded by stop_mu_
   std::mutex stop_mu_;
   std::thread stderr_thread_;

@@ -241,9 +241,9 @@ Result<std::shared_ptr<Client::Conn>> Client::Live(const CancelToken& cancel) {
       if (!tail.empty()) last_stderr_ = tail;
     }
     if (restarts_ >= options_.max_restarts)
-      return MakeError(ErrorCode::kMcpServer,
-                       "MCP server '" + spec_.name + "' is not running (restarted " +
-                           std::to_string(restarts_) + " times already)");
+      return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name +
+                                                  "' is not running (restarted " +
+                                                  std::to_string(restarts_) + " times already)");
     ++restarts_;
     dead = std::move(conn_);
   }
@@ -286,9 +286,8 @@ Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std
                            (tail.empty() ? "" : "; its stderr ends with:\n" + tail));
     }
     default:
-      return MakeError(ErrorCode::kMcpServer,
-                       "MCP server '" + spec_.name + "' answered " + method + " with an error: " +
-                           e.message);
+      return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name + "' answered " + method +
+                                                  " with an error: " + e.message);
   }
 }
 
@@ -301,8 +300,8 @@ Result<std::vector<ToolInfo>> Client::ListTools(const CancelToken& cancel) {
   for (int page = 0; page < kMaxPages; ++page) {
     Json::Value params(Json::objectValue);
     if (!cursor.empty()) params["cursor"] = cursor;
-    auto res = Request(*conn, "tools/list", params, cancel,
-                       std::min(options_.call_timeout_ms, 30000L));
+    auto res =
+        Request(*conn, "tools/list", params, cancel, std::min(options_.call_timeout_ms, 30000L));
     if (!res.ok()) return res.error();
     const Json::Value& list = MemberOrNull(*res, "tools");
     for (Json::ArrayIndex i = 0; i < list.size() && list.isArray(); ++i) {

@@ -104,8 +104,8 @@ class Client {
   // The live connection, reconnecting a dead one when restarts are left.
   Result<std::shared_ptr<Conn>> Live(const CancelToken& cancel);
   Result<Json::Value> Request(const std::shared_ptr<Conn>& conn, const std::string& method,
-                              const Json::Value& params, const CancelToken& cancel,
-                              long timeout_ms, const std::function<void()>* pump = nullptr,
+                              const Json::Value& params, const CancelToken& cancel, long timeout_ms,
+                              const std::function<void()>* pump = nullptr,
                               const std::shared_ptr<CallState>& state = nullptr);
   void BindHandlers(Conn* conn);
 

@@ -52,7 +52,7 @@ HttpLineTransport::HttpLineTransport(HttpTransportOptions options, BaseUrl base,
     : options_(std::move(options)), base_(std::move(base)), path_(std::move(path)) {}
 
 Result<std::unique_ptr<HttpLineTransport>> HttpLineTransport::Open(HttpTransportOptions options,
-                                                                    const CancelToken& cancel) {
+                                                                   const CancelToken& cancel) {
   auto base = ParseBaseUrl(options.url);
   if (!base.ok()) return MakeError(ErrorCode::kMcpServer, base.error().message);
   std::string path = PathOf(options.url);
@@ -65,9 +65,9 @@ Result<std::unique_ptr<HttpLineTransport>> HttpLineTransport::Open(HttpTransport
     std::lock_guard<std::mutex> l(raw->mu_);
     raw->cv_.notify_all();
   });
-  bool ready = t->cv_.wait_for(lock, std::chrono::milliseconds(t->options_.connect_timeout_ms), [&] {
-    return !t->endpoint_.empty() || t->input_ended_ || cancel.cancelled();
-  });
+  bool ready = t->cv_.wait_for(
+      lock, std::chrono::milliseconds(t->options_.connect_timeout_ms),
+      [&] { return !t->endpoint_.empty() || t->input_ended_ || cancel.cancelled(); });
   std::string why = t->stream_error_;
   bool have = !t->endpoint_.empty();
   lock.unlock();
@@ -288,8 +288,8 @@ void HttpLineTransport::OpenEventStream(const std::string& path, bool legacy) {
       return;
     }
     std::string why = res.status >= 400 ? "HTTP " + std::to_string(res.status)
-                                         : (res.transport_error.empty() ? "the event stream ended"
-                                                                        : res.transport_error);
+                                        : (res.transport_error.empty() ? "the event stream ended"
+                                                                       : res.transport_error);
     {
       std::lock_guard<std::mutex> lock(mu_);
       stream_error_ = why;
@@ -340,7 +340,8 @@ void HttpLineTransport::Close() {
     o.connect_timeout_s = 1;
     o.idle_timeout_s = 1;
     o.ca_cert_path = options_.ca_cert_path;
-    HttpClient(base_, o).PostStream(req, [](std::string_view) { return true; }, CancelToken());
+    HttpClient(base_, o).PostStream(
+        req, [](std::string_view) { return true; }, CancelToken());
   }
   std::list<Worker> workers;
   {

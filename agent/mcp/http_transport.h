@@ -41,7 +41,7 @@ class HttpLineTransport : public LineTransport {
   // kSse: opens the event stream and waits (bounded by connect_timeout_ms and `cancel`) for the
   // endpoint event. kHttp: checks the URL only.
   static Result<std::unique_ptr<HttpLineTransport>> Open(HttpTransportOptions options,
-                                                          const CancelToken& cancel);
+                                                         const CancelToken& cancel);
   ~HttpLineTransport() override;
 
   ReadStatus ReadLine(std::string* line, size_t* line_size) override;
@@ -77,13 +77,13 @@ class HttpLineTransport : public LineTransport {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> in_;        // messages from the server
+  std::deque<std::string> in_;  // messages from the server
   bool input_ended_ = false;
   bool closed_ = false;
-  std::string session_id_;            // Mcp-Session-Id
+  std::string session_id_;  // Mcp-Session-Id
   std::string protocol_version_;
-  std::string endpoint_;              // legacy: where messages are POSTed
-  std::string stream_error_;          // legacy: why the stream ended before the endpoint came
+  std::string endpoint_;      // legacy: where messages are POSTed
+  std::string stream_error_;  // legacy: why the stream ended before the endpoint came
   std::list<Worker> workers_;
 };
 

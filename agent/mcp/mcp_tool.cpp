@@ -117,9 +117,9 @@ ToolOutput OutputFromResult(const Json::Value& result) {
     if (!carried) add_text("Structured result:\n" + WriteJson(structured));
   }
   if (cut)
-    out.content.push_back(ContentBlock::Text(
-        "\n[Output cut at " + std::to_string(tools::kMaxToolOutputBytes / 1024) +
-        " KiB: the tool returned more.]"));
+    out.content.push_back(ContentBlock::Text("\n[Output cut at " +
+                                             std::to_string(tools::kMaxToolOutputBytes / 1024) +
+                                             " KiB: the tool returned more.]"));
   if (out.content.empty()) out.content.push_back(ContentBlock::Text("(no output)"));
   return out;
 }
@@ -160,7 +160,8 @@ ToolOutput McpTool::Run(const Json::Value& args, ToolContext& ctx) {
   };
   auto res = client_->CallTool(info_.name, args, on_progress, ctx.cancel);
   if (!res.ok()) {
-    if (res.error().code == ErrorCode::kCancelled) return ToolOutput::Error("Cancelled by the user.");
+    if (res.error().code == ErrorCode::kCancelled)
+      return ToolOutput::Error("Cancelled by the user.");
     return ToolOutput::Error(res.error().message);
   }
   return OutputFromResult(*res);

@@ -46,9 +46,8 @@ std::string LastLines(const std::string& tail, int lines) {
 std::string FileUri(const std::filesystem::path& p) {
   std::string out = "file://";
   for (unsigned char c : p.string()) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                       (c >= '0' && c <= '9') || c == '/' || c == '-' || c == '_' || c == '.' ||
-                       c == '~';
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '/' || c == '-' || c == '_' || c == '.' || c == '~';
     if (plain) {
       out += static_cast<char>(c);
     } else {
@@ -142,10 +141,10 @@ std::shared_ptr<McpServers> McpServers::Start(std::vector<config::McpServerSpec>
     for (auto& s : self->slots_) {
       if (s->done) continue;
       s->given_up = true;
-      s->status.error = options.cancel.cancelled()
-                            ? "cancelled while starting"
-                            : "did not start within " +
-                                  std::to_string(options.settings.start_timeout_ms) + " ms";
+      s->status.error =
+          options.cancel.cancelled()
+              ? "cancelled while starting"
+              : "did not start within " + std::to_string(options.settings.start_timeout_ms) + " ms";
       s->status.stderr_tail = s->client->StderrTail();
     }
     self->Rebuild();
@@ -217,8 +216,8 @@ std::vector<std::shared_ptr<Tool>> McpServers::CurrentTools(const CancelToken& c
     if (listed.ok()) {
       fresh.emplace_back(s, std::move(*listed));
     } else {
-      log::Warn("MCP server '" + s->spec.name + "': cannot list its tools again: " +
-                listed.error().message);
+      log::Warn("MCP server '" + s->spec.name +
+                "': cannot list its tools again: " + listed.error().message);
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -255,8 +254,7 @@ void McpServers::Close() {
   for (auto& t : starters) t.join();
 }
 
-std::vector<ServerStatus> AttachServers(Session& session,
-                                        std::vector<config::McpServerSpec> specs,
+std::vector<ServerStatus> AttachServers(Session& session, std::vector<config::McpServerSpec> specs,
                                         const StartOptions& options) {
   if (specs.empty()) return {};
   auto servers = McpServers::Start(std::move(specs), options);

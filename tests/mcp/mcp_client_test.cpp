@@ -1,7 +1,5 @@
 // Tests of the MCP client against an in-process fake server: every message type of the
 // handshake, listing, calls, progress, cancellation, server requests and restarts.
-#include "agent/mcp/client.h"
-
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -10,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agent/mcp/client.h"
 #include "support/json_util.h"
 
 namespace lousho::agent::mcp {
@@ -406,7 +405,8 @@ TEST_F(McpClientTest, DeadServerIsRestartedOnNextUseAFewTimesAtMost) {
     // The reader sees the end; the next call finds the connection closed and starts anew.
     auto res = client->CallTool("t", Json::Value(Json::objectValue), nullptr, CancelToken());
     // The call may race the reader noticing the end: then it fails once, and the next works.
-    if (!res.ok()) res = client->CallTool("t", Json::Value(Json::objectValue), nullptr, CancelToken());
+    if (!res.ok())
+      res = client->CallTool("t", Json::Value(Json::objectValue), nullptr, CancelToken());
     ASSERT_TRUE(res.ok()) << res.error().message;
     EXPECT_TRUE(client->tools_changed()) << "a new process may offer other tools";
   }

@@ -57,8 +57,8 @@ class McpHttpTest : public ::testing::Test {
         p["params"]["total"] = 2;
         reply["result"]["content"][0]["type"] = "text";
         reply["result"]["content"][0]["text"] = "called";
-        std::string body = "event: message\ndata: " + WriteJson(p) + "\n\nevent: message\ndata: " +
-                           WriteJson(reply) + "\n\n";
+        std::string body = "event: message\ndata: " + WriteJson(p) +
+                           "\n\nevent: message\ndata: " + WriteJson(reply) + "\n\n";
         res.set_content(body, "text/event-stream");
         return;
       }

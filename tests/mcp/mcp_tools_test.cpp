@@ -37,8 +37,9 @@ TEST(McpToolNamesTest, CollisionsAreUniqueAndDeterministic) {
   EXPECT_EQ(unique.size(), pairs.size());
   for (const auto& n : names) {
     EXPECT_LE(n.size(), kMaxToolNameBytes) << n;
-    EXPECT_EQ(n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"),
-              std::string::npos)
+    EXPECT_EQ(
+        n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"),
+        std::string::npos)
         << n;
   }
   EXPECT_EQ(names[4], "mcp__srv__plain") << "names without a collision stay as they are";
@@ -158,7 +159,8 @@ TEST_F(McpPermissionTest, WithoutARuleEvenReadOnlyToolsAsk) {
 }
 
 TEST_F(McpPermissionTest, RulesNameToolsByGlob) {
-  auto rules = ParsePermissionRules(*ParseJson(R"({"mcp__github__*":"allow","mcp__gh__delete_*":"deny"})"));
+  auto rules =
+      ParsePermissionRules(*ParseJson(R"({"mcp__github__*":"allow","mcp__gh__delete_*":"deny"})"));
   ASSERT_TRUE(rules.ok());
   PermissionPolicy policy(*rules);
   EXPECT_EQ(policy.Decide(*Tool("github", "create_issue", false), args_, PermissionMode::kDefault),
