@@ -177,6 +177,12 @@ void HttpLineTransport::Post(const std::string& line) {
   // request is done: its messages wait until then, so nothing is sent without the id.
   const bool hold = line.find("\"initialize\"") != std::string::npos;
   std::vector<std::string> held;
+  // A stream that ends before the answer is resumed with a GET (Last-Event-ID, after `retry`).
+  Json::Value request_id;
+  if (auto parsed = ParseJson(line); parsed.ok() && FindMember(*parsed, "method"))
+    request_id = MemberOrNull(*parsed, "id");
+  bool answered = false;
+  std::string last_event_id;
   auto on_body = [&](std::string_view bytes) {
     if (body == Body::kUnknown) {
       size_t first = bytes.find_first_not_of(" \t\r\n");
@@ -197,7 +203,13 @@ void HttpLineTransport::Post(const std::string& line) {
       return false;
     }
     for (const auto& e : events) {
+      last_event_id = e.id;
       if ((!e.event.empty() && e.event != "message") || e.data.empty()) continue;
+      if (!request_id.isNull() && e.data.find("\"id\"") != std::string::npos) {
+        auto msg = ParseJson(e.data);
+        answered = answered || (msg.ok() && !FindMember(*msg, "method") &&
+                                MemberOrNull(*msg, "id") == request_id);
+      }
       if (hold) {
         held.push_back(e.data);
       } else {
@@ -242,6 +254,11 @@ void HttpLineTransport::Post(const std::string& line) {
   } else if (res.outcome != HttpOutcome::kCompleted && res.outcome != HttpOutcome::kStopped) {
     problem = res.transport_error.empty() ? "the connection failed" : res.transport_error;
   }
+  if (problem.empty() && body == Body::kEvents && !request_id.isNull() && !answered && !legacy &&
+      res.outcome == HttpOutcome::kCompleted) {
+    Resume(line, last_event_id, sse.retry_ms());
+    return;
+  }
   if (problem.empty()) return;
   log::Warn("MCP HTTP " + options_.url + ": " + problem);
   if (auto err = LocalError(line, problem)) {
@@ -249,6 +266,42 @@ void HttpLineTransport::Post(const std::string& line) {
     in_.push_back(*err);
     cv_.notify_all();
   }
+}
+
+void HttpLineTransport::Resume(const std::string& line, const std::string& last_event_id,
+                               long retry_ms) {
+  Spawn([this, line, last_event_id, retry_ms] {
+    // The server said how long to wait (`retry:`); without a word, a second.
+    if (closing_.token().WaitFor(retry_ms >= 0 ? std::min(retry_ms, 60000L) : 1000)) return;
+    HttpPostRequest req;
+    req.method = "GET";
+    req.path = path_;
+    req.headers = Headers(false);
+    if (!last_event_id.empty()) req.headers.emplace_back("Last-Event-ID", last_event_id);
+    SseParser sse;
+    std::vector<SseEvent> events;
+    auto on_body = [&](std::string_view bytes) {
+      events.clear();
+      if (!sse.Feed(bytes, &events).ok()) return false;
+      for (const auto& e : events)
+        if ((e.event.empty() || e.event == "message") && !e.data.empty()) Deliver(e.data);
+      return true;
+    };
+    HttpStreamResult res =
+        Client(options_.read_timeout_ms).PostStream(req, on_body, closing_.token());
+    if (closing_.cancelled()) return;
+    if (res.status >= 400 || res.outcome == HttpOutcome::kConnectFailed) {
+      // Nothing will bring the answer now: the caller hears so at once.
+      if (auto err = LocalError(line,
+                                "the answer's event stream ended early and could not be "
+                                "resumed (HTTP " +
+                                    std::to_string(res.status) + ")")) {
+        std::lock_guard<std::mutex> lock(mu_);
+        in_.push_back(*err);
+        cv_.notify_all();
+      }
+    }
+  });
 }
 
 void HttpLineTransport::OpenEventStream(const std::string& path, bool legacy) {

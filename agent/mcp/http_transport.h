@@ -64,6 +64,9 @@ class HttpLineTransport : public LineTransport {
   explicit HttpLineTransport(HttpTransportOptions options, BaseUrl base, std::string path);
   void Post(const std::string& line);
   void OpenEventStream(const std::string& path, bool legacy);
+  // The answer to `line` was to come on an event stream that ended first: GET it again with
+  // Last-Event-ID after `retry_ms` (the stream's `retry:`, -1 when none).
+  void Resume(const std::string& line, const std::string& last_event_id, long retry_ms);
   void Deliver(const std::string& json_text);
   void EndInput();
   void Spawn(std::function<void()> fn);
