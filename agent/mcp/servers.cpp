@@ -62,7 +62,11 @@ std::string FileUri(const std::filesystem::path& p) {
 
 std::string FailureMessage(const ServerStatus& s) {
   if (s.connected) return "";
-  std::string m = "MCP server '" + s.name + "' is not available: " + s.error;
+  // The client's errors name the server already.
+  std::string why = s.error;
+  const std::string named = "MCP server '" + s.name + "' ";
+  if (why.rfind(named, 0) == 0) why.erase(0, named.size());
+  std::string m = named + "is not available: " + why;
   std::string tail = LastLines(s.stderr_tail, 5);
   if (!tail.empty()) m += "\n" + tail;
   return m;
