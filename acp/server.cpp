@@ -191,14 +191,16 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   });
 }
 
-void Server::StartSession(std::shared_ptr<agent::Session> session, const Json::Value& mcp_servers,
-                          Reply reply, std::function<Json::Value()> result) {
+void Server::StartSession(const std::shared_ptr<agent::Session>& session,
+                          const Json::Value& mcp_servers, Reply reply,
+                          const std::function<Json::Value()>& result) {
   auto editor = McpServersFromJson(mcp_servers);
   if (!editor.ok())
     return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + editor.error().message);
   std::vector<config::McpServerSpec> servers =
       agent::mcp::MergeServers(std::move(*editor), view_.mcp_servers);
-  auto finish = [this, session, result](Reply r, std::vector<agent::mcp::ServerStatus> status) {
+  auto finish = [this, session, result](Reply r,
+                                        const std::vector<agent::mcp::ServerStatus>& status) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       sessions_[session->id()] = session;
@@ -221,7 +223,7 @@ void Server::StartSession(std::shared_ptr<agent::Session> session, const Json::V
       session->Close([] {}, CancelCause::kShutdown);
       return shared_reply->Error(jsonrpc::kInternalError, "the agent is shutting down");
     }
-    finish(std::move(*shared_reply), std::move(status));
+    finish(std::move(*shared_reply), status);
   });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));

@@ -74,8 +74,8 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // never the reader thread, waiting at most the spec's mcp.startTimeoutMs for all together;
   // then registers the session, answers `reply` with `result()`, announces the commands, and
   // tells the user in the session about each server that did not start.
-  void StartSession(std::shared_ptr<agent::Session> session, const Json::Value& mcp_servers,
-                    jsonrpc::Reply reply, std::function<Json::Value()> result);
+  void StartSession(const std::shared_ptr<agent::Session>& session, const Json::Value& mcp_servers,
+                    jsonrpc::Reply reply, const std::function<Json::Value()>& result);
   void AnnounceSession(const std::string& sid,
                        const std::vector<agent::mcp::ServerStatus>& servers);
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);

@@ -45,6 +45,7 @@ class HttpTransport : public McpLineTransport {
   }
   void WriteLine(const std::string& line) override { t_->WriteLine(line); }
   void Close() override { t_->Close(); }
+  bool alive() const override { return !t_->ended(); }
   void Connected(const std::string& version) override {
     t_->SetProtocolVersion(version);
     t_->Listen();
@@ -235,7 +236,7 @@ Result<std::shared_ptr<Client::Conn>> Client::Live(const CancelToken& cancel) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return MakeError(ErrorCode::kMcpServer, spec_.name + ": closed");
-    if (conn_ && !conn_->peer->closed()) return conn_;
+    if (conn_ && !conn_->peer->closed() && conn_->transport->alive()) return conn_;
     if (conn_) {
       std::string tail = conn_->transport->StderrTail();
       if (!tail.empty()) last_stderr_ = tail;

@@ -30,6 +30,9 @@ class McpLineTransport : public LineTransport {
   virtual void Close() = 0;
   // What the server wrote on stderr lately (stdio), for error reports.
   virtual std::string StderrTail() const { return {}; }
+  // False once the transport knows the connection is over, possibly before its reader has
+  // seen the end: the next use then connects anew at once.
+  virtual bool alive() const { return true; }
   // Told the negotiated version (HTTP sends it as a header) once the handshake is done.
   virtual void Connected(const std::string& /*protocol_version*/) {}
 };

@@ -46,6 +46,84 @@ std::string HeaderOf(const HeaderMap& headers, const std::string& name) {
   return it == headers.end() ? std::string() : it->second;
 }
 
+// What went wrong with a POST, or empty.
+std::string Problem(const HttpStreamResult& res, bool malformed) {
+  if (malformed) return "the server's answer was too large or malformed";
+  if (res.status >= 400)
+    return "HTTP " + std::to_string(res.status) +
+           (res.error_body.empty() ? "" : ": " + res.error_body.substr(0, 500));
+  if (res.outcome != HttpOutcome::kCompleted && res.outcome != HttpOutcome::kStopped)
+    return res.transport_error.empty() ? "the connection failed" : res.transport_error;
+  return "";
+}
+
+// The answer to one POST as it streams in: one JSON body, or an event stream of messages. Which
+// one shows in its first byte (the module reports the Content-Type only when the body is done).
+class AnswerReader {
+ public:
+  AnswerReader(Json::Value request_id, bool hold, std::function<void(const std::string&)> deliver)
+      : request_id_(std::move(request_id)), hold_(hold), deliver_(std::move(deliver)) {}
+
+  // The body callback: false stops the transfer (too large, malformed).
+  bool Feed(std::string_view bytes) {
+    if (kind_ == Kind::kUnknown) {
+      size_t first = bytes.find_first_not_of(" \t\r\n");
+      if (first == std::string_view::npos) return true;
+      kind_ = (bytes[first] == '{' || bytes[first] == '[') ? Kind::kJson : Kind::kEvents;
+    }
+    if (kind_ == Kind::kJson) {
+      failed_ = json_.size() + bytes.size() > kMaxJsonBodyBytes;
+      if (!failed_) json_.append(bytes);
+      return !failed_;
+    }
+    events_.clear();
+    failed_ = !sse_.Feed(bytes, &events_).ok();
+    if (failed_) return false;
+    for (const auto& e : events_) Event(e);
+    return true;
+  }
+  // The request is done: what was held back, or the JSON body, is delivered.
+  void Finish() {
+    for (const auto& m : held_) deliver_(m);
+    held_.clear();
+    if (kind_ == Kind::kJson && !failed_) deliver_(json_);
+  }
+  bool failed() const { return failed_; }
+  bool events() const { return kind_ == Kind::kEvents; }
+  bool answered() const { return answered_; }
+  const std::string& last_event_id() const { return last_event_id_; }
+  long retry_ms() const { return sse_.retry_ms(); }
+
+ private:
+  enum class Kind { kUnknown, kJson, kEvents };
+  void Event(const SseEvent& e) {
+    last_event_id_ = e.id;
+    if ((!e.event.empty() && e.event != "message") || e.data.empty()) return;
+    if (!request_id_.isNull() && e.data.find("\"id\"") != std::string::npos) {
+      auto msg = ParseJson(e.data);
+      answered_ = answered_ || (msg.ok() && !FindMember(*msg, "method") &&
+                                MemberOrNull(*msg, "id") == request_id_);
+    }
+    if (hold_) {
+      held_.push_back(e.data);
+    } else {
+      deliver_(e.data);
+    }
+  }
+
+  Json::Value request_id_;
+  bool hold_;
+  std::function<void(const std::string&)> deliver_;
+  Kind kind_ = Kind::kUnknown;
+  std::string json_;
+  SseParser sse_;
+  std::vector<SseEvent> events_;
+  std::vector<std::string> held_;
+  bool failed_ = false;
+  bool answered_ = false;
+  std::string last_event_id_;
+};
+
 }  // namespace
 
 HttpLineTransport::HttpLineTransport(HttpTransportOptions options, BaseUrl base, std::string path)
@@ -156,107 +234,38 @@ void HttpLineTransport::WriteLine(const std::string& line) {
 }
 
 void HttpLineTransport::Post(const std::string& line) {
-  std::string path;
-  bool legacy = options_.kind == config::McpTransport::kSse;
+  const bool legacy = options_.kind == config::McpTransport::kSse;
+  HttpPostRequest req;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    path = legacy ? endpoint_ : path_;
+    req.path = legacy ? endpoint_ : path_;
   }
-  HttpPostRequest req;
-  req.path = path;
   req.headers = Headers(true);
   req.body = line;
-  // The answer is one JSON body or an event stream of messages; which one shows in its first
-  // byte (the module reports the Content-Type only when the body is done).
-  enum class Body { kUnknown, kJson, kEvents } body = Body::kUnknown;
-  std::string json;
-  SseParser sse;
-  std::vector<SseEvent> events;
-  bool failed = false;
-  // The answer to initialize carries the session id in a header, which is known only when the
-  // request is done: its messages wait until then, so nothing is sent without the id.
-  const bool hold = line.find("\"initialize\"") != std::string::npos;
-  std::vector<std::string> held;
-  // A stream that ends before the answer is resumed with a GET (Last-Event-ID, after `retry`).
   Json::Value request_id;
   if (auto parsed = ParseJson(line); parsed.ok() && FindMember(*parsed, "method"))
     request_id = MemberOrNull(*parsed, "id");
-  bool answered = false;
-  std::string last_event_id;
-  auto on_body = [&](std::string_view bytes) {
-    if (body == Body::kUnknown) {
-      size_t first = bytes.find_first_not_of(" \t\r\n");
-      if (first == std::string_view::npos) return true;
-      body = (bytes[first] == '{' || bytes[first] == '[') ? Body::kJson : Body::kEvents;
-    }
-    if (body == Body::kJson) {
-      if (json.size() + bytes.size() > kMaxJsonBodyBytes) {
-        failed = true;
-        return false;
-      }
-      json.append(bytes);
-      return true;
-    }
-    events.clear();
-    if (!sse.Feed(bytes, &events).ok()) {
-      failed = true;
-      return false;
-    }
-    for (const auto& e : events) {
-      last_event_id = e.id;
-      if ((!e.event.empty() && e.event != "message") || e.data.empty()) continue;
-      if (!request_id.isNull() && e.data.find("\"id\"") != std::string::npos) {
-        auto msg = ParseJson(e.data);
-        answered = answered || (msg.ok() && !FindMember(*msg, "method") &&
-                                MemberOrNull(*msg, "id") == request_id);
-      }
-      if (hold) {
-        held.push_back(e.data);
-      } else {
-        Deliver(e.data);
-      }
-    }
-    return true;
-  };
+  // The answer to initialize carries the session id in a header, which is known only when the
+  // request is done: its messages wait until then, so nothing is sent without the id.
+  const bool hold = line.find("\"initialize\"") != std::string::npos;
+  AnswerReader answer(request_id, hold, [this](const std::string& m) { Deliver(m); });
   HttpStreamResult res =
-      Client(options_.read_timeout_ms).PostStream(req, on_body, closing_.token());
+      Client(options_.read_timeout_ms)
+          .PostStream(
+              req, [&](std::string_view bytes) { return answer.Feed(bytes); }, closing_.token());
   if (closing_.cancelled()) return;
   std::string sid = HeaderOf(res.headers, "mcp-session-id");
   if (!sid.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
     session_id_ = sid;
   }
-  for (const auto& m : held) Deliver(m);
-  if (body == Body::kJson && !failed) Deliver(json);
-  std::string problem;
-  if (failed) {
-    problem = "the server's answer was too large or malformed";
-  } else if (res.status == 404 && !legacy) {
-    bool had_session;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      had_session = !session_id_.empty();
-    }
-    if (had_session) {
-      // The server forgot the session: input ends, and the client starts a new one.
-      log::Warn("MCP server " + options_.url + " ended the session (404)");
-      if (auto err = LocalError(line, "the MCP server ended the session")) {
-        std::lock_guard<std::mutex> lock(mu_);
-        in_.push_back(*err);
-      }
-      EndInput();
-      return;
-    }
-    problem = "HTTP 404";
-  } else if (res.status >= 400) {
-    problem = "HTTP " + std::to_string(res.status) +
-              (res.error_body.empty() ? "" : ": " + res.error_body.substr(0, 500));
-  } else if (res.outcome != HttpOutcome::kCompleted && res.outcome != HttpOutcome::kStopped) {
-    problem = res.transport_error.empty() ? "the connection failed" : res.transport_error;
-  }
-  if (problem.empty() && body == Body::kEvents && !request_id.isNull() && !answered && !legacy &&
+  answer.Finish();
+  if (res.status == 404 && !legacy && !answer.failed() && ForgetSession(line)) return;
+  std::string problem = Problem(res, answer.failed());
+  // A stream that ends before the answer is resumed with a GET (Last-Event-ID, after `retry`).
+  if (problem.empty() && answer.events() && !request_id.isNull() && !answer.answered() && !legacy &&
       res.outcome == HttpOutcome::kCompleted) {
-    Resume(line, last_event_id, sse.retry_ms());
+    Resume(line, answer.last_event_id(), answer.retry_ms());
     return;
   }
   if (problem.empty()) return;
@@ -266,6 +275,22 @@ void HttpLineTransport::Post(const std::string& line) {
     in_.push_back(*err);
     cv_.notify_all();
   }
+}
+
+bool HttpLineTransport::ForgetSession(const std::string& line) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (session_id_.empty()) return false;
+  }
+  // The server forgot the session: input ends, and the client starts a new one.
+  log::Warn("MCP server " + options_.url + " ended the session (404)");
+  auto err = LocalError(line, "the MCP server ended the session");
+  // One step, so whoever reads the error also sees the input ended.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (err) in_.push_back(*err);
+  input_ended_ = true;
+  cv_.notify_all();
+  return true;
 }
 
 void HttpLineTransport::Resume(const std::string& line, const std::string& last_event_id,
@@ -350,6 +375,11 @@ void HttpLineTransport::OpenEventStream(const std::string& path, bool legacy) {
     log::Warn("MCP SSE " + options_.url + ": " + why);
     EndInput();
   });
+}
+
+bool HttpLineTransport::ended() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return input_ended_;
 }
 
 void HttpLineTransport::Listen() {

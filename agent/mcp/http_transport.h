@@ -52,6 +52,8 @@ class HttpLineTransport : public LineTransport {
   // Streamable HTTP: opens the GET event stream for messages the server sends on its own
   // (list changes); a server without one (405) is fine.
   void Listen();
+  // True once input has ended (closed, the legacy stream ended, or the session was forgotten).
+  bool ended() const;
   // Cancels every request in flight, ends the session (DELETE, bounded), ends input, and joins
   // the threads. Idempotent.
   void Close();
@@ -63,6 +65,8 @@ class HttpLineTransport : public LineTransport {
   };
   explicit HttpLineTransport(HttpTransportOptions options, BaseUrl base, std::string path);
   void Post(const std::string& line);
+  // A 404 for a session we had: input ends (the client starts anew). False without a session.
+  bool ForgetSession(const std::string& line);
   void OpenEventStream(const std::string& path, bool legacy);
   // The answer to `line` was to come on an event stream that ended first: GET it again with
   // Last-Event-ID after `retry_ms` (the stream's `retry:`, -1 when none).

@@ -72,7 +72,7 @@ std::string FailureMessage(const ServerStatus& s) {
   return m;
 }
 
-std::shared_ptr<McpServers> McpServers::Start(std::vector<config::McpServerSpec> specs,
+std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServerSpec>& specs,
                                               const StartOptions& options) {
   std::shared_ptr<McpServers> self(new McpServers());
   ClientOptions co;
@@ -83,7 +83,7 @@ std::shared_ptr<McpServers> McpServers::Start(std::vector<config::McpServerSpec>
   co.call_timeout_ms = options.settings.call_timeout_ms;
   co.max_restarts = options.settings.max_restarts;
   co.ca_cert_path = options.ca_cert_path;
-  for (auto& spec : specs) {
+  for (const auto& spec : specs) {
     auto slot = std::make_shared<Slot>();
     slot->spec = spec;
     slot->status.name = spec.name;

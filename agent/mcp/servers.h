@@ -54,7 +54,7 @@ class McpServers : public ToolSource {
   // Starts every server at once, each on its own thread, and returns when all have connected
   // and listed their tools, or when settings.start_timeout_ms has passed for all together, or
   // `cancel` fired. A server still starting then is reported as timed out and stopped.
-  static std::shared_ptr<McpServers> Start(std::vector<config::McpServerSpec> specs,
+  static std::shared_ptr<McpServers> Start(const std::vector<config::McpServerSpec>& specs,
                                            const StartOptions& options);
   ~McpServers() override;
 
