@@ -76,6 +76,39 @@ Result<std::vector<std::pair<std::string, std::string>>> NameValues(const Json::
 }
 }  // namespace
 
+namespace {
+// The fields of a stdio server (`at` names it in errors).
+Status ReadStdioServer(const Json::Value& v, const std::string& at, config::McpServerSpec* s) {
+  FieldReader r(v, at);
+  auto command = r.String("command", true);
+  if (!r.ok()) return BadParams(r.error());
+  s->command = *command;
+  if (s->command.empty()) return BadParams(at + ".command: must not be empty");
+  const Json::Value& args = MemberOrNull(v, "args");
+  if (!args.isNull() && !args.isArray()) return BadParams(at + ".args: expected an array");
+  for (Json::ArrayIndex k = 0; args.isArray() && k < args.size(); ++k) {
+    auto a = AsString(ElementOrNull(args, k));
+    if (!a) return BadParams(at + ".args[" + std::to_string(k) + "]: expected string");
+    s->args.push_back(*a);
+  }
+  auto env = NameValues(MemberOrNull(v, "env"), at + ".env");
+  if (!env.ok()) return env.error();
+  s->env = std::move(*env);
+  return Status::Ok();
+}
+
+Status ReadHttpServer(const Json::Value& v, const std::string& at, config::McpServerSpec* s) {
+  FieldReader r(v, at);
+  auto url = r.String("url", true);
+  if (!r.ok()) return BadParams(r.error());
+  s->url = *url;
+  auto headers = NameValues(MemberOrNull(v, "headers"), at + ".headers");
+  if (!headers.ok()) return headers.error();
+  s->headers = std::move(*headers);
+  return Status::Ok();
+}
+}  // namespace
+
 Result<std::vector<config::McpServerSpec>> McpServersFromJson(const Json::Value& list,
                                                               const std::string& path) {
   std::vector<config::McpServerSpec> out;
@@ -92,32 +125,16 @@ Result<std::vector<config::McpServerSpec>> McpServersFromJson(const Json::Value&
     s.name = *name;
     if (s.name.empty()) return BadParams(at + ".name: must not be empty");
     const std::string kind = type.value_or("stdio");
+    Status st = Status::Ok();
     if (kind == "http" || kind == "sse") {
       s.transport = kind == "http" ? config::McpTransport::kHttp : config::McpTransport::kSse;
-      auto url = r.String("url", true);
-      if (!r.ok()) return BadParams(r.error());
-      s.url = *url;
-      auto headers = NameValues(MemberOrNull(v, "headers"), at + ".headers");
-      if (!headers.ok()) return headers.error();
-      s.headers = std::move(*headers);
+      st = ReadHttpServer(v, at, &s);
     } else if (kind == "stdio") {
-      auto command = r.String("command", true);
-      if (!r.ok()) return BadParams(r.error());
-      s.command = *command;
-      if (s.command.empty()) return BadParams(at + ".command: must not be empty");
-      const Json::Value& args = MemberOrNull(v, "args");
-      if (!args.isNull() && !args.isArray()) return BadParams(at + ".args: expected an array");
-      for (Json::ArrayIndex k = 0; k < args.size() && args.isArray(); ++k) {
-        auto a = AsString(ElementOrNull(args, k));
-        if (!a) return BadParams(at + ".args[" + std::to_string(k) + "]: expected string");
-        s.args.push_back(*a);
-      }
-      auto env = NameValues(MemberOrNull(v, "env"), at + ".env");
-      if (!env.ok()) return env.error();
-      s.env = std::move(*env);
+      st = ReadStdioServer(v, at, &s);
     } else {
       return BadParams(at + ".type: expected http, sse or none (stdio), got \"" + kind + "\"");
     }
+    if (!st.ok()) return st.error();
     out.push_back(std::move(s));
   }
   return out;
