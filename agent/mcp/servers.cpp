@@ -258,10 +258,11 @@ void McpServers::Close() {
   for (auto& t : starters) t.join();
 }
 
-std::vector<ServerStatus> AttachServers(Session& session, std::vector<config::McpServerSpec> specs,
+std::vector<ServerStatus> AttachServers(Session& session,
+                                        const std::vector<config::McpServerSpec>& specs,
                                         const StartOptions& options) {
   if (specs.empty()) return {};
-  auto servers = McpServers::Start(std::move(specs), options);
+  auto servers = McpServers::Start(specs, options);
   std::vector<ServerStatus> status = servers->status();
   session.AddToolSource(servers);
   return status;

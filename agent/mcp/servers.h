@@ -79,7 +79,8 @@ class McpServers : public ToolSource {
 
 // The whole start for a door: starts the servers, adds their tools to the session, and returns
 // how each went (failed ones are also logged with their stderr tail).
-std::vector<ServerStatus> AttachServers(Session& session, std::vector<config::McpServerSpec> specs,
+std::vector<ServerStatus> AttachServers(Session& session,
+                                        const std::vector<config::McpServerSpec>& specs,
                                         const StartOptions& options);
 
 }  // namespace lousho::agent::mcp
