@@ -138,11 +138,12 @@ Result<std::unique_ptr<HttpLineTransport>> HttpLineTransport::Open(HttpTransport
       new HttpLineTransport(std::move(options), std::move(*base), std::move(path)));
   if (t->options_.kind != config::McpTransport::kSse) return t;
   t->OpenEventStream(t->path_, /*legacy=*/true);
-  std::unique_lock<std::mutex> lock(t->mu_);
+  // Registered before the lock is taken: a token already cancelled runs the callback at once.
   ScopedCancelCallback wake(cancel, [raw = t.get()] {
     std::lock_guard<std::mutex> l(raw->mu_);
     raw->cv_.notify_all();
   });
+  std::unique_lock<std::mutex> lock(t->mu_);
   bool ready = t->cv_.wait_for(
       lock, std::chrono::milliseconds(t->options_.connect_timeout_ms),
       [&] { return !t->endpoint_.empty() || t->input_ended_ || cancel.cancelled(); });

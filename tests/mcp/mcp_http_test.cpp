@@ -181,6 +181,21 @@ TEST_F(McpHttpTest, UnreachableServerFailsTheStartQuickly) {
   EXPECT_EQ(st.error().code, ErrorCode::kMcpServer) << st.error().message;
 }
 
+TEST_F(McpHttpTest, LegacyStartWithACancelledTokenEndsAtOnce) {
+  config::McpServerSpec spec;
+  spec.name = "legacy";
+  spec.transport = config::McpTransport::kSse;
+  spec.url = "http://127.0.0.1:" + std::to_string(port_) + "/never-sends-an-endpoint";
+  ClientOptions o;
+  o.connect_timeout_ms = 60000;
+  Client client(spec, o);
+  CancelSource cancel;
+  cancel.Cancel();
+  Status st = client.Connect(cancel.token());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, ErrorCode::kCancelled) << st.error().message;
+}
+
 // The legacy transport: a GET event stream names the endpoint; answers come on the stream.
 TEST(McpSseTest, EndpointEventThenMessagesOnTheStream) {
   httplib::Server svr;
