@@ -65,15 +65,16 @@ struct ToolExecutionStart {
   int turn = 0;
   const ToolCall* call = nullptr;
 };
-// A change while the tool runs: now running, a terminal to embed, or partial output (bash
-// output streamed while the command runs).
+// A change while the tool runs: now running, a terminal to embed, partial output (bash
+// output streamed while the command runs), or progress (an MCP server's notes).
 struct ToolExecutionUpdate {
-  enum class Phase { kInProgress, kTerminal, kPartialOutput };
+  enum class Phase { kInProgress, kTerminal, kPartialOutput, kProgress };
   int turn = 0;
   const ToolCall* call = nullptr;
   Phase phase = Phase::kInProgress;
   std::string terminal_id;     // kTerminal
-  std::string partial_output;  // kPartialOutput: the output so far (may be a tail)
+  std::string partial_output;  // kPartialOutput: the output so far (may be a tail);
+                               // kProgress: a progress note ("3/5: indexing")
 };
 struct ToolExecutionEnd {
   int turn = 0;

@@ -81,6 +81,8 @@ AgentView ViewOf(const AgentConfig& agent) {
   v.images = agent.model.provider && agent.model.provider->SupportsImages();
   v.commands = agent.commands;
   v.provider_error = agent.provider_error;
+  v.mcp_servers = agent.mcp_servers;
+  v.mcp = agent.mcp;
   return v;
 }
 
@@ -242,7 +244,57 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   for (const auto& r : agent_->extra_roots) roots_.push_back(r);
 }
 
-Session::~Session() = default;
+Session::~Session() { CloseSources(); }
+
+void Session::CloseSources() {
+  std::vector<std::shared_ptr<ToolSource>> sources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sources.swap(sources_);
+  }
+  for (auto& s : sources) s->Close();
+}
+
+void Session::AddToolSource(std::shared_ptr<ToolSource> source) {
+  std::vector<std::shared_ptr<Tool>> now = source->CurrentTools(CancelToken());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& tool : now) {
+    source_tool_names_.push_back(tool->name());
+    bool replaced = false;
+    for (auto& t : tools_)
+      if (t->name() == tool->name()) {
+        t = tool;
+        replaced = true;
+      }
+    if (!replaced) tools_.push_back(std::move(tool));
+  }
+  sources_.push_back(std::move(source));
+}
+
+void Session::RefreshSourceTools(const CancelToken& cancel) {
+  std::vector<std::shared_ptr<ToolSource>> sources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sources = sources_;
+  }
+  if (sources.empty()) return;
+  std::vector<std::shared_ptr<Tool>> now;
+  for (auto& s : sources) {
+    auto tools = s->CurrentTools(cancel);
+    now.insert(now.end(), tools.begin(), tools.end());
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto from_source = [&](const std::string& name) {
+    return std::find(source_tool_names_.begin(), source_tool_names_.end(), name) !=
+           source_tool_names_.end();
+  };
+  std::erase_if(tools_, [&](const std::shared_ptr<Tool>& t) { return from_source(t->name()); });
+  source_tool_names_.clear();
+  for (auto& t : now) {
+    source_tool_names_.push_back(t->name());
+    tools_.push_back(std::move(t));
+  }
+}
 
 Status Session::Post(std::function<void()> task) {
   return strand_->Post([self = shared_from_this(), task = std::move(task)] {
@@ -313,6 +365,7 @@ void Session::Close(std::function<void()> done, CancelCause cause) {
   }
   Cancel(cause);
   Status st = Post([this, done = std::move(done)] {
+    CloseSources();
     if (options_.recorder) options_.recorder->Close();  // the file's lock goes with the session
     if (done) done();
   });
@@ -1021,13 +1074,17 @@ ModelRequest Session::BuildRequest(const ModelChoice& model) const {
   }
   req.thinking = model.thinking;
   req.max_output_tokens = static_cast<int>(agent_->limits.max_output_tokens);
-  for (const auto& tool : tools())
+  const bool plan = mode() == PermissionMode::kPlan;
+  for (const auto& tool : tools()) {
+    if (plan && !tool->offered_in_plan_mode()) continue;
     req.tools.push_back(ToolSchema{tool->name(), tool->description(), tool->parameters()});
+  }
   return req;
 }
 
 Session::Streamed Session::StreamMessage(Turn& t) {
   const ModelChoice model = this->model();
+  RefreshSourceTools(t.cancel);
   const ModelRequest req = BuildRequest(model);
   const int step = t.step;
 
@@ -1494,6 +1551,9 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
   };
   run.ctx.on_output = [&](const std::string& output) {
     Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kPartialOutput, "", output});
+  };
+  run.ctx.on_progress = [&](const std::string& note) {
+    Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kProgress, "", note});
   };
   ToolOutput out;
   try {

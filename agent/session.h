@@ -57,6 +57,9 @@ struct AgentConfig {
   // Stream rules of the spec, the agent folder and the user, and the `ttsr:` settings; each
   // session adds its project's when it opens. Null: no stream rules at all.
   std::shared_ptr<const rules::AgentRules> rules;
+  // The spec's MCP servers (each session starts its own) and their timeouts.
+  std::vector<config::McpServerSpec> mcp_servers;
+  config::McpSettings mcp;
 };
 
 // What a door may know of an agent: it never calls a provider or a tool itself.
@@ -65,6 +68,8 @@ struct AgentView {
   bool images = false;  // the default model accepts images
   std::vector<config::SlashCommand> commands;
   std::optional<Error> provider_error;
+  std::vector<config::McpServerSpec> mcp_servers;  // the spec's; a door starts them per session
+  config::McpSettings mcp;
 };
 AgentView ViewOf(const AgentConfig& agent);
 
@@ -188,6 +193,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Session& operator=(const Session&) = delete;
 
   const std::string& id() const { return options_.id; }
+  const std::filesystem::path& cwd() const { return options_.cwd; }
+  // The folders the session's tools may touch; roots()[0] == cwd(). Fixed at creation.
+  const std::vector<std::filesystem::path>& roots() const { return roots_; }
 
   // Starts a turn. Fails with LOUSHO_SESSION_BUSY when a turn is running. `done` runs on the
   // worker after every event of the turn has been emitted.
@@ -244,6 +252,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void AddTool(std::shared_ptr<Tool> tool);
   // Removes this session's tool of that name; false when it has none.
   bool RemoveTool(const std::string& name);
+  // Adds tools that may change (MCP servers): their current set is taken before each model
+  // request, and the source is closed when the session closes (or is destroyed).
+  void AddToolSource(std::shared_ptr<ToolSource> source);
   std::vector<std::shared_ptr<Tool>> tools() const;
 
   // The session's name (session_info entries); empty: none yet.
@@ -295,6 +306,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void SettleStopped(Streamed& out, std::optional<StreamInterrupt> watched, MessageBuilder& builder,
                      const Turn& t);
   ModelRequest BuildRequest(const ModelChoice& model) const;
+  // Takes the tool sources' current tools into tools_ (worker only).
+  void RefreshSourceTools(const CancelToken& cancel);
+  void CloseSources();
   void EmitUsage(const Turn& t, const Message& m, const ModelChoice& model);
   // Runs the message's tool calls; false when the turn was cancelled meanwhile.
   bool RunToolCalls(const Message& assistant, Turn& t);
@@ -364,6 +378,8 @@ class Session : public std::enable_shared_from_this<Session> {
   PermissionMode mode_;
   ModelChoice model_;
   std::vector<std::shared_ptr<Tool>> tools_;
+  std::vector<std::shared_ptr<ToolSource>> sources_;
+  std::vector<std::string> source_tool_names_;  // the names in tools_ that came from sources_
   agent::History history_;       // written on the worker under mu_; read there without it
   std::vector<PlanEntry> plan_;  // the todo tool's (worker only)
   std::vector<TodoPhase> todos_;

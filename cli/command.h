@@ -35,5 +35,6 @@ int RunRpcModeIfSelected(int argc, char** argv);
 Subcommand AddAcpCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
 Subcommand AddRulesCommand(CLI::App& app);
+Subcommand AddMcpCommand(CLI::App& app);
 
 }  // namespace lousho::cli

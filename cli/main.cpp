@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   commands.push_back(lousho::cli::AddAcpCommand(app));
   commands.push_back(lousho::cli::AddValidateCommand(app));
   commands.push_back(lousho::cli::AddRulesCommand(app));
+  commands.push_back(lousho::cli::AddMcpCommand(app));
 
   try {
     app.parse(argc, argv);

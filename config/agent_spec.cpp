@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "config/model_catalog.h"
+#include "support/env.h"
 #include "support/files.h"
 
 namespace lousho::config {
@@ -343,7 +344,82 @@ const std::vector<std::string> kTopKeys = {
     "name",     "description", "model",    "instructions", "instructionsFile",
     "thinking", "tools",       "maxSteps", "limits",       "permissions",
     "mode",     "roots",       "rules",    "providers",    "commands",
-    "scripts",  "sessionDir", "ttsr"};
+    "scripts",  "sessionDir", "ttsr",
+    "mcp_servers", "mcp"};
+
+using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
+
+// A string of an MCP server entry, with `${VAR}` expanded; a missing variable fails at the
+// string's position.
+std::string McpStr(const Ctx& ctx, const YAML::Node& n, const std::string& what, const EnvFn& env) {
+  auto expanded = ExpandVars(Str(ctx, n, what), env);
+  if (!expanded.ok()) ctx.Fail(n, what + ": " + expanded.error().message);
+  return *expanded;
+}
+
+// `env` and `headers`: a mapping of name to value, or ACP's list of {name, value}.
+std::vector<std::pair<std::string, std::string>> McpPairs(const Ctx& ctx, const YAML::Node& n,
+                                                          const std::string& what,
+                                                          const EnvFn& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (n.IsMap()) {
+    for (const auto& kv : n)
+      out.emplace_back(kv.first.Scalar(),
+                       McpStr(ctx, kv.second, what + "." + kv.first.Scalar(), env));
+    return out;
+  }
+  if (!n.IsSequence()) ctx.Fail(n, what + ": expected a mapping of name to value");
+  for (const auto& item : n) {
+    ExpectMap(ctx, item, what + " entry");
+    CheckKeys(ctx, item, what + " entry", {"name", "value"});
+    if (!item["name"] || !item["value"])
+      ctx.Fail(item, what + " entry: needs both 'name' and 'value'");
+    out.emplace_back(Str(ctx, item["name"], "name"), McpStr(ctx, item["value"], "value", env));
+  }
+  return out;
+}
+
+McpServerSpec ParseMcpServer(const Ctx& ctx, const std::string& name, const YAML::Node& n,
+                             const EnvFn& env) {
+  const std::string where = "mcp server '" + name + "'";
+  ExpectMap(ctx, n, where);
+  CheckKeys(ctx, n, where, {"type", "command", "args", "env", "cwd", "url", "headers"});
+  McpServerSpec m;
+  m.name = name;
+  std::string type = n["type"] ? Str(ctx, n["type"], "type") : (n["url"] ? "http" : "stdio");
+  if (type == "stdio") {
+    m.transport = McpTransport::kStdio;
+  } else if (type == "http" || type == "streamableHttp" || type == "streamable-http") {
+    m.transport = McpTransport::kHttp;
+  } else if (type == "sse") {
+    m.transport = McpTransport::kSse;
+  } else {
+    ctx.Fail(n["type"], "type: expected stdio, http or sse, got '" + type + "'");
+  }
+  if (m.transport == McpTransport::kStdio) {
+    if (!n["command"]) ctx.Fail(n, where + ": missing required key 'command'");
+    if (n["url"] || n["headers"])
+      ctx.Fail(n["url"] ? n["url"] : n["headers"],
+               where + ": 'url' and 'headers' need type http or sse");
+    m.command = McpStr(ctx, n["command"], "command", env);
+    if (m.command.empty()) ctx.Fail(n["command"], "command: must not be empty");
+    if (n["args"]) {
+      if (!n["args"].IsSequence()) ctx.Fail(n["args"], "args: expected a list of strings");
+      for (const auto& a : n["args"]) m.args.push_back(McpStr(ctx, a, "args", env));
+    }
+    if (n["env"]) m.env = McpPairs(ctx, n["env"], "env", env);
+    if (n["cwd"]) m.cwd = McpStr(ctx, n["cwd"], "cwd", env);
+  } else {
+    if (!n["url"]) ctx.Fail(n, where + ": missing required key 'url'");
+    for (const char* k : {"command", "args", "env", "cwd"})
+      if (n[k]) ctx.Fail(n[k], std::string(k) + ": only stdio servers take '" + k + "'");
+    m.url = McpStr(ctx, n["url"], "url", env);
+    if (m.url.rfind("http://", 0) != 0 && m.url.rfind("https://", 0) != 0)
+      ctx.Fail(n["url"], "url: must start with http:// or https://");
+    if (n["headers"]) m.headers = McpPairs(ctx, n["headers"], "headers", env);
+  }
+  return m;
+}
 
 // "provider/model": both parts present.
 bool IsProviderModel(const std::string& model) {
@@ -628,6 +704,30 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
       }
     }
   }
+  if (root["mcp_servers"]) {
+    const YAML::Node& m = root["mcp_servers"];
+    ExpectMap(ctx, m, "mcp_servers");
+    EnvFn env =
+        options.env ? options.env : EnvFn([](const std::string& k) { return ProcessEnv(k); });
+    for (const auto& kv : m) {
+      std::string name = kv.first.Scalar();
+      if (name.empty()) ctx.Fail(kv.first, "mcp_servers: a server needs a name");
+      spec.mcp_servers.push_back(ParseMcpServer(ctx, name, kv.second, env));
+    }
+  }
+  if (root["mcp"]) {
+    const YAML::Node& m = root["mcp"];
+    ExpectMap(ctx, m, "mcp");
+    CheckKeys(ctx, m, "mcp", {"startTimeoutMs", "callTimeoutMs", "maxRestarts"});
+    if (m["startTimeoutMs"])
+      spec.mcp.start_timeout_ms =
+          static_cast<long>(Int(ctx, m["startTimeoutMs"], "startTimeoutMs", 1));
+    if (m["callTimeoutMs"])
+      spec.mcp.call_timeout_ms =
+          static_cast<long>(Int(ctx, m["callTimeoutMs"], "callTimeoutMs", 1));
+    if (m["maxRestarts"])
+      spec.mcp.max_restarts = static_cast<int>(Int(ctx, m["maxRestarts"], "maxRestarts", 0));
+  }
   if (!options.model_override.empty()) {
     spec.model = options.model_override;
     if (!IsProviderModel(spec.model))
@@ -668,6 +768,48 @@ Script MakeScript(const std::string& name, std::vector<ScriptReply> replies) {
 }
 
 }  // namespace
+
+Result<std::string> ExpandVars(const std::string& text, const EnvFn& env) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    if (text[i + 1] == '$') {
+      out += '$';
+      ++i;
+      continue;
+    }
+    if (text[i + 1] != '{') {
+      out += text[i];
+      continue;
+    }
+    size_t close = text.find('}', i + 2);
+    if (close == std::string::npos)
+      return MakeError(ErrorCode::kConfigInvalid, "unclosed '${' in '" + text + "'");
+    std::string inner = text.substr(i + 2, close - i - 2);
+    std::optional<std::string> fallback;
+    if (size_t dash = inner.find(":-"); dash != std::string::npos) {
+      fallback = inner.substr(dash + 2);
+      inner.resize(dash);
+    }
+    if (inner.empty() ||
+        inner.find_first_not_of(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+      return MakeError(ErrorCode::kConfigInvalid, "bad variable name '${" + inner + "}'");
+    std::optional<std::string> value = env ? env(inner) : std::nullopt;
+    if (!value) value = fallback;
+    if (!value)
+      return MakeError(ErrorCode::kConfigInvalid, "environment variable " + inner +
+                                                      " is not set (write ${" + inner +
+                                                      ":-default} for a default)");
+    out += *value;
+    i = close;
+  }
+  return out;
+}
 
 Result<Script> LoadScriptFile(const std::string& path, const std::string& name) {
   auto text = ReadFile(path);

@@ -20,6 +20,7 @@ enum class ErrorCode {
   kInvalidMode,
   kInvalidParams,
   kJsonParse,
+  kMcpServer,                // an MCP server failed to start, answered badly, or reported an error
   kProviderAuth,             // 401/403, missing key
   kProviderBadRequest,       // 400, 413, 422 ...: retrying the same request is useless
   kProviderBadResponse,      // malformed stream
@@ -63,6 +64,7 @@ inline constexpr ErrorCodeEntry kErrorCodeNames[] = {
     {ErrorCode::kInvalidMode, "LOUSHO_INVALID_MODE"},
     {ErrorCode::kInvalidParams, "LOUSHO_INVALID_PARAMS"},
     {ErrorCode::kJsonParse, "LOUSHO_JSON_PARSE"},
+    {ErrorCode::kMcpServer, "LOUSHO_MCP_SERVER"},
     {ErrorCode::kProviderAuth, "LOUSHO_PROVIDER_AUTH"},
     {ErrorCode::kProviderBadRequest, "LOUSHO_PROVIDER_BAD_REQUEST"},
     {ErrorCode::kProviderBadResponse, "LOUSHO_PROVIDER_BAD_RESPONSE"},
