@@ -82,6 +82,88 @@ Result<ListSessionsParams> ListSessionsParams::FromJson(const Json::Value& param
   return p;
 }
 
+namespace {
+// `env` / `headers`: [{name, value}], both strings.
+Result<std::vector<std::pair<std::string, std::string>>> NameValues(const Json::Value& list,
+                                                                    const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (list.isNull()) return out;
+  if (!list.isArray()) return BadParams(path + ": expected an array");
+  for (Json::ArrayIndex i = 0; i < list.size(); ++i) {
+    FieldReader r(ElementOrNull(list, i), path + "[" + std::to_string(i) + "]");
+    auto name = r.String("name", true);
+    auto value = r.String("value", true);
+    if (!r.ok()) return BadParams(r.error());
+    out.emplace_back(*name, *value);
+  }
+  return out;
+}
+}  // namespace
+
+namespace {
+// The fields of a stdio server (`at` names it in errors).
+Status ReadStdioServer(const Json::Value& v, const std::string& at, config::McpServerSpec* s) {
+  FieldReader r(v, at);
+  auto command = r.String("command", true);
+  if (!r.ok()) return BadParams(r.error());
+  s->command = *command;
+  if (s->command.empty()) return BadParams(at + ".command: must not be empty");
+  const Json::Value& args = MemberOrNull(v, "args");
+  if (!args.isNull() && !args.isArray()) return BadParams(at + ".args: expected an array");
+  for (Json::ArrayIndex k = 0; args.isArray() && k < args.size(); ++k) {
+    auto a = AsString(ElementOrNull(args, k));
+    if (!a) return BadParams(at + ".args[" + std::to_string(k) + "]: expected string");
+    s->args.push_back(*a);
+  }
+  auto env = NameValues(MemberOrNull(v, "env"), at + ".env");
+  if (!env.ok()) return env.error();
+  s->env = std::move(*env);
+  return Status::Ok();
+}
+
+Status ReadHttpServer(const Json::Value& v, const std::string& at, config::McpServerSpec* s) {
+  FieldReader r(v, at);
+  auto url = r.String("url", true);
+  if (!r.ok()) return BadParams(r.error());
+  s->url = *url;
+  auto headers = NameValues(MemberOrNull(v, "headers"), at + ".headers");
+  if (!headers.ok()) return headers.error();
+  s->headers = std::move(*headers);
+  return Status::Ok();
+}
+}  // namespace
+
+Result<std::vector<config::McpServerSpec>> McpServersFromJson(const Json::Value& list,
+                                                              const std::string& path) {
+  std::vector<config::McpServerSpec> out;
+  if (list.isNull()) return out;
+  if (!list.isArray()) return BadParams(path + ": expected an array");
+  for (Json::ArrayIndex i = 0; i < list.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    const Json::Value& v = ElementOrNull(list, i);
+    FieldReader r(v, at);
+    config::McpServerSpec s;
+    auto name = r.String("name", true);
+    auto type = r.String("type", false);
+    if (!r.ok()) return BadParams(r.error());
+    s.name = *name;
+    if (s.name.empty()) return BadParams(at + ".name: must not be empty");
+    const std::string kind = type.value_or("stdio");
+    Status st = Status::Ok();
+    if (kind == "http" || kind == "sse") {
+      s.transport = kind == "http" ? config::McpTransport::kHttp : config::McpTransport::kSse;
+      st = ReadHttpServer(v, at, &s);
+    } else if (kind == "stdio") {
+      st = ReadStdioServer(v, at, &s);
+    } else {
+      return BadParams(at + ".type: expected http, sse or none (stdio), got \"" + kind + "\"");
+    }
+    if (!st.ok()) return st.error();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 Result<PromptParams> PromptParams::FromJson(const Json::Value& params) {
   FieldReader r(params, "params");
   PromptParams p;
@@ -400,6 +482,30 @@ Json::Value ToolOutputContent(const agent::ToolOutput& out) {
     }
     content.append(c);
   }
+  for (const auto& r : out.resources) {
+    Json::Value c(Json::objectValue);
+    c["type"] = "content";
+    Json::Value block(Json::objectValue);
+    if (r.embedded && (r.text || r.blob)) {
+      block["type"] = "resource";
+      Json::Value res(Json::objectValue);
+      res["uri"] = r.uri;
+      if (!r.mime_type.empty()) res["mimeType"] = r.mime_type;
+      if (r.text) {
+        res["text"] = *r.text;
+      } else {
+        res["blob"] = *r.blob;
+      }
+      block["resource"] = res;
+    } else {
+      block["type"] = "resource_link";
+      block["uri"] = r.uri;
+      block["name"] = r.name.empty() ? r.uri : r.name;
+      if (!r.mime_type.empty()) block["mimeType"] = r.mime_type;
+    }
+    c["content"] = block;
+    content.append(c);
+  }
   return content;
 }
 
@@ -480,6 +586,15 @@ struct UpdateVisitor {
       }
       case Phase::kPartialOutput:
         return std::nullopt;  // an editor terminal or the final result shows the output
+      case Phase::kProgress: {
+        Json::Value c(Json::objectValue);
+        c["type"] = "content";
+        c["content"] = TextBlock(e.partial_output);
+        u["status"] = "in_progress";
+        u["content"] = Json::Value(Json::arrayValue);
+        u["content"].append(c);
+        return u;
+      }
     }
     return std::nullopt;
   }
@@ -523,6 +638,39 @@ struct UpdateVisitor {
     u["cost"] = cost;
     return u;
   }
+  // A stream rule stopped the answer the editor was showing (or flagged a tool call's
+  // arguments): ACP has no message retraction, so the interruption is shown as what it is, a
+  // completed "think" step titled with the rule, holding the rule's text; the retry streams
+  // after it. See docs/architecture.md (Stream rules).
+  Update operator()(const ev::TtsrTriggered& e) const {
+    std::string names;
+    for (const auto& n : e.rules) names += (names.empty() ? "" : ", ") + n;
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "tool_call";
+    u["toolCallId"] = e.id;
+    u["title"] =
+        std::string(e.rules.size() == 1 ? "Rule " : "Rules ") + names +
+        (e.interrupted ? ": answer interrupted, retrying" : ": reminder added to the tool result");
+    u["kind"] = "think";
+    u["status"] = "completed";
+    Json::Value raw(Json::objectValue);
+    Json::Value list(Json::arrayValue);
+    for (const auto& n : e.rules) list.append(n);
+    raw["rules"] = list;
+    raw["source"] = e.source;
+    raw["interrupted"] = e.interrupted;
+    if (!e.tool_call_id.empty()) raw["toolCallId"] = e.tool_call_id;
+    u["rawInput"] = raw;
+    Json::Value content(Json::arrayValue);
+    for (const auto& d : e.details) {
+      Json::Value c(Json::objectValue);
+      c["type"] = "content";
+      c["content"] = TextBlock(d.content);
+      content.append(c);
+    }
+    u["content"] = content;
+    return u;
+  }
   // No ACP counterpart: the prompt's response and the updates above carry what ACP shows.
   Update operator()(const ev::AgentStart&) const { return std::nullopt; }
   Update operator()(const ev::AgentEnd&) const { return std::nullopt; }
@@ -532,7 +680,6 @@ struct UpdateVisitor {
   Update operator()(const ev::MessageEnd&) const { return std::nullopt; }
   Update operator()(const ev::AutoRetryStart&) const { return std::nullopt; }
   Update operator()(const ev::AutoRetryEnd&) const { return std::nullopt; }
-  Update operator()(const ev::TtsrTriggered&) const { return std::nullopt; }
   // A compaction is shown as a "think" tool call: started, then completed with the summary, or
   // failed with why (cancelled: "Cancelled"). Nothing of it is hidden from the user.
   Update operator()(const ev::AutoCompactionStart& e) const {

@@ -50,6 +50,11 @@ struct ListSessionsParams {
   std::string cursor;  // empty: the first page
   static Result<ListSessionsParams> FromJson(const Json::Value& params);
 };
+// session/new and session/load `mcpServers`: stdio ({name, command, args, env: [{name, value}]}),
+// {type: "http", name, url, headers: [{name, value}]} and {type: "sse", ...}. Errors name the
+// field by path.
+Result<std::vector<config::McpServerSpec>> McpServersFromJson(
+    const Json::Value& list, const std::string& path = "params.mcpServers");
 
 struct PromptParams {
   std::string session_id;

@@ -85,6 +85,7 @@ void Server::BindMethods() {
 
 void Server::Run() {
   peer_.Run();
+  shutdown_.Cancel(CancelCause::kShutdown);
   // Input ended: cancel every turn, then let them finish and write their last lines (calls to
   // the editor fail at once now).
   std::map<std::string, std::shared_ptr<agent::Session>> sessions;
@@ -115,8 +116,8 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   pc["embeddedContext"] = true;
   ac["promptCapabilities"] = pc;
   Json::Value mcp = Obj();
-  mcp["http"] = false;
-  mcp["sse"] = false;
+  mcp["http"] = true;
+  mcp["sse"] = true;
   ac["mcpCapabilities"] = mcp;
   Json::Value sc = Obj();
   sc["close"] = Obj();
@@ -187,9 +188,6 @@ agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const 
     fs::path root = fs::weakly_canonical(d, ec);
     so.additional_roots.push_back(ec ? fs::path(d) : root);
   }
-  if (params.mcp_servers.isArray() && !params.mcp_servers.empty())
-    log::Warn("session " + id + ": " + std::to_string(params.mcp_servers.size()) +
-              " MCP server(s) given; this version does not connect to MCP servers yet");
   so.id = id;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -234,6 +232,8 @@ Json::Value Server::SessionResult(const agent::Session& session) {
 
 void Server::NewSession(const NewSessionParams& params, Reply reply) {
   if (!CanOpen(params, &reply)) return;
+  auto servers = McpServers(params, &reply);
+  if (!servers) return;
   auto values = std::make_shared<SessionConfigValues>();
   agent::SessionOptions so = BaseOptions(params, NewSessionId(), values);
   // Nothing is written until the first message: a session nobody spoke in leaves no file.
@@ -244,10 +244,11 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
       },
       &reply, [&](const agent::Session& s) { *values = ConfigValuesOf(s); });
   if (!session) return;
-  Json::Value res = SessionResult(*session);
-  res["sessionId"] = session->id();
-  reply.Result(res);
-  SendCommands(session->id());
+  StartSession(session, std::move(*servers), std::move(reply), [this, session] {
+    Json::Value res = SessionResult(*session);
+    res["sessionId"] = session->id();
+    return res;
+  });
 }
 
 void Server::LoadSession(const LoadSessionParams& params, Reply reply) {
@@ -262,6 +263,8 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
   if (!store_)
     return reply.Error(jsonrpc::kMethodNotFound, "Method not found: sessions are not saved");
   if (!CanOpen(params.session, &reply)) return;
+  auto servers = McpServers(params.session, &reply);
+  if (!servers) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (sessions_.count(params.session_id) != 0)
@@ -270,7 +273,7 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
   }
   // Reading the file is disk work: a worker does it, never the reader thread.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  Status st = pool_.Post([this, params, replay, shared_reply] {
+  Status st = pool_.Post([this, params, replay, shared_reply, servers = std::move(*servers)] {
     auto path = store_->Find(params.session_id, params.session.cwd);
     if (!path.ok())
       return shared_reply->Error(jsonrpc::kInvalidParams,
@@ -289,11 +292,71 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
     auto session = Register([&] { return agent::OpenSessionFile(agent_, std::move(so), *path); },
                             shared_reply.get(), send_history);
     if (!session) return;
-    shared_reply->Result(SessionResult(*session));
-    SendCommands(session->id());
+    StartSession(session, servers, std::move(*shared_reply),
+                 [this, session] { return SessionResult(*session); });
   });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+}
+
+std::optional<std::vector<config::McpServerSpec>> Server::McpServers(const NewSessionParams& params,
+                                                                     Reply* reply) {
+  auto editor = McpServersFromJson(params.mcp_servers);
+  if (!editor.ok()) {
+    reply->Error(jsonrpc::kInvalidParams, "Invalid params: " + editor.error().message);
+    return std::nullopt;
+  }
+  return agent::mcp::MergeServers(std::move(*editor), view_.mcp_servers);
+}
+
+void Server::StartSession(const std::shared_ptr<agent::Session>& session,
+                          std::vector<config::McpServerSpec> servers, Reply reply,
+                          const std::function<Json::Value()>& result) {
+  auto finish = [this, result](Reply r, const std::string& sid,
+                               const std::vector<agent::mcp::ServerStatus>& status) {
+    r.Result(result());
+    AnnounceSession(sid, status);
+  };
+  if (servers.empty()) return finish(std::move(reply), session->id(), {});
+  // Starting servers takes time (up to the start timeout): a worker waits, not the reader.
+  auto shared_reply = std::make_shared<Reply>(std::move(reply));
+  agent::mcp::StartOptions mo;
+  mo.cwd = session->cwd();
+  mo.roots = session->roots();
+  mo.client_version = options_.version;
+  mo.settings = view_.mcp;
+  mo.cancel = shutdown_.token();
+  Status st = pool_.Post([this, session, servers = std::move(servers), mo, shared_reply, finish] {
+    auto status = agent::mcp::AttachServers(*session, servers, mo);
+    if (shutdown_.cancelled()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        sessions_.erase(session->id());
+      }
+      session->Close([] {}, CancelCause::kShutdown);
+      return shared_reply->Error(jsonrpc::kInternalError, "the agent is shutting down");
+    }
+    finish(std::move(*shared_reply), session->id(), status);
+  });
+  if (!st.ok())
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+}
+
+// After the answer: a note for each MCP server that is missing, then the commands.
+void Server::AnnounceSession(const std::string& sid,
+                             const std::vector<agent::mcp::ServerStatus>& servers) {
+  for (const auto& s : servers) {
+    std::string msg = agent::mcp::FailureMessage(s);
+    if (msg.empty()) continue;
+    Json::Value u = Obj();
+    u["sessionUpdate"] = "agent_message_chunk";
+    Json::Value text = Obj();
+    text["type"] = "text";
+    text["text"] = msg + "\n";
+    u["content"] = text;
+    SendUpdate(sid, u);
+  }
+  SendCommands(sid);
 }
 
 namespace {

@@ -12,6 +12,7 @@
 
 #include "acp/codec.h"
 #include "agent/client_services.h"
+#include "agent/mcp/servers.h"
 #include "agent/session.h"
 #include "agent/session_store.h"
 #include "support/jsonrpc.h"
@@ -89,6 +90,20 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   Json::Value SessionResult(const agent::Session& session);
   // session/load (replay true) and session/resume, on a worker.
   void OpenStored(const LoadSessionParams& params, bool replay, jsonrpc::Reply reply);
+  // The editor's `mcpServers` (a malformed list answers -32602 and gives nullopt) merged with the
+  // spec's; parsed before the session is created.
+  std::optional<std::vector<config::McpServerSpec>> McpServers(const NewSessionParams& params,
+                                                               jsonrpc::Reply* reply);
+  // The tail every session opening shares (session/new, load, resume), after Register: starts
+  // the MCP servers on a worker, never the reader thread, waiting at most the spec's
+  // mcp.startTimeoutMs for all together; then answers `reply` with `result()` and announces the
+  // session (AnnounceSession).
+  void StartSession(const std::shared_ptr<agent::Session>& session,
+                    std::vector<config::McpServerSpec> servers, jsonrpc::Reply reply,
+                    const std::function<Json::Value()>& result);
+  // Tells the user in the session about each server that did not start, then the commands.
+  void AnnounceSession(const std::string& sid,
+                       const std::vector<agent::mcp::ServerStatus>& servers);
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);
   void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
   void SetConfigOption(const SetConfigOptionParams& params, jsonrpc::Reply reply);
@@ -123,6 +138,8 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   std::map<std::string, std::weak_ptr<agent::Session>> prompts_;
   long long session_counter_ = 0;
   std::optional<agent::SessionStore> store_;  // null: sessions are not saved
+  // Fired when input ends: MCP servers still starting stop waiting.
+  CancelSource shutdown_;
 };
 
 }  // namespace lousho::acp

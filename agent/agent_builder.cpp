@@ -4,6 +4,7 @@
 #include "agent/providers/factory.h"
 #include "agent/providers/script_provider.h"
 #include "config/model_catalog.h"
+#include "support/log.h"
 
 namespace lousho::agent {
 
@@ -104,6 +105,10 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   agent->limits = spec.limits;
   agent->extra_roots = spec.roots;
   agent->commands = spec.commands;
+  agent->rules = rules::LoadAgentRules(spec, getenv("HOME").value_or(""));
+  for (const auto& w : agent->rules->warnings) log::Warn("stream rules: " + w);
+  agent->mcp_servers = spec.mcp_servers;
+  agent->mcp = spec.mcp;
   const size_t slash = spec.model.find('/');
   const std::string provider_name = spec.model.substr(0, slash);
   const std::string model_id = slash == std::string::npos ? "" : spec.model.substr(slash + 1);

@@ -65,15 +65,16 @@ struct ToolExecutionStart {
   int turn = 0;
   const ToolCall* call = nullptr;
 };
-// A change while the tool runs: now running, a terminal to embed, or partial output (bash
-// output streamed while the command runs).
+// A change while the tool runs: now running, a terminal to embed, partial output (bash
+// output streamed while the command runs), or progress (an MCP server's notes).
 struct ToolExecutionUpdate {
-  enum class Phase { kInProgress, kTerminal, kPartialOutput };
+  enum class Phase { kInProgress, kTerminal, kPartialOutput, kProgress };
   int turn = 0;
   const ToolCall* call = nullptr;
   Phase phase = Phase::kInProgress;
   std::string terminal_id;     // kTerminal
-  std::string partial_output;  // kPartialOutput: the output so far (may be a tail)
+  std::string partial_output;  // kPartialOutput: the output so far (may be a tail);
+                               // kProgress: a progress note ("3/5: indexing")
 };
 struct ToolExecutionEnd {
   int turn = 0;
@@ -105,10 +106,29 @@ struct UsageUpdate {
   long long context_size = 0;
   double session_cost = 0;
 };
-// Stream rules matched and interrupted the model (names of the rules injected).
+// One rule of a TtsrTriggered, as a door shows it.
+struct TtsrRule {
+  std::string name;
+  std::string path;     // the rule's file as shown to the model (cwd-relative, ~/…, absolute)
+  std::string content;  // the rule's text (what was injected)
+  std::vector<std::string> conditions;
+  std::vector<std::string> scope;
+  std::string interrupt_mode;  // the rule's own, else the setting's
+  std::string origin;          // where it was found: spec, agent, project, .omp, …, user
+};
+// Stream rules matched. `interrupted`: the model stream was stopped (its message_end follows,
+// cancelled, with error_message "TTSR matched rule: NAME"), and the turn goes on with the rules
+// injected; otherwise a tool call's arguments matched rules that do not interrupt, and they are
+// prepended to that call's result. (A prose rule that does not interrupt emits nothing: it
+// arrives as a hidden custom message after the reply.)
 struct TtsrTriggered {
   int turn = 0;
-  std::vector<std::string> rules;
+  std::vector<std::string> rules;  // names, in order
+  std::vector<TtsrRule> details;   // parallel to `rules`
+  bool interrupted = true;
+  std::string source;        // "text" | "thinking" | "tool"
+  std::string tool_call_id;  // source "tool"
+  std::string id;            // unique within the session ("ttsr-1", …), for a door's own ids
 };
 // The prompt was about to end with open todos: a reminder joined the history and the model is
 // asked again (`todos` are the open tasks).

@@ -218,9 +218,16 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
 PermissionPolicy::CompiledRule::CompiledRule(PermissionRule r)
     : rule(std::move(r)),
       catch_all(rule.pattern == "*" || rule.pattern == "**"),
+      tool_glob(rule.tool != "*" && HasGlobChars(rule.tool)),
+      tool_names(tool_glob ? Glob(rule.tool, GlobMode::kText) : Glob()),
       literal(IsLiteralPattern(rule.pattern)),
       text(rule.pattern, GlobMode::kText),
       path(rule.pattern, GlobMode::kPath) {}
+
+bool PermissionPolicy::CompiledRule::AppliesTo(const Tool& tool) const {
+  if (rule.tool == "*") return true;
+  return tool_glob ? tool_names.Match(tool.name()) : rule.tool == tool.name();
+}
 
 PermissionPolicy::PermissionPolicy(std::vector<PermissionRule> rules, fs::path cwd)
     : rules_(std::move(rules)), cwd_(std::move(cwd)) {
@@ -244,7 +251,7 @@ std::string PermissionPolicy::Subject(const Tool& tool, const Json::Value& args)
 const PermissionPolicy::CompiledRule* PermissionPolicy::DecideCommand(
     const std::vector<CompiledRule>& rules, const Tool& tool, const ShellCommand& cmd) {
   for (const auto& r : rules) {
-    if (r.rule.tool != "*" && r.rule.tool != tool.name()) continue;
+    if (!r.AppliesTo(tool)) continue;
     const bool could = r.catch_all || MatchText(r.text, cmd.written);
     if (r.rule.action == PermissionAction::kDeny) {
       if (could) return &r;
@@ -267,9 +274,7 @@ std::optional<PermissionAction> PermissionPolicy::Match(const std::vector<Compil
                                                         const std::string& subject,
                                                         const ShellScript* script,
                                                         std::string* matched_pattern) const {
-  auto applies = [&](const CompiledRule& r) {
-    return r.rule.tool == "*" || r.rule.tool == tool.name();
-  };
+  auto applies = [&](const CompiledRule& r) { return r.AppliesTo(tool); };
   auto found = [&](const CompiledRule* r) -> std::optional<PermissionAction> {
     if (matched_pattern) *matched_pattern = r->rule.pattern;
     return r->rule.action;
@@ -356,7 +361,7 @@ PermissionVerdict PermissionPolicy::Evaluate(const Tool& tool, const Json::Value
   if (rule == PermissionAction::kAllow) return {PermissionAction::kAllow, ""};
   if (remembered == PermissionAction::kAllow) return {PermissionAction::kAllow, ""};
   if (rule == PermissionAction::kAsk) return {PermissionAction::kAsk, ""};
-  if (tool.read_only() || think) return {PermissionAction::kAllow, ""};
+  if ((tool.read_only() || think) && !tool.asks_by_default()) return {PermissionAction::kAllow, ""};
   if (mode == PermissionMode::kAcceptEdits && IsEditKind(tool.kind()))
     return {PermissionAction::kAllow, ""};
   return {PermissionAction::kAsk, ""};

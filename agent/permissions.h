@@ -28,7 +28,7 @@ enum class PermissionMode {
 };
 
 struct PermissionRule {
-  std::string tool = "*";     // tool name, or "*" for every tool
+  std::string tool = "*";     // tool name, "*" for every tool, or a glob ("mcp__github__*")
   std::string pattern = "*";  // glob over the tool's PermissionSubject; "*" matches anything
   PermissionAction action = PermissionAction::kAsk;
 };
@@ -131,10 +131,13 @@ class PermissionPolicy {
   struct CompiledRule {
     explicit CompiledRule(PermissionRule r);
     PermissionRule rule;
-    bool catch_all;  // "*" or "**"
-    bool literal;    // no wildcard: one exact text
-    Glob text;       // for commands
-    Glob path;       // for paths
+    bool AppliesTo(const Tool& tool) const;
+    bool catch_all;   // "*" or "**"
+    bool tool_glob;   // the tool name has wildcards ("mcp__github__*")
+    Glob tool_names;  // when tool_glob
+    bool literal;     // no wildcard: one exact text
+    Glob text;        // for commands
+    Glob path;        // for paths
   };
 
   // `script` is the parsed command for execute-kind tools, else null (a path subject).

@@ -84,6 +84,8 @@ AgentView ViewOf(const AgentConfig& agent) {
   v.models = agent.models;
   if (v.models.empty() && !agent.model.provider_name.empty())
     v.models.push_back({agent.model.provider_name, agent.model.model_id, agent.model.model_id});
+  v.mcp_servers = agent.mcp_servers;
+  v.mcp = agent.mcp;
   return v;
 }
 
@@ -135,6 +137,20 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
     if (!st.ok()) return st.error();
     s->RestoreFromBranch();
     s->CloseInterruptedCalls();
+  }
+  if (s->agent_->rules) {
+    // The project's rules are read now, once: a session sees the rules of when it opened.
+    rules::RuleSet set = rules::LoadSessionRules(*s->agent_->rules, s->options_.cwd);
+    // The agent's own warnings were logged when it was built.
+    for (size_t i = s->agent_->rules->warnings.size(); i < set.warnings.size(); ++i)
+      log::Warn("stream rules: " + set.warnings[i]);
+    if (!set.rules.empty()) {
+      s->rules_ = std::make_unique<rules::Controller>(std::move(set), s->options_.cwd,
+                                                      s->agent_->rules->home);
+      // `once` outlives a restart: rules injected on this branch stay injected.
+      for (const Entry* e : s->history_.Branch())
+        if (e->kind == EntryKind::kTtsrInjection) s->rules_->RestoreInjected(e->rules);
+    }
   }
   return s;
 }
@@ -258,7 +274,57 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   for (const auto& r : agent_->extra_roots) roots_.push_back(r);
 }
 
-Session::~Session() = default;
+Session::~Session() { CloseSources(); }
+
+void Session::CloseSources() {
+  std::vector<std::shared_ptr<ToolSource>> sources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sources.swap(sources_);
+  }
+  for (auto& s : sources) s->Close();
+}
+
+void Session::AddToolSource(std::shared_ptr<ToolSource> source) {
+  std::vector<std::shared_ptr<Tool>> now = source->CurrentTools(CancelToken());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& tool : now) {
+    source_tool_names_.push_back(tool->name());
+    bool replaced = false;
+    for (auto& t : tools_)
+      if (t->name() == tool->name()) {
+        t = tool;
+        replaced = true;
+      }
+    if (!replaced) tools_.push_back(std::move(tool));
+  }
+  sources_.push_back(std::move(source));
+}
+
+void Session::RefreshSourceTools(const CancelToken& cancel) {
+  std::vector<std::shared_ptr<ToolSource>> sources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sources = sources_;
+  }
+  if (sources.empty()) return;
+  std::vector<std::shared_ptr<Tool>> now;
+  for (auto& s : sources) {
+    auto tools = s->CurrentTools(cancel);
+    now.insert(now.end(), tools.begin(), tools.end());
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto from_source = [&](const std::string& name) {
+    return std::find(source_tool_names_.begin(), source_tool_names_.end(), name) !=
+           source_tool_names_.end();
+  };
+  std::erase_if(tools_, [&](const std::shared_ptr<Tool>& t) { return from_source(t->name()); });
+  source_tool_names_.clear();
+  for (auto& t : now) {
+    source_tool_names_.push_back(t->name());
+    tools_.push_back(std::move(t));
+  }
+}
 
 Status Session::Post(std::function<void()> task) {
   return strand_->Post([self = shared_from_this(), task = std::move(task)] {
@@ -331,6 +397,7 @@ void Session::Close(std::function<void()> done, CancelCause cause) {
   }
   Cancel(cause);
   Status st = Post([this, done = std::move(done)] {
+    CloseSources();
     if (options_.recorder) options_.recorder->Close();  // the file's lock goes with the session
     if (done) done();
   });
@@ -564,6 +631,8 @@ bool Session::RemoveTool(const std::string& name) {
     }
   return false;
 }
+
+const rules::RuleSet* Session::stream_rules() const { return rules_ ? &rules_->set() : nullptr; }
 
 std::vector<std::shared_ptr<Tool>> Session::tools() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -910,28 +979,35 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
     Streamed s = StreamMessage(t);
     const Message* said = s.message.content.empty() ? nullptr : &s.message;
     if (s.error) {
-      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      EmitTurnEnd(t, said);
       if (auto end = FailedRequest(*s.error, said, t)) return std::move(*end);
       continue;  // compacted after an overflow: the request goes again
     }
     if (s.interrupt) {
       // A stream rule or a steering message: what it brings joins the history, and the model
-      // is asked again within the same prompt.
-      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      // is asked again within the same prompt (unless the user cancels in the pause).
+      EmitTurnEnd(t, said);
+      const bool cancelled = s.interrupt->delay_ms > 0 && t.cancel.WaitFor(s.interrupt->delay_ms);
       for (Message& m : s.interrupt->inject) {
         AppendMessage(std::move(m), &t);
-        EmitMessage(t.step, t.added.back());
+        if (!s.interrupt->silent) EmitMessage(t.step, t.added.back());
       }
+      if (!s.interrupt->ttsr_rules.empty()) RecordTtsr(s.interrupt->ttsr_rules);
+      if (cancelled || t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
       continue;
     }
     if (s.aborted != CancelCause::kNone) {
-      Emit(event::TurnEnd{t.step, said, &t.tool_results});
+      EmitTurnEnd(t, said);
       return Finish(t, TurnStop::kCancelled);
     }
     const bool carried_on = RunToolCalls(s.message, t);
-    Emit(event::TurnEnd{t.step, said, &t.tool_results});
+    EmitTurnEnd(t, said);
     if (!carried_on) return Finish(t, TurnStop::kCancelled);
+    // Prose rules that matched without interrupting arrive now; the model answers them even
+    // when it meant to stop.
+    const bool followed = rules_ && InjectFollowUps(t);
     std::optional<TurnStop> stop = DecideNext(s.message, t);
+    if (followed && stop && *stop == TurnStop::kEndTurn && !t.ends_turn) stop.reset();
     // Messages the user queued meanwhile: steering at the end of every model request, follow-ups
     // when the prompt would end, then a reminder of open todos; each asks the model again.
     if (!t.cancel.cancelled() && (!stop || *stop == TurnStop::kEndTurn)) {
@@ -1296,13 +1372,17 @@ ModelRequest Session::BuildRequest(const ModelChoice& model) const {
   }
   req.thinking = model.thinking;
   req.max_output_tokens = static_cast<int>(agent_->limits.max_output_tokens);
-  for (const auto& tool : tools())
+  const bool plan = mode() == PermissionMode::kPlan;
+  for (const auto& tool : tools()) {
+    if (plan && !tool->offered_in_plan_mode()) continue;
     req.tools.push_back(ToolSchema{tool->name(), tool->description(), tool->parameters()});
+  }
   return req;
 }
 
 Session::Streamed Session::StreamMessage(Turn& t) {
   const ModelChoice model = this->model();
+  RefreshSourceTools(t.cancel);
   const ModelRequest req = BuildRequest(model);
   const int step = t.step;
 
@@ -1315,6 +1395,7 @@ Session::Streamed Session::StreamMessage(Turn& t) {
     interrupt_.reset();
   }
   ScopedCancelCallback link(t.cancel, [stream, &t] { stream->Cancel(t.cancel.cause()); });
+  if (rules_) rules_->ResetBuffers();
 
   MessageBuilder builder;
   Emit(event::MessageStart{step, &builder.message()});
@@ -1336,6 +1417,13 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   std::optional<StreamInterrupt> watched;
   auto on_delta = [&](const StreamDelta& d) {
     if (stream->cancelled()) return false;
+    if (rules_) {
+      if (auto hit = WatchRules(d, step)) {
+        watched = std::move(hit);
+        stream->Cancel(watched->cause);
+        return false;
+      }
+    }
     if (options_.watcher) {
       // The watcher sees the delta before anything of it leaves the engine.
       if (auto hit = options_.watcher(d, builder.message())) {
@@ -1374,23 +1462,39 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   if (out.message.provider.empty()) out.message.provider = model.provider_name;
   if (out.message.model.empty()) out.message.model = model.model_id;
   if (stopped) {
-    // Keep what was said, but never a tool call that will not run.
-    std::vector<ContentBlock> kept;
-    for (auto& b : out.message.content)
-      if (b.type != BlockType::kToolCall) kept.push_back(std::move(b));
-    out.message.content = std::move(kept);
-    out.message.stop_reason = StopReason::kCancelled;
     out.aborted = stream->cause() == CancelCause::kNone ? CancelCause::kUser : stream->cause();
-    if (watched && !t.cancel.cancelled()) {
-      out.interrupt = std::move(watched);
-      if (!out.interrupt->keep_partial) out.message.content.clear();
-    }
+    SettleStopped(out, std::move(watched), builder, t);
   }
   t.result.usage.Add(out.message.usage);
   EmitUsage(t, out.message, model);
   if (!out.message.content.empty()) AppendMessage(out.message, &t);
   Emit(event::MessageEnd{step, &out.message});
   return out;
+}
+
+namespace {
+// The blocks of a stopped message that may stay: never a tool call that will not run.
+std::vector<ContentBlock> WithoutToolCalls(std::vector<ContentBlock> blocks) {
+  std::vector<ContentBlock> kept;
+  kept.reserve(blocks.size());
+  for (auto& b : blocks)
+    if (b.type != BlockType::kToolCall) kept.push_back(std::move(b));
+  return kept;
+}
+}  // namespace
+
+void Session::SettleStopped(Streamed& out, std::optional<StreamInterrupt> watched,
+                            MessageBuilder& builder, const Turn& t) {
+  out.message.content = WithoutToolCalls(std::move(out.message.content));
+  out.message.stop_reason = StopReason::kCancelled;
+  // A stream rule that fired stays fired even when the user cancelled at the same moment: its
+  // injection joins the history (the prompt still ends), as the controller already counts it.
+  if (!watched || (t.cancel.cancelled() && watched->ttsr_rules.empty())) return;
+  // What the editor was shown: the provider's own copy may hold the delta that was stopped.
+  out.message.content = WithoutToolCalls(builder.Take(/*partial=*/true).content);
+  out.interrupt = std::move(watched);
+  if (!out.interrupt->keep_partial) out.message.content.clear();
+  if (!out.interrupt->reason.empty()) out.message.error_message = out.interrupt->reason;
 }
 
 void Session::EmitUsage(const Turn& t, const Message& m, const ModelChoice& model) {
@@ -1474,6 +1578,98 @@ std::optional<TurnStop> Session::DecideNext(const Message& assistant, Turn& t) {
   return TurnStop::kEndTurn;
 }
 
+// --- stream rules ---
+
+namespace {
+// The pause between a stream rule's interruption and the retry: a user's cancel in it wins.
+constexpr int kTtsrRetryDelayMs = 50;
+
+Message HiddenRuleMessage(std::string text) {
+  Message m;
+  m.role = Role::kUser;
+  m.custom_type = "ttsr-injection";
+  m.display = false;
+  m.content.push_back(ContentBlock::Text(std::move(text)));
+  return m;
+}
+
+std::vector<std::string> Names(const std::vector<const rules::Rule*>& rules) {
+  std::vector<std::string> names;
+  names.reserve(rules.size());
+  for (const auto* r : rules) names.push_back(r->name);
+  return names;
+}
+}  // namespace
+
+void Session::EmitTurnEnd(const Turn& t, const Message* said) {
+  Emit(event::TurnEnd{t.step, said, &t.tool_results});
+  if (rules_) rules_->OnTurnEnd();
+}
+
+std::optional<StreamInterrupt> Session::WatchRules(const StreamDelta& d, int step) {
+  auto f = rules_->OnDelta(d);
+  if (!f) return std::nullopt;
+  if (!f->interrupt) {
+    // A prose rule waits for the message to complete, silently; a tool rule is announced now
+    // and rides on the call's result.
+    if (f->source == rules::Source::kTool) {
+      EmitTtsr(*f, step);
+      RecordTtsr(Names(f->rules));
+    }
+    return std::nullopt;
+  }
+  EmitTtsr(*f, step);
+  StreamInterrupt i;
+  i.cause = CancelCause::kStreamRule;
+  i.keep_partial = rules_->settings().context_mode == rules::ContextMode::kKeep;
+  i.reason = rules::Controller::Reason(f->rules);
+  i.silent = true;
+  i.delay_ms = kTtsrRetryDelayMs;
+  i.inject.push_back(HiddenRuleMessage(rules_->RenderInterrupt(f->rules)));
+  i.ttsr_rules = Names(f->rules);
+  return i;
+}
+
+void Session::EmitTtsr(const rules::Firing& f, int step) {
+  event::TtsrTriggered e;
+  e.turn = step;
+  e.interrupted = f.interrupt;
+  e.source = rules::SourceId(f.source);
+  e.tool_call_id = f.tool_call_id;
+  e.id = "ttsr-" + std::to_string(++ttsr_fired_);
+  for (const rules::Rule* r : f.rules) {
+    e.rules.push_back(r->name);
+    event::TtsrRule d;
+    d.name = r->name;
+    d.path = rules_->ShownPath(*r);
+    d.content = r->content;
+    for (const auto& c : r->conditions) d.conditions.push_back(c.pattern);
+    d.scope = r->scope;
+    d.interrupt_mode =
+        rules::InterruptModeId(r->interrupt_mode.value_or(rules_->settings().interrupt_mode));
+    d.origin = r->origin;
+    e.details.push_back(std::move(d));
+  }
+  Emit(e);
+}
+
+void Session::RecordTtsr(const std::vector<std::string>& names) {
+  Entry e;
+  e.kind = EntryKind::kTtsrInjection;
+  e.rules = names;
+  std::lock_guard<std::mutex> lock(mu_);
+  history_.Append(std::move(e));
+}
+
+bool Session::InjectFollowUps(Turn& t) {
+  auto rules = rules_->TakeFollowUps();
+  if (rules.empty()) return false;
+  AppendMessage(HiddenRuleMessage(rules_->RenderInterrupt(rules)), &t);
+  EmitMessage(t.step, t.added.back());
+  RecordTtsr(Names(rules));
+  return true;
+}
+
 // --- tool calls ---
 
 ToolContext Session::MakeToolContext(const CancelToken& cancel) {
@@ -1514,6 +1710,14 @@ Session::CallRun Session::StartCall(const ContentBlock& call, const std::shared_
 
 void Session::CompleteCall(CallRun& run, ToolOutput out, Turn& t) {
   Emit(event::ToolExecutionEnd{t.step, &run.shown, &out, out.is_error});
+  if (rules_) {
+    // Rules that matched this call's arguments without interrupting: the model reads them
+    // first in the result (the editor already saw them as a ttsr event).
+    auto reminded = rules_->TakeToolReminders(run.shown.id);
+    if (!reminded.empty())
+      out.content.insert(out.content.begin(),
+                         ContentBlock::Text(rules_->RenderToolReminder(reminded)));
+  }
   Message tr;
   tr.role = Role::kToolResult;
   tr.tool_call_id = run.shown.id;
@@ -1645,6 +1849,9 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
   };
   run.ctx.on_output = [&](const std::string& output) {
     Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kPartialOutput, "", output});
+  };
+  run.ctx.on_progress = [&](const std::string& note) {
+    Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kProgress, "", note});
   };
   ToolOutput out;
   try {

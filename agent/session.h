@@ -17,8 +17,11 @@
 #include "agent/compaction.h"
 #include "agent/events.h"
 #include "agent/history.h"
+#include "agent/message_builder.h"
 #include "agent/permissions.h"
 #include "agent/provider.h"
+#include "agent/rules/controller.h"
+#include "agent/rules/loader.h"
 #include "agent/session_store.h"
 #include "agent/tool.h"
 #include "config/agent_spec.h"
@@ -71,6 +74,12 @@ struct AgentConfig {
   // provider with a key), the agent's own first; and how one is built. Null: only `model`.
   std::vector<ModelOption> models;
   ModelResolver resolve_model;
+  // Stream rules of the spec, the agent folder and the user, and the `ttsr:` settings; each
+  // session adds its project's when it opens. Null: no stream rules at all.
+  std::shared_ptr<const rules::AgentRules> rules;
+  // The spec's MCP servers (each session starts its own) and their timeouts.
+  std::vector<config::McpServerSpec> mcp_servers;
+  config::McpSettings mcp;
 };
 
 // What a door may know of an agent: it never calls a provider or a tool itself.
@@ -79,7 +88,9 @@ struct AgentView {
   bool images = false;  // the default model accepts images
   std::vector<config::SlashCommand> commands;
   std::optional<Error> provider_error;
-  std::vector<ModelOption> models;  // offered; the agent's own model first
+  std::vector<ModelOption> models;                 // offered; the agent's own model first
+  std::vector<config::McpServerSpec> mcp_servers;  // the spec's; a door starts them per session
+  config::McpSettings mcp;
 };
 AgentView ViewOf(const AgentConfig& agent);
 
@@ -127,6 +138,13 @@ struct StreamInterrupt {
   CancelCause cause = CancelCause::kStreamRule;
   bool keep_partial = false;    // keep what was streamed in the history (tool calls never)
   std::vector<Message> inject;  // appended before the model is asked again
+  std::string reason;           // the aborted message's error_message (empty: none)
+  bool silent = false;          // the injected messages get no message_start/end events
+  // A pause before the model is asked again; a cancel in it ends the turn (what was to be
+  // injected still joins the history, for the next prompt).
+  int delay_ms = 0;
+  // Stream rules injected: recorded as a ttsr_injection entry with the injected messages.
+  std::vector<std::string> ttsr_rules;
 };
 
 // Watches every stream delta before it leaves the engine; returning an interrupt aborts the
@@ -204,6 +222,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Session& operator=(const Session&) = delete;
 
   const std::string& id() const { return options_.id; }
+  const std::filesystem::path& cwd() const { return options_.cwd; }
+  // The folders the session's tools may touch; roots()[0] == cwd(). Fixed at creation.
+  const std::vector<std::filesystem::path>& roots() const { return roots_; }
 
   // Starts a turn. Fails with LOUSHO_SESSION_BUSY when a turn is running. `done` runs on the
   // worker after every event of the turn has been emitted.
@@ -269,10 +290,16 @@ class Session : public std::enable_shared_from_this<Session> {
   void SetAutoCompaction(bool enabled);
   bool auto_compaction() const;
   bool SupportsImages() const;
+  // The stream rules this session registered (null: none), for listings.
+  const rules::RuleSet* stream_rules() const;
+
   // Adds a tool to this session only (MCP, host tools); a tool of the same name is replaced.
   void AddTool(std::shared_ptr<Tool> tool);
   // Removes this session's tool of that name; false when it has none.
   bool RemoveTool(const std::string& name);
+  // Adds tools that may change (MCP servers): their current set is taken before each model
+  // request, and the source is closed when the session closes (or is destroyed).
+  void AddToolSource(std::shared_ptr<ToolSource> source);
   std::vector<std::shared_ptr<Tool>> tools() const;
 
   // The session's name (session_info entries); empty: none yet.
@@ -332,7 +359,14 @@ class Session : public std::enable_shared_from_this<Session> {
   Result<CompactionResult> RunCompaction(const std::string& reason, const std::string& instructions,
                                          const CancelToken& cancel, bool will_retry, Turn* t);
   Streamed StreamMessage(Turn& t);
+  // A stopped stream's message: no tool calls, cancelled, and the interrupt that stopped it (if
+  // it goes on with the turn) with what the editor was shown.
+  void SettleStopped(Streamed& out, std::optional<StreamInterrupt> watched, MessageBuilder& builder,
+                     const Turn& t);
   ModelRequest BuildRequest(const ModelChoice& model) const;
+  // Takes the tool sources' current tools into tools_ (worker only).
+  void RefreshSourceTools(const CancelToken& cancel);
+  void CloseSources();
   void EmitUsage(const Turn& t, const Message& m, const ModelChoice& model);
   // Runs the message's tool calls; false when the turn was cancelled meanwhile.
   bool RunToolCalls(const Message& assistant, Turn& t);
@@ -361,6 +395,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void CompleteCall(CallRun& run, ToolOutput out, Turn& t);
   PermissionDecision AskPermission(const CallRun& run, const ContentBlock& call,
                                    const CancelToken& cancel);
+
+  // Stream rules (worker only).
+  void EmitTurnEnd(const Turn& t, const Message* said);
+  std::optional<StreamInterrupt> WatchRules(const StreamDelta& d, int step);
+  void EmitTtsr(const rules::Firing& f, int step);
+  void RecordTtsr(const std::vector<std::string>& names);
+  // Injects the prose rules that matched without interrupting; true when it did.
+  bool InjectFollowUps(Turn& t);
 
   // History and events (worker only, except where locked inside).
   void AppendMessage(Message m, Turn* t);
@@ -399,6 +441,8 @@ class Session : public std::enable_shared_from_this<Session> {
   PermissionMode mode_;
   ModelChoice model_;
   std::vector<std::shared_ptr<Tool>> tools_;
+  std::vector<std::shared_ptr<ToolSource>> sources_;
+  std::vector<std::string> source_tool_names_;  // the names in tools_ that came from sources_
   agent::History history_;       // written on the worker under mu_; read there without it
   std::vector<PlanEntry> plan_;  // the todo tool's (worker only)
   std::vector<TodoPhase> todos_;
@@ -417,6 +461,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<Message> context_;  // for the next prompt
   bool auto_retry_ = true;
   std::shared_ptr<CancelSource> retry_abort_;  // the stream in flight's retry wait
+  // Null when no stream rule is registered: then a delta costs one pointer test.
+  std::unique_ptr<rules::Controller> rules_;
+  int ttsr_fired_ = 0;  // for TtsrTriggered ids
 };
 
 // Session files for a door (both doors open sessions this way).

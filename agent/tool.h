@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,21 +47,35 @@ struct ToolContext {
   std::function<void(const std::string& terminal_id)> on_terminal;
   // Output so far while the tool runs (bash streams its output). May be empty.
   std::function<void(const std::string& output)> on_output;
+  // A progress note while the tool runs ("3/5", an MCP server's progress). May be empty.
+  std::function<void(const std::string& note)> on_progress;
   // The session's plan (todo tool). May be null.
   std::vector<PlanEntry>* plan = nullptr;
   // Switches the session's mode by id (switch_mode tool). May be empty.
   std::function<Status(const std::string& mode_id)> set_mode;
 };
 
+// A resource a tool result points to or embeds (MCP `resource_link` / `resource`), for the
+// editor; the model gets it as text in `content`.
+struct ResourceRef {
+  std::string uri;
+  std::string name;
+  std::string mime_type;
+  bool embedded = false;
+  std::optional<std::string> text;  // embedded text
+  std::optional<std::string> blob;  // embedded binary, base64
+};
+
 // What a tool run produced.
 struct ToolOutput {
   std::vector<ContentBlock> content;  // text / image blocks for the model
   bool is_error = false;
-  Json::Value details;          // machine-readable result (ACP rawOutput)
-  std::vector<FileDiff> diffs;  // write/edit: what changed
-  std::string terminal_id;      // bash via editor terminal
-  bool plan_changed = false;    // todo: ctx.plan was updated
-  bool ends_turn = false;       // ask: the turn ends; content text is the question
+  Json::Value details;                 // machine-readable result (ACP rawOutput)
+  std::vector<FileDiff> diffs;         // write/edit: what changed
+  std::string terminal_id;             // bash via editor terminal
+  bool plan_changed = false;           // todo: ctx.plan was updated
+  bool ends_turn = false;              // ask: the turn ends; content text is the question
+  std::vector<ResourceRef> resources;  // MCP: resources shown to the editor
 
   static ToolOutput Error(std::string message) {
     ToolOutput o;
@@ -101,6 +116,24 @@ class Tool {
     return {};
   }
   virtual ToolOutput Run(const Json::Value& args, ToolContext& ctx) = 0;
+  // True for tools from outside (MCP): without a rule that allows them, they are asked about
+  // even when read-only (their read-only hint is the server's word, not ours).
+  virtual bool asks_by_default() const { return false; }
+  // Offered to the model in plan mode. Built-in tools always are (the policy explains a denial);
+  // outside tools only when read-only.
+  virtual bool offered_in_plan_mode() const { return true; }
+};
+
+// Tools that may change while a session runs (an MCP server's list changes, a server comes
+// back). The session asks for the current set before each model request, on its worker.
+class ToolSource {
+ public:
+  virtual ~ToolSource() = default;
+  // The tools now; may refresh them first (bounded by the source's timeouts and `cancel`).
+  virtual std::vector<std::shared_ptr<Tool>> CurrentTools(const CancelToken& cancel) = 0;
+  // The session is closing: release what the tools hold (stop servers). Called once, on the
+  // session's worker after its last turn.
+  virtual void Close() = 0;
 };
 
 // Creates the built-in tool of that name, or null.

@@ -34,5 +34,7 @@ int RunRpcModeIfSelected(int argc, char** argv);
 
 Subcommand AddAcpCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
+Subcommand AddRulesCommand(CLI::App& app);
+Subcommand AddMcpCommand(CLI::App& app);
 
 }  // namespace lousho::cli

@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   std::vector<lousho::cli::Subcommand> commands;
   commands.push_back(lousho::cli::AddAcpCommand(app));
   commands.push_back(lousho::cli::AddValidateCommand(app));
+  commands.push_back(lousho::cli::AddRulesCommand(app));
+  commands.push_back(lousho::cli::AddMcpCommand(app));
 
   try {
     app.parse(argc, argv);

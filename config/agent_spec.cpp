@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "config/model_catalog.h"
+#include "support/env.h"
 #include "support/files.h"
 
 namespace lousho::config {
@@ -340,10 +341,85 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
 }
 
 const std::vector<std::string> kTopKeys = {
-    "name",     "description", "model",      "instructions", "instructionsFile",
-    "thinking", "tools",       "maxSteps",   "limits",       "permissions",
-    "mode",     "roots",       "rules",      "providers",    "commands",
-    "scripts",  "models",      "compaction", "sessionDir"};
+    "name",        "description", "model",      "instructions", "instructionsFile",
+    "thinking",    "tools",       "maxSteps",   "limits",       "permissions",
+    "mode",        "roots",       "rules",      "providers",    "commands",
+    "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
+    "mcp_servers", "mcp"};
+
+using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
+
+// A string of an MCP server entry, with `${VAR}` expanded; a missing variable fails at the
+// string's position.
+std::string McpStr(const Ctx& ctx, const YAML::Node& n, const std::string& what, const EnvFn& env) {
+  auto expanded = ExpandVars(Str(ctx, n, what), env);
+  if (!expanded.ok()) ctx.Fail(n, what + ": " + expanded.error().message);
+  return *expanded;
+}
+
+// `env` and `headers`: a mapping of name to value, or ACP's list of {name, value}.
+std::vector<std::pair<std::string, std::string>> McpPairs(const Ctx& ctx, const YAML::Node& n,
+                                                          const std::string& what,
+                                                          const EnvFn& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (n.IsMap()) {
+    for (const auto& kv : n)
+      out.emplace_back(kv.first.Scalar(),
+                       McpStr(ctx, kv.second, what + "." + kv.first.Scalar(), env));
+    return out;
+  }
+  if (!n.IsSequence()) ctx.Fail(n, what + ": expected a mapping of name to value");
+  for (const auto& item : n) {
+    ExpectMap(ctx, item, what + " entry");
+    CheckKeys(ctx, item, what + " entry", {"name", "value"});
+    if (!item["name"] || !item["value"])
+      ctx.Fail(item, what + " entry: needs both 'name' and 'value'");
+    out.emplace_back(Str(ctx, item["name"], "name"), McpStr(ctx, item["value"], "value", env));
+  }
+  return out;
+}
+
+McpServerSpec ParseMcpServer(const Ctx& ctx, const std::string& name, const YAML::Node& n,
+                             const EnvFn& env) {
+  const std::string where = "mcp server '" + name + "'";
+  ExpectMap(ctx, n, where);
+  CheckKeys(ctx, n, where, {"type", "command", "args", "env", "cwd", "url", "headers"});
+  McpServerSpec m;
+  m.name = name;
+  std::string type = n["type"] ? Str(ctx, n["type"], "type") : (n["url"] ? "http" : "stdio");
+  if (type == "stdio") {
+    m.transport = McpTransport::kStdio;
+  } else if (type == "http" || type == "streamableHttp" || type == "streamable-http") {
+    m.transport = McpTransport::kHttp;
+  } else if (type == "sse") {
+    m.transport = McpTransport::kSse;
+  } else {
+    ctx.Fail(n["type"], "type: expected stdio, http or sse, got '" + type + "'");
+  }
+  if (m.transport == McpTransport::kStdio) {
+    if (!n["command"]) ctx.Fail(n, where + ": missing required key 'command'");
+    if (n["url"] || n["headers"])
+      ctx.Fail(n["url"] ? n["url"] : n["headers"],
+               where + ": 'url' and 'headers' need type http or sse");
+    m.command = McpStr(ctx, n["command"], "command", env);
+    if (m.command.empty()) ctx.Fail(n["command"], "command: must not be empty");
+    if (n["args"]) {
+      if (!n["args"].IsSequence()) ctx.Fail(n["args"], "args: expected a list of strings");
+      for (const auto& a : n["args"]) m.args.push_back(McpStr(ctx, a, "args", env));
+    }
+    if (n["env"]) m.env = McpPairs(ctx, n["env"], "env", env);
+    if (n["cwd"]) m.cwd = McpStr(ctx, n["cwd"], "cwd", env);
+  } else {
+    if (!n["url"]) ctx.Fail(n, where + ": missing required key 'url'");
+    for (const char* k : {"command", "args", "env", "cwd"})
+      if (n[k]) ctx.Fail(n[k], std::string(k) + ": only stdio servers take '" + k + "'");
+    m.url = McpStr(ctx, n["url"], "url", env);
+    if (m.url.rfind("http://", 0) != 0 && m.url.rfind("https://", 0) != 0)
+      ctx.Fail(n["url"], "url: must start with http:// or https://");
+    if (n["headers"]) m.headers = McpPairs(ctx, n["headers"], "headers", env);
+  }
+  return m;
+}
 
 // "provider/model": both parts present.
 bool IsProviderModel(const std::string& model) {
@@ -391,6 +467,105 @@ std::string FindSpecInDir(const fs::path& dir) {
     if (fs::is_regular_file(dir / name, ec)) return (dir / name).string();
   }
   return {};
+}
+
+// The keys of a rule written inline in `rules:` (those of a rule file's front matter, plus its
+// name and text).
+const std::vector<std::string> kInlineRuleKeys = {
+    "name",  "content",       "condition",   "ttsr_trigger", "ttsrTrigger", "scope",
+    "globs", "interruptMode", "description", "alwaysApply",  "enabled",     "path"};
+
+std::string Where(const Ctx& ctx, const YAML::Node& n) {
+  YAML::Mark m = n.Mark();
+  return ctx.file() + ":" + std::to_string(m.line >= 0 ? m.line + 1 : 1) + ":" +
+         std::to_string(m.column >= 0 ? m.column + 1 : 1);
+}
+
+void CheckOneOf(const Ctx& ctx, const YAML::Node& n, const std::string& what,
+                const std::vector<std::string>& allowed) {
+  std::string v = Str(ctx, n, what);
+  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return;
+  std::string all;
+  for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
+  ctx.Fail(n, what + ": expected one of " + all + ", got '" + v + "'");
+}
+
+// A string or a list of strings.
+void CheckStrings(const Ctx& ctx, const YAML::Node& n, const std::string& what) {
+  if (n.IsScalar()) return;
+  if (!n.IsSequence()) ctx.Fail(n, what + ": expected a string or a list of strings");
+  for (const auto& item : n) Str(ctx, item, what);
+}
+
+std::vector<RuleSpec> ParseRules(const Ctx& ctx, const YAML::Node& n, const std::string& dir) {
+  if (!n.IsSequence()) ctx.Fail(n, "rules: expected a list of rule files, folders or rules");
+  std::vector<RuleSpec> out;
+  for (const auto& item : n) {
+    RuleSpec r;
+    r.where = Where(ctx, item);
+    if (item.IsScalar()) {
+      r.path = SpecPath(ctx, item, "rules", dir).lexically_normal().string();
+      std::error_code ec;
+      if (!fs::exists(r.path, ec))
+        ctx.Fail(item, "rules: no such file or folder " + Shown(item.Scalar()));
+      out.push_back(std::move(r));
+      continue;
+    }
+    ExpectMap(ctx, item, "rule");
+    CheckKeys(ctx, item, "rule", kInlineRuleKeys);
+    if (item["path"]) {
+      if (item.size() != 1)
+        ctx.Fail(item, "rule: 'path' names a file or folder; give no other key");
+      r.path = SpecPath(ctx, item["path"], "rule path", dir).lexically_normal().string();
+      std::error_code ec;
+      if (!fs::exists(r.path, ec))
+        ctx.Fail(item["path"], "rule path: no such file or folder " + Shown(item["path"].Scalar()));
+      out.push_back(std::move(r));
+      continue;
+    }
+    if (!item["name"]) ctx.Fail(item, "rule: 'name' is required for a rule written inline");
+    r.name = Str(ctx, item["name"], "rule name");
+    if (r.name.empty()) ctx.Fail(item["name"], "rule name: expected a name");
+    if (!item["content"])
+      ctx.Fail(item, "rule '" + r.name + "': 'content' (the text injected) is required");
+    r.content = Str(ctx, item["content"], "rule content");
+    if (!item["condition"] && !item["ttsr_trigger"] && !item["ttsrTrigger"])
+      ctx.Fail(item, "rule '" + r.name + "': 'condition' is required");
+    for (const char* key : {"condition", "ttsr_trigger", "ttsrTrigger", "scope", "globs"})
+      if (item[key]) CheckStrings(ctx, item[key], std::string("rule ") + key);
+    if (item["interruptMode"])
+      CheckOneOf(ctx, item["interruptMode"], "rule interruptMode",
+                 {"always", "prose-only", "tool-only", "never"});
+    if (item["description"]) Str(ctx, item["description"], "rule description");
+    if (item["alwaysApply"]) Bool(ctx, item["alwaysApply"], "rule alwaysApply");
+    if (item["enabled"]) Bool(ctx, item["enabled"], "rule enabled");
+    r.fields = ToJson(item);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+TtsrSpec ParseTtsr(const Ctx& ctx, const YAML::Node& n) {
+  ExpectMap(ctx, n, "ttsr");
+  CheckKeys(ctx, n, "ttsr", {"enabled", "contextMode", "interruptMode", "repeatMode", "repeatGap"});
+  TtsrSpec t;
+  if (n["enabled"]) t.enabled = Bool(ctx, n["enabled"], "ttsr.enabled");
+  if (n["contextMode"]) {
+    CheckOneOf(ctx, n["contextMode"], "ttsr.contextMode", {"discard", "keep"});
+    t.context_mode = n["contextMode"].Scalar();
+  }
+  if (n["interruptMode"]) {
+    CheckOneOf(ctx, n["interruptMode"], "ttsr.interruptMode",
+               {"always", "prose-only", "tool-only", "never"});
+    t.interrupt_mode = n["interruptMode"].Scalar();
+  }
+  if (n["repeatMode"]) {
+    CheckOneOf(ctx, n["repeatMode"], "ttsr.repeatMode", {"once", "after-gap"});
+    t.repeat_mode = n["repeatMode"].Scalar();
+  }
+  if (n["repeatGap"])
+    t.repeat_gap = static_cast<int>(Int(ctx, n["repeatGap"], "ttsr.repeatGap", 0));
+  return t;
 }
 
 AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
@@ -503,7 +678,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   }
   if (root["sessionDir"])
     spec.session_dir = SpecPath(ctx, root["sessionDir"], "sessionDir", dir).lexically_normal();
-  if (root["rules"]) spec.rules = ToJson(root["rules"]);
+  if (root["rules"]) spec.rules = ParseRules(ctx, root["rules"], dir);
+  if (root["ttsr"]) spec.ttsr = ParseTtsr(ctx, root["ttsr"]);
   {
     std::error_code ec;
     if (fs::is_directory(fs::path(dir) / "rules", ec))
@@ -553,6 +729,30 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
         spec.scripts[name] = ParseScriptNode(ctx, kv.second, name);
       }
     }
+  }
+  if (root["mcp_servers"]) {
+    const YAML::Node& m = root["mcp_servers"];
+    ExpectMap(ctx, m, "mcp_servers");
+    EnvFn env =
+        options.env ? options.env : EnvFn([](const std::string& k) { return ProcessEnv(k); });
+    for (const auto& kv : m) {
+      std::string name = kv.first.Scalar();
+      if (name.empty()) ctx.Fail(kv.first, "mcp_servers: a server needs a name");
+      spec.mcp_servers.push_back(ParseMcpServer(ctx, name, kv.second, env));
+    }
+  }
+  if (root["mcp"]) {
+    const YAML::Node& m = root["mcp"];
+    ExpectMap(ctx, m, "mcp");
+    CheckKeys(ctx, m, "mcp", {"startTimeoutMs", "callTimeoutMs", "maxRestarts"});
+    if (m["startTimeoutMs"])
+      spec.mcp.start_timeout_ms =
+          static_cast<long>(Int(ctx, m["startTimeoutMs"], "startTimeoutMs", 1));
+    if (m["callTimeoutMs"])
+      spec.mcp.call_timeout_ms =
+          static_cast<long>(Int(ctx, m["callTimeoutMs"], "callTimeoutMs", 1));
+    if (m["maxRestarts"])
+      spec.mcp.max_restarts = static_cast<int>(Int(ctx, m["maxRestarts"], "maxRestarts", 0));
   }
   if (!options.model_override.empty()) {
     spec.model = options.model_override;
@@ -609,6 +809,48 @@ Script MakeScript(const std::string& name, std::vector<ScriptReply> replies) {
 }
 
 }  // namespace
+
+Result<std::string> ExpandVars(const std::string& text, const EnvFn& env) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    if (text[i + 1] == '$') {
+      out += '$';
+      ++i;
+      continue;
+    }
+    if (text[i + 1] != '{') {
+      out += text[i];
+      continue;
+    }
+    size_t close = text.find('}', i + 2);
+    if (close == std::string::npos)
+      return MakeError(ErrorCode::kConfigInvalid, "unclosed '${' in '" + text + "'");
+    std::string inner = text.substr(i + 2, close - i - 2);
+    std::optional<std::string> fallback;
+    if (size_t dash = inner.find(":-"); dash != std::string::npos) {
+      fallback = inner.substr(dash + 2);
+      inner.resize(dash);
+    }
+    if (inner.empty() ||
+        inner.find_first_not_of(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+      return MakeError(ErrorCode::kConfigInvalid, "bad variable name '${" + inner + "}'");
+    std::optional<std::string> value = env ? env(inner) : std::nullopt;
+    if (!value) value = fallback;
+    if (!value)
+      return MakeError(ErrorCode::kConfigInvalid, "environment variable " + inner +
+                                                      " is not set (write ${" + inner +
+                                                      ":-default} for a default)");
+    out += *value;
+    i = close;
+  }
+  return out;
+}
 
 Result<Script> LoadScriptFile(const std::string& path, const std::string& name) {
   auto text = ReadFile(path);

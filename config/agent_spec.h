@@ -3,9 +3,11 @@
 
 #include <json/json.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/provider_settings.h"
@@ -58,6 +60,44 @@ struct CompactionSpec {
   long long keep_recent_tokens = 20000;
 };
 
+// One item of `rules:`: a rule file or a folder of them, or a rule written inline.
+struct RuleSpec {
+  std::string where;    // "<spec>:<line>:<col>" of the item, for messages
+  std::string path;     // absolute file or folder; empty for an inline rule
+  std::string name;     // inline: the rule's name
+  std::string content;  // inline: the text injected
+  Json::Value fields;   // inline: the other keys, as a rule file's front matter would hold them
+};
+
+// The `ttsr:` settings; unset ones keep the defaults (or the project's override).
+struct TtsrSpec {
+  std::optional<bool> enabled;
+  std::optional<std::string> context_mode;    // discard | keep
+  std::optional<std::string> interrupt_mode;  // always | prose-only | tool-only | never
+  std::optional<std::string> repeat_mode;     // once | after-gap
+  std::optional<int> repeat_gap;              // completed turns
+};
+
+// One MCP server, from the spec's `mcp_servers` or an editor's `mcpServers` (the same fields).
+enum class McpTransport { kStdio, kHttp, kSse };
+struct McpServerSpec {
+  std::string name;
+  McpTransport transport = McpTransport::kStdio;
+  std::string command;  // stdio
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string cwd;  // stdio; empty: the session's folder
+  std::string url;  // http, sse
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// How long MCP servers may take, and how often a dead one is started again.
+struct McpSettings {
+  long start_timeout_ms = 10000;  // all of a session's servers together, at session start
+  long call_timeout_ms = 300000;  // one tools/call (also tools/list: min(this, 30 s))
+  int max_restarts = 3;           // per server and session
+};
+
 struct AgentSpec {
   std::string source;  // the spec file
   std::string dir;     // its folder (relative paths resolve here)
@@ -78,17 +118,28 @@ struct AgentSpec {
   std::string default_mode = "default";
   std::vector<std::string> roots;  // extra absolute roots tools may touch
   std::string session_dir;         // where session files go (absolute); empty: the default
-  Json::Value rules;               // stream rules (a later issue); kept verbatim
+  std::vector<RuleSpec> rules;     // stream rules of the spec, in order
   std::string rules_dir;           // folder rules/ beside the spec, if present
+  TtsrSpec ttsr;
   std::map<std::string, ProviderSettings> providers;
   std::vector<SlashCommand> commands;
   std::map<std::string, Script> scripts;
+  std::vector<McpServerSpec> mcp_servers;  // in the spec's order
+  McpSettings mcp;
 };
 
 struct LoadOptions {
   std::string model_override;            // --model
   std::vector<std::string> known_tools;  // built-in tool names, for validation
+  // `${VAR}` in mcp_servers strings; empty: the process environment.
+  std::function<std::optional<std::string>(const std::string&)> env;
 };
+
+// Expands `${VAR}` and `${VAR:-default}` from `env`; `$$` is a literal `$`. A variable that is
+// not set (and has no default) is an error naming it.
+Result<std::string> ExpandVars(
+    const std::string& text,
+    const std::function<std::optional<std::string>(const std::string&)>& env);
 
 // Loads a spec file (.yaml/.yml/.json) or a folder holding agent.yaml/agent.yml/agent.json.
 // Errors: LOUSHO_CONFIG_NOT_FOUND, LOUSHO_CONFIG_INVALID with "<file>:<line>:<col>: what".

@@ -441,7 +441,8 @@ struct FrameVisitor {
     switch (e.phase) {
       case Phase::kInProgress:
       case Phase::kTerminal:
-        return;  // the RPC dialect shows only output
+      case Phase::kProgress:  // an MCP progress note is not output; partialResult would replace it
+        return;               // the RPC dialect shows only output
       case Phase::kPartialOutput:
         break;
     }

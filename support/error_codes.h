@@ -22,6 +22,7 @@ enum class ErrorCode {
   kInvalidParams,
   kJsonParse,
   kModelUnknown,             // a model that is not offered, or whose provider cannot be built
+  kMcpServer,                // an MCP server failed to start, answered badly, or reported an error
   kProviderAuth,             // 401/403, missing key
   kProviderBadRequest,       // 400, 413, 422 ...: retrying the same request is useless
   kProviderBadResponse,      // malformed stream
@@ -67,6 +68,7 @@ inline constexpr ErrorCodeEntry kErrorCodeNames[] = {
     {ErrorCode::kInvalidParams, "LOUSHO_INVALID_PARAMS"},
     {ErrorCode::kJsonParse, "LOUSHO_JSON_PARSE"},
     {ErrorCode::kModelUnknown, "LOUSHO_MODEL_UNKNOWN"},
+    {ErrorCode::kMcpServer, "LOUSHO_MCP_SERVER"},
     {ErrorCode::kProviderAuth, "LOUSHO_PROVIDER_AUTH"},
     {ErrorCode::kProviderBadRequest, "LOUSHO_PROVIDER_BAD_REQUEST"},
     {ErrorCode::kProviderBadResponse, "LOUSHO_PROVIDER_BAD_RESPONSE"},

@@ -273,8 +273,13 @@ void Peer::NotifySerialized(std::string_view method, std::string_view params_jso
   SendLine(std::move(line));
 }
 
+void Peer::Wake() {
+  std::lock_guard<std::mutex> lock(mu_);
+  cv_.notify_all();
+}
+
 Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& params,
-                               const CancelToken& cancel, long timeout_ms) {
+                               const CancelToken& cancel, long timeout_ms, const CallHooks* hooks) {
   auto pending = std::make_shared<Pending>();
   long long id;
   {
@@ -293,13 +298,21 @@ Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& par
     cv_.notify_all();
   });
   Send(msg);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   std::unique_lock<std::mutex> lock(mu_);
-  auto ready = [&] { return pending->done || closed_ || cancel.cancelled(); };
+  auto has_news = [&] { return hooks && hooks->pending && hooks->pending(); };
+  auto ready = [&] { return pending->done || closed_ || cancel.cancelled() || has_news(); };
   bool timed_out = false;
-  if (timeout_ms >= 0) {
-    timed_out = !cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), ready);
-  } else {
-    cv_.wait(lock, ready);
+  for (;;) {
+    if (timeout_ms >= 0) {
+      timed_out = !cv_.wait_until(lock, deadline, ready);
+    } else {
+      cv_.wait(lock, ready);
+    }
+    if (timed_out || pending->done || closed_ || cancel.cancelled()) break;
+    lock.unlock();
+    if (hooks->run) hooks->run();
+    lock.lock();
   }
   if (pending->done) {
     if (pending->is_error) {
@@ -313,16 +326,16 @@ Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& par
   lock.unlock();
   if (closed_) return MakeError(ErrorCode::kDisconnected, "the client has disconnected");
   if (timed_out) {
-    log::Warn(method + ": no answer from the client within " + std::to_string(timeout_ms) +
+    log::Warn(method + ": no answer from the other side within " + std::to_string(timeout_ms) +
               " ms; giving up");
     Json::Value cancel_params(Json::objectValue);
     cancel_params["requestId"] = static_cast<Json::Int64>(id);
-    Notify("$/cancel_request", cancel_params);
-    return MakeError(ErrorCode::kTimeout, method + ": no answer from the client in time");
+    Notify(options_.cancel_method, cancel_params);
+    return MakeError(ErrorCode::kTimeout, method + ": no answer from the other side in time");
   }
   Json::Value cancel_params(Json::objectValue);
   cancel_params["requestId"] = static_cast<Json::Int64>(id);
-  Notify("$/cancel_request", cancel_params);
+  Notify(options_.cancel_method, cancel_params);
   return MakeError(ErrorCode::kCancelled, method + " was cancelled");
 }
 

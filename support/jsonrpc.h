@@ -63,6 +63,18 @@ struct PeerOptions {
   // Called before dispatching every known request; returns an error to refuse it (e.g. "not
   // initialized"). The gate decides which methods pass.
   std::function<std::optional<RpcError>(const std::string& method)> gate;
+  // The notification a cancelled or timed-out Call sends with {"requestId": id}: ACP's
+  // "$/cancel_request", MCP's "notifications/cancelled".
+  std::string cancel_method = "$/cancel_request";
+};
+
+// Lets a caller do other work on its own thread while its Call waits (an MCP tool call relays
+// progress from the waiting session worker): each time the wait wakes, `pending` is checked under
+// the peer's lock (keep it cheap: an atomic), and when it is true `run` is called without the
+// lock. Peer::Wake() wakes every waiting call.
+struct CallHooks {
+  std::function<bool()> pending;
+  std::function<void()> run;
 };
 
 // Reads lines on the thread that calls Run(); handlers run there too and must not block (hand
@@ -88,7 +100,10 @@ class Peer {
   // LOUSHO_TIMEOUT when `timeout_ms` (>= 0) passes first (a $/cancel_request is sent then), and
   // LOUSHO_DISCONNECTED when input ends.
   Result<Json::Value> Call(const std::string& method, const Json::Value& params,
-                           const CancelToken& cancel, long timeout_ms = -1);
+                           const CancelToken& cancel, long timeout_ms = -1,
+                           const CallHooks* hooks = nullptr);
+  // Wakes every waiting Call so it checks its hooks.
+  void Wake();
 
   bool closed() const { return closed_.load(); }
 

@@ -25,6 +25,7 @@ struct Regex::Code {
   uint32_t max_lookbehind = 0;
   bool jit_complete = false;
   bool jit_partial = false;
+  bool jit_partial_soft = false;
 };
 
 namespace {
@@ -197,11 +198,16 @@ std::string_view Match::Group(std::string_view text, size_t i) const {
 Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& options) {
   uint32_t flags = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
   if (options.case_insensitive) flags |= PCRE2_CASELESS;
+  if (options.dot_all && !options.literal) flags |= PCRE2_DOTALL;
+  if (options.ecmascript && !options.literal)
+    flags |=
+        PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX | PCRE2_ALLOW_EMPTY_CLASS | PCRE2_MATCH_UNSET_BACKREF;
   if (options.literal) {
     // PCRE2 refuses UCP and MULTILINE beside LITERAL; plain text has no use for either.
     flags |= PCRE2_LITERAL;
   } else {
-    flags |= PCRE2_UCP;
+    // JavaScript's classes are ASCII (without its `u` flag); case folding stays Unicode.
+    if (!options.ecmascript) flags |= PCRE2_UCP;
     if (options.multiline) flags |= PCRE2_MULTILINE;
   }
   auto c = std::make_shared<Code>();
@@ -226,6 +232,8 @@ Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& optio
     } else {
       c->jit_complete = pcre2_jit_compile(c->code, PCRE2_JIT_COMPLETE) == 0;
     }
+    if (options.jit_partial_soft)
+      c->jit_partial_soft = pcre2_jit_compile(c->code, PCRE2_JIT_PARTIAL_SOFT) == 0;
   }
 
   c->context = pcre2_match_context_create(nullptr);
@@ -279,9 +287,9 @@ Result<int> Exec(const pcre2_code* code, pcre2_match_context* context, uint32_t 
 
 }  // namespace
 
-Result<bool> Regex::Search(std::string_view text, size_t start) const {
-  auto rc =
-      Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, start, 0, nullptr);
+Result<bool> Regex::Search(std::string_view text, size_t start, bool not_bol) const {
+  auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, start,
+                 not_bol ? PCRE2_NOTBOL : 0, nullptr);
   if (!rc.ok()) return rc.error();
   return *rc >= 0;
 }
@@ -337,7 +345,8 @@ Result<std::vector<Match>> Regex::FindAll(std::string_view text, size_t start) c
   return all;
 }
 
-Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, bool not_bol) const {
+Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, bool not_bol,
+                                          bool soft) const {
   if (start > text.size())
     return MakeError(ErrorCode::kRegexInvalid, "start offset " + std::to_string(start) +
                                                    " is past the end of the text (" +
@@ -365,8 +374,9 @@ Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, b
       return PartialMatch{PartialKind::kFull, groups[0]};
     from = valid_from;
   }
-  auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_partial, known, from,
-                 PCRE2_PARTIAL_HARD | bol, &groups);
+  auto rc = Exec(code_->code, code_->context, code_->pairs,
+                 soft ? code_->jit_partial_soft : code_->jit_partial, known, from,
+                 (soft ? PCRE2_PARTIAL_SOFT : PCRE2_PARTIAL_HARD) | bol, &groups);
   if (!rc.ok()) return rc.error();
   if (*rc >= 0) return PartialMatch{PartialKind::kFull, groups[0]};
   // A partial match at the very end has inspected nothing (the interpreter reports `\b` there,
@@ -375,6 +385,16 @@ Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, b
     return PartialMatch{PartialKind::kPartial, Span{groups[0].begin, text.size()}};
   if (head < text.size()) return PartialMatch{PartialKind::kPartial, Span{head, text.size()}};
   return PartialMatch{};
+}
+
+Regex::StartHint Regex::start_hint() const {
+  uint32_t type = 0;
+  pcre2_pattern_info(code_->code, PCRE2_INFO_FIRSTCODETYPE, &type);
+  if (type == 1) return StartHint::kFirstChars;
+  if (type == 2) return StartHint::kLineStart;
+  const uint8_t* bitmap = nullptr;
+  pcre2_pattern_info(code_->code, PCRE2_INFO_FIRSTBITMAP, &bitmap);
+  return bitmap ? StartHint::kFirstChars : StartHint::kNone;
 }
 
 const std::string& Regex::pattern() const { return code_->pattern; }

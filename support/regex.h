@@ -18,11 +18,21 @@ struct RegexOptions {
   bool case_insensitive = false;
   // `^` and `$` also match at line starts and ends, not only at the ends of the text.
   bool multiline = false;
+  // `.` also matches a newline.
+  bool dot_all = false;
   // The pattern is plain text: no character in it is special.
   bool literal = false;
+  // Behave like an ECMAScript (JavaScript) RegExp without the `u` flag, for patterns written for
+  // one (stream rules): `$` matches only at the very end (not before a final newline) unless
+  // multiline, `\d` `\w` `\b` are ASCII, `[^]` matches any character and `[]` none, `\uhhhh`
+  // is a code point, and a backreference to a group that took no part matches the empty string.
+  bool ecmascript = false;
   // Compile to machine code when PCRE2 has a JIT for this platform. Off runs the interpreter
   // only; results are the same either way (tests compare them).
   bool jit = true;
+  // Also compile machine code for PartialSearch(…, soft = true) (stream rules); without it a
+  // soft partial search runs in the interpreter.
+  bool jit_partial_soft = false;
   // Bounds on the work of one match attempt, so that a pattern that backtracks exponentially
   // (`(a+)+$` against "aaa…b") ends with LOUSHO_REGEX_LIMIT instead of running for hours.
   // match_limit counts backtracking steps (10 million: about 50 ms with the JIT and 0.4 s in the
@@ -93,8 +103,9 @@ class Regex {
   static Result<Regex> Compile(std::string_view pattern, const RegexOptions& options = {});
 
   // Whether a match starts at or after byte `start`. Lookbehind and `^` still see text[0, start).
-  // A start inside a UTF-8 character means the start of the next character.
-  Result<bool> Search(std::string_view text, size_t start = 0) const;
+  // A start inside a UTF-8 character means the start of the next character. `not_bol` as for
+  // PartialSearch.
+  Result<bool> Search(std::string_view text, size_t start = 0, bool not_bol = false) const;
   // The first match starting at or after `start`, with its groups.
   Result<std::optional<Match>> Find(std::string_view text, size_t start = 0) const;
   // Every match from `start` on, left to right and not overlapping, as Perl's //g finds them:
@@ -112,8 +123,14 @@ class Regex {
   // next call, conservative only in that the character may turn out not to start a match.
   // `not_bol`: text[0] is not the start of the subject, so `^` (without multiline) cannot match
   // there; for a buffer that keeps only a tail of the stream.
-  Result<PartialMatch> PartialSearch(std::string_view text, size_t start = 0,
-                                     bool not_bol = false) const;
+  //
+  // `soft` (PCRE2_PARTIAL_SOFT): the text is taken as it ends now first, so a complete match
+  // (`foo$`, `foo\b` at the end, the shorter `\d+`) is kFull even if more text would change it,
+  // and kPartial only when no complete match exists yet: what a search of the text so far says,
+  // plus where a match could still start. For asking "does it match now, and from where must I
+  // look again" in one search.
+  Result<PartialMatch> PartialSearch(std::string_view text, size_t start = 0, bool not_bol = false,
+                                     bool soft = false) const;
 
   const std::string& pattern() const;
   size_t group_count() const;  // capture groups, not counting the whole match
@@ -122,6 +139,11 @@ class Regex {
   // How many characters before a match start the pattern may look at (PCRE2_INFO_MAXLOOKBEHIND);
   // a stream keeps at least this much context (plus a margin: nested lookbehinds can see more).
   size_t max_lookbehind() const;
+  // What PCRE2 knows about where a match can start, which lets it skip ahead instead of trying
+  // every position: a known first character (or set of them), the start of a line, or nothing.
+  // Joining patterns into one alternation keeps the skip only when they all have one.
+  enum class StartHint { kNone, kFirstChars, kLineStart };
+  StartHint start_hint() const;
   // Whether JIT code is used for complete (full) and partial matching.
   bool jit_complete() const;
   bool jit_partial() const;

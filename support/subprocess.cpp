@@ -242,10 +242,12 @@ struct KeeperPlan {
   char* const* envp;
   const std::vector<std::string>* candidates;  // only c_str() is used after fork
   const char* cwd;
-  int out_w;   // the command's stdout and stderr
-  int err_w;   // exec failure: an errno, then EOF; success: EOF alone
-  int stat_w;  // to the caller: the command's pid, then its wait status
-  int ctl_r;   // from the caller: 'T' end the tree gracefully, 'K' kill it; EOF as 'T'
+  int out_w;      // the command's stdout (and stderr when err_out_w < 0)
+  int in_r;       // the command's stdin; < 0: /dev/null
+  int err_out_w;  // the command's stderr; < 0: out_w
+  int err_w;      // exec failure: an errno, then EOF; success: EOF alone
+  int stat_w;     // to the caller: the command's pid, then its wait status
+  int ctl_r;      // from the caller: 'T' end the tree gracefully, 'K' kill it; EOF as 'T'
   long grace_ms;
 };
 
@@ -256,8 +258,9 @@ struct KeeperPlan {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   setpgid(0, 0);
+  if (plan.in_r >= 0) dup2(plan.in_r, 0);
   dup2(plan.out_w, 1);
-  dup2(plan.out_w, 2);
+  dup2(plan.err_out_w >= 0 ? plan.err_out_w : plan.out_w, 2);
   int err = 0;
   if (plan.cwd != nullptr && chdir(plan.cwd) != 0) {
     err = errno;
@@ -273,8 +276,8 @@ struct KeeperPlan {
 [[noreturn]] void RunKeeper(KeeperPlan plan) {
   // Descriptors 0-2 are about to become /dev/null; a pipe that got one of those numbers (lousho
   // started with a closed stdio descriptor) moves up first.
-  for (int* fd : {&plan.out_w, &plan.err_w, &plan.stat_w, &plan.ctl_r})
-    if (*fd < 3) *fd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+  for (int* fd : {&plan.out_w, &plan.err_w, &plan.stat_w, &plan.ctl_r, &plan.in_r, &plan.err_out_w})
+    if (*fd >= 0 && *fd < 3) *fd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
   // Its own group keeps a terminal's Ctrl-C, meant for lousho, away from the keeper.
   setpgid(0, 0);
   int devnull = open("/dev/null", O_RDWR);
@@ -283,8 +286,14 @@ struct KeeperPlan {
     for (int fd = 0; fd < 3; ++fd) dup2(devnull, fd);
     if (devnull > 2) close(devnull);
   }
-  int keep[] = {plan.out_w, plan.err_w, plan.stat_w, plan.ctl_r};
-  CloseOtherFds(keep, 4);
+  // Unused optional pipes are -1; a repeated descriptor keeps the list sorted and harmless.
+  int keep[] = {plan.out_w,
+                plan.err_w,
+                plan.stat_w,
+                plan.ctl_r,
+                plan.in_r >= 0 ? plan.in_r : plan.out_w,
+                plan.err_out_w >= 0 ? plan.err_out_w : plan.out_w};
+  CloseOtherFds(keep, 6);
   int sig_pipe[2];
   if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0) ReportErrnoAndExit(plan.err_w, errno);
   g_keeper_signal_fd = sig_pipe[1];
@@ -306,6 +315,8 @@ struct KeeperPlan {
   WriteAll(plan.stat_w, &pid, sizeof pid);
   close(plan.out_w);
   close(plan.err_w);
+  if (plan.in_r >= 0) close(plan.in_r);
+  if (plan.err_out_w >= 0) close(plan.err_out_w);
 
   enum class Phase { kRunning, kTerm, kKill };
   Phase phase = Phase::kRunning;
@@ -411,66 +422,78 @@ void WaitForKeeper(pid_t keeper) {
   }
 }
 
-}  // namespace
-
-Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
-  if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
-
-  // Everything the keeper and the command need is prepared before fork: after fork in a
-  // threaded process only async-signal-safe calls are allowed.
+// Everything the keeper and the command need, prepared before fork: after fork in a threaded
+// process only async-signal-safe calls are allowed.
+struct ExecPrep {
   std::vector<char*> argv;
-  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
   std::vector<std::string> env_strings;
-  {
-    std::map<std::string, std::string> overrides(options.env.begin(), options.env.end());
-    for (char** e = environ; e && *e; ++e) {
-      std::string kv(*e);
-      auto eq = kv.find('=');
-      if (eq != std::string::npos && overrides.count(kv.substr(0, eq))) continue;
-      env_strings.push_back(std::move(kv));
-    }
-    for (const auto& [k, v] : overrides) env_strings.push_back(k + "=" + v);
-  }
   std::vector<char*> envp;
-  envp.reserve(env_strings.size() + 1);
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  // PATH search in the child without execvpe's allocations: try each candidate ourselves.
+  // PATH search in the child without execvpe's allocations: each candidate is tried in turn.
   std::vector<std::string> candidates;
-  const std::string& prog = options.argv[0];
-  if (prog.find('/') != std::string::npos) {
-    candidates.push_back(prog);
-  } else {
-    std::string path = "/usr/local/bin:/usr/bin:/bin";
-    for (const auto& s : env_strings)
-      if (s.rfind("PATH=", 0) == 0) path = s.substr(5);
-    size_t start = 0;
-    while (start <= path.size()) {
-      size_t end = path.find(':', start);
-      if (end == std::string::npos) end = path.size();
-      std::string dir = path.substr(start, end - start);
-      candidates.push_back((dir.empty() ? "." : dir) + "/" + prog);
-      start = end + 1;
-    }
+};
+
+void PrepareExec(const std::vector<std::string>& args,
+                 const std::vector<std::pair<std::string, std::string>>& env, ExecPrep* prep) {
+  for (const auto& a : args) prep->argv.push_back(const_cast<char*>(a.c_str()));
+  prep->argv.push_back(nullptr);
+  std::map<std::string, std::string> overrides(env.begin(), env.end());
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos && overrides.count(kv.substr(0, eq))) continue;
+    prep->env_strings.push_back(std::move(kv));
   }
+  for (const auto& [k, v] : overrides) prep->env_strings.push_back(k + "=" + v);
+  prep->envp.reserve(prep->env_strings.size() + 1);
+  for (auto& s : prep->env_strings) prep->envp.push_back(s.data());
+  prep->envp.push_back(nullptr);
+  const std::string& prog = args[0];
+  if (prog.find('/') != std::string::npos) {
+    prep->candidates.push_back(prog);
+    return;
+  }
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& s : prep->env_strings)
+    if (s.rfind("PATH=", 0) == 0) path = s.substr(5);
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    prep->candidates.push_back((dir.empty() ? "." : dir) + "/" + prog);
+    start = end + 1;
+  }
+}
 
-  Fd out_r, out_w, err_r, err_w, stat_r, stat_w, ctl_r, ctl_w;
-  // Shared with the cancel callback, which may still be running on another thread when this
-  // function returns.
-  // (Both ends, so its write can never hit a pipe without a reader and raise SIGPIPE.)
-  auto wake_r = std::make_shared<Fd>();
-  auto wake_w = std::make_shared<Fd>();
-  if (!MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w) || !MakePipe(&stat_r, &stat_w) ||
-      !MakePipe(&ctl_r, &ctl_w) || !MakePipe(wake_r.get(), wake_w.get()))
+// A started keeper: its pid, the pipes the caller keeps, and the command's pid.
+struct Keeper {
+  pid_t pid = -1;
+  Fd stat_r;  // the command's pid, then its wait status; EOF when the keeper exits
+  Fd ctl_w;   // 'T' ends the tree gracefully, 'K' kills it; closing it ends the tree too
+  Fd ctl_r;   // kept open so writing to ctl_w can never raise SIGPIPE
+  KeeperReports reports;
+};
+
+// Forks the keeper, which starts the command with the given pipe ends (each closed here once
+// the keeper has them). Returns once the command has been exec'd, or the reason it was not.
+Status StartKeeper(const std::vector<std::string>& args, const ExecPrep& prep, const char* cwd,
+                   long grace_ms, int out_w, int in_r, int err_out_w, Keeper* k) {
+  Fd err_r, err_w, stat_w;
+  if (!MakePipe(&err_r, &err_w) || !MakePipe(&k->stat_r, &stat_w) ||
+      !MakePipe(&k->ctl_r, &k->ctl_w))
     return MakeError(ErrorCode::kSubprocess, std::string("pipe: ") + std::strerror(errno));
-  for (int fd : {out_r.get(), stat_r.get(), ctl_w.get(), wake_r->get(), wake_w->get()})
-    fcntl(fd, F_SETFL, O_NONBLOCK);
-
-  const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
-  KeeperPlan plan{argv.data(),  envp.data(), &candidates,
-                  cwd,          out_w.get(), err_w.get(),
-                  stat_w.get(), ctl_r.get(), std::max(0L, options.kill_grace_ms)};
+  for (int fd : {k->stat_r.get(), k->ctl_w.get()}) fcntl(fd, F_SETFL, O_NONBLOCK);
+  KeeperPlan plan{prep.argv.data(),
+                  prep.envp.data(),
+                  &prep.candidates,
+                  cwd,
+                  out_w,
+                  in_r,
+                  err_out_w,
+                  err_w.get(),
+                  stat_w.get(),
+                  k->ctl_r.get(),
+                  std::max(0L, grace_ms)};
   // No signal may reach the keeper before it has replaced lousho's handlers with its own.
   sigset_t all, old;
   sigfillset(&all);
@@ -481,27 +504,57 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (keeper < 0)
     return MakeError(ErrorCode::kSubprocess, std::string("fork: ") + std::strerror(fork_errno));
-  out_w.Reset();
+  k->pid = keeper;
   err_w.Reset();
   stat_w.Reset();
-  // ctl_r stays open here so that telling a keeper that has just exited can never raise
-  // SIGPIPE; the keeper still sees EOF when lousho dies, as that closes ctl_w.
 
   int exec_errno = 0;
   ssize_t got = 0;
   while ((got = read(err_r.get(), &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
   }
-  KeeperReports reports;
-  if (got != sizeof exec_errno) reports.Read(stat_r.get());  // the pid was sent before EOF
-  if (got == sizeof exec_errno || !reports.pid) {
-    ctl_w.Reset();  // the keeper ends whatever is left and exits
+  if (got != sizeof exec_errno) k->reports.Read(k->stat_r.get());  // the pid was sent before EOF
+  if (got == sizeof exec_errno || !k->reports.pid) {
+    k->ctl_w.Reset();  // the keeper ends whatever is left and exits
     WaitForKeeper(keeper);
+    k->pid = -1;
+    const std::string& prog = args[0];
     if (got != sizeof exec_errno) return MakeError(ErrorCode::kSubprocess, "cannot start " + prog);
     std::string what = cwd && exec_errno == ENOENT && access(cwd, F_OK) != 0
                            ? std::string("cannot enter ") + cwd
                            : "cannot run " + prog;
     return MakeError(ErrorCode::kSubprocess, what + ": " + std::strerror(exec_errno));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
+  if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
+  ExecPrep prep;
+  PrepareExec(options.argv, options.env, &prep);
+
+  Fd out_r, out_w;
+  // Shared with the cancel callback, which may still be running on another thread when this
+  // function returns.
+  // (Both ends, so its write can never hit a pipe without a reader and raise SIGPIPE.)
+  auto wake_r = std::make_shared<Fd>();
+  auto wake_w = std::make_shared<Fd>();
+  if (!MakePipe(&out_r, &out_w) || !MakePipe(wake_r.get(), wake_w.get()))
+    return MakeError(ErrorCode::kSubprocess, std::string("pipe: ") + std::strerror(errno));
+  for (int fd : {out_r.get(), wake_r->get(), wake_w->get()}) fcntl(fd, F_SETFL, O_NONBLOCK);
+
+  const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  Keeper k;
+  Status started =
+      StartKeeper(options.argv, prep, cwd, options.kill_grace_ms, out_w.get(), -1, -1, &k);
+  out_w.Reset();
+  if (!started.ok()) return started.error();
+  const pid_t keeper = k.pid;
+  Fd& stat_r = k.stat_r;
+  Fd& ctl_w = k.ctl_w;
+  KeeperReports& reports = k.reports;
+  const long grace = std::max(0L, options.kill_grace_ms);
 
   SubprocessResult result;
   result.pid = *reports.pid;
@@ -522,8 +575,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   auto tell_keeper = [&](char c) {
     ssize_t ignored = write(ctl_w.get(), &c, 1);
     (void)ignored;
-    if (!end_sent)
-      give_up_at = Clock::now() + std::chrono::milliseconds(plan.grace_ms + kKeeperSlackMs);
+    if (!end_sent) give_up_at = Clock::now() + std::chrono::milliseconds(grace + kKeeperSlackMs);
     end_sent = true;
   };
 
@@ -606,6 +658,159 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
     if (WIFSIGNALED(*reports.status)) result.signal = WTERMSIG(*reports.status);
   }
   return result;
+}
+
+Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessOptions& options) {
+  if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
+  ExecPrep prep;
+  PrepareExec(options.argv, options.env, &prep);
+  Fd in_r, in_w, out_r, out_w, err_r, err_w, wake_r, wake_w;
+  if (!MakePipe(&in_r, &in_w) || !MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w) ||
+      !MakePipe(&wake_r, &wake_w))
+    return MakeError(ErrorCode::kSubprocess, std::string("pipe: ") + std::strerror(errno));
+  const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  Keeper k;
+  Status started = StartKeeper(options.argv, prep, cwd, options.kill_grace_ms, out_w.get(),
+                               in_r.get(), err_w.get(), &k);
+  in_r.Reset();
+  out_w.Reset();
+  err_w.Reset();
+  if (!started.ok()) return started.error();
+  std::unique_ptr<ChildProcess> p(new ChildProcess());
+  p->pid_ = *k.reports.pid;
+  p->keeper_ = k.pid;
+  p->grace_ms_ = std::max(0L, options.kill_grace_ms);
+  p->tail_cap_ = options.stderr_tail_bytes;
+  p->stdin_w_ = fcntl(in_w.get(), F_DUPFD_CLOEXEC, 0);
+  p->stdout_r_ = fcntl(out_r.get(), F_DUPFD_CLOEXEC, 0);
+  p->stderr_r_ = fcntl(err_r.get(), F_DUPFD_CLOEXEC, 0);
+  p->stat_r_ = fcntl(k.stat_r.get(), F_DUPFD_CLOEXEC, 0);
+  p->ctl_w_ = fcntl(k.ctl_w.get(), F_DUPFD_CLOEXEC, 0);
+  p->ctl_r_ = fcntl(k.ctl_r.get(), F_DUPFD_CLOEXEC, 0);
+  p->wake_r_ = fcntl(wake_r.get(), F_DUPFD_CLOEXEC, 0);
+  p->wake_w_ = fcntl(wake_w.get(), F_DUPFD_CLOEXEC, 0);
+  for (int fd : {p->stdin_w_, p->stdout_r_, p->stderr_r_, p->stat_r_, p->ctl_w_, p->ctl_r_,
+                 p->wake_r_, p->wake_w_})
+    if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  fcntl(p->stdin_w_, F_SETFL, 0);   // writes block: the command reads at its own pace
+  fcntl(p->stdout_r_, F_SETFL, 0);  // the reader thread blocks on it
+  fcntl(p->wake_w_, F_SETFL, O_NONBLOCK);
+  ChildProcess* raw = p.get();
+  try {
+    p->stderr_thread_ = std::thread([raw] { raw->CollectStderr(); });
+  } catch (const std::system_error& e) {
+    p->Stop();
+    return MakeError(ErrorCode::kResourceExhausted, std::string("thread: ") + e.what());
+  }
+  return p;
+}
+
+void ChildProcess::CollectStderr() {
+  char buf[4096];
+  for (;;) {
+    pollfd fds[2] = {{stderr_r_, POLLIN, 0}, {wake_r_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    // Woken by Stop: what is already in the pipe is still kept, without waiting for more.
+    const bool last = fds[1].revents != 0;
+    if (last && (fds[0].revents & (POLLIN | POLLHUP)) == 0) return;
+    ssize_t n = read(stderr_r_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    tail_.append(buf, static_cast<size_t>(n));
+    if (tail_cap_ > 0 && tail_.size() > 2 * tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
+  }
+}
+
+std::string ChildProcess::StderrTail() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (tail_cap_ > 0 && tail_.size() > tail_cap_) return tail_.substr(tail_.size() - tail_cap_);
+  return tail_;
+}
+
+bool ChildProcess::WriteStdin(const std::string& data) {
+  std::lock_guard<std::mutex> lock(stdin_mu_);
+  if (stdin_w_ < 0) return false;
+  // A command that has gone would raise SIGPIPE, which ends a process that does not ignore it
+  // (the tests): it is blocked on this thread while writing, and a raised one is consumed.
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  const char* p = data.data();
+  size_t left = data.size();
+  bool ok = true;
+  while (left > 0) {
+    ssize_t n = write(stdin_w_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (errno == EPIPE) {
+        timespec zero{0, 0};
+        sigtimedwait(&pipe_set, nullptr, &zero);
+      }
+      ok = false;
+      break;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return ok;
+}
+
+void ChildProcess::Stop() {
+  std::lock_guard<std::mutex> lock(stop_mu_);
+  if (stopped_) return;
+  stopped_ = true;
+  // A server reads its end of input as the request to leave; the signals follow at once, as a
+  // session that closes must not wait on a server that ignores its stdin. A write blocked on a
+  // full pipe holds stdin until the signals end the command.
+  if (stdin_mu_.try_lock()) {
+    if (stdin_w_ >= 0) close(stdin_w_);
+    stdin_w_ = -1;
+    stdin_mu_.unlock();
+  }
+  char c = 'T';
+  ssize_t ignored = write(ctl_w_, &c, 1);
+  (void)ignored;
+  // The keeper closes its report pipe when the whole tree is gone.
+  const auto give_up = Clock::now() + std::chrono::milliseconds(grace_ms_ + kKeeperSlackMs);
+  KeeperReports reports;
+  for (;;) {
+    long left = MsUntil(give_up);
+    pollfd fd{stat_r_, POLLIN, 0};
+    int n = poll(&fd, 1, static_cast<int>(left));
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0 && !reports.Read(stat_r_)) break;
+    if (n == 0 || left == 0) {
+      log::Warn("process " + std::to_string(pid_) +
+                ": its keeper did not end the process tree in time; killing the keeper");
+      kill(keeper_, SIGKILL);
+      break;
+    }
+  }
+  WaitForKeeper(keeper_);
+  {
+    std::lock_guard<std::mutex> stdin_lock(stdin_mu_);
+    if (stdin_w_ >= 0) close(stdin_w_);
+    stdin_w_ = -1;
+  }
+  char w = 'w';
+  ignored = write(wake_w_, &w, 1);
+  if (stderr_thread_.joinable()) stderr_thread_.join();
+  // stdout stays open until destruction: a reader thread may still be about to read its EOF.
+  for (int* fd : {&stderr_r_, &stat_r_, &ctl_w_, &ctl_r_, &wake_r_, &wake_w_}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
+}
+
+ChildProcess::~ChildProcess() {
+  Stop();
+  if (stdout_r_ >= 0) close(stdout_r_);
 }
 
 }  // namespace lousho

@@ -4,9 +4,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -60,5 +63,62 @@ struct SubprocessResult {
 // which is logged). Errors only when the process cannot be started (fork/pipe failure, program
 // not found, cwd missing). Thread-safe; blocks the caller.
 Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
+
+// A long-lived command that talks over its stdin and stdout (an MCP server), under the same
+// keeper as RunSubprocess: its own process group, and nothing it starts outlives Stop() (or
+// lousho itself, even killed). Its stderr is kept as a tail for error reports.
+struct ProcessOptions {
+  std::vector<std::string> argv;  // argv[0] is the program (absolute, or found in PATH)
+  std::string cwd;                // empty: inherit
+  std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
+  long kill_grace_ms = 2000;                             // between SIGTERM and SIGKILL
+  size_t stderr_tail_bytes = 16384;
+};
+
+// Owns the child's pipes and a thread that collects its stderr. Thread-safe: Stop() may be
+// called from any thread, any number of times; the destructor calls it.
+class ChildProcess {
+ public:
+  // Fails when the program cannot be started (not found, not executable, cwd missing).
+  static Result<std::unique_ptr<ChildProcess>> Start(const ProcessOptions& options);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // Writes all of `data` to the command's stdin (blocking while its pipe is full); false once
+  // the command is gone or stdin was closed. Never raises SIGPIPE.
+  bool WriteStdin(const std::string& data);
+  int stdout_fd() const { return stdout_r_; }  // read end, blocking; EOF once the tree is gone
+  int pid() const { return pid_; }             // also its process group id
+  // The last bytes the command wrote to stderr.
+  std::string StderrTail() const;
+  // Closes stdin (at once when no write is blocked on it), sends the tree SIGTERM, then SIGKILL
+  // after the grace, and reaps the keeper.
+  // Returns when every process of the tree is gone (or the keeper stopped answering, logged).
+  void Stop();
+
+ private:
+  ChildProcess() = default;
+  void CollectStderr();
+
+  int pid_ = 0;
+  int keeper_ = -1;
+  std::mutex stdin_mu_;  // serializes writes and the close of stdin
+  int stdin_w_ = -1;     // guarded by stdin_mu_
+  int stdout_r_ = -1;
+  int stderr_r_ = -1;
+  int stat_r_ = -1;
+  int ctl_w_ = -1;
+  int ctl_r_ = -1;
+  int wake_r_ = -1;
+  int wake_w_ = -1;
+  long grace_ms_ = 2000;
+  size_t tail_cap_ = 16384;
+  mutable std::mutex mu_;
+  std::string tail_;      // guarded by mu_
+  bool stopped_ = false;  // guarded by stop_mu_
+  std::mutex stop_mu_;
+  std::thread stderr_thread_;
+};
 
 }  // namespace lousho

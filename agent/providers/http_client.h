@@ -36,9 +36,12 @@ struct HttpOptions {
 };
 
 struct HttpPostRequest {
-  std::string path;  // full path including the base URL's prefix
+  std::string path;  // full path including the base URL's prefix (and query, if any)
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;  // JSON
+  std::string body;  // JSON (POST only)
+  // POST (the providers, MCP messages), GET (an MCP event stream) or DELETE (an MCP session's
+  // end). Only a POST sends a body and a Content-Type.
+  std::string method = "POST";
 };
 
 // How one streaming POST ended.

@@ -258,5 +258,56 @@ TEST(SubprocessTest, ConcurrentRunsKeepTheirOwnOutputAndStatus) {
   }
 }
 
+// A long-lived child: stdin and stdout as pipes, stderr kept as a tail.
+TEST(ChildProcessTest, TalksOverStdioAndKeepsStderrTail) {
+  ProcessOptions o;
+  o.argv = {"/bin/sh", "-c", "echo starting >&2; while read l; do echo \"got $l\"; done"};
+  auto p = ChildProcess::Start(o);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_TRUE((*p)->WriteStdin("hello\n"));
+  std::string out;
+  char buf[64];
+  while (out.find('\n') == std::string::npos) {
+    ssize_t n = read((*p)->stdout_fd(), buf, sizeof buf);
+    ASSERT_GT(n, 0);
+    out.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_EQ(out, "got hello\n");
+  (*p)->Stop();
+  EXPECT_EQ((*p)->StderrTail(), "starting\n");
+  EXPECT_TRUE(ProcessGone((*p)->pid()));
+  EXPECT_FALSE((*p)->WriteStdin("late\n")) << "no SIGPIPE, just a failed write";
+}
+
+TEST(ChildProcessTest, StopEndsTheWholeTreeEvenWhenTermIsIgnored) {
+  ProcessOptions o;
+  o.kill_grace_ms = 200;
+  // A background grandchild that ignores SIGTERM and left the group, and a parent that ignores
+  // its stdin closing.
+  o.argv = {"/bin/bash", "-c",
+            "setsid bash -c 'trap \"\" TERM; echo $$; sleep 1000' & trap '' TERM; sleep 1000"};
+  auto p = ChildProcess::Start(o);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  std::string out;
+  char buf[64];
+  while (out.find('\n') == std::string::npos) {
+    ssize_t n = read((*p)->stdout_fd(), buf, sizeof buf);
+    ASSERT_GT(n, 0);
+    out.append(buf, static_cast<size_t>(n));
+  }
+  int grandchild = std::stoi(out);
+  (*p)->Stop();
+  EXPECT_TRUE(ProcessGone((*p)->pid()));
+  EXPECT_TRUE(ProcessGone(grandchild));
+}
+
+TEST(ChildProcessTest, MissingProgramIsAnError) {
+  ProcessOptions o;
+  o.argv = {"/nonexistent/server"};
+  auto p = ChildProcess::Start(o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("cannot run /nonexistent/server"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace lousho

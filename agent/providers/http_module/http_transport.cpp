@@ -1,4 +1,5 @@
-// The HTTP transport module: streaming HTTPS POST on cpp-httplib 0.11 (Client::send with a
+// The HTTP transport module: streaming HTTPS requests (POST for providers and MCP, GET and
+// DELETE for MCP) on cpp-httplib 0.11 (Client::send with a
 // content receiver). The only code that includes httplib; loaded on first use (http_client.cpp).
 #include <httplib.h>
 #include <sys/ioctl.h>
@@ -102,12 +103,14 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
     bool stopped_by_callback = false;
 
     httplib::Request req;
-    req.method = "POST";
+    req.method = request.method;
     req.path = request.path;
     for (const auto& [k, v] : request.headers) req.headers.emplace(k, v);
     req.headers.emplace("Accept-Encoding", "identity");
-    req.headers.emplace("Content-Type", "application/json");
-    req.body = request.body;
+    if (request.method == "POST") {
+      req.headers.emplace("Content-Type", "application/json");
+      req.body = request.body;
+    }
     req.response_handler = [&](const httplib::Response& r) {
       touch();
       result.status = r.status;

@@ -19,7 +19,7 @@ export { acp };
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Runs `body(session)` inside a connection to `agent` (an AgentProcess). `session` offers
-// newSession(cwd), prompt(sessionId, text, {cancelAfterMs, cancelOn}) -> {res|error, events, ms},
+// newSession(cwd, mcpServers = []), prompt(sessionId, text, {cancelAfterMs, cancelOn}) -> {res|error, events, ms},
 // and `events` (every update / permission request, in arrival order).
 export async function withClient(agent, body, { permission = "allow_once", fs = true } = {}) {
   const events = [];
@@ -49,8 +49,8 @@ export async function withClient(agent, body, { permission = "allow_once", fs = 
       init,
       events,
       request: (method, params) => ctx.request(method, params),
-      async newSession(cwd) {
-        return (await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] })).sessionId;
+      async newSession(cwd, mcpServers = []) {
+        return (await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers })).sessionId;
       },
       cancel(sessionId) {
         ctx.notify(acp.methods.agent.session.cancel, { sessionId });

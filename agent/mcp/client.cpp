@@ -1,0 +1,419 @@
+// The MCP client over jsonrpc::Peer, and its stdio transport.
+#include "agent/mcp/client.h"
+
+#include <chrono>
+#include <deque>
+#include <thread>
+
+#include "agent/mcp/http_transport.h"
+#include "support/json_util.h"
+#include "support/jsonrpc.h"
+#include "support/log.h"
+#include "support/subprocess.h"
+
+namespace lousho::agent::mcp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A single message may carry images or files; past this a line is refused.
+constexpr size_t kMaxLineBytes = size_t{64} << 20;
+constexpr int kMaxPages = 1000;
+
+// A server's stdin and stdout, under a ChildProcess that owns its process tree.
+class StdioTransport : public McpLineTransport {
+ public:
+  explicit StdioTransport(std::unique_ptr<ChildProcess> proc)
+      : proc_(std::move(proc)), reader_(proc_->stdout_fd(), -1, kMaxLineBytes) {}
+  ReadStatus ReadLine(std::string* line, size_t* line_size) override {
+    return reader_.ReadLine(line, line_size);
+  }
+  void WriteLine(std::string line) override {
+    line.push_back('\n');
+    proc_->WriteStdin(line);
+  }
+  void Close() override { proc_->Stop(); }
+  std::string StderrTail() const override { return proc_->StderrTail(); }
+
+ private:
+  std::unique_ptr<ChildProcess> proc_;
+  FdTransport reader_;
+};
+
+class HttpTransport : public McpLineTransport {
+ public:
+  explicit HttpTransport(std::unique_ptr<HttpLineTransport> t) : t_(std::move(t)) {}
+  ReadStatus ReadLine(std::string* line, size_t* line_size) override {
+    return t_->ReadLine(line, line_size);
+  }
+  void WriteLine(std::string line) override { t_->WriteLine(std::move(line)); }
+  void Close() override { t_->Close(); }
+  bool alive() const override { return !t_->ended(); }
+  void Connected(const std::string& version) override {
+    t_->SetProtocolVersion(version);
+    t_->Listen();
+  }
+
+ private:
+  std::unique_ptr<HttpLineTransport> t_;
+};
+
+Result<std::unique_ptr<McpLineTransport>> OpenSpecTransport(const config::McpServerSpec& spec,
+                                                            const ClientOptions& options,
+                                                            const CancelToken& cancel,
+                                                            long timeout_ms) {
+  switch (spec.transport) {
+    case config::McpTransport::kStdio: {
+      ProcessOptions po;
+      po.argv.push_back(spec.command);
+      po.argv.insert(po.argv.end(), spec.args.begin(), spec.args.end());
+      po.env = spec.env;
+      po.cwd = spec.cwd.empty() ? options.cwd : spec.cwd;
+      auto proc = ChildProcess::Start(po);
+      if (!proc.ok()) return MakeError(ErrorCode::kMcpServer, proc.error().message);
+      return std::unique_ptr<McpLineTransport>(new StdioTransport(std::move(*proc)));
+    }
+    case config::McpTransport::kHttp:
+    case config::McpTransport::kSse: {
+      HttpTransportOptions ho;
+      ho.kind = spec.transport;
+      ho.url = spec.url;
+      ho.headers = spec.headers;
+      ho.connect_timeout_ms = timeout_ms;
+      ho.read_timeout_ms = options.call_timeout_ms;
+      ho.ca_cert_path = options.ca_cert_path;
+      auto t = HttpLineTransport::Open(std::move(ho), cancel);
+      if (!t.ok()) return t.error();
+      return std::unique_ptr<McpLineTransport>(new HttpTransport(std::move(*t)));
+    }
+  }
+  return MakeError(ErrorCode::kMcpServer, "unknown transport");
+}
+
+long MsLeft(Clock::time_point deadline) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return ms < 0 ? 0 : static_cast<long>(ms);
+}
+
+}  // namespace
+
+// One connection: the transport, the peer over it and the thread reading it.
+struct Client::Conn {
+  std::unique_ptr<McpLineTransport> transport;
+  std::unique_ptr<jsonrpc::Peer> peer;
+  std::thread reader;
+  ~Conn() {
+    if (transport) transport->Close();
+    if (reader.joinable()) reader.join();
+  }
+};
+
+// A tools/call waiting on a session worker: progress queued by the reader thread.
+struct Client::CallState {
+  std::mutex mu;
+  std::deque<Progress> queue;
+  std::atomic<bool> has{false};
+};
+
+Client::Client(config::McpServerSpec spec, ClientOptions options)
+    : spec_(std::move(spec)), options_(std::move(options)) {}
+
+Client::~Client() { Close(); }
+
+void Client::BindHandlers(Conn* conn) {
+  jsonrpc::Peer* peer = conn->peer.get();
+  peer->OnRequest("ping", [](const Json::Value&, jsonrpc::Reply reply) {
+    reply.Result(Json::Value(Json::objectValue));
+  });
+  peer->OnRequest("roots/list", [this](const Json::Value&, jsonrpc::Reply reply) {
+    Json::Value roots(Json::arrayValue);
+    for (const auto& uri : options_.root_uris) {
+      Json::Value r(Json::objectValue);
+      r["uri"] = uri;
+      size_t slash = uri.find_last_of('/');
+      r["name"] = slash == std::string::npos ? uri : uri.substr(slash + 1);
+      roots.append(r);
+    }
+    Json::Value res(Json::objectValue);
+    res["roots"] = roots;
+    reply.Result(res);
+  });
+  peer->OnNotification("notifications/tools/list_changed", [this](const Json::Value&) {
+    tools_changed_ = true;
+    if (options_.on_tools_changed) options_.on_tools_changed();
+  });
+  peer->OnNotification("notifications/progress", [this, peer](const Json::Value& params) {
+    const Json::Value& token = MemberOrNull(params, "progressToken");
+    std::string key = token.isString() ? StringOr(params, "progressToken") : WriteJson(token);
+    auto value = AsDouble(MemberOrNull(params, "progress"));
+    if (!value) return;
+    std::shared_ptr<CallState> state;
+    {
+      std::lock_guard<std::mutex> lock(calls_mu_);
+      auto it = calls_.find(key);
+      if (it == calls_.end()) return;
+      state = it->second;
+    }
+    Progress p;
+    p.progress = *value;
+    p.total = AsDouble(MemberOrNull(params, "total"));
+    p.message = StringOr(params, "message");
+    {
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (state->queue.size() < 1024) state->queue.push_back(std::move(p));
+      state->has = true;
+    }
+    peer->Wake();
+  });
+  peer->OnNotification("notifications/message", [this](const Json::Value& params) {
+    log::Info("MCP " + spec_.name + " [" + StringOr(params, "level", "info") +
+              "]: " + StringOrJson(MemberOrNull(params, "data")));
+  });
+}
+
+Result<std::shared_ptr<Client::Conn>> Client::Open(const CancelToken& cancel, long timeout_ms) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto transport = options_.open ? options_.open(cancel)
+                                 : OpenSpecTransport(spec_, options_, cancel, timeout_ms);
+  if (!transport.ok()) return transport.error();
+  auto conn = std::make_shared<Conn>();
+  conn->transport = std::move(*transport);
+  jsonrpc::PeerOptions po;
+  po.cancel_method = "notifications/cancelled";
+  conn->peer = std::make_unique<jsonrpc::Peer>(conn->transport.get(), po);
+  BindHandlers(conn.get());
+  try {
+    conn->reader = std::thread([peer = conn->peer.get()] { peer->Run(); });
+  } catch (const std::system_error& e) {
+    return MakeError(ErrorCode::kResourceExhausted, std::string("thread: ") + e.what());
+  }
+
+  Json::Value params(Json::objectValue);
+  params["protocolVersion"] = kProtocolVersions[0];
+  Json::Value caps(Json::objectValue);
+  caps["roots"]["listChanged"] = false;
+  params["capabilities"] = caps;
+  params["clientInfo"]["name"] = options_.client_name;
+  params["clientInfo"]["version"] = options_.client_version;
+  auto res = Request(conn, "initialize", params, cancel, MsLeft(deadline));
+  if (!res.ok()) {
+    std::string tail = conn->transport->StderrTail();
+    conn.reset();  // stops the server
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!tail.empty()) last_stderr_ = tail;
+    return res.error();
+  }
+  std::string version = StringOr(*res, "protocolVersion");
+  bool known = false;
+  for (const char* v : kProtocolVersions) known = known || version == v;
+  if (!known)
+    return MakeError(ErrorCode::kMcpServer,
+                     "the server speaks MCP version '" + version + "', which lousho does not");
+  conn->transport->Connected(version);
+  conn->peer->Notify("notifications/initialized", Json::Value(Json::objectValue));
+  std::lock_guard<std::mutex> lock(mu_);
+  protocol_version_ = version;
+  server_info_ = MemberOrNull(*res, "serverInfo");
+  instructions_ = StringOr(*res, "instructions");
+  return conn;
+}
+
+Status Client::Connect(const CancelToken& cancel) {
+  std::lock_guard<std::mutex> connecting(connect_mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return MakeError(ErrorCode::kMcpServer, spec_.name + ": closed");
+    if (conn_ && !conn_->peer->closed()) return Status::Ok();
+  }
+  auto conn = Open(cancel, options_.connect_timeout_ms);
+  if (!conn.ok()) return conn.error();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return MakeError(ErrorCode::kMcpServer, spec_.name + ": closed");
+  conn_ = *conn;
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<Client::Conn>> Client::Live(const CancelToken& cancel) {
+  std::lock_guard<std::mutex> connecting(connect_mu_);
+  std::shared_ptr<Conn> dead;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return MakeError(ErrorCode::kMcpServer, spec_.name + ": closed");
+    if (conn_ && !conn_->peer->closed() && conn_->transport->alive()) return conn_;
+    if (conn_) {
+      std::string tail = conn_->transport->StderrTail();
+      if (!tail.empty()) last_stderr_ = tail;
+    }
+    if (restarts_ >= options_.max_restarts)
+      return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name +
+                                                  "' is not running (restarted " +
+                                                  std::to_string(restarts_) + " times already)");
+    ++restarts_;
+    dead = std::move(conn_);
+  }
+  log::Warn("MCP server '" + spec_.name + "' is not running; starting it again (" +
+            std::to_string(restarts_) + " of " + std::to_string(options_.max_restarts) + ")");
+  dead.reset();
+  auto conn = Open(cancel, options_.connect_timeout_ms);
+  if (!conn.ok()) return conn.error();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return MakeError(ErrorCode::kMcpServer, spec_.name + ": closed");
+  conn_ = *conn;
+  // A new process may offer other tools.
+  tools_changed_ = true;
+  return conn_;
+}
+
+Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std::string& method,
+                                    const Json::Value& params, const CancelToken& cancel,
+                                    long timeout_ms, const std::function<void()>* pump,
+                                    const std::shared_ptr<CallState>& state) {
+  jsonrpc::CallHooks hooks;
+  if (pump && state) {
+    hooks.pending = [s = state.get()] { return s->has.load(); };
+    hooks.run = *pump;
+  }
+  auto res = conn->peer->Call(method, params, cancel, timeout_ms, pump ? &hooks : nullptr);
+  if (res.ok()) return res;
+  const Error& e = res.error();
+  switch (e.code) {
+    case ErrorCode::kCancelled:
+      return e;
+    case ErrorCode::kTimeout:
+      return MakeError(ErrorCode::kTimeout, "MCP server '" + spec_.name + "' did not answer " +
+                                                method + " within " + std::to_string(timeout_ms) +
+                                                " ms");
+    case ErrorCode::kDisconnected: {
+      std::string tail = conn->transport->StderrTail();
+      return MakeError(ErrorCode::kMcpServer,
+                       "MCP server '" + spec_.name + "' closed the connection during " + method +
+                           (tail.empty() ? "" : "; its stderr ends with:\n" + tail));
+    }
+    default:
+      return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name + "' answered " + method +
+                                                  " with an error: " + e.message);
+  }
+}
+
+Result<std::vector<ToolInfo>> Client::ListTools(const CancelToken& cancel) {
+  auto conn = Live(cancel);
+  if (!conn.ok()) return conn.error();
+  tools_changed_ = false;
+  std::vector<ToolInfo> tools;
+  std::string cursor;
+  for (int page = 0; page < kMaxPages; ++page) {
+    Json::Value params(Json::objectValue);
+    if (!cursor.empty()) params["cursor"] = cursor;
+    auto res =
+        Request(*conn, "tools/list", params, cancel, std::min(options_.call_timeout_ms, 30000L));
+    if (!res.ok()) return res.error();
+    const Json::Value& list = MemberOrNull(*res, "tools");
+    for (Json::ArrayIndex i = 0; i < list.size() && list.isArray(); ++i) {
+      const Json::Value& t = ElementOrNull(list, i);
+      ToolInfo info;
+      info.name = StringOr(t, "name");
+      if (info.name.empty()) continue;  // nothing to call it by
+      info.title = StringOr(t, "title");
+      info.description = StringOr(t, "description");
+      info.input_schema = MemberOrNull(t, "inputSchema");
+      if (!info.input_schema.isObject()) {
+        info.input_schema = Json::Value(Json::objectValue);
+        info.input_schema["type"] = "object";
+      }
+      info.output_schema = MemberOrNull(t, "outputSchema");
+      info.annotations = MemberOrNull(t, "annotations");
+      info.read_only = BoolOr(info.annotations, "readOnlyHint", false);
+      if (info.title.empty()) info.title = StringOr(info.annotations, "title");
+      tools.push_back(std::move(info));
+    }
+    cursor = StringOr(*res, "nextCursor");
+    if (cursor.empty()) return tools;
+  }
+  log::Warn("MCP server '" + spec_.name + "': stopped listing tools after " +
+            std::to_string(kMaxPages) + " pages");
+  return tools;
+}
+
+Result<Json::Value> Client::CallTool(const std::string& tool, const Json::Value& arguments,
+                                     const std::function<void(const Progress&)>& on_progress,
+                                     const CancelToken& cancel) {
+  auto conn = Live(cancel);
+  if (!conn.ok()) return conn.error();
+  const std::string token = std::to_string(next_token_++);
+  auto state = std::make_shared<CallState>();
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    calls_[token] = state;
+  }
+  Json::Value params(Json::objectValue);
+  params["name"] = tool;
+  params["arguments"] = arguments.isObject() ? arguments : Json::Value(Json::objectValue);
+  params["_meta"]["progressToken"] = token;
+  std::function<void()> pump = [&] {
+    std::deque<Progress> got;
+    {
+      std::lock_guard<std::mutex> lock(state->mu);
+      got.swap(state->queue);
+      state->has = false;
+    }
+    if (on_progress)
+      for (const auto& p : got) on_progress(p);
+  };
+  auto res = Request(*conn, "tools/call", params, cancel, options_.call_timeout_ms, &pump, state);
+  pump();  // progress that arrived with the answer
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    calls_.erase(token);
+  }
+  return res;
+}
+
+Status Client::Ping(const CancelToken& cancel) {
+  auto conn = Live(cancel);
+  if (!conn.ok()) return conn.error();
+  auto res = Request(*conn, "ping", Json::Value(Json::objectValue), cancel,
+                     std::min(options_.call_timeout_ms, 30000L));
+  if (!res.ok()) return res.error();
+  return Status::Ok();
+}
+
+void Client::Close() {
+  std::shared_ptr<Conn> conn;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    conn = std::move(conn_);
+  }
+  if (conn) conn->transport->Close();  // wakes calls in flight: their input ends
+}
+
+std::string Client::protocol_version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return protocol_version_;
+}
+
+Json::Value Client::server_info() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return server_info_;
+}
+
+std::string Client::instructions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return instructions_;
+}
+
+std::string Client::StderrTail() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (conn_) {
+    std::string tail = conn_->transport->StderrTail();
+    if (!tail.empty()) return tail;
+  }
+  return last_stderr_;
+}
+
+int Client::restarts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return restarts_;
+}
+
+}  // namespace lousho::agent::mcp

@@ -1,0 +1,134 @@
+// The MCP client: one server connection (stdio or HTTP) speaking MCP over jsonrpc::Peer, with
+// the handshake, tool listing and calls, progress, cancellation and restarts.
+#pragma once
+
+#include <json/json.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/agent_spec.h"
+#include "support/cancel.h"
+#include "support/status.h"
+#include "support/transport.h"
+
+namespace lousho::agent::mcp {
+
+// MCP protocol versions, newest first: the first is offered, all are accepted.
+inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+
+// The lines of one connection to a server; Close() ends its input (ReadLine returns kEof) and
+// stops whatever runs the server. Implemented by the stdio and HTTP transports, and by tests.
+class McpLineTransport : public LineTransport {
+ public:
+  virtual void Close() = 0;
+  // What the server wrote on stderr lately (stdio), for error reports.
+  virtual std::string StderrTail() const { return {}; }
+  // False once the transport knows the connection is over, possibly before its reader has
+  // seen the end: the next use then connects anew at once.
+  virtual bool alive() const { return true; }
+  // Told the negotiated version (HTTP sends it as a header) once the handshake is done.
+  virtual void Connected(const std::string& /*protocol_version*/) {}
+};
+
+struct ClientOptions {
+  std::string client_name = "lousho";
+  std::string client_version;
+  std::vector<std::string> root_uris;  // file:// URIs answered to roots/list
+  std::string cwd;                     // stdio servers without their own cwd start here
+  long connect_timeout_ms = 10000;     // start and handshake
+  long call_timeout_ms = 300000;       // one request
+  int max_restarts = 3;
+  std::string ca_cert_path;  // tests
+  // Opens the lines to the server; empty: the spec's transport. Tests pass an in-process fake.
+  std::function<Result<std::unique_ptr<McpLineTransport>>(const CancelToken&)> open;
+  // Called (on the connection's reader thread; keep it short) when the server says its tools
+  // changed or the server was restarted.
+  std::function<void()> on_tools_changed;
+};
+
+struct ToolInfo {
+  std::string name;
+  std::string title;
+  std::string description;
+  Json::Value input_schema;   // an object schema
+  Json::Value output_schema;  // null when none
+  Json::Value annotations;    // null when none
+  bool read_only = false;     // annotations.readOnlyHint
+};
+
+struct Progress {
+  double progress = 0;
+  std::optional<double> total;
+  std::string message;
+};
+
+// Thread-safe: calls may come from several session workers at once. A server that exits is
+// started again on the next use, at most max_restarts times.
+class Client {
+ public:
+  Client(config::McpServerSpec spec, ClientOptions options);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Starts the server (or opens the HTTP session) and runs the handshake, within
+  // connect_timeout_ms and until `cancel`.
+  Status Connect(const CancelToken& cancel);
+  // Every tool, all pages. Clears tools_changed().
+  Result<std::vector<ToolInfo>> ListTools(const CancelToken& cancel);
+  // The raw CallToolResult. `on_progress` runs on the calling thread while it waits.
+  Result<Json::Value> CallTool(const std::string& tool, const Json::Value& arguments,
+                               const std::function<void(const Progress&)>& on_progress,
+                               const CancelToken& cancel);
+  Status Ping(const CancelToken& cancel);
+  // Ends the connection (the server's process tree, or the HTTP session). Idempotent.
+  void Close();
+
+  const config::McpServerSpec& spec() const { return spec_; }
+  const std::string& name() const { return spec_.name; }
+  std::string protocol_version() const;
+  Json::Value server_info() const;
+  std::string instructions() const;
+  std::string StderrTail() const;
+  bool tools_changed() const { return tools_changed_.load(); }
+  int restarts() const;
+
+ private:
+  struct Conn;
+  struct CallState;
+  Result<std::shared_ptr<Conn>> Open(const CancelToken& cancel, long timeout_ms);
+  // The live connection, reconnecting a dead one when restarts are left.
+  Result<std::shared_ptr<Conn>> Live(const CancelToken& cancel);
+  Result<Json::Value> Request(const std::shared_ptr<Conn>& conn, const std::string& method,
+                              const Json::Value& params, const CancelToken& cancel, long timeout_ms,
+                              const std::function<void()>* pump = nullptr,
+                              const std::shared_ptr<CallState>& state = nullptr);
+  void BindHandlers(Conn* conn);
+
+  config::McpServerSpec spec_;
+  ClientOptions options_;
+  std::atomic<bool> tools_changed_{false};
+  std::atomic<long long> next_token_{1};
+
+  mutable std::mutex mu_;  // conn_, restarts_, negotiated values, last stderr
+  std::shared_ptr<Conn> conn_;
+  int restarts_ = 0;
+  bool closed_ = false;
+  std::string protocol_version_;
+  Json::Value server_info_;
+  std::string instructions_;
+  std::string last_stderr_;
+  std::mutex connect_mu_;  // one (re)connection at a time
+
+  std::mutex calls_mu_;
+  std::map<std::string, std::shared_ptr<CallState>> calls_;  // by progress token
+};
+
+}  // namespace lousho::agent::mcp

@@ -1,0 +1,271 @@
+// Starting, listing and stopping a session's MCP servers.
+#include "agent/mcp/servers.h"
+
+#include <chrono>
+#include <set>
+
+#include "agent/mcp/tool_names.h"
+#include "agent/session.h"
+#include "support/log.h"
+
+namespace lousho::agent::mcp {
+
+struct McpServers::Slot {
+  config::McpServerSpec spec;
+  std::shared_ptr<Client> client;
+  std::vector<ToolInfo> tools;
+  ServerStatus status;
+  bool done = false;      // the starter finished (guarded by McpServers::mu_)
+  bool given_up = false;  // the deadline passed first
+  CancelSource cancel;    // ends the start (the deadline, or Close)
+};
+
+std::vector<config::McpServerSpec> MergeServers(std::vector<config::McpServerSpec> editor,
+                                                const std::vector<config::McpServerSpec>& spec) {
+  std::set<std::string> names;
+  for (const auto& s : editor) names.insert(s.name);
+  for (const auto& s : spec)
+    if (!names.count(s.name)) editor.push_back(s);
+  return editor;
+}
+
+namespace {
+// The last lines of a stderr tail, at most ~2 KiB, for a message.
+std::string LastLines(const std::string& tail, int lines) {
+  std::string t = tail.size() > 2048 ? tail.substr(tail.size() - 2048) : tail;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  size_t start = t.size();
+  for (int i = 0; i < lines; ++i) {
+    size_t nl = start == 0 ? std::string::npos : t.rfind('\n', start - 1);
+    if (nl == std::string::npos) return t;
+    start = nl;
+  }
+  return t.substr(start + 1);
+}
+
+std::string FileUri(const std::filesystem::path& p) {
+  std::string out = "file://";
+  for (unsigned char c : p.string()) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '/' || c == '-' || c == '_' || c == '.' || c == '~';
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string FailureMessage(const ServerStatus& s) {
+  if (s.connected) return "";
+  // The client's errors name the server already.
+  std::string why = s.error;
+  const std::string named = "MCP server '" + s.name + "' ";
+  if (why.rfind(named, 0) == 0) why.erase(0, named.size());
+  std::string m = named + "is not available: " + why;
+  std::string tail = LastLines(s.stderr_tail, 5);
+  if (!tail.empty()) m += "\n" + tail;
+  return m;
+}
+
+std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServerSpec>& specs,
+                                              const StartOptions& options) {
+  std::shared_ptr<McpServers> self(new McpServers());
+  ClientOptions co;
+  co.client_version = options.client_version;
+  co.cwd = options.cwd.string();
+  for (const auto& r : options.roots) co.root_uris.push_back(FileUri(r));
+  co.connect_timeout_ms = options.settings.start_timeout_ms;
+  co.call_timeout_ms = options.settings.call_timeout_ms;
+  co.max_restarts = options.settings.max_restarts;
+  co.ca_cert_path = options.ca_cert_path;
+  for (const auto& spec : specs) {
+    auto slot = std::make_shared<Slot>();
+    slot->spec = spec;
+    slot->status.name = spec.name;
+    slot->client = std::make_shared<Client>(spec, co);
+    self->slots_.push_back(slot);
+  }
+  // Each start ends when it is done, at the deadline, at `cancel`, or at Close.
+  for (const auto& slot : self->slots_) {
+    McpServers* raw = self.get();
+    auto start = [raw, slot] {
+      const CancelToken stop = slot->cancel.token();
+      ServerStatus st;
+      st.name = slot->spec.name;
+      Status connected = slot->client->Connect(stop);
+      std::vector<ToolInfo> tools;
+      if (connected.ok()) {
+        auto listed = slot->client->ListTools(stop);
+        if (listed.ok()) {
+          tools = std::move(*listed);
+        } else {
+          connected = listed.error();
+        }
+      }
+      if (connected.ok()) {
+        st.connected = true;
+        st.tools = tools.size();
+      } else {
+        st.error = connected.error().message;
+        st.stderr_tail = slot->client->StderrTail();
+        slot->client->Close();
+      }
+      std::lock_guard<std::mutex> lock(raw->mu_);
+      if (!slot->given_up) {
+        slot->status = st;
+        slot->tools = std::move(tools);
+      }
+      slot->done = true;
+      raw->cv_.notify_all();
+    };
+    try {
+      self->starters_.emplace_back(start);
+    } catch (const std::system_error& e) {
+      slot->status.error = std::string("no thread to start it: ") + e.what();
+      slot->done = true;
+    }
+  }
+  {
+    ScopedCancelCallback wake(options.cancel, [raw = self.get()] {
+      std::lock_guard<std::mutex> lock(raw->mu_);
+      raw->cv_.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(self->mu_);
+    self->cv_.wait_for(lock, std::chrono::milliseconds(options.settings.start_timeout_ms), [&] {
+      if (options.cancel.cancelled()) return true;
+      for (const auto& s : self->slots_)
+        if (!s->done) return false;
+      return true;
+    });
+    for (auto& s : self->slots_) {
+      if (s->done) continue;
+      s->given_up = true;
+      s->status.error =
+          options.cancel.cancelled()
+              ? "cancelled while starting"
+              : "did not start within " + std::to_string(options.settings.start_timeout_ms) + " ms";
+      s->status.stderr_tail = s->client->StderrTail();
+    }
+    self->Rebuild();
+  }
+  // Servers still starting are stopped now; their threads end at once and are joined at Close.
+  for (auto& s : self->slots_) {
+    if (!s->given_up) continue;
+    s->cancel.Cancel(CancelCause::kShutdown);
+    s->client->Close();
+  }
+  for (const auto& s : self->slots_) {
+    if (s->status.connected) {
+      log::Info("MCP server '" + s->spec.name + "': " + std::to_string(s->status.tools) +
+                " tool(s), protocol " + s->client->protocol_version());
+    } else {
+      log::Warn(FailureMessage(s->status));
+    }
+  }
+  return self;
+}
+
+McpServers::~McpServers() { Close(); }
+
+void McpServers::Rebuild() {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::vector<std::pair<Slot*, size_t>> where;
+  for (const auto& s : slots_) {
+    if (!s->status.connected) continue;
+    for (size_t i = 0; i < s->tools.size(); ++i) {
+      pairs.emplace_back(s->spec.name, s->tools[i].name);
+      where.emplace_back(s.get(), i);
+    }
+  }
+  std::vector<std::string> names = UniqueToolNames(pairs);
+  tools_.clear();
+  for (size_t i = 0; i < names.size(); ++i) {
+    Slot* s = where[i].first;
+    tools_.push_back(std::make_shared<McpTool>(s->client, s->tools[where[i].second], names[i]));
+  }
+}
+
+std::vector<ServerStatus> McpServers::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ServerStatus> out;
+  for (const auto& s : slots_) out.push_back(s->status);
+  return out;
+}
+
+std::shared_ptr<Client> McpServers::Find(const std::string& server) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& s : slots_)
+    if (s->spec.name == server && s->status.connected) return s->client;
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<Tool>> McpServers::CurrentTools(const CancelToken& cancel) {
+  std::vector<std::shared_ptr<Slot>> changed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return {};
+    for (const auto& s : slots_)
+      if (s->status.connected && s->client->tools_changed()) changed.push_back(s);
+    if (changed.empty()) return tools_;
+  }
+  // Listed outside the lock: a slow server must not hold up the others' calls.
+  std::vector<std::pair<std::shared_ptr<Slot>, std::vector<ToolInfo>>> fresh;
+  for (const auto& s : changed) {
+    auto listed = s->client->ListTools(cancel);
+    if (listed.ok()) {
+      fresh.emplace_back(s, std::move(*listed));
+    } else {
+      log::Warn("MCP server '" + s->spec.name +
+                "': cannot list its tools again: " + listed.error().message);
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [slot, tools] : fresh) {
+    slot->tools = std::move(tools);
+    slot->status.tools = slot->tools.size();
+  }
+  Rebuild();
+  return tools_;
+}
+
+void McpServers::Close() {
+  std::vector<std::shared_ptr<Slot>> slots;
+  std::vector<std::thread> starters;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    slots = slots_;
+    starters.swap(starters_);
+    tools_.clear();
+  }
+  for (const auto& s : slots) s->cancel.Cancel(CancelCause::kShutdown);
+  // Servers stop side by side: each may take its grace period.
+  std::vector<std::thread> stoppers;
+  for (const auto& s : slots) {
+    try {
+      stoppers.emplace_back([client = s->client] { client->Close(); });
+    } catch (const std::system_error&) {
+      s->client->Close();
+    }
+  }
+  for (auto& t : stoppers) t.join();
+  for (auto& t : starters) t.join();
+}
+
+std::vector<ServerStatus> AttachServers(Session& session,
+                                        const std::vector<config::McpServerSpec>& specs,
+                                        const StartOptions& options) {
+  if (specs.empty()) return {};
+  auto servers = McpServers::Start(specs, options);
+  std::vector<ServerStatus> status = servers->status();
+  session.AddToolSource(servers);
+  return status;
+}
+
+}  // namespace lousho::agent::mcp

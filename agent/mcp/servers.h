@@ -1,0 +1,86 @@
+// A session's MCP servers: started together with one deadline, their tools offered to the
+// session as a ToolSource (refreshed when a server says its list changed), stopped when the
+// session closes. The one entry point the doors use.
+#pragma once
+
+#include <condition_variable>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/mcp/client.h"
+#include "agent/mcp/mcp_tool.h"
+#include "agent/tool.h"
+#include "config/agent_spec.h"
+#include "support/cancel.h"
+
+namespace lousho::agent {
+class Session;
+}
+
+namespace lousho::agent::mcp {
+
+struct StartOptions {
+  std::filesystem::path cwd;                 // stdio servers start here unless they name a cwd
+  std::vector<std::filesystem::path> roots;  // answered to roots/list as file:// URIs
+  std::string client_version;
+  config::McpSettings settings;
+  CancelToken cancel;        // stops waiting (and starting) at once
+  std::string ca_cert_path;  // tests
+};
+
+// How one server's start went.
+struct ServerStatus {
+  std::string name;
+  bool connected = false;
+  size_t tools = 0;
+  std::string error;        // empty when connected
+  std::string stderr_tail;  // a failed stdio server's last words
+};
+
+// The editor's servers, then the spec's whose names the editor did not use.
+std::vector<config::McpServerSpec> MergeServers(std::vector<config::McpServerSpec> editor,
+                                                const std::vector<config::McpServerSpec>& spec);
+
+// A line for the user about a server that did not start (empty for one that did).
+std::string FailureMessage(const ServerStatus& status);
+
+// Thread-safe.
+class McpServers : public ToolSource {
+ public:
+  // Starts every server at once, each on its own thread, and returns when all have connected
+  // and listed their tools, or when settings.start_timeout_ms has passed for all together, or
+  // `cancel` fired. A server still starting then is reported as timed out and stopped.
+  static std::shared_ptr<McpServers> Start(const std::vector<config::McpServerSpec>& specs,
+                                           const StartOptions& options);
+  ~McpServers() override;
+
+  std::vector<ServerStatus> status() const;
+  // The connected servers' clients, by name (the cli calls them directly).
+  std::shared_ptr<Client> Find(const std::string& server) const;
+  std::vector<std::shared_ptr<Tool>> CurrentTools(const CancelToken& cancel) override;
+  void Close() override;
+
+ private:
+  struct Slot;
+  McpServers() = default;
+  void Rebuild();  // under mu_
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::shared_ptr<Slot>> slots_;  // in the given order
+  std::vector<std::shared_ptr<Tool>> tools_;
+  std::vector<std::thread> starters_;  // joined at Close (a slow one may still be ending)
+  bool closed_ = false;
+};
+
+// The whole start for a door: starts the servers, adds their tools to the session, and returns
+// how each went (failed ones are also logged with their stderr tail).
+std::vector<ServerStatus> AttachServers(Session& session,
+                                        const std::vector<config::McpServerSpec>& specs,
+                                        const StartOptions& options);
+
+}  // namespace lousho::agent::mcp

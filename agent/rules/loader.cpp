@@ -1,0 +1,203 @@
+// Stream rules: discovery in priority order, duplicate names, and the settings' layers.
+#include "agent/rules/loader.h"
+
+#include <algorithm>
+#include <set>
+
+#include "support/files.h"
+#include "support/json_util.h"
+
+namespace lousho::agent::rules {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Rule files are prose; a bigger one is a mistake, not a rule.
+constexpr uint64_t kMaxRuleFileBytes = 1024ULL * 1024;
+
+bool IsRuleFile(const fs::path& p) {
+  const std::string ext = p.extension().string();
+  return ext == ".md" || ext == ".mdc";
+}
+
+void ReadOne(const fs::path& file, const std::string& origin, std::vector<Rule>* rules,
+             std::vector<Skipped>* skipped, std::vector<std::string>* warnings) {
+  auto text = ReadDiskFile(file, kMaxRuleFileBytes);
+  if (!text.ok()) {
+    warnings->push_back(file.string() + ": cannot read (" + text.error().message + ")");
+    return;
+  }
+  const std::string name = file.stem().string();
+  std::string why;
+  auto rule = ParseRuleText(name, file.string(), origin, *text, warnings, &why);
+  if (rule) {
+    rules->push_back(std::move(*rule));
+  } else {
+    skipped->push_back(Skipped{name, file.string(), why});
+  }
+}
+
+// Applies one layer of `ttsr:` keys (from a project file) leniently: a bad value is a warning.
+void ApplySettings(const Json::Value& t, const std::string& from, Settings* s,
+                   std::vector<std::string>* warnings) {
+  auto bad = [&](const std::string& key) {
+    warnings->push_back(from + ": ttsr." + key + " has an invalid value; ignored");
+  };
+  if (const Json::Value* v = FindMember(t, "enabled")) {
+    if (auto b = AsBool(*v)) {
+      s->enabled = *b;
+    } else {
+      bad("enabled");
+    }
+  }
+  if (const Json::Value* v = FindMember(t, "contextMode")) {
+    auto m = ParseContextMode(AsString(*v).value_or(""));
+    if (m) {
+      s->context_mode = *m;
+    } else {
+      bad("contextMode");
+    }
+  }
+  if (const Json::Value* v = FindMember(t, "interruptMode")) {
+    auto m = ParseInterruptMode(AsString(*v).value_or(""));
+    if (m) {
+      s->interrupt_mode = *m;
+    } else {
+      bad("interruptMode");
+    }
+  }
+  if (const Json::Value* v = FindMember(t, "repeatMode")) {
+    auto m = ParseRepeatMode(AsString(*v).value_or(""));
+    if (m) {
+      s->repeat_mode = *m;
+    } else {
+      bad("repeatMode");
+    }
+  }
+  if (const Json::Value* v = FindMember(t, "repeatGap")) {
+    auto n = AsInt64(*v);
+    if (n && *n >= 0 && *n <= 1'000'000) {
+      s->repeat_gap = static_cast<int>(*n);
+    } else {
+      bad("repeatGap");
+    }
+  }
+}
+
+}  // namespace
+
+void ReadRulePath(const fs::path& path, const std::string& origin, std::vector<Rule>* rules,
+                  std::vector<Skipped>* skipped, std::vector<std::string>* warnings) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    ReadOne(path, origin, rules, skipped, warnings);
+    return;
+  }
+  if (!fs::is_directory(path, ec)) return;
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code fec;
+    if (IsRuleFile(it->path()) && it->is_regular_file(fec)) files.push_back(it->path());
+    if (files.size() > 10'000) break;  // a runaway folder is not a rule book
+  }
+  if (ec) warnings->push_back(path.string() + ": cannot list (" + ec.message() + ")");
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) ReadOne(f, origin, rules, skipped, warnings);
+}
+
+std::shared_ptr<const AgentRules> LoadAgentRules(const config::AgentSpec& spec,
+                                                 const std::string& home) {
+  auto a = std::make_shared<AgentRules>();
+  a->home = home;
+  const config::TtsrSpec& t = spec.ttsr;
+  a->settings_from.push_back("defaults");
+  if (t.enabled || t.context_mode || t.interrupt_mode || t.repeat_mode || t.repeat_gap)
+    a->settings_from.push_back(spec.source);
+  if (t.enabled) a->settings.enabled = *t.enabled;
+  if (t.context_mode)
+    a->settings.context_mode = ParseContextMode(*t.context_mode).value_or(ContextMode::kDiscard);
+  if (t.interrupt_mode)
+    a->settings.interrupt_mode =
+        ParseInterruptMode(*t.interrupt_mode).value_or(InterruptMode::kAlways);
+  if (t.repeat_mode)
+    a->settings.repeat_mode = ParseRepeatMode(*t.repeat_mode).value_or(RepeatMode::kOnce);
+  if (t.repeat_gap) a->settings.repeat_gap = *t.repeat_gap;
+
+  for (const auto& r : spec.rules) {
+    if (!r.path.empty()) {
+      ReadRulePath(r.path, "spec", &a->spec_rules, &a->skipped, &a->warnings);
+      continue;
+    }
+    std::string why;
+    auto rule = RuleFromFields(r.name, r.where, "spec", r.fields, r.content, &a->warnings, &why);
+    if (rule) {
+      a->spec_rules.push_back(std::move(*rule));
+    } else {
+      a->skipped.push_back(Skipped{r.name, r.where, why});
+    }
+  }
+  if (!spec.rules_dir.empty())
+    ReadRulePath(spec.rules_dir, "agent", &a->spec_rules, &a->skipped, &a->warnings);
+  if (!home.empty())
+    ReadRulePath(fs::path(home) / ".lousho" / "rules", "user", &a->user_rules, &a->skipped,
+                 &a->warnings);
+  return a;
+}
+
+RuleSet LoadSessionRules(const AgentRules& agent, const fs::path& cwd) {
+  RuleSet set;
+  set.settings = agent.settings;
+  set.settings_from = agent.settings_from;
+  set.skipped = agent.skipped;
+  set.warnings = agent.warnings;
+
+  // The project's override of the settings.
+  for (const char* name : {"config.yml", "config.yaml"}) {
+    const fs::path file = cwd / ".lousho" / name;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
+    auto text = ReadDiskFile(file, kMaxRuleFileBytes);
+    if (!text.ok()) {
+      set.warnings.push_back(file.string() + ": cannot read (" + text.error().message + ")");
+      break;
+    }
+    auto doc = LoadYaml(*text);
+    if (!doc || !(doc->isObject() || doc->isNull())) {
+      set.warnings.push_back(file.string() + ": not a YAML mapping; ignored");
+      break;
+    }
+    if (const Json::Value* t = FindMember(*doc, "ttsr"); t && t->isObject()) {
+      ApplySettings(*t, file.string(), &set.settings, &set.warnings);
+      set.settings_from.push_back(file.string());
+    }
+    break;
+  }
+
+  std::vector<Rule> project;
+  ReadRulePath(cwd / ".lousho" / "rules", "project", &project, &set.skipped, &set.warnings);
+  ReadRulePath(cwd / ".omp" / "rules", ".omp", &project, &set.skipped, &set.warnings);
+  ReadRulePath(cwd / ".agents" / "rules", ".agents", &project, &set.skipped, &set.warnings);
+  ReadRulePath(cwd / ".cursor" / "rules", ".cursor", &project, &set.skipped, &set.warnings);
+
+  std::set<std::string> names;
+  auto take = [&](const std::vector<Rule>& layer) {
+    for (const auto& r : layer) {
+      if (!names.insert(r.name).second) {
+        set.skipped.push_back(Skipped{r.name, r.path, "shadowed by an earlier rule of that name"});
+        continue;
+      }
+      set.rules.push_back(r);
+    }
+  };
+  take(agent.spec_rules);
+  take(project);
+  take(agent.user_rules);
+  if (!set.settings.enabled) {
+    for (const auto& r : set.rules)
+      set.skipped.push_back(Skipped{r.name, r.path, "ttsr.enabled is false"});
+    set.rules.clear();
+  }
+  return set;
+}
+
+}  // namespace lousho::agent::rules

@@ -1,0 +1,105 @@
+// Tests of tool sources in the session (how MCP tools reach the model): the set is taken again
+// before every model request, and the source is closed with the session.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <future>
+
+#include "agent/providers/script_provider.h"
+#include "agent/session.h"
+
+namespace lousho::agent {
+namespace {
+
+class NamedTool : public Tool {
+ public:
+  explicit NamedTool(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  std::string description() const override { return "a tool from a source"; }
+  Json::Value parameters() const override { return Json::Value(Json::objectValue); }
+  ToolKind kind() const override { return ToolKind::kRead; }
+  bool read_only() const override { return true; }
+  std::string Title(const Json::Value&, const ToolContext&) const override { return name_; }
+  std::string PermissionSubject(const Json::Value&) const override { return ""; }
+  ToolOutput Run(const Json::Value&, ToolContext&) override {
+    ++runs;
+    return ToolOutput::Text(name_ + " ran");
+  }
+  std::atomic<int> runs{0};
+
+ private:
+  std::string name_;
+};
+
+// Offers `a` until it has run, then `b` instead (as a server whose list changed).
+class ChangingSource : public ToolSource {
+ public:
+  std::vector<std::shared_ptr<Tool>> CurrentTools(const CancelToken&) override {
+    ++asked;
+    if (a->runs == 0) return {a};
+    return {b};
+  }
+  void Close() override { ++closed; }
+  std::shared_ptr<NamedTool> a = std::make_shared<NamedTool>("src_a");
+  std::shared_ptr<NamedTool> b = std::make_shared<NamedTool>("src_b");
+  std::atomic<int> asked{0};
+  std::atomic<int> closed{0};
+};
+
+config::ScriptStep Calls(const std::string& tool) {
+  config::ScriptStep s;
+  config::ScriptToolCall c;
+  c.name = tool;
+  s.tool_calls.push_back(c);
+  return s;
+}
+
+TEST(ToolSourceTest, ToolsAreTakenAgainBeforeEachModelRequestAndClosedWithTheSession) {
+  config::Script script;
+  script.name = "t";
+  config::ScriptStep done;
+  done.text = "done";
+  script.replies.push_back(
+      config::ScriptReply{"", {Calls("src_a"), Calls("src_b"), Calls("src_a"), done}});
+  auto agent = std::make_shared<AgentConfig>();
+  agent->model.provider = std::make_shared<ScriptProvider>(script);
+  agent->max_steps = 10;
+  std::vector<std::string> ends;
+  std::mutex mu;
+  SessionOptions o;
+  o.id = "s";
+  o.cwd = std::filesystem::temp_directory_path();
+  o.sink = [&](const Event& e) {
+    if (auto* end = std::get_if<event::ToolExecutionEnd>(&e)) {
+      std::lock_guard<std::mutex> lock(mu);
+      ends.push_back(end->call->name + (end->is_error ? ":failed" : ":ok"));
+    }
+  };
+  auto session = *Session::Create(agent, std::move(o));
+  auto source = std::make_shared<ChangingSource>();
+  session->AddToolSource(source);
+  ASSERT_EQ(session->tools().size(), 1u);
+  std::promise<Result<TurnResult>> p;
+  ASSERT_TRUE(session
+                  ->Prompt({ContentBlock::Text("go")},
+                           [&](Result<TurnResult> r) { p.set_value(std::move(r)); })
+                  .ok());
+  auto r = p.get_future().get();
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    // src_b appeared once src_a had run; src_a was gone by then.
+    EXPECT_EQ(ends, (std::vector<std::string>{"src_a:ok", "src_b:ok", "src_a:failed"}));
+  }
+  EXPECT_GE(source->asked.load(), 4);
+  EXPECT_EQ(source->b->runs.load(), 1);
+  std::promise<void> closed;
+  session->Close([&] { closed.set_value(); });
+  closed.get_future().get();
+  EXPECT_EQ(source->closed.load(), 1);
+  session->WaitIdle();
+}
+
+}  // namespace
+}  // namespace lousho::agent
