@@ -19,6 +19,14 @@ Json::Value Obj() { return Json::Value(Json::objectValue); }
 
 constexpr int kAuthRequired = -32000;
 
+// The auth method ids lousho offers.
+constexpr char kAuthEnv[] = "lousho-env";
+constexpr char kAuthSetup[] = "lousho-setup";
+constexpr char kSetupName[] = "Set up model access";
+constexpr char kSetupDescription[] =
+    "Choose Anthropic, OpenAI or an OpenAI-compatible server, paste a key, and lousho checks "
+    "and stores it";
+
 // The `data` of a JSON-RPC error: the LOUSHO_* name editors and scripts branch on.
 Json::Value ErrorData(ErrorCode code) {
   Json::Value d(Json::objectValue);
@@ -68,6 +76,7 @@ void Server::BindNotification(const char* method, void (Server::*handler)(const 
 // The whole ACP surface, one line per method.
 void Server::BindMethods() {
   Bind(method::kInitialize, &Server::Initialize);
+  Bind(method::kAuthenticate, &Server::Authenticate);
   Bind(method::kSessionNew, &Server::NewSession);
   Bind(method::kSessionPrompt, &Server::Prompt);
   Bind(method::kSessionSetMode, &Server::SetMode);
@@ -116,13 +125,84 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   sc["additionalDirectories"] = Obj();  // honoured as extra roots of the session's tools
   ac["sessionCapabilities"] = sc;
   res["agentCapabilities"] = ac;
-  res["authMethods"] = Json::Value(Json::arrayValue);
+  res["authMethods"] = AuthMethods(params.capabilities);
   Json::Value info = Obj();
   info["name"] = "lousho";
   info["title"] = view_.name.empty() ? "lousho" : view_.name;
   info["version"] = options_.version;
   res["agentInfo"] = info;
   reply.Result(res);
+}
+
+// The registry lists only agents with an `agent` or `terminal` method; a `terminal` one may be
+// offered only to clients that said they run them (ACP's AuthMethodTerminal).
+Json::Value Server::AuthMethods(const ClientCapabilities& caps) const {
+  Json::Value methods(Json::arrayValue);
+  if (caps.auth_terminal) {
+    // The client appends `args` to the command it launched lousho with: `lousho acp --setup`.
+    Json::Value m = Obj();
+    m["type"] = "terminal";
+    m["id"] = kAuthSetup;
+    m["name"] = kSetupName;
+    m["description"] = kSetupDescription;
+    Json::Value args(Json::arrayValue);
+    args.append("--setup");
+    m["args"] = args;
+    m["env"] = Obj();
+    methods.append(m);
+  } else if (caps.meta_terminal_auth && !options_.executable.empty()) {
+    // The older form: the client runs this full command itself.
+    Json::Value m = Obj();
+    m["id"] = kAuthSetup;
+    m["name"] = kSetupName;
+    m["description"] = kSetupDescription;
+    Json::Value t = Obj();
+    t["label"] = "lousho setup";
+    t["command"] = options_.executable;
+    Json::Value args(Json::arrayValue);
+    args.append("setup");
+    t["args"] = args;
+    t["env"] = Obj();
+    Json::Value meta = Obj();
+    meta["terminal-auth"] = t;
+    m["_meta"] = meta;
+    methods.append(m);
+  }
+  // Always: an agent-handled method (no `type`: ACP's default) that reads the credentials
+  // again, after the user set them in the agent's environment or ran `lousho setup`.
+  Json::Value env = Obj();
+  env["id"] = kAuthEnv;
+  env["name"] = "Use API key from environment or lousho setup";
+  env["description"] =
+      "Reads ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL from the agent's environment, "
+      "else the key `lousho setup` stored";
+  methods.append(env);
+  return methods;
+}
+
+bool Server::RefreshCredentials() {
+  if (!view_.provider_error) return true;
+  if (!options_.reload) return false;
+  auto again = options_.reload();
+  if (!again.ok()) {
+    log::Warn("reloading the agent: " + again.error().ToString());
+    return false;
+  }
+  agent_ = *again;
+  view_ = agent::ViewOf(*agent_);
+  if (!view_.provider_error) log::Info("model credentials found; sessions can start");
+  return !view_.provider_error;
+}
+
+void Server::Authenticate(const AuthenticateParams& params, Reply reply) {
+  if (params.method_id != kAuthEnv && params.method_id != kAuthSetup)
+    return reply.Error(jsonrpc::kInvalidParams,
+                       "Invalid params: params.methodId: unknown auth method '" + params.method_id +
+                           "' (offered: " + kAuthEnv + ", " + kAuthSetup + ")");
+  if (!RefreshCredentials())
+    return reply.Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
+                       ErrorData(view_.provider_error->code));
+  reply.Result(Obj());
 }
 
 std::string Server::NewSessionId() {
@@ -137,7 +217,7 @@ std::string Server::NewSessionId() {
 }
 
 void Server::NewSession(const NewSessionParams& params, Reply reply) {
-  if (view_.provider_error) {
+  if (!RefreshCredentials()) {
     // ACP's "authentication required": the editor shows the message (which names the variable).
     return reply.Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
                        ErrorData(view_.provider_error->code));

@@ -2,6 +2,7 @@
 // side of ClientServices over the same connection.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,11 @@ struct ServerOptions {
   // How long a call to the editor made while cleaning up (terminal/kill, output, release) may
   // wait for its answer.
   long cleanup_timeout_ms = 5000;
+  // The program's absolute path, for the older terminal-auth form (the editor runs it).
+  std::string executable;
+  // Loads the agent again (environment and stored credentials re-read): `authenticate` calls
+  // it, and session/new does while the current agent lacks credentials. Null: never reloads.
+  std::function<Result<std::shared_ptr<const agent::AgentConfig>>()> reload;
 };
 
 // Owns the sessions of one connection. Run() blocks until input ends (or Stop()), then cancels
@@ -66,7 +72,11 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   template <typename P>
   void BindNotification(const char* method, void (Server::*handler)(const P&));
   void Initialize(const InitializeParams& params, jsonrpc::Reply reply);
+  void Authenticate(const AuthenticateParams& params, jsonrpc::Reply reply);
   void NewSession(const NewSessionParams& params, jsonrpc::Reply reply);
+  // Reloads the agent when it lacks credentials; returns whether it has them now. Reader thread.
+  bool RefreshCredentials();
+  Json::Value AuthMethods(const ClientCapabilities& caps) const;
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);
   void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
   void CloseSession(const SessionIdParams& params, jsonrpc::Reply reply);
@@ -78,7 +88,9 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
 
   // Declared first: destroyed last, after every session that runs on it.
   WorkerPool pool_;
-  std::shared_ptr<const agent::AgentConfig> agent_;  // passed to new sessions, never called
+  // Passed to new sessions, never called. Replaced only on the reader thread (authenticate,
+  // session/new), which is also the only reader of both.
+  std::shared_ptr<const agent::AgentConfig> agent_;
   agent::AgentView view_;
   ServerOptions options_;
   jsonrpc::Peer peer_;

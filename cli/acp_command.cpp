@@ -1,7 +1,9 @@
-// `lousho acp SPEC`: serves an agent over ACP on stdin/stdout.
+// `lousho acp [SPEC]`: serves an agent over ACP on stdin/stdout; without SPEC it takes the first
+// of LOUSHO_AGENT, .lousho/agent.yaml, the user's agent.yaml and the built-in coding agent.
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -17,6 +19,9 @@ namespace {
 
 struct AcpOptions {
   std::string spec_path;
+  std::string agent_option;
+  bool print_agent = false;
+  bool setup = false;
   std::string model;
   std::string record;
   size_t max_line = 64u << 20;
@@ -24,14 +29,46 @@ struct AcpOptions {
   long cleanup_timeout_ms = 5000;
 };
 
+std::string CurrentDir() {
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return ec ? std::string() : cwd.string();
+}
+
+// `--print-agent`: which agent and model `lousho acp` would serve here, and why.
+int PrintAgent(const agent::LoadedAgent& a) {
+  const config::AgentChoice& c = a.choice;
+  std::printf("agent: %s (%s: %s)\n",
+              c.source == config::AgentSource::kBuiltin ? "built-in coding agent" : c.path.c_str(),
+              config::AgentSourceName(c.source), c.reason.c_str());
+  std::printf("model: %s%s%s%s\n", a.model.c_str(), a.model_reason.empty() ? "" : " (",
+              a.model_reason.c_str(), a.model_reason.empty() ? "" : ")");
+  std::error_code ec;
+  const bool stored = !a.credentials_path.empty() &&
+                      std::filesystem::exists(a.credentials_path, ec);
+  std::printf("stored credentials: %s%s\n",
+              a.credentials_path.empty() ? "(no HOME)" : a.credentials_path.c_str(),
+              stored ? "" : " (none)");
+  if (a.agent->provider_error)
+    std::printf("status: not ready: %s\n", a.agent->provider_error->message.c_str());
+  else
+    std::printf("status: ready\n");
+  return 0;
+}
+
 int RunAcp(const AcpOptions& o) {
-  auto spec = LoadSpec(o.spec_path, o.model);
-  if (!spec.ok()) return Fail(spec.error());
-  auto agent = agent::BuildAgent(*spec, ProcessEnv);
-  if (!agent.ok()) return Fail(agent.error());
-  if ((*agent)->provider_error) {
-    const Error& e = *(*agent)->provider_error;
-    log::Warn(e.ToString() + "; sessions will fail until it is set");
+  if (o.setup) return RunSetup(SetupOptions{});
+  if (!o.spec_path.empty() && !o.agent_option.empty() && o.spec_path != o.agent_option)
+    return Fail(MakeError(ErrorCode::kUsage, "give the agent spec once (positional or --agent)"));
+  const std::string cwd = CurrentDir();
+  const config::AgentChoice choice = config::ChooseAgent(
+      o.spec_path.empty() ? o.agent_option : o.spec_path, ProcessEnv, cwd);
+  auto loaded = agent::LoadAgent(choice, o.model, ProcessEnv);
+  if (!loaded.ok()) return Fail(loaded.error());
+  if (o.print_agent) return PrintAgent(*loaded);
+  std::shared_ptr<const agent::AgentConfig> agent = loaded->agent;
+  if (agent->provider_error) {
+    log::Warn(agent->provider_error->ToString() + "; sessions will fail until it is set");
   }
 
   if (!o.record.empty()) {
@@ -40,7 +77,7 @@ int RunAcp(const AcpOptions& o) {
       return Fail(MakeError(ErrorCode::kUsage, "--record: cannot write " + o.record));
     std::fclose(f);
   }
-  log::Info("serving agent '" + spec->name + "' (" + spec->model + ") over ACP");
+  log::Info("serving agent '" + agent->name + "' (" + loaded->model + ") over ACP");
   int stop_fd = InstallStopSignals();
   if (stop_fd < 0) log::Warn("cannot install signal handlers; signals end lousho at once");
   FdTransport transport(STDIN_FILENO, STDOUT_FILENO, o.max_line, stop_fd);
@@ -49,8 +86,16 @@ int RunAcp(const AcpOptions& o) {
   options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
   options.version = LOUSHO_VERSION;
   options.max_sessions = o.max_sessions;
+  options.executable = ExecutablePath();
+  // `authenticate`, and session/new while credentials are missing, load the agent again: the
+  // user may have run `lousho setup` since.
+  options.reload = [choice, model = o.model]() -> Result<std::shared_ptr<const agent::AgentConfig>> {
+    auto again = agent::LoadAgent(choice, model, ProcessEnv);
+    if (!again.ok()) return again.error();
+    return again->agent;
+  };
   options.cleanup_timeout_ms = o.cleanup_timeout_ms;
-  acp::Server server(&transport, *agent, options);
+  acp::Server server(&transport, agent, options);
   server.Run();
   if (int sig = StopSignal(); sig != 0) {
     const char* name = sigabbrev_np(sig);
@@ -64,8 +109,15 @@ int RunAcp(const AcpOptions& o) {
 Subcommand AddAcpCommand(CLI::App& app) {
   auto o = std::make_shared<AcpOptions>();
   CLI::App* acp = app.add_subcommand("acp", "serve an agent over ACP on stdin/stdout");
-  acp->add_option("agent", o->spec_path, "agent spec (.yaml, .yml, .json) or a folder holding one")
-      ->required();
+  acp->add_option("agent", o->spec_path,
+                  "agent spec (.yaml, .yml, .json) or a folder holding one; default: "
+                  "LOUSHO_AGENT, .lousho/agent.yaml, ~/.config/lousho/agent.yaml, else the "
+                  "built-in coding agent");
+  acp->add_option("--agent", o->agent_option, "the agent spec, as the positional argument");
+  acp->add_flag("--print-agent", o->print_agent,
+                "print which agent and model would be served, and why, then exit");
+  acp->add_flag("--setup", o->setup,
+                "run the interactive model-access setup (as `lousho setup`), then exit");
   acp->add_option("--model", o->model, "override the spec's model (provider/model)");
   acp->add_option("--record", o->record, "mirror every protocol line in (>) and out (<) to FILE");
   acp->add_option("--cleanup-timeout-ms", o->cleanup_timeout_ms,

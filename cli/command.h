@@ -28,7 +28,16 @@ Result<config::AgentSpec> LoadSpec(const std::string& path, const std::string& m
 int InstallStopSignals();
 int StopSignal();
 
+// `lousho setup`: the interactive terminal setup of model access (setup_command.cpp).
+struct SetupOptions {
+  std::string provider;  // anthropic | openai | openai-compatible; empty: ask
+  std::string base_url;  // openai-compatible; empty: ask
+  std::string model;     // empty: the provider's default (openai-compatible: ask)
+};
+int RunSetup(const SetupOptions& options);
+
 Subcommand AddAcpCommand(CLI::App& app);
+Subcommand AddSetupCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
 
 }  // namespace lousho::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   std::vector<lousho::cli::Subcommand> commands;
   commands.push_back(lousho::cli::AddAcpCommand(app));
   commands.push_back(lousho::cli::AddValidateCommand(app));
+  commands.push_back(lousho::cli::AddSetupCommand(app));
 
   try {
     app.parse(argc, argv);
