@@ -21,9 +21,9 @@ struct ClientCapabilities {
   bool fs_read = false;
   bool fs_write = false;
   bool terminal = false;
-  bool auth_terminal = false;  // auth.terminal: runs `terminal` auth methods (args appended)
+  bool auth_terminal = false;       // auth.terminal: runs `terminal` auth methods (args appended)
   bool meta_terminal_auth = false;  // _meta["terminal-auth"]: the older full-command form
-  Json::Value raw;  // as sent, for later use
+  Json::Value raw;                  // as sent, for later use
 };
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);
 

@@ -61,8 +61,8 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   const size_t slash = spec.model.find('/');
   const std::string provider_name = spec.model.substr(0, slash);
   const std::string model_id = slash == std::string::npos ? "" : spec.model.substr(slash + 1);
-  Result<ModelChoice> model =
-      unusable ? Result<ModelChoice>(*unusable) : ResolveModel(spec, provider_name, model_id, getenv);
+  Result<ModelChoice> model = unusable ? Result<ModelChoice>(*unusable)
+                                       : ResolveModel(spec, provider_name, model_id, getenv);
   if (model.ok()) {
     agent->model = std::move(*model);
   } else if (model.error().code == ErrorCode::kProviderAuth) {
@@ -118,8 +118,7 @@ Result<LoadedAgent> LoadAgent(const config::AgentChoice& choice, const std::stri
   std::string missing;
   if (choice.source == config::AgentSource::kBuiltin) {
     config::DefaultModel model = config::ChooseDefaultModel(process_env, *stored);
-    spec = config::BuiltinAgentSpec(model_override.empty() ? model.model : model_override,
-                                    getenv);
+    spec = config::BuiltinAgentSpec(model_override.empty() ? model.model : model_override, getenv);
     out.model_reason = model_override.empty() ? model.reason : "--model";
     if (model_override.empty()) missing = model.missing;
   } else {

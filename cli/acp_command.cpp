@@ -44,8 +44,8 @@ int PrintAgent(const agent::LoadedAgent& a) {
   std::printf("model: %s%s%s%s\n", a.model.c_str(), a.model_reason.empty() ? "" : " (",
               a.model_reason.c_str(), a.model_reason.empty() ? "" : ")");
   std::error_code ec;
-  const bool stored = !a.credentials_path.empty() &&
-                      std::filesystem::exists(a.credentials_path, ec);
+  const bool stored =
+      !a.credentials_path.empty() && std::filesystem::exists(a.credentials_path, ec);
   std::printf("stored credentials: %s%s\n",
               a.credentials_path.empty() ? "(no HOME)" : a.credentials_path.c_str(),
               stored ? "" : " (none)");
@@ -61,8 +61,8 @@ int RunAcp(const AcpOptions& o) {
   if (!o.spec_path.empty() && !o.agent_option.empty() && o.spec_path != o.agent_option)
     return Fail(MakeError(ErrorCode::kUsage, "give the agent spec once (positional or --agent)"));
   const std::string cwd = CurrentDir();
-  const config::AgentChoice choice = config::ChooseAgent(
-      o.spec_path.empty() ? o.agent_option : o.spec_path, ProcessEnv, cwd);
+  const config::AgentChoice choice =
+      config::ChooseAgent(o.spec_path.empty() ? o.agent_option : o.spec_path, ProcessEnv, cwd);
   auto loaded = agent::LoadAgent(choice, o.model, ProcessEnv);
   if (!loaded.ok()) return Fail(loaded.error());
   if (o.print_agent) return PrintAgent(*loaded);
@@ -89,7 +89,8 @@ int RunAcp(const AcpOptions& o) {
   options.executable = ExecutablePath();
   // `authenticate`, and session/new while credentials are missing, load the agent again: the
   // user may have run `lousho setup` since.
-  options.reload = [choice, model = o.model]() -> Result<std::shared_ptr<const agent::AgentConfig>> {
+  options.reload = [choice,
+                    model = o.model]() -> Result<std::shared_ptr<const agent::AgentConfig>> {
     auto again = agent::LoadAgent(choice, model, ProcessEnv);
     if (!again.ok()) return again.error();
     return again->agent;

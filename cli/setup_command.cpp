@@ -16,6 +16,7 @@
 #include "config/default_agent.h"
 #include "config/model_catalog.h"
 #include "support/env.h"
+#include "support/log.h"
 #include "support/text.h"
 
 namespace lousho::cli {
@@ -36,18 +37,21 @@ std::optional<std::string> ReadLine() {
   return start == std::string::npos ? std::string() : line.substr(start);
 }
 
-// Reads a line with the terminal's echo off (when stdin is a terminal), so the key never shows.
-std::optional<std::string> ReadSecret() {
+// Shows `prompt` and reads a line with the terminal's echo off (when stdin is a terminal), so
+// the key never shows. Echo goes off before the prompt appears, so nothing typed after it is
+// echoed; TCSANOW, not TCSAFLUSH, so nothing already typed is thrown away.
+std::optional<std::string> ReadSecret(const std::string& prompt) {
   termios saved{};
   const bool tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
   if (tty) {
     termios quiet = saved;
     quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
     quiet.c_lflag |= ECHONL;  // the Enter still moves to the next line
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
   }
+  Say(prompt);
   auto line = ReadLine();
-  if (tty) tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+  if (tty) tcsetattr(STDIN_FILENO, TCSANOW, &saved);
   if (!tty) Say("\n");
   return line;
 }
@@ -60,15 +64,14 @@ std::string Scrub(std::string text, const std::string& secret) {
 }
 
 struct ProviderChoice {
-  std::string name;       // anthropic | openai | openai-compatible
-  std::string key_env;    // where the key goes
-  std::string model;      // "provider/model"
-  std::string base_url;   // openai-compatible only
+  std::string name;      // anthropic | openai | openai-compatible
+  std::string key_env;   // where the key goes
+  std::string model;     // "provider/model"
+  std::string base_url;  // openai-compatible only
 };
 
 std::optional<std::string> AskProvider() {
-  Say(
-      "Which model provider?\n"
+  Say("Which model provider?\n"
       "  1) Anthropic (ANTHROPIC_API_KEY)\n"
       "  2) OpenAI (OPENAI_API_KEY)\n"
       "  3) An OpenAI-compatible server (a base URL such as http://127.0.0.1:11434/v1)\n"
@@ -116,14 +119,17 @@ Status CheckAccess(const ProviderChoice& p, const std::string& key) {
   request.model = model_id;
   request.messages = std::span<const agent::Message>(&hello, 1);
   request.max_output_tokens = 16;
-  auto answer = (*provider)->Stream(
-      request, [](const agent::StreamDelta&) { return false; }, CancelToken(), {});
+  auto answer = (*provider)->Stream(request, [](const agent::StreamDelta&) { return false; },
+                                    CancelToken(), {});
   if (!answer.ok()) return answer.error();
   return Status::Ok();
 }
 
 int Setup(const SetupOptions& options) {
-  Say("lousho setup: model access for lousho (stored in your config folder, readable by you only)\n");
+  // The check's failure is reported once, below; the provider's own warning would repeat it.
+  log::Configure(log::Level::kError, "");
+  Say("lousho setup: model access for lousho (stored in your config folder, readable by you "
+      "only)\n");
   const std::string path = config::CredentialsPath(ProcessEnv);
   if (path.empty()) {
     std::fprintf(stderr, "%s: neither HOME nor XDG_CONFIG_HOME is set; nowhere to store a key\n",
@@ -180,10 +186,9 @@ int Setup(const SetupOptions& options) {
     p.model = p.name + "/" + options.model;
 
   const bool optional_key = p.name == config::kCompatibleProvider;
-  Say(std::string("Paste your ") + (optional_key ? "API key (empty if the server needs none)"
-                                                 : p.key_env) +
-      " (it is not shown): ");
-  auto key = ReadSecret();
+  auto key = ReadSecret(std::string("Paste your ") +
+                        (optional_key ? "API key (empty if the server needs none)" : p.key_env) +
+                        " (it is not shown): ");
   if (!key || (key->empty() && !optional_key)) {
     std::fprintf(stderr, "%s: no key given; nothing stored\n", ErrorCodeName(ErrorCode::kUsage));
     return 1;
@@ -192,8 +197,7 @@ int Setup(const SetupOptions& options) {
   if (Status checked = CheckAccess(p, *key); !checked.ok()) {
     Say("failed\n");
     std::fprintf(stderr, "%s: %s\nNothing was stored; run `lousho setup` again.\n",
-                 ErrorCodeName(checked.error().code),
-                 Scrub(checked.error().message, *key).c_str());
+                 ErrorCodeName(checked.error().code), Scrub(checked.error().message, *key).c_str());
     return 1;
   }
   Say("ok\n");

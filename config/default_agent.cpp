@@ -118,9 +118,9 @@ DefaultModel ChooseDefaultModel(const EnvLookup& process_env, const StoredCreden
     }
     d.model = compatible_prefix;
     d.reason = "OPENAI_BASE_URL is set";
-    d.missing = "OPENAI_BASE_URL is set but no model is named: set LOUSHO_MODEL=" +
-                compatible_prefix + "<model id> in the agent's environment, or run `lousho " +
-                "setup` in a terminal";
+    d.missing =
+        "OPENAI_BASE_URL is set but no model is named: set LOUSHO_MODEL=" + compatible_prefix +
+        "<model id> in the agent's environment, or run `lousho " + "setup` in a terminal";
     return d;
   }
   if (!stored.model.empty()) {

@@ -249,8 +249,8 @@ Status WritePrivateFile(const fs::path& path, const std::string& content) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     fs::create_directories(dir, ec);
-    if (ec) return MakeError(ErrorCode::kToolIo, "cannot create " + dir.string() + ": " +
-                                                     ec.message());
+    if (ec)
+      return MakeError(ErrorCode::kToolIo, "cannot create " + dir.string() + ": " + ec.message());
     fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   }
   std::string tmp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
