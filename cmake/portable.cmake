@@ -1,0 +1,54 @@
+# LOUSHO_PORTABLE: the libraries of a release build that runs on any Linux with glibc >= 2.34 and
+# nothing else installed (scripts/release). What Debian ships as static archives is linked in
+# (yaml-cpp, PCRE2, OpenSSL, zlib, brotli, libstdc++, libgcc); what it ships only as shared
+# objects is built from the copies in third_party/ (jsoncpp, header-only cpp-httplib). The
+# result needs glibc alone, and no run path: the HTTP module is found beside the binary.
+# Defines the targets the main list links by name: JsonCpp::JsonCpp, PkgConfig::PCRE2,
+# PkgConfig::HTTPLIB, and LOUSHO_YAML.
+
+function(lousho_static_archive var name)
+  find_library(${var} NAMES lib${name}.a REQUIRED)
+endfunction()
+
+# jsoncpp 1.9.5 (the version Debian 12 ships), compiled in.
+add_library(lousho_jsoncpp STATIC
+  ${CMAKE_SOURCE_DIR}/third_party/jsoncpp/src/json_reader.cpp
+  ${CMAKE_SOURCE_DIR}/third_party/jsoncpp/src/json_value.cpp
+  ${CMAKE_SOURCE_DIR}/third_party/jsoncpp/src/json_writer.cpp)
+target_include_directories(lousho_jsoncpp SYSTEM PUBLIC ${CMAKE_SOURCE_DIR}/third_party/jsoncpp/include)
+set_target_properties(lousho_jsoncpp PROPERTIES POSITION_INDEPENDENT_CODE ON)
+# Third-party code: its warnings are not ours to fix.
+target_compile_options(lousho_jsoncpp PRIVATE -w)
+add_library(JsonCpp::JsonCpp ALIAS lousho_jsoncpp)
+
+lousho_static_archive(LOUSHO_YAML_A yaml-cpp)
+set(LOUSHO_YAML ${LOUSHO_YAML_A})
+
+lousho_static_archive(LOUSHO_PCRE2_A pcre2-8)
+add_library(PkgConfig::PCRE2 INTERFACE IMPORTED)
+set_target_properties(PkgConfig::PCRE2 PROPERTIES INTERFACE_LINK_LIBRARIES ${LOUSHO_PCRE2_A})
+
+# cpp-httplib 0.11.4 header-only (Debian's split build exists only as a shared object), with
+# TLS, gzip and brotli from static archives.
+lousho_static_archive(LOUSHO_SSL_A ssl)
+lousho_static_archive(LOUSHO_CRYPTO_A crypto)
+lousho_static_archive(LOUSHO_Z_A z)
+lousho_static_archive(LOUSHO_BROTLIDEC_A brotlidec)
+lousho_static_archive(LOUSHO_BROTLIENC_A brotlienc)
+lousho_static_archive(LOUSHO_BROTLICOMMON_A brotlicommon)
+add_library(PkgConfig::HTTPLIB INTERFACE IMPORTED)
+set_target_properties(PkgConfig::HTTPLIB PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES ${CMAKE_SOURCE_DIR}/third_party/cpp-httplib
+  INTERFACE_COMPILE_DEFINITIONS
+    "CPPHTTPLIB_OPENSSL_SUPPORT;CPPHTTPLIB_ZLIB_SUPPORT;CPPHTTPLIB_BROTLI_SUPPORT"
+  INTERFACE_LINK_LIBRARIES
+    "${LOUSHO_SSL_A};${LOUSHO_CRYPTO_A};${LOUSHO_Z_A};${LOUSHO_BROTLIDEC_A};${LOUSHO_BROTLIENC_A};${LOUSHO_BROTLICOMMON_A};Threads::Threads;${CMAKE_DL_LIBS}")
+
+# Called once the targets exist: the C++ runtime linked in, no run path, only the symbols used.
+function(lousho_portable_link)
+  foreach(t lousho lousho_http)
+    target_link_options(${t} PRIVATE -static-libstdc++ -static-libgcc -Wl,--as-needed
+      -Wl,--gc-sections)
+    set_target_properties(${t} PROPERTIES SKIP_BUILD_RPATH ON INSTALL_RPATH "")
+  endforeach()
+endfunction()
