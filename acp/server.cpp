@@ -33,6 +33,14 @@ Json::Value ErrorData(ErrorCode code) {
   d["code"] = ErrorCodeName(code);
   return d;
 }
+
+// An internal error's data also carries `details`: Zed shows it in place of the bare
+// "Internal error" for -32603.
+Json::Value ErrorData(const Error& e) {
+  Json::Value d = ErrorData(e.code);
+  d["details"] = e.message;
+  return d;
+}
 }  // namespace
 
 Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
@@ -232,11 +240,13 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
                        "Invalid params: params.cwd: no such directory: " + params.cwd);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (sessions_.size() >= options_.max_sessions)
-      return reply.Error(jsonrpc::kInternalError,
-                         "Too many open sessions (limit " + std::to_string(options_.max_sessions) +
-                             "); close one with session/close",
-                         ErrorData(ErrorCode::kSessionLimit));
+    if (sessions_.size() >= options_.max_sessions) {
+      Error full = MakeError(ErrorCode::kSessionLimit,
+                             "Too many open sessions (limit " +
+                                 std::to_string(options_.max_sessions) +
+                                 "); close one with session/close");
+      return reply.Error(jsonrpc::kInternalError, full.message, ErrorData(full));
+    }
   }
   agent::SessionOptions so;
   so.cwd = fs::weakly_canonical(dir, ec);
@@ -263,7 +273,7 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   auto created = agent::Session::Create(agent_, std::move(so));
   if (!created.ok())
     return reply.Error(jsonrpc::kInternalError, created.error().message,
-                       ErrorData(created.error().code));
+                       ErrorData(created.error()));
   std::shared_ptr<agent::Session> session = *created;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -331,7 +341,7 @@ void Server::Prompt(const PromptParams& params, Reply reply) {
                                   shared_reply->Result(out);
                                 } else {
                                   shared_reply->Error(jsonrpc::kInternalError, res.error().message,
-                                                      ErrorData(res.error().code));
+                                                      ErrorData(res.error()));
                                 }
                               });
   if (!st.ok()) {
@@ -342,7 +352,7 @@ void Server::Prompt(const PromptParams& params, Reply reply) {
     if (st.error().code == ErrorCode::kSessionBusy)
       return shared_reply->Error(jsonrpc::kInvalidRequest,
                                  "Invalid Request: a prompt is already running in this session");
-    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
   }
 }
 
@@ -357,7 +367,7 @@ void Server::SetMode(const SetModeParams& params, Reply reply) {
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   Status st = session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok())
-    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
 
 // Ends a session as if session/cancel had arrived, then frees it: its running prompt answers

@@ -26,14 +26,15 @@ function tap(onLine) {
 }
 
 export class AgentProcess {
-  constructor({ spec = demoSpec, args = [], env = {}, cwd } = {}) {
+  // spec null: `lousho acp` with no spec (the lookup order). rawEnv: exactly this environment.
+  constructor({ spec = demoSpec, args = [], env = {}, rawEnv, cwd } = {}) {
     assertBinary();
     this.wire = new WireLog(validator());
     this.listeners = new Set();
     this.stderr = "";
-    this.child = spawn(loushoBin, ["acp", spec, ...args], {
+    this.child = spawn(loushoBin, spec === null ? ["acp", ...args] : ["acp", spec, ...args], {
       stdio: ["pipe", "pipe", "pipe"],
-      env: childEnv(env),
+      env: rawEnv ?? childEnv(env),
       cwd,
     });
     this.spawnedAt = performance.now();
