@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "support/env.h"
 #include "support/log.h"
+#include "support/posix.h"
 #include "support/transport.h"
 
 namespace lousho::cli {
@@ -99,8 +100,7 @@ int RunAcp(const AcpOptions& o) {
   acp::Server server(&transport, agent, options);
   server.Run();
   if (int sig = StopSignal(); sig != 0) {
-    const char* name = sigabbrev_np(sig);
-    log::Info(std::string("stopped by SIG") + (name ? name : "?") + "; sessions ended");
+    log::Info("stopped by " + SignalName(sig) + "; sessions ended");
   }
   return 0;
 }

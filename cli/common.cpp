@@ -8,6 +8,7 @@
 
 #include "agent/tool.h"
 #include "cli/command.h"
+#include "support/posix.h"
 
 namespace lousho::cli {
 namespace {
@@ -34,7 +35,7 @@ void OnStopSignal(int sig) {
 
 int InstallStopSignals() {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+  if (PipeCloexec(fds, true) != 0) return -1;
   g_stop_pipe_write = fds[1];
   struct sigaction sa {};
   sa.sa_handler = OnStopSignal;

@@ -1,6 +1,6 @@
 # LOUSHO_PORTABLE: the libraries of a release build that runs on any Linux with glibc >= 2.34 and
 # nothing else installed (scripts/release). What Debian ships as static archives is linked in
-# (yaml-cpp, PCRE2, OpenSSL, zlib, brotli, libstdc++, libgcc); what it ships only as shared
+# (yaml-cpp, PCRE2, OpenSSL, libstdc++, libgcc); what it ships only as shared
 # objects is built from the copies in third_party/ (jsoncpp, header-only cpp-httplib). The
 # result needs glibc alone, and no run path: the HTTP module is found beside the binary.
 # Defines the targets the main list links by name: JsonCpp::JsonCpp, PkgConfig::PCRE2,
@@ -21,6 +21,9 @@ set_target_properties(lousho_jsoncpp PROPERTIES POSITION_INDEPENDENT_CODE ON)
 target_compile_options(lousho_jsoncpp PRIVATE -w)
 add_library(JsonCpp::JsonCpp ALIAS lousho_jsoncpp)
 
+# No path of the build machine inside the binaries (__FILE__ in third-party asserts).
+add_compile_options(-ffile-prefix-map=${CMAKE_SOURCE_DIR}/=)
+
 lousho_static_archive(LOUSHO_YAML_A yaml-cpp)
 set(LOUSHO_YAML ${LOUSHO_YAML_A})
 
@@ -29,26 +32,27 @@ add_library(PkgConfig::PCRE2 INTERFACE IMPORTED)
 set_target_properties(PkgConfig::PCRE2 PROPERTIES INTERFACE_LINK_LIBRARIES ${LOUSHO_PCRE2_A})
 
 # cpp-httplib 0.11.4 header-only (Debian's split build exists only as a shared object), with
-# TLS, gzip and brotli from static archives.
+# TLS from static archives. No gzip/brotli: the transport turns decompression off (SSE must
+# arrive as produced), so they would only add code; and Debian's libz.a is not
+# position-independent, so it cannot go into the module.
 lousho_static_archive(LOUSHO_SSL_A ssl)
 lousho_static_archive(LOUSHO_CRYPTO_A crypto)
-lousho_static_archive(LOUSHO_Z_A z)
-lousho_static_archive(LOUSHO_BROTLIDEC_A brotlidec)
-lousho_static_archive(LOUSHO_BROTLIENC_A brotlienc)
-lousho_static_archive(LOUSHO_BROTLICOMMON_A brotlicommon)
 add_library(PkgConfig::HTTPLIB INTERFACE IMPORTED)
 set_target_properties(PkgConfig::HTTPLIB PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES ${CMAKE_SOURCE_DIR}/third_party/cpp-httplib
-  INTERFACE_COMPILE_DEFINITIONS
-    "CPPHTTPLIB_OPENSSL_SUPPORT;CPPHTTPLIB_ZLIB_SUPPORT;CPPHTTPLIB_BROTLI_SUPPORT"
-  INTERFACE_LINK_LIBRARIES
-    "${LOUSHO_SSL_A};${LOUSHO_CRYPTO_A};${LOUSHO_Z_A};${LOUSHO_BROTLIDEC_A};${LOUSHO_BROTLIENC_A};${LOUSHO_BROTLICOMMON_A};Threads::Threads;${CMAKE_DL_LIBS}")
+  INTERFACE_COMPILE_DEFINITIONS CPPHTTPLIB_OPENSSL_SUPPORT
+  INTERFACE_LINK_LIBRARIES "${LOUSHO_SSL_A};${LOUSHO_CRYPTO_A};Threads::Threads;${CMAKE_DL_LIBS}")
 
 # Called once the targets exist: the C++ runtime linked in, no run path, only the symbols used.
 function(lousho_portable_link)
   foreach(t lousho lousho_http)
-    target_link_options(${t} PRIVATE -static-libstdc++ -static-libgcc -Wl,--as-needed
-      -Wl,--gc-sections)
+    if(APPLE)
+      # macOS: libc++ is part of the system; only unused code goes.
+      target_link_options(${t} PRIVATE -Wl,-dead_strip)
+    else()
+      target_link_options(${t} PRIVATE -static-libstdc++ -static-libgcc -Wl,--as-needed
+        -Wl,--gc-sections)
+    endif()
     set_target_properties(${t} PROPERTIES SKIP_BUILD_RPATH ON INSTALL_RPATH "")
   endforeach()
 endfunction()

@@ -2,6 +2,9 @@
 #include "support/env.h"
 
 #include <unistd.h>
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#endif
 
 #include <climits>
 #include <cstdlib>
@@ -21,10 +24,18 @@ std::string ConfigHome(const EnvLookup& getenv) {
 }
 
 std::string ExecutablePath() {
+#ifdef __APPLE__
+  char buf[PATH_MAX];
+  uint32_t size = sizeof buf;
+  if (_NSGetExecutablePath(buf, &size) != 0) return {};
+  char real[PATH_MAX];
+  return realpath(buf, real) ? std::string(real) : std::string(buf);
+#else
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) return {};
   return std::string(buf, static_cast<size_t>(n));
+#endif
 }
 
 }  // namespace lousho

@@ -18,8 +18,8 @@ std::optional<std::string> ProcessEnv(const std::string& name);
 // $HOME/.config; empty when neither is known.
 std::string ConfigHome(const EnvLookup& getenv);
 
-// The absolute path of the running program, or "" when the system does not say (Linux-only:
-// /proc/self/exe).
+// The absolute path of the running program, or "" when the system does not say (Linux:
+// /proc/self/exe; macOS: _NSGetExecutablePath).
 std::string ExecutablePath();
 
 }  // namespace lousho
