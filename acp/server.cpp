@@ -241,10 +241,9 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (sessions_.size() >= options_.max_sessions) {
-      Error full = MakeError(ErrorCode::kSessionLimit,
-                             "Too many open sessions (limit " +
-                                 std::to_string(options_.max_sessions) +
-                                 "); close one with session/close");
+      Error full = MakeError(ErrorCode::kSessionLimit, "Too many open sessions (limit " +
+                                                           std::to_string(options_.max_sessions) +
+                                                           "); close one with session/close");
       return reply.Error(jsonrpc::kInternalError, full.message, ErrorData(full));
     }
   }
@@ -329,21 +328,20 @@ void Server::Prompt(const PromptParams& params, Reply reply) {
     std::lock_guard<std::mutex> lock(mu_);
     registered = prompts_.emplace(request_key, session).second;
   }
-  Status st = session->Prompt(std::move(*content),
-                              [this, request_key, shared_reply](Result<agent::TurnResult> res) {
-                                {
-                                  std::lock_guard<std::mutex> lock(mu_);
-                                  prompts_.erase(request_key);
-                                }
-                                if (res.ok()) {
-                                  Json::Value out = Obj();
-                                  out["stopReason"] = StopReasonName(res->stop);
-                                  shared_reply->Result(out);
-                                } else {
-                                  shared_reply->Error(jsonrpc::kInternalError, res.error().message,
-                                                      ErrorData(res.error()));
-                                }
-                              });
+  Status st = session->Prompt(
+      std::move(*content), [this, request_key, shared_reply](Result<agent::TurnResult> res) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          prompts_.erase(request_key);
+        }
+        if (res.ok()) {
+          Json::Value out = Obj();
+          out["stopReason"] = StopReasonName(res->stop);
+          shared_reply->Result(out);
+        } else {
+          shared_reply->Error(jsonrpc::kInternalError, res.error().message, ErrorData(res.error()));
+        }
+      });
   if (!st.ok()) {
     if (registered) {
       std::lock_guard<std::mutex> lock(mu_);

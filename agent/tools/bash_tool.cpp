@@ -44,7 +44,6 @@ std::string TailLines(const std::string& text, size_t max_bytes, size_t max_line
   return out;
 }
 
-
 class BashTool : public Tool {
  public:
   explicit BashTool(BashOptions options) : options_(options) {}
