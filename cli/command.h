@@ -23,6 +23,11 @@ int Fail(const Error& e);
 // Loads a spec with the built-in tool names known and an optional model override.
 Result<config::AgentSpec> LoadSpec(const std::string& path, const std::string& model);
 
+// Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed, so that no file or pipe
+// lousho opens later takes their number (a closed stdin would otherwise become, say, the stop
+// signals' pipe, and the server would wait on it forever instead of seeing end of input).
+void ReserveStdio();
+
 // Installs the stop handlers (SIGTERM, SIGINT, SIGHUP); returns the read end of their self-pipe,
 // or -1. StopSignal() is the signal that arrived, 0 if none.
 int InstallStopSignals();

@@ -47,6 +47,15 @@ int InstallStopSignals() {
 
 int StopSignal() { return g_stop_signal; }
 
+void ReserveStdio() {
+  for (int fd = 0; fd < 3; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    // The lowest free number: `fd` itself, since every lower one is open by now.
+    if (opened >= 0 && opened != fd) close(opened);
+  }
+}
+
 int Fail(const Error& e) {
   std::fprintf(stderr, "%s: %s\n", ErrorCodeName(e.code), e.message.c_str());
   return 1;

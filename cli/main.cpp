@@ -11,6 +11,7 @@
 int main(int argc, char** argv) {
   // A closed stdout must not kill us mid-turn; writes just fail.
   signal(SIGPIPE, SIG_IGN);
+  lousho::cli::ReserveStdio();
 
   CLI::App app{"lousho: coding agents for editors, over the Agent Client Protocol", "lousho"};
   app.set_version_flag("--version", std::string("lousho ") + LOUSHO_VERSION);

@@ -1,8 +1,8 @@
 # LOUSHO_PORTABLE: the libraries of a release build that runs on any Linux with glibc >= 2.34 and
 # nothing else installed (scripts/release). What Debian ships as static archives is linked in
-# (yaml-cpp, PCRE2, OpenSSL, libstdc++, libgcc); what it ships only as shared
+# (yaml-cpp, PCRE2, OpenSSL, libstdc++); what it ships only as shared
 # objects is built from the copies in third_party/ (jsoncpp, header-only cpp-httplib). The
-# result needs glibc alone, and no run path: the HTTP module is found beside the binary.
+# result needs glibc (and libgcc_s, which every glibc system has) alone, and no run path: the HTTP module is found beside the binary.
 # Defines the targets the main list links by name: JsonCpp::JsonCpp, PkgConfig::PCRE2,
 # PkgConfig::HTTPLIB, and LOUSHO_YAML.
 
@@ -21,8 +21,6 @@ set_target_properties(lousho_jsoncpp PROPERTIES POSITION_INDEPENDENT_CODE ON)
 target_compile_options(lousho_jsoncpp PRIVATE -w)
 add_library(JsonCpp::JsonCpp ALIAS lousho_jsoncpp)
 
-# No path of the build machine inside the binaries (__FILE__ in third-party asserts).
-add_compile_options(-ffile-prefix-map=${CMAKE_SOURCE_DIR}/=)
 
 lousho_static_archive(LOUSHO_YAML_A yaml-cpp)
 set(LOUSHO_YAML ${LOUSHO_YAML_A})
@@ -50,8 +48,11 @@ function(lousho_portable_link)
       # macOS: libc++ is part of the system; only unused code goes.
       target_link_options(${t} PRIVATE -Wl,-dead_strip)
     else()
-      target_link_options(${t} PRIVATE -static-libstdc++ -static-libgcc -Wl,--as-needed
-        -Wl,--gc-sections)
+      # libgcc stays shared: its static unwinder calls _dl_find_object (glibc 2.35) when built
+      # on a newer glibc. libgcc_s.so.1 comes with glibc everywhere (Debian's libc6 depends on
+      # it; glibc loads it itself for pthread_cancel), built for that system's glibc.
+      target_link_options(${t} PRIVATE -static-libstdc++ -Wl,--as-needed -Wl,--gc-sections)
+      target_sources(${t} PRIVATE ${CMAKE_SOURCE_DIR}/cmake/glibc_compat.cpp)
     endif()
     set_target_properties(${t} PROPERTIES SKIP_BUILD_RPATH ON INSTALL_RPATH "")
   endforeach()

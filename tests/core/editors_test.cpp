@@ -174,8 +174,9 @@ TEST(CredentialsTest, SavedPrivateAndTheEnvironmentWins) {
 // on a pseudo-terminal.
 class Proc {
  public:
+  // closed_stdin: the child starts with descriptor 0 closed (the registry's smoke test).
   Proc(const std::vector<std::string>& args, const std::vector<std::string>& env,
-       const std::string& cwd, bool pty) {
+       const std::string& cwd, bool pty, bool closed_stdin = false) {
     int in[2] = {-1, -1}, out[2] = {-1, -1};
     std::string slave;
     if (pty) {
@@ -198,7 +199,10 @@ class Proc {
         dup2(s, 1);
         dup2(s, 2);
       } else {
-        dup2(in[0], 0);
+        if (closed_stdin)
+          close(0);
+        else
+          dup2(in[0], 0);
         dup2(out[1], 1);
         int e = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(e, 2);
@@ -210,6 +214,7 @@ class Proc {
       for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
       envp.push_back(nullptr);
       for (int fd = 3; fd < 256; ++fd) close(fd);
+      if (closed_stdin) close(0);  // the pipe ends above may have been numbered 0
       execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
@@ -424,6 +429,16 @@ TEST(AuthenticateTest, MissingCredentialsThenStoredThenAuthenticate) {
   EXPECT_EQ(p.Wait(), 0);
   fs::remove_all(home);
   fs::remove_all(project);
+}
+
+// The registry runs the binary with stdin closed: it must end (exit 0), not wait on whatever
+// descriptor 0 became.
+TEST(DefaultAgentTest, ClosedStdinExitsZero) {
+  fs::path home = TempDir("closed-home");
+  Proc p({LOUSHO_BINARY, "acp"}, MinimalEnv(home), home.string(), false, true);
+  EXPECT_EQ(p.ReadUntil(""), "");
+  EXPECT_EQ(p.Wait(), 0) << p.Stderr();
+  fs::remove_all(home);
 }
 
 TEST(AuthenticateTest, TerminalMethodsOnlyForClientsThatRunThem) {
