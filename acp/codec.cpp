@@ -19,6 +19,8 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   c.fs_read = BoolOr(fs, "readTextFile", false);
   c.fs_write = BoolOr(fs, "writeTextFile", false);
   c.terminal = BoolOr(caps, "terminal", false);
+  c.auth_terminal = BoolOr(MemberOrNull(caps, "auth"), "terminal", false);
+  c.meta_terminal_auth = BoolOr(MemberOrNull(caps, "_meta"), "terminal-auth", false);
   return c;
 }
 
@@ -192,6 +194,13 @@ Result<SessionIdParams> SessionIdParams::FromJson(const Json::Value& params) {
   auto sid = r.String("sessionId", true);
   if (!r.ok()) return BadParams(r.error());
   return SessionIdParams{*sid};
+}
+
+Result<AuthenticateParams> AuthenticateParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  auto id = r.String("methodId", true);
+  if (!r.ok()) return BadParams(r.error());
+  return AuthenticateParams{*id};
 }
 
 Result<CancelRequestParams> CancelRequestParams::FromJson(const Json::Value& params) {

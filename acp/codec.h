@@ -21,7 +21,9 @@ struct ClientCapabilities {
   bool fs_read = false;
   bool fs_write = false;
   bool terminal = false;
-  Json::Value raw;  // as sent, for later use
+  bool auth_terminal = false;       // auth.terminal: runs `terminal` auth methods (args appended)
+  bool meta_terminal_auth = false;  // _meta["terminal-auth"]: the older full-command form
+  Json::Value raw;                  // as sent, for later use
 };
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);
 
@@ -69,6 +71,10 @@ struct SetModeParams {
 struct SessionIdParams {
   std::string session_id;
   static Result<SessionIdParams> FromJson(const Json::Value& params);
+};
+struct AuthenticateParams {
+  std::string method_id;
+  static Result<AuthenticateParams> FromJson(const Json::Value& params);
 };
 struct CancelRequestParams {
   Json::Value request_id;

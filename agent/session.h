@@ -54,6 +54,7 @@ struct AgentConfig {
   PermissionMode default_mode = PermissionMode::kDefault;
   std::vector<std::string> extra_roots;
   std::vector<config::SlashCommand> commands;
+  std::string session_dir;  // the spec's sessionDir (absolute); empty: the door's default
   // Stream rules of the spec, the agent folder and the user, and the `ttsr:` settings; each
   // session adds its project's when it opens. Null: no stream rules at all.
   std::shared_ptr<const rules::AgentRules> rules;
