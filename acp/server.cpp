@@ -391,33 +391,33 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
   // Reading the file is disk work: a worker does it, never the reader thread.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   // The agent as of now: `authenticate` may replace agent_ on the reader thread meanwhile.
-  Status st = pool_.Post([this, agent = agent_, params, replay, shared_reply,
-                          servers = std::move(*servers)] {
-    auto path = store_->Find(params.session_id, params.session.cwd);
-    if (!path.ok())
-      return shared_reply->Error(jsonrpc::kInvalidParams,
-                                 "Invalid params: params.sessionId: " + path.error().message,
-                                 ErrorData(path.error()));
-    agent::SessionOptions so = BaseOptions(params.session, params.session_id);
-    // The history goes out before the session can be prompted, so no turn's update mixes in.
-    auto send_history = [this, replay](const agent::Session& s) {
-      if (replay)
-        s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-          for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
-        });
-    };
-    auto session = Register([&] { return agent::OpenSessionFile(agent, std::move(so), *path); },
-                            shared_reply.get(), send_history);
-    if (!session) return;
-    StartSession(session, servers, std::move(*shared_reply),
-                 [this, session] { return SessionResult(*session); });
-  });
+  Status st = pool_.Post(
+      [this, agent = agent_, params, replay, shared_reply, servers = std::move(*servers)] {
+        auto path = store_->Find(params.session_id, params.session.cwd);
+        if (!path.ok())
+          return shared_reply->Error(jsonrpc::kInvalidParams,
+                                     "Invalid params: params.sessionId: " + path.error().message,
+                                     ErrorData(path.error()));
+        agent::SessionOptions so = BaseOptions(params.session, params.session_id);
+        // The history goes out before the session can be prompted, so no turn's update mixes in.
+        auto send_history = [this, replay](const agent::Session& s) {
+          if (replay)
+            s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+              for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
+            });
+        };
+        auto session = Register([&] { return agent::OpenSessionFile(agent, std::move(so), *path); },
+                                shared_reply.get(), send_history);
+        if (!session) return;
+        StartSession(session, servers, std::move(*shared_reply),
+                     [this, session] { return SessionResult(*session); });
+      });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
 
-std::optional<std::vector<config::McpServerSpec>> Server::McpServers(
-    const NewSessionParams& params, Reply* reply) {
+std::optional<std::vector<config::McpServerSpec>> Server::McpServers(const NewSessionParams& params,
+                                                                     Reply* reply) {
   auto editor = McpServersFromJson(params.mcp_servers);
   if (!editor.ok()) {
     reply->Error(jsonrpc::kInvalidParams, "Invalid params: " + editor.error().message);

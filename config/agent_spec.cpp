@@ -344,8 +344,7 @@ const std::vector<std::string> kTopKeys = {
     "name",     "description", "model",    "instructions", "instructionsFile",
     "thinking", "tools",       "maxSteps", "limits",       "permissions",
     "mode",     "roots",       "rules",    "providers",    "commands",
-    "scripts",  "sessionDir", "ttsr",
-    "mcp_servers", "mcp"};
+    "scripts",  "sessionDir",  "ttsr",     "mcp_servers",  "mcp"};
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
 
