@@ -20,6 +20,8 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   c.fs_write = BoolOr(fs, "writeTextFile", false);
   c.terminal = BoolOr(caps, "terminal", false);
   c.compaction = MemberOrNull(MemberOrNull(caps, "session"), "compaction").isObject();
+  c.auth_terminal = BoolOr(MemberOrNull(caps, "auth"), "terminal", false);
+  c.meta_terminal_auth = BoolOr(MemberOrNull(caps, "_meta"), "terminal-auth", false);
   return c;
 }
 
@@ -214,6 +216,13 @@ Result<SetModelParams> SetModelParams::FromJson(const Json::Value& params) {
   auto model = r.String("modelId", true);
   if (!r.ok()) return BadParams(r.error());
   return SetModelParams{*sid, *model};
+}
+
+Result<AuthenticateParams> AuthenticateParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  auto id = r.String("methodId", true);
+  if (!r.ok()) return BadParams(r.error());
+  return AuthenticateParams{*id};
 }
 
 Result<CancelRequestParams> CancelRequestParams::FromJson(const Json::Value& params) {

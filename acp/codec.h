@@ -21,8 +21,10 @@ struct ClientCapabilities {
   bool fs_read = false;
   bool fs_write = false;
   bool terminal = false;
-  bool compaction = false;  // session.compaction: compaction_update may be sent
-  Json::Value raw;          // as sent, for later use
+  bool compaction = false;          // session.compaction: compaction_update may be sent
+  bool auth_terminal = false;       // auth.terminal: runs `terminal` auth methods (args appended)
+  bool meta_terminal_auth = false;  // _meta["terminal-auth"]: the older full-command form
+  Json::Value raw;                  // as sent, for later use
 };
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);
 
@@ -83,6 +85,10 @@ struct SetModelParams {
   std::string session_id;
   std::string model_id;
   static Result<SetModelParams> FromJson(const Json::Value& params);
+};
+struct AuthenticateParams {
+  std::string method_id;
+  static Result<AuthenticateParams> FromJson(const Json::Value& params);
 };
 struct CancelRequestParams {
   Json::Value request_id;

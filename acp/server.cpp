@@ -20,10 +20,26 @@ Json::Value Obj() { return Json::Value(Json::objectValue); }
 
 constexpr int kAuthRequired = -32000;
 
+// The auth method ids lousho offers.
+constexpr char kAuthEnv[] = "lousho-env";
+constexpr char kAuthSetup[] = "lousho-setup";
+constexpr char kSetupName[] = "Set up model access";
+constexpr char kSetupDescription[] =
+    "Choose Anthropic, OpenAI or an OpenAI-compatible server, paste a key, and lousho checks "
+    "and stores it";
+
 // The `data` of a JSON-RPC error: the LOUSHO_* name editors and scripts branch on.
 Json::Value ErrorData(ErrorCode code) {
   Json::Value d(Json::objectValue);
   d["code"] = ErrorCodeName(code);
+  return d;
+}
+
+// An internal error's data also carries `details`: Zed shows it in place of the bare
+// "Internal error" for -32603.
+Json::Value ErrorData(const Error& e) {
+  Json::Value d = ErrorData(e.code);
+  d["details"] = e.message;
   return d;
 }
 }  // namespace
@@ -70,6 +86,7 @@ void Server::BindNotification(const char* method, void (Server::*handler)(const 
 // The whole ACP surface, one line per method.
 void Server::BindMethods() {
   Bind(method::kInitialize, &Server::Initialize);
+  Bind(method::kAuthenticate, &Server::Authenticate);
   Bind(method::kSessionNew, &Server::NewSession);
   Bind(method::kSessionLoad, &Server::LoadSession);
   Bind(method::kSessionResume, &Server::ResumeSession);
@@ -128,13 +145,84 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   }
   ac["sessionCapabilities"] = sc;
   res["agentCapabilities"] = ac;
-  res["authMethods"] = Json::Value(Json::arrayValue);
+  res["authMethods"] = AuthMethods(params.capabilities);
   Json::Value info = Obj();
   info["name"] = "lousho";
   info["title"] = view_.name.empty() ? "lousho" : view_.name;
   info["version"] = options_.version;
   res["agentInfo"] = info;
   reply.Result(res);
+}
+
+// The registry lists only agents with an `agent` or `terminal` method; a `terminal` one may be
+// offered only to clients that said they run them (ACP's AuthMethodTerminal).
+Json::Value Server::AuthMethods(const ClientCapabilities& caps) const {
+  Json::Value methods(Json::arrayValue);
+  if (caps.auth_terminal) {
+    // The client appends `args` to the command it launched lousho with: `lousho acp --setup`.
+    Json::Value m = Obj();
+    m["type"] = "terminal";
+    m["id"] = kAuthSetup;
+    m["name"] = kSetupName;
+    m["description"] = kSetupDescription;
+    Json::Value args(Json::arrayValue);
+    args.append("--setup");
+    m["args"] = args;
+    m["env"] = Obj();
+    methods.append(m);
+  } else if (caps.meta_terminal_auth && !options_.executable.empty()) {
+    // The older form: the client runs this full command itself.
+    Json::Value m = Obj();
+    m["id"] = kAuthSetup;
+    m["name"] = kSetupName;
+    m["description"] = kSetupDescription;
+    Json::Value t = Obj();
+    t["label"] = "lousho setup";
+    t["command"] = options_.executable;
+    Json::Value args(Json::arrayValue);
+    args.append("setup");
+    t["args"] = args;
+    t["env"] = Obj();
+    Json::Value meta = Obj();
+    meta["terminal-auth"] = t;
+    m["_meta"] = meta;
+    methods.append(m);
+  }
+  // Always: an agent-handled method (no `type`: ACP's default) that reads the credentials
+  // again, after the user set them in the agent's environment or ran `lousho setup`.
+  Json::Value env = Obj();
+  env["id"] = kAuthEnv;
+  env["name"] = "Use API key from environment or lousho setup";
+  env["description"] =
+      "Reads ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL from the agent's environment, "
+      "else the key `lousho setup` stored";
+  methods.append(env);
+  return methods;
+}
+
+bool Server::RefreshCredentials() {
+  if (!view_.provider_error) return true;
+  if (!options_.reload) return false;
+  auto again = options_.reload();
+  if (!again.ok()) {
+    log::Warn("reloading the agent: " + again.error().ToString());
+    return false;
+  }
+  agent_ = *again;
+  view_ = agent::ViewOf(*agent_);
+  if (!view_.provider_error) log::Info("model credentials found; sessions can start");
+  return !view_.provider_error;
+}
+
+void Server::Authenticate(const AuthenticateParams& params, Reply reply) {
+  if (params.method_id != kAuthEnv && params.method_id != kAuthSetup)
+    return reply.Error(jsonrpc::kInvalidParams,
+                       "Invalid params: params.methodId: unknown auth method '" + params.method_id +
+                           "' (offered: " + kAuthEnv + ", " + kAuthSetup + ")");
+  if (!RefreshCredentials())
+    return reply.Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
+                       ErrorData(view_.provider_error->code));
+  reply.Result(Obj());
 }
 
 std::string Server::NewSessionId() {
@@ -149,7 +237,7 @@ std::string Server::NewSessionId() {
 }
 
 bool Server::CanOpen(const NewSessionParams& params, Reply* reply) {
-  if (view_.provider_error) {
+  if (!RefreshCredentials()) {
     // ACP's "authentication required": the editor shows the message (which names the variable).
     reply->Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
                  ErrorData(view_.provider_error->code));
@@ -168,10 +256,10 @@ bool Server::CanOpen(const NewSessionParams& params, Reply* reply) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (sessions_.size() >= options_.max_sessions) {
-    reply->Error(jsonrpc::kInternalError,
-                 "Too many open sessions (limit " + std::to_string(options_.max_sessions) +
-                     "); close one with session/close",
-                 ErrorData(ErrorCode::kSessionLimit));
+    Error full = MakeError(ErrorCode::kSessionLimit, "Too many open sessions (limit " +
+                                                         std::to_string(options_.max_sessions) +
+                                                         "); close one with session/close");
+    reply->Error(jsonrpc::kInternalError, full.message, ErrorData(full));
     return false;
   }
   return true;
@@ -205,7 +293,7 @@ std::shared_ptr<agent::Session> Server::Register(
     const std::function<void(const agent::Session&)>& before_visible) {
   auto created = create();
   if (!created.ok()) {
-    reply->Error(jsonrpc::kInternalError, created.error().message, ErrorData(created.error().code));
+    reply->Error(jsonrpc::kInternalError, created.error().message, ErrorData(created.error()));
     return nullptr;
   }
   std::shared_ptr<agent::Session> session = *created;
@@ -273,30 +361,32 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
   }
   // Reading the file is disk work: a worker does it, never the reader thread.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  Status st = pool_.Post([this, params, replay, shared_reply, servers = std::move(*servers)] {
-    auto path = store_->Find(params.session_id, params.session.cwd);
-    if (!path.ok())
-      return shared_reply->Error(jsonrpc::kInvalidParams,
-                                 "Invalid params: params.sessionId: " + path.error().message,
-                                 ErrorData(path.error().code));
-    auto values = std::make_shared<SessionConfigValues>();
-    agent::SessionOptions so = BaseOptions(params.session, params.session_id, values);
-    // The history goes out before the session can be prompted, so no turn's update mixes in.
-    auto send_history = [this, replay, values](const agent::Session& s) {
-      *values = ConfigValuesOf(s);  // a stored session may have restored its model
-      if (replay)
-        s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-          for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
-        });
-    };
-    auto session = Register([&] { return agent::OpenSessionFile(agent_, std::move(so), *path); },
-                            shared_reply.get(), send_history);
-    if (!session) return;
-    StartSession(session, servers, std::move(*shared_reply),
-                 [this, session] { return SessionResult(*session); });
-  });
+  // The agent as of now: `authenticate` may replace agent_ on the reader thread meanwhile.
+  Status st = pool_.Post(
+      [this, agent = agent_, params, replay, shared_reply, servers = std::move(*servers)] {
+        auto path = store_->Find(params.session_id, params.session.cwd);
+        if (!path.ok())
+          return shared_reply->Error(jsonrpc::kInvalidParams,
+                                     "Invalid params: params.sessionId: " + path.error().message,
+                                     ErrorData(path.error()));
+        auto values = std::make_shared<SessionConfigValues>();
+        agent::SessionOptions so = BaseOptions(params.session, params.session_id, values);
+        // The history goes out before the session can be prompted, so no turn's update mixes in.
+        auto send_history = [this, replay, values](const agent::Session& s) {
+          *values = ConfigValuesOf(s);  // a stored session may have restored its model
+          if (replay)
+            s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+              for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
+            });
+        };
+        auto session = Register([&] { return agent::OpenSessionFile(agent, std::move(so), *path); },
+                                shared_reply.get(), send_history);
+        if (!session) return;
+        StartSession(session, servers, std::move(*shared_reply),
+                     [this, session] { return SessionResult(*session); });
+      });
   if (!st.ok())
-    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
 
 std::optional<std::vector<config::McpServerSpec>> Server::McpServers(const NewSessionParams& params,
@@ -339,7 +429,7 @@ void Server::StartSession(const std::shared_ptr<agent::Session>& session,
     finish(std::move(*shared_reply), session->id(), status);
   });
   if (!st.ok())
-    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
 
 // After the answer: a note for each MCP server that is missing, then the commands.
@@ -398,7 +488,7 @@ void Server::ListSessions(const ListSessionsParams& params, Reply reply) {
     shared_reply->Result(res);
   });
   if (!st.ok())
-    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
 
 agent::EventSink Server::MakeSink(const std::string& session_id,
@@ -494,21 +584,20 @@ void Server::Prompt(const PromptParams& params, Reply reply) {
     std::lock_guard<std::mutex> lock(mu_);
     registered = prompts_.emplace(request_key, session).second;
   }
-  Status st = session->Prompt(std::move(*content),
-                              [this, request_key, shared_reply](Result<agent::TurnResult> res) {
-                                {
-                                  std::lock_guard<std::mutex> lock(mu_);
-                                  prompts_.erase(request_key);
-                                }
-                                if (res.ok()) {
-                                  Json::Value out = Obj();
-                                  out["stopReason"] = StopReasonName(res->stop);
-                                  shared_reply->Result(out);
-                                } else {
-                                  shared_reply->Error(jsonrpc::kInternalError, res.error().message,
-                                                      ErrorData(res.error().code));
-                                }
-                              });
+  Status st = session->Prompt(
+      std::move(*content), [this, request_key, shared_reply](Result<agent::TurnResult> res) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          prompts_.erase(request_key);
+        }
+        if (res.ok()) {
+          Json::Value out = Obj();
+          out["stopReason"] = StopReasonName(res->stop);
+          shared_reply->Result(out);
+        } else {
+          shared_reply->Error(jsonrpc::kInternalError, res.error().message, ErrorData(res.error()));
+        }
+      });
   if (!st.ok()) {
     if (registered) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -517,7 +606,7 @@ void Server::Prompt(const PromptParams& params, Reply reply) {
     if (st.error().code == ErrorCode::kSessionBusy)
       return shared_reply->Error(jsonrpc::kInvalidRequest,
                                  "Invalid Request: a prompt is already running in this session");
-    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
   }
 }
 
@@ -532,7 +621,7 @@ void Server::SetMode(const SetModeParams& params, Reply reply) {
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   Status st = session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok())
-    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error().code));
+    shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
 
 // A config option changes through the engine; the answer (all options, as they now are) goes out

@@ -32,6 +32,11 @@ struct ServerOptions {
   // Where session files go (agent::SessionStore's root); nullopt: sessions are not saved, and
   // session/load, list and resume are not offered.
   std::optional<std::filesystem::path> session_root;
+  // The program's absolute path, for the older terminal-auth form (the editor runs it).
+  std::string executable;
+  // Loads the agent again (environment and stored credentials re-read): `authenticate` calls
+  // it, and session/new does while the current agent lacks credentials. Null: never reloads.
+  std::function<Result<std::shared_ptr<const agent::AgentConfig>>()> reload;
 };
 
 // Owns the sessions of one connection. Run() blocks until input ends (or Stop()), then cancels
@@ -74,6 +79,7 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   template <typename P>
   void BindNotification(const char* method, void (Server::*handler)(const P&));
   void Initialize(const InitializeParams& params, jsonrpc::Reply reply);
+  void Authenticate(const AuthenticateParams& params, jsonrpc::Reply reply);
   void NewSession(const NewSessionParams& params, jsonrpc::Reply reply);
   void LoadSession(const LoadSessionParams& params, jsonrpc::Reply reply);
   void ResumeSession(const LoadSessionParams& params, jsonrpc::Reply reply);
@@ -104,6 +110,9 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // Tells the user in the session about each server that did not start, then the commands.
   void AnnounceSession(const std::string& sid,
                        const std::vector<agent::mcp::ServerStatus>& servers);
+  // Reloads the agent when it lacks credentials; returns whether it has them now. Reader thread.
+  bool RefreshCredentials();
+  Json::Value AuthMethods(const ClientCapabilities& caps) const;
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);
   void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
   void SetConfigOption(const SetConfigOptionParams& params, jsonrpc::Reply reply);
@@ -126,7 +135,9 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
 
   // Declared first: destroyed last, after every session that runs on it.
   WorkerPool pool_;
-  std::shared_ptr<const agent::AgentConfig> agent_;  // passed to new sessions, never called
+  // Passed to new sessions, never called. Replaced only on the reader thread (authenticate,
+  // session/new), which is also the only reader of both.
+  std::shared_ptr<const agent::AgentConfig> agent_;
   agent::AgentView view_;
   ServerOptions options_;
   jsonrpc::Peer peer_;

@@ -3,6 +3,7 @@
 
 #include "agent/providers/factory.h"
 #include "agent/providers/script_provider.h"
+#include "config/credentials.h"
 #include "config/model_catalog.h"
 #include "support/log.h"
 
@@ -94,10 +95,10 @@ std::vector<ModelOption> OfferedModels(const config::AgentSpec& spec, const Mode
   return out;
 }
 
-}  // namespace
-
-Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& spec,
-                                                      const EnvLookup& getenv) {
+// `unusable`: the model cannot be built at all (no credentials to pick one); the agent is
+// built without it and carries this as its provider_error.
+Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const EnvLookup& getenv,
+                                           const std::optional<Error>& unusable) {
   auto agent = std::make_shared<AgentConfig>();
   agent->name = spec.name;
   agent->instructions = spec.instructions;
@@ -105,6 +106,7 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   agent->limits = spec.limits;
   agent->extra_roots = spec.roots;
   agent->commands = spec.commands;
+  agent->session_dir = spec.session_dir;
   agent->rules = rules::LoadAgentRules(spec, getenv("HOME").value_or(""));
   for (const auto& w : agent->rules->warnings) log::Warn("stream rules: " + w);
   agent->mcp_servers = spec.mcp_servers;
@@ -112,7 +114,8 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   const size_t slash = spec.model.find('/');
   const std::string provider_name = spec.model.substr(0, slash);
   const std::string model_id = slash == std::string::npos ? "" : spec.model.substr(slash + 1);
-  auto model = ResolveModel(spec, provider_name, model_id, getenv);
+  Result<ModelChoice> model = unusable ? Result<ModelChoice>(*unusable)
+                                       : ResolveModel(spec, provider_name, model_id, getenv);
   if (model.ok()) {
     agent->model = std::move(*model);
   } else if (model.error().code == ErrorCode::kProviderAuth) {
@@ -148,7 +151,58 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
   agent->resolve_model = [kept, getenv](const std::string& provider, const std::string& id) {
     return ResolveModel(*kept, provider, id, getenv);
   };
-  return std::shared_ptr<const AgentConfig>(agent);
+  return agent;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& spec,
+                                                      const EnvLookup& getenv) {
+  auto agent = Build(spec, getenv, std::nullopt);
+  if (!agent.ok()) return agent.error();
+  return std::shared_ptr<const AgentConfig>(*agent);
+}
+
+Result<LoadedAgent> LoadAgent(const config::AgentChoice& choice, const std::string& model_override,
+                              const EnvLookup& process_env) {
+  LoadedAgent out;
+  out.choice = choice;
+  out.credentials_path = config::CredentialsPath(process_env);
+  auto stored = config::LoadCredentials(out.credentials_path);
+  if (!stored.ok()) {
+    // A damaged credentials file must not stop the editor's agent from starting; the
+    // environment may hold everything needed.
+    log::Warn(stored.error().message);
+    stored = config::StoredCredentials{};
+  }
+  EnvLookup getenv = config::WithStoredCredentials(process_env, *stored);
+  config::AgentSpec spec;
+  std::string missing;
+  if (choice.source == config::AgentSource::kBuiltin) {
+    config::DefaultModel model = config::ChooseDefaultModel(process_env, *stored);
+    spec = config::BuiltinAgentSpec(model_override.empty() ? model.model : model_override, getenv);
+    out.model_reason = model_override.empty() ? model.reason : "--model";
+    if (model_override.empty()) missing = model.missing;
+  } else {
+    config::LoadOptions opts;
+    opts.model_override = model_override;
+    opts.known_tools = BuiltinToolNames();
+    auto loaded = config::LoadAgentSpec(choice.path, opts);
+    if (!loaded.ok()) return loaded.error();
+    spec = std::move(*loaded);
+  }
+  out.model = spec.model;
+  std::optional<Error> unusable;
+  if (!missing.empty()) unusable = MakeError(ErrorCode::kProviderAuth, missing);
+  auto agent = Build(spec, getenv, unusable);
+  if (!agent.ok()) return agent.error();
+  if ((*agent)->provider_error && !unusable) {
+    // Say what to do, not only what is missing (editors show this text as it is).
+    (*agent)->provider_error->message +=
+        "; set it in the agent's environment or run `lousho setup` in a terminal";
+  }
+  out.agent = std::move(*agent);
+  return out;
 }
 
 }  // namespace lousho::agent

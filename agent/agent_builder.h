@@ -6,6 +6,7 @@
 
 #include "agent/session.h"
 #include "config/agent_spec.h"
+#include "config/default_agent.h"
 #include "support/env.h"
 #include "support/status.h"
 
@@ -18,5 +19,20 @@ Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& s
 // The model named "provider/model" in a spec's terms, with the spec's providers and scripts.
 Result<ModelChoice> ResolveModel(const config::AgentSpec& spec, const std::string& provider_name,
                                  const std::string& model_id, const EnvLookup& getenv);
+
+// An agent as `lousho acp` serves it: chosen by config::ChooseAgent, its keys from the process
+// environment over the stored credentials.
+struct LoadedAgent {
+  std::shared_ptr<const AgentConfig> agent;
+  config::AgentChoice choice;
+  std::string model;         // "provider/model" it uses
+  std::string model_reason;  // why that model (the built-in agent), else ""
+  std::string credentials_path;
+};
+
+// Loads the chosen agent. `model_override` is --model. A missing key is no error (the agent
+// carries provider_error, whose message says what to set or run); a bad spec is.
+Result<LoadedAgent> LoadAgent(const config::AgentChoice& choice, const std::string& model_override,
+                              const EnvLookup& process_env);
 
 }  // namespace lousho::agent

@@ -74,6 +74,7 @@ struct AgentConfig {
   // provider with a key), the agent's own first; and how one is built. Null: only `model`.
   std::vector<ModelOption> models;
   ModelResolver resolve_model;
+  std::string session_dir;  // the spec's sessionDir (absolute); empty: the door's default
   // Stream rules of the spec, the agent folder and the user, and the `ttsr:` settings; each
   // session adds its project's when it opens. Null: no stream rules at all.
   std::shared_ptr<const rules::AgentRules> rules;

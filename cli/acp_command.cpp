@@ -1,4 +1,5 @@
-// `lousho acp SPEC`: serves an agent over ACP on stdin/stdout.
+// `lousho acp [SPEC]`: serves an agent over ACP on stdin/stdout; without SPEC it takes the first
+// of LOUSHO_AGENT, .lousho/agent.yaml, the user's agent.yaml and the built-in coding agent.
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "cli/command.h"
 #include "support/env.h"
 #include "support/log.h"
+#include "support/posix.h"
 #include "support/transport.h"
 
 namespace lousho::cli {
@@ -20,6 +22,9 @@ namespace {
 
 struct AcpOptions {
   std::string spec_path;
+  std::string agent_option;
+  bool print_agent = false;
+  bool setup = false;
   std::string model;
   std::string record;
   size_t max_line = 64u << 20;
@@ -32,23 +37,55 @@ struct AcpOptions {
 // Where session files go: --session-dir, the spec's sessionDir, $LOUSHO_HOME/sessions,
 // ~/.lousho/sessions; none with --no-session. Only a path: nothing is touched here.
 std::optional<std::filesystem::path> SessionRoot(const AcpOptions& o,
-                                                 const config::AgentSpec& spec) {
+                                                 const agent::AgentConfig& agent) {
   if (o.no_session) return std::nullopt;
   if (!o.session_dir.empty()) return std::filesystem::absolute(o.session_dir);
-  if (!spec.session_dir.empty()) return spec.session_dir;
+  if (!agent.session_dir.empty()) return agent.session_dir;
   auto root = agent::SessionStore::DefaultRoot(ProcessEnv);
   if (!root) log::Warn("neither LOUSHO_HOME nor HOME is set; sessions are not saved");
   return root;
 }
 
+std::string CurrentDir() {
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return ec ? std::string() : cwd.string();
+}
+
+// `--print-agent`: which agent and model `lousho acp` would serve here, and why.
+int PrintAgent(const agent::LoadedAgent& a) {
+  const config::AgentChoice& c = a.choice;
+  std::printf("agent: %s (%s: %s)\n",
+              c.source == config::AgentSource::kBuiltin ? "built-in coding agent" : c.path.c_str(),
+              config::AgentSourceName(c.source), c.reason.c_str());
+  std::printf("model: %s%s%s%s\n", a.model.c_str(), a.model_reason.empty() ? "" : " (",
+              a.model_reason.c_str(), a.model_reason.empty() ? "" : ")");
+  std::error_code ec;
+  const bool stored =
+      !a.credentials_path.empty() && std::filesystem::exists(a.credentials_path, ec);
+  std::printf("stored credentials: %s%s\n",
+              a.credentials_path.empty() ? "(no HOME)" : a.credentials_path.c_str(),
+              stored ? "" : " (none)");
+  if (a.agent->provider_error)
+    std::printf("status: not ready: %s\n", a.agent->provider_error->message.c_str());
+  else
+    std::printf("status: ready\n");
+  return 0;
+}
+
 int RunAcp(const AcpOptions& o) {
-  auto spec = LoadSpec(o.spec_path, o.model);
-  if (!spec.ok()) return Fail(spec.error());
-  auto agent = agent::BuildAgent(*spec, ProcessEnv);
-  if (!agent.ok()) return Fail(agent.error());
-  if ((*agent)->provider_error) {
-    const Error& e = *(*agent)->provider_error;
-    log::Warn(e.ToString() + "; sessions will fail until it is set");
+  if (o.setup) return RunSetup(SetupOptions{});
+  if (!o.spec_path.empty() && !o.agent_option.empty() && o.spec_path != o.agent_option)
+    return Fail(MakeError(ErrorCode::kUsage, "give the agent spec once (positional or --agent)"));
+  const std::string cwd = CurrentDir();
+  const config::AgentChoice choice =
+      config::ChooseAgent(o.spec_path.empty() ? o.agent_option : o.spec_path, ProcessEnv, cwd);
+  auto loaded = agent::LoadAgent(choice, o.model, ProcessEnv);
+  if (!loaded.ok()) return Fail(loaded.error());
+  if (o.print_agent) return PrintAgent(*loaded);
+  std::shared_ptr<const agent::AgentConfig> agent = loaded->agent;
+  if (agent->provider_error) {
+    log::Warn(agent->provider_error->ToString() + "; sessions will fail until it is set");
   }
 
   if (!o.record.empty()) {
@@ -57,7 +94,7 @@ int RunAcp(const AcpOptions& o) {
       return Fail(MakeError(ErrorCode::kUsage, "--record: cannot write " + o.record));
     std::fclose(f);
   }
-  log::Info("serving agent '" + spec->name + "' (" + spec->model + ") over ACP");
+  log::Info("serving agent '" + agent->name + "' (" + loaded->model + ") over ACP");
   int stop_fd = InstallStopSignals();
   if (stop_fd < 0) log::Warn("cannot install signal handlers; signals end lousho at once");
   FdTransport transport(STDIN_FILENO, STDOUT_FILENO, o.max_line, stop_fd);
@@ -66,13 +103,21 @@ int RunAcp(const AcpOptions& o) {
   options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
   options.version = LOUSHO_VERSION;
   options.max_sessions = o.max_sessions;
+  options.executable = ExecutablePath();
+  // `authenticate`, and session/new while credentials are missing, load the agent again: the
+  // user may have run `lousho setup` since.
+  options.reload = [choice,
+                    model = o.model]() -> Result<std::shared_ptr<const agent::AgentConfig>> {
+    auto again = agent::LoadAgent(choice, model, ProcessEnv);
+    if (!again.ok()) return again.error();
+    return again->agent;
+  };
   options.cleanup_timeout_ms = o.cleanup_timeout_ms;
-  options.session_root = SessionRoot(o, *spec);
-  acp::Server server(&transport, *agent, options);
+  options.session_root = SessionRoot(o, *agent);
+  acp::Server server(&transport, agent, options);
   server.Run();
   if (int sig = StopSignal(); sig != 0) {
-    const char* name = sigabbrev_np(sig);
-    log::Info(std::string("stopped by SIG") + (name ? name : "?") + "; sessions ended");
+    log::Info("stopped by " + SignalName(sig) + "; sessions ended");
   }
   return 0;
 }
@@ -82,8 +127,15 @@ int RunAcp(const AcpOptions& o) {
 Subcommand AddAcpCommand(CLI::App& app) {
   auto o = std::make_shared<AcpOptions>();
   CLI::App* acp = app.add_subcommand("acp", "serve an agent over ACP on stdin/stdout");
-  acp->add_option("agent", o->spec_path, "agent spec (.yaml, .yml, .json) or a folder holding one")
-      ->required();
+  acp->add_option("agent", o->spec_path,
+                  "agent spec (.yaml, .yml, .json) or a folder holding one; default: "
+                  "LOUSHO_AGENT, .lousho/agent.yaml, ~/.config/lousho/agent.yaml, else the "
+                  "built-in coding agent");
+  acp->add_option("--agent", o->agent_option, "the agent spec, as the positional argument");
+  acp->add_flag("--print-agent", o->print_agent,
+                "print which agent and model would be served, and why, then exit");
+  acp->add_flag("--setup", o->setup,
+                "run the interactive model-access setup (as `lousho setup`), then exit");
   acp->add_option("--model", o->model, "override the spec's model (provider/model)");
   acp->add_option("--record", o->record, "mirror every protocol line in (>) and out (<) to FILE");
   acp->add_option("--cleanup-timeout-ms", o->cleanup_timeout_ms,

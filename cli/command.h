@@ -23,6 +23,11 @@ int Fail(const Error& e);
 // Loads a spec with the built-in tool names known and an optional model override.
 Result<config::AgentSpec> LoadSpec(const std::string& path, const std::string& model);
 
+// Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed, so that no file or pipe
+// lousho opens later takes their number (a closed stdin would otherwise become, say, the stop
+// signals' pipe, and the server would wait on it forever instead of seeing end of input).
+void ReserveStdio();
+
 // Installs the stop handlers (SIGTERM, SIGINT, SIGHUP); returns the read end of their self-pipe,
 // or -1. StopSignal() is the signal that arrived, 0 if none.
 int InstallStopSignals();
@@ -31,8 +36,16 @@ int StopSignal();
 // Top-level modes, chosen by a flag rather than a subcommand: runs the mode and returns its exit
 // code when argv selects it (`--mode rpc`), else -1.
 int RunRpcModeIfSelected(int argc, char** argv);
+// `lousho setup`: the interactive terminal setup of model access (setup_command.cpp).
+struct SetupOptions {
+  std::string provider;  // anthropic | openai | openai-compatible; empty: ask
+  std::string base_url;  // openai-compatible; empty: ask
+  std::string model;     // empty: the provider's default (openai-compatible: ask)
+};
+int RunSetup(const SetupOptions& options);
 
 Subcommand AddAcpCommand(CLI::App& app);
+Subcommand AddSetupCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
 Subcommand AddRulesCommand(CLI::App& app);
 Subcommand AddMcpCommand(CLI::App& app);

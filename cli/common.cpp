@@ -8,6 +8,7 @@
 
 #include "agent/tool.h"
 #include "cli/command.h"
+#include "support/posix.h"
 
 namespace lousho::cli {
 namespace {
@@ -34,7 +35,7 @@ void OnStopSignal(int sig) {
 
 int InstallStopSignals() {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+  if (PipeCloexec(fds, true) != 0) return -1;
   g_stop_pipe_write = fds[1];
   struct sigaction sa {};
   sa.sa_handler = OnStopSignal;
@@ -45,6 +46,15 @@ int InstallStopSignals() {
 }
 
 int StopSignal() { return g_stop_signal; }
+
+void ReserveStdio() {
+  for (int fd = 0; fd < 3; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    // The lowest free number: `fd` itself, since every lower one is open by now.
+    if (opened >= 0 && opened != fd) close(opened);
+  }
+}
 
 int Fail(const Error& e) {
   std::fprintf(stderr, "%s: %s\n", ErrorCodeName(e.code), e.message.c_str());

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   // A closed stdout must not kill us mid-turn; writes just fail.
   signal(SIGPIPE, SIG_IGN);
   if (int rc = lousho::cli::RunRpcModeIfSelected(argc, argv); rc >= 0) return rc;
+  lousho::cli::ReserveStdio();
 
   CLI::App app{"lousho: coding agents for editors, over the Agent Client Protocol", "lousho"};
   app.set_version_flag("--version", std::string("lousho ") + LOUSHO_VERSION);
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   commands.push_back(lousho::cli::AddValidateCommand(app));
   commands.push_back(lousho::cli::AddRulesCommand(app));
   commands.push_back(lousho::cli::AddMcpCommand(app));
+  commands.push_back(lousho::cli::AddSetupCommand(app));
 
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 
 #include "agent/history.h"
 #include "agent/host_tool.h"
+#include "agent/mcp/servers.h"
 #include "agent/shell_command.h"
 #include "rpc_compat/commands.h"
 #include "support/json_util.h"
@@ -112,6 +113,7 @@ void Server::Run() {
     log::Error("cannot create the session: " + created.error().message);
   }
   Write(ReadyFrame());
+  if (created.ok()) AttachMcpServers(*created, /*wait=*/true);
   for (;;) {
     std::string line;
     size_t size = 0;
@@ -251,7 +253,40 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
     host_tools = host_tools_;
   }
   for (auto& spec : host_tools) s->AddTool(agent::MakeHostTool(spec));
+  // The first session's servers start in Run, after the ready frame.
+  if (request.why != OpenRequest::Why::kStart) AttachMcpServers(s, /*wait=*/false);
   return s;
+}
+
+// The spec's MCP servers, started for each session. At start-up (after `ready`, before stdin is
+// read) the door
+// waits for them, at most the start timeout, so the host's first prompt sees their tools; for a
+// session made later (new_session, switch_session, fork, possibly on the reader thread) they start
+// on a worker and their tools join before the first model request after they connect. A server
+// that did not start is reported as an extension_error frame and in the log.
+void Server::AttachMcpServers(const std::shared_ptr<agent::Session>& session, bool wait) {
+  if (view_.mcp_servers.empty()) return;
+  agent::mcp::StartOptions mo;
+  mo.cwd = options_.cwd;
+  mo.roots = {options_.cwd};
+  mo.client_version = options_.version;
+  mo.settings = view_.mcp;
+  auto attach = [this, session, mo] {
+    for (const auto& status : agent::mcp::AttachServers(*session, view_.mcp_servers, mo)) {
+      const std::string msg = agent::mcp::FailureMessage(status);
+      if (msg.empty()) continue;
+      log::Warn(msg);
+      Json::Value err = Obj();
+      err["type"] = frame::kExtensionError;
+      err["extensionPath"] = "mcp:" + status.name;
+      err["event"] = "session_start";
+      err["error"] = msg;
+      Write(err);
+    }
+  };
+  if (wait) return attach();
+  Status st = pool_.Post(attach);
+  if (!st.ok()) log::Warn("MCP servers not started: " + st.error().message);
 }
 
 std::shared_ptr<agent::Session> Server::current() const {

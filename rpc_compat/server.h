@@ -183,6 +183,7 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   void SetAutoCompaction(const Request& req, const EnabledParams& p);
 
   // Sessions and prompts.
+  void AttachMcpServers(const std::shared_ptr<agent::Session>& session, bool wait);
   Result<std::shared_ptr<agent::Session>> CreateSession(const OpenRequest& request,
                                                         std::vector<agent::Entry> seed,
                                                         std::string seed_leaf);

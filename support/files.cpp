@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <system_error>
 #include <utility>
@@ -236,6 +237,47 @@ Status WriteDiskFile(const fs::path& path, const std::string& content) {
     int err = errno;
     return MakeError(ErrorCode::kToolIo,
                      "cannot write " + path.string() + ": " + std::strerror(err));
+  }
+  return Status::Ok();
+}
+
+Status WritePrivateFile(const fs::path& path, const std::string& content) {
+  auto fail = [&](const std::string& what, int err) {
+    return MakeError(ErrorCode::kToolIo, what + ": " + std::strerror(err));
+  };
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec)
+      return MakeError(ErrorCode::kToolIo, "cannot create " + dir.string() + ": " + ec.message());
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  }
+  std::string tmp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  // mkstemp creates the file 0600 with O_EXCL: nobody else can have it open.
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return fail("cannot create a file in " + dir.string(), errno);
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return fail("cannot write " + tmp, err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return fail("cannot write " + tmp, err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return fail("cannot replace " + path.string(), err);
   }
   return Status::Ok();
 }

@@ -76,4 +76,9 @@ Result<std::string> ReadDiskFile(const std::filesystem::path& path,
 // symlink). The file is truncated only after its kind was checked on the open descriptor.
 Status WriteDiskFile(const std::filesystem::path& path, const std::string& content);
 
+// Replaces `path` with `content`, readable by its owner only (0600) from the first byte: the
+// content goes to a new file created 0600 beside it, which is then renamed over `path`. Missing
+// parent folders are created 0700. For secrets (stored credentials).
+Status WritePrivateFile(const std::filesystem::path& path, const std::string& content);
+
 }  // namespace lousho

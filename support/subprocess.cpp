@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#ifdef __linux__
 #include <sys/prctl.h>
+#endif
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +22,7 @@
 #include <memory>
 
 #include "support/log.h"
+#include "support/posix.h"
 
 extern char** environ;
 
@@ -51,7 +54,7 @@ class Fd {
 
 bool MakePipe(Fd* r, Fd* w) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return false;
+  if (PipeCloexec(fds, false) != 0) return false;
   r->Reset(fds[0]);
   w->Reset(fds[1]);
   return true;
@@ -220,6 +223,17 @@ void SignalTree(pid_t group, bool group_valid, int sig) {
   }
 }
 
+// close_range (Linux, FreeBSD); -1 elsewhere, and the caller closes one by one.
+int CloseRange(unsigned lo, unsigned hi) {
+#if defined(__linux__) || defined(__FreeBSD__)
+  return close_range(lo, hi, 0);
+#else
+  (void)lo;
+  (void)hi;
+  return -1;
+#endif
+}
+
 // Closes every descriptor from 3 up except those in keep (which must be >= 3): the keeper
 // does not exec, so O_CLOEXEC does not protect it from pipes other threads opened.
 void CloseOtherFds(int* keep, int n) {
@@ -228,11 +242,11 @@ void CloseOtherFds(int* keep, int n) {
   for (int i = 0; i < n; ++i) {
     auto k = static_cast<unsigned>(keep[i]);
     if (k < lo) continue;
-    if (k > lo && close_range(lo, k - 1, 0) != 0)
+    if (k > lo && CloseRange(lo, k - 1) != 0)
       for (unsigned fd = lo; fd < k; ++fd) close(static_cast<int>(fd));
     lo = k + 1;
   }
-  if (close_range(lo, ~0U, 0) != 0)
+  if (CloseRange(lo, ~0U) != 0)
     for (unsigned fd = lo; fd < 65536; ++fd) close(static_cast<int>(fd));
 }
 
@@ -295,12 +309,16 @@ struct KeeperPlan {
                 plan.err_out_w >= 0 ? plan.err_out_w : plan.out_w};
   CloseOtherFds(keep, 6);
   int sig_pipe[2];
-  if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0) ReportErrnoAndExit(plan.err_w, errno);
+  if (PipeCloexec(sig_pipe, true) != 0) ReportErrnoAndExit(plan.err_w, errno);
   g_keeper_signal_fd = sig_pipe[1];
   SetDisposition(SIGCHLD, KeeperOnSignal);
   SetDisposition(SIGTERM, KeeperOnSignal);
   for (int s : {SIGINT, SIGHUP, SIGQUIT, SIGPIPE}) SetDisposition(s, SIG_IGN);
+#ifdef __linux__
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) ReportErrnoAndExit(plan.err_w, errno);
+#endif
+  // Elsewhere there is no subreaper: a process that leaves the command's group and outlives
+  // its parent escapes the keeper (Linux-only containment, docs/architecture.md).
 
   pid_t pid = fork();
   if (pid < 0) ReportErrnoAndExit(plan.err_w, errno);

@@ -253,7 +253,8 @@ void HttpLineTransport::Post(const std::string& line) {
   HttpStreamResult res =
       Client(options_.read_timeout_ms)
           .PostStream(
-              req, [&](std::string_view bytes, const MoreReady&) { return answer.Feed(bytes); }, closing_.token());
+              req, [&](std::string_view bytes, const MoreReady&) { return answer.Feed(bytes); },
+              closing_.token());
   if (closing_.cancelled()) return;
   std::string sid = HeaderOf(res.headers, "mcp-session-id");
   if (!sid.empty()) {

@@ -66,10 +66,7 @@ Result<BaseUrl> ParseBaseUrl(std::string_view url) {
 namespace {
 
 std::string ExeDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, static_cast<size_t>(n));
+  const std::string path = ExecutablePath();
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }

@@ -10,6 +10,7 @@
 
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
+#include "support/posix.h"
 #include "support/subprocess.h"
 
 namespace lousho::agent::tools {
@@ -41,11 +42,6 @@ std::string TailLines(const std::string& text, size_t max_bytes, size_t max_line
     if (i + 1 < lines.size()) out += '\n';
   }
   return out;
-}
-
-std::string SignalName(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return abbrev ? std::string("SIG") + abbrev : std::to_string(sig);
 }
 
 class BashTool : public Tool {

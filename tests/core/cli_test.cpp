@@ -74,7 +74,7 @@ TEST(CliTest, VersionAndHelp) {
 }
 
 TEST(CliTest, UsageErrorsExitOneWithACode) {
-  RunResult r = RunLousho({"acp"}, "");
+  RunResult r = RunLousho({"acp", "--no-such-option"}, "");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err.rfind("LOUSHO_USAGE: ", 0), 0u) << r.err;
   EXPECT_TRUE(r.out.empty());

@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cctype>
@@ -13,6 +14,7 @@
 #include <mutex>
 
 #include "agent/providers/http_module/http_module.h"
+#include "support/env.h"
 #include "support/text.h"
 
 namespace lousho::agent {
@@ -46,6 +48,29 @@ bool QueuedEventReady(int fd, bool tls) {
   return queued.find("\r\r") != std::string_view::npos ||
          queued.find("\r\n\r\n") != std::string_view::npos;
 }
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+// The CA bundle to verify servers with, when OpenSSL's built-in default does not exist: a
+// release build carries the OpenSSL of the build machine (Debian: /usr/lib/ssl), and other
+// distributions keep their bundle elsewhere. Empty: OpenSSL's defaults (which also honour
+// SSL_CERT_FILE and SSL_CERT_DIR). Looked up once.
+const std::string& FallbackCaBundle() {
+  static const std::string* bundle = [] {
+    auto exists = [](const char* p) { return p != nullptr && ::access(p, R_OK) == 0; };
+    if (ProcessEnv("SSL_CERT_FILE") || ProcessEnv("SSL_CERT_DIR") ||
+        exists(X509_get_default_cert_file()))
+      return new std::string();
+    for (const char* p : {"/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Arch, Gentoo
+                          "/etc/pki/tls/certs/ca-bundle.crt",    // Fedora, RHEL
+                          "/etc/ssl/ca-bundle.pem",              // openSUSE
+                          "/etc/ssl/cert.pem",                   // Alpine, macOS, BSDs
+                          "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"}) {
+      if (exists(p)) return new std::string(p);
+    }
+    return new std::string();
+  }();
+  return *bundle;
+}
+#endif
 
 }  // namespace
 
@@ -67,7 +92,11 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
     cli.set_decompress(false);
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
     cli.enable_server_certificate_verification(true);
-    if (!options.ca_cert_path.empty()) cli.set_ca_cert_path(options.ca_cert_path);
+    if (!options.ca_cert_path.empty()) {
+      cli.set_ca_cert_path(options.ca_cert_path);
+    } else if (const std::string& bundle = FallbackCaBundle(); !bundle.empty()) {
+      cli.set_ca_cert_path(bundle);
+    }
 #endif
     // A cancel that lands while the socket is being created would otherwise be missed by
     // stop() (nothing in flight yet): shut the new socket down so connect fails at once.

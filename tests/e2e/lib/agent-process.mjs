@@ -26,15 +26,19 @@ function tap(onLine) {
 }
 
 export class AgentProcess {
+  // spec null: `lousho acp` with no spec (the lookup order). rawEnv: exactly this environment.
   // `command` / `argv` spawn another ACP agent instead (e.g. pi-acp driving `lousho --mode rpc`).
-  constructor({ spec = demoSpec, args = [], env = {}, cwd, command, argv } = {}) {
+  constructor({ spec = demoSpec, args = [], env = {}, rawEnv, cwd, command, argv } = {}) {
     assertBinary();
     this.wire = new WireLog(validator());
     this.listeners = new Set();
     this.stderr = "";
-    this.child = spawn(command ?? loushoBin, argv ?? ["acp", spec, ...args], {
+    this.child = spawn(
+      command ?? loushoBin,
+      argv ?? (spec === null ? ["acp", ...args] : ["acp", spec, ...args]),
+      {
       stdio: ["pipe", "pipe", "pipe"],
-      env: childEnv(env),
+      env: rawEnv ?? childEnv(env),
       cwd,
     });
     this.spawnedAt = performance.now();

@@ -1,0 +1,65 @@
+// Stored credentials: a small JSON file in the user's config folder, private to its owner.
+#include "config/credentials.h"
+
+#include <filesystem>
+#include <memory>
+#include <utility>
+
+#include "support/files.h"
+#include "support/json_util.h"
+
+namespace lousho::config {
+
+std::string CredentialsPath(const EnvLookup& getenv) {
+  std::string base = ConfigHome(getenv);
+  return base.empty() ? std::string() : base + "/lousho/credentials.json";
+}
+
+Result<StoredCredentials> LoadCredentials(const std::string& path) {
+  StoredCredentials out;
+  if (path.empty()) return out;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return out;
+  auto text = ReadDiskFile(path, 1 << 20);
+  if (!text.ok()) return MakeError(ErrorCode::kConfigInvalid, text.error().message);
+  // The file holds secrets: a parse error names the file, never its text.
+  auto json = ParseJson(*text);
+  if (!json.ok() || !json->isObject())
+    return MakeError(ErrorCode::kConfigInvalid,
+                     path + ": not a JSON object (run `lousho setup` to write it again)");
+  out.provider = StringOr(*json, "provider");
+  out.model = StringOr(*json, "model");
+  const Json::Value& env = MemberOrNull(*json, "env");
+  for (const std::string& name : MemberNames(env)) {
+    if (auto v = AsString(MemberOrNull(env, name)); v && !v->empty()) out.env[name] = *v;
+  }
+  return out;
+}
+
+Status SaveCredentials(const std::string& path, const StoredCredentials& credentials) {
+  if (path.empty())
+    return MakeError(ErrorCode::kConfigNotFound,
+                     "no place for credentials: neither HOME nor XDG_CONFIG_HOME is set");
+  Json::Value root(Json::objectValue);
+  if (!credentials.provider.empty()) root["provider"] = credentials.provider;
+  if (!credentials.model.empty()) root["model"] = credentials.model;
+  Json::Value env(Json::objectValue);
+  for (const auto& [k, v] : credentials.env) env[k] = v;
+  root["env"] = env;
+  return WritePrivateFile(path, WriteJsonPretty(root) + "\n");
+}
+
+EnvLookup WithStoredCredentials(EnvLookup process_env, StoredCredentials stored) {
+  auto values = std::make_shared<const std::map<std::string, std::string>>(std::move(stored.env));
+  return [process_env = std::move(process_env),
+          values](const std::string& name) -> std::optional<std::string> {
+    if (process_env) {
+      if (auto v = process_env(name); v && !v->empty()) return v;
+    }
+    auto it = values->find(name);
+    if (it != values->end()) return it->second;
+    return std::nullopt;
+  };
+}
+
+}  // namespace lousho::config
