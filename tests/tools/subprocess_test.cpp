@@ -208,9 +208,9 @@ TEST(SubprocessTest, DetachedDaemonIsEndedWhenTheCommandReturns) {
 TEST(SubprocessTest, BackgroundIgnoringTermIsKilledAfterTheGrace) {
   // The child says its pid only once its TERM trap is set, so the TERM it gets is ignored for
   // sure and only the KILL after the grace can end it.
-  SubprocessOptions o =
-      Bash("read -r pid < <(trap '' TERM; echo $BASHPID; exec setsid sleep 1000 >/dev/null); "
-           "echo $pid");
+  SubprocessOptions o = Bash(
+      "read -r pid < <(trap '' TERM; echo $BASHPID; exec setsid sleep 1000 >/dev/null); "
+      "echo $pid");
   o.kill_grace_ms = 300;
   auto r = RunSubprocess(o);
   ASSERT_TRUE(r.ok());
