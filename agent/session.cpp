@@ -952,6 +952,39 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   Turn t;
   t.cancel = cancel;
   Emit(event::AgentStart{});
+  StartPrompt(std::move(content), t);
+  for (;;) {
+    if (auto stop = BeforeRequest(t)) return Finish(t, *stop);
+    ++t.step;
+    t.tool_results.clear();
+    Emit(event::TurnStart{t.step});
+    Streamed s = StreamMessage(t);
+    const Message* said = s.message.content.empty() ? nullptr : &s.message;
+    if (s.error) {
+      EmitTurnEnd(t, said);
+      if (auto end = FailedRequest(*s.error, said, t)) return std::move(*end);
+      continue;  // compacted after an overflow: the request goes again
+    }
+    if (s.interrupt) {
+      // A stream rule or a steering message: what it brings joins the history, and the model
+      // is asked again within the same prompt (unless the user cancels in the pause).
+      EmitTurnEnd(t, said);
+      if (!ApplyInterrupt(*s.interrupt, t)) return Finish(t, TurnStop::kCancelled);
+      continue;
+    }
+    if (s.aborted != CancelCause::kNone) {
+      EmitTurnEnd(t, said);
+      return Finish(t, TurnStop::kCancelled);
+    }
+    const bool carried_on = RunToolCalls(s.message, t);
+    EmitTurnEnd(t, said);
+    if (!carried_on) return Finish(t, TurnStop::kCancelled);
+    if (auto stop = AfterTools(s.message, t)) return Finish(t, *stop);
+  }
+}
+
+// The messages a prompt starts with: context queued for it, then the user's (a command expanded).
+void Session::StartPrompt(std::vector<ContentBlock> content, Turn& t) {
   std::vector<Message> context;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -970,53 +1003,35 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   EmitMessage(0, t.added.back());
   // The first prompt names the session until someone names it.
   if (!gist.empty()) (void)SetName(gist);
+}
 
-  for (;;) {
-    if (auto stop = BeforeRequest(t)) return Finish(t, *stop);
-    ++t.step;
-    t.tool_results.clear();
-    Emit(event::TurnStart{t.step});
-    Streamed s = StreamMessage(t);
-    const Message* said = s.message.content.empty() ? nullptr : &s.message;
-    if (s.error) {
-      EmitTurnEnd(t, said);
-      if (auto end = FailedRequest(*s.error, said, t)) return std::move(*end);
-      continue;  // compacted after an overflow: the request goes again
-    }
-    if (s.interrupt) {
-      // A stream rule or a steering message: what it brings joins the history, and the model
-      // is asked again within the same prompt (unless the user cancels in the pause).
-      EmitTurnEnd(t, said);
-      const bool cancelled = s.interrupt->delay_ms > 0 && t.cancel.WaitFor(s.interrupt->delay_ms);
-      for (Message& m : s.interrupt->inject) {
-        AppendMessage(std::move(m), &t);
-        if (!s.interrupt->silent) EmitMessage(t.step, t.added.back());
-      }
-      if (!s.interrupt->ttsr_rules.empty()) RecordTtsr(s.interrupt->ttsr_rules);
-      if (cancelled || t.cancel.cancelled()) return Finish(t, TurnStop::kCancelled);
-      continue;
-    }
-    if (s.aborted != CancelCause::kNone) {
-      EmitTurnEnd(t, said);
-      return Finish(t, TurnStop::kCancelled);
-    }
-    const bool carried_on = RunToolCalls(s.message, t);
-    EmitTurnEnd(t, said);
-    if (!carried_on) return Finish(t, TurnStop::kCancelled);
-    // Prose rules that matched without interrupting arrive now; the model answers them even
-    // when it meant to stop.
-    const bool followed = rules_ && InjectFollowUps(t);
-    std::optional<TurnStop> stop = DecideNext(s.message, t);
-    if (followed && stop && *stop == TurnStop::kEndTurn && !t.ends_turn) stop.reset();
-    // Messages the user queued meanwhile: steering at the end of every model request, follow-ups
-    // when the prompt would end, then a reminder of open todos; each asks the model again.
-    if (!t.cancel.cancelled() && (!stop || *stop == TurnStop::kEndTurn)) {
-      if (TakeQueued(t, /*ending=*/stop.has_value())) continue;
-      if (stop && RemindTodos(t)) continue;
-      if (stop && !CloseQueue() && TakeQueued(t, /*ending=*/true)) continue;
-    }
-    if (stop) return Finish(t, *stop);
+// A stream rule or a steering message stopped the stream: what it brings joins the history, and
+// the model is asked again within the same prompt, unless the user cancels in the pause (false).
+bool Session::ApplyInterrupt(StreamInterrupt& interrupt, Turn& t) {
+  const bool cancelled = interrupt.delay_ms > 0 && t.cancel.WaitFor(interrupt.delay_ms);
+  for (Message& m : interrupt.inject) {
+    AppendMessage(std::move(m), &t);
+    if (!interrupt.silent) EmitMessage(t.step, t.added.back());
   }
+  if (!interrupt.ttsr_rules.empty()) RecordTtsr(interrupt.ttsr_rules);
+  return !cancelled && !t.cancel.cancelled();
+}
+
+// After a model request and its tool calls: how the prompt ends, or nullopt to ask again.
+std::optional<TurnStop> Session::AfterTools(const Message& assistant, Turn& t) {
+  // Prose rules that matched without interrupting arrive now; the model answers them even
+  // when it meant to stop.
+  const bool followed = rules_ && InjectFollowUps(t);
+  std::optional<TurnStop> stop = DecideNext(assistant, t);
+  if (followed && stop && *stop == TurnStop::kEndTurn && !t.ends_turn) stop.reset();
+  // Messages the user queued meanwhile: steering at the end of every model request, follow-ups
+  // when the prompt would end, then a reminder of open todos; each asks the model again.
+  if (!t.cancel.cancelled() && (!stop || *stop == TurnStop::kEndTurn)) {
+    if (TakeQueued(t, /*ending=*/stop.has_value())) return std::nullopt;
+    if (stop && RemindTodos(t)) return std::nullopt;
+    if (stop && !CloseQueue() && TakeQueued(t, /*ending=*/true)) return std::nullopt;
+  }
+  return stop;
 }
 
 Result<TurnResult> Session::RunCommand(const CommandCall& call, const CancelToken& cancel) {

@@ -381,6 +381,9 @@ class Session : public std::enable_shared_from_this<Session> {
   // Open todos at the end of a prompt: a reminder joins the history (true: ask again); every
   // task done: the list is cleared.
   bool RemindTodos(Turn& t);
+  void StartPrompt(std::vector<ContentBlock> content, Turn& t);
+  bool ApplyInterrupt(StreamInterrupt& interrupt, Turn& t);
+  std::optional<TurnStop> AfterTools(const Message& assistant, Turn& t);
   void SetTodosLocked(std::vector<TodoPhase> phases);
   bool SteeringPending() const;
 
