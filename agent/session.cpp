@@ -825,30 +825,14 @@ std::string Session::Name() const {
 Status Session::SetName(const std::string& name) {
   if (name.find_first_not_of(" \t\r\n") == std::string::npos)
     return MakeError(ErrorCode::kInvalidParams, "Session name cannot be empty");
-  return QueueNotice(event::SessionInfoChanged{name}, nullptr, /*checked=*/true);
-}
-
-// Like SetMode: the change is made at once, its event goes out on the worker before the next one.
-Status Session::QueueNotice(Event e, std::function<void()> done, bool checked) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (checked && notices_.size() >= kMaxPendingNotices)
-      return MakeError(ErrorCode::kSessionBusy,
-                       "too many changes are waiting for the session's running turn");
-    if (const auto* info = std::get_if<event::SessionInfoChanged>(&e)) {
-      Entry entry;
-      entry.kind = EntryKind::kSessionInfo;
-      entry.name = info->name;
-      AppendEntryLocked(std::move(entry));
-    }
-    notices_.emplace_back(std::move(e), std::move(done));
-    has_notices_.store(true, std::memory_order_release);
-  }
-  if (!strand_->InTask()) {
-    Status st = Post([] {});
-    if (!st.ok()) FlushNotices();
-  }
-  return Status::Ok();
+  return Notice(nullptr, [&](std::vector<Entry>* entries) -> Event {
+    name_ = name;  // at once, like a mode; the entry joins the history on the worker
+    Entry entry;
+    entry.kind = EntryKind::kSessionInfo;
+    entry.name = name;
+    entries->push_back(std::move(entry));
+    return event::SessionInfoChanged{name};
+  });
 }
 
 Status Session::SetLeaf(const std::string& entry_id) {

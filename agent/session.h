@@ -412,8 +412,6 @@ class Session : public std::enable_shared_from_this<Session> {
   void AppendMessage(Message m, Turn* t);
   // The one way into the history: appends and records (the session file). mu_ must be held.
   const Entry& AppendEntryLocked(Entry e);
-  // Queues an event raised off the worker (or between turns); see SetMode.
-  Status QueueNotice(Event e, std::function<void()> done, bool checked);
   void RestoreFromBranch();
   void CloseInterruptedCalls();
   void EmitMessage(int turn, const Message& m);
