@@ -2,6 +2,8 @@
 #include "agent/history.h"
 
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <cstdio>
 #include <ctime>
 
@@ -52,6 +54,28 @@ std::string IsoTimestamp(long long ms) {
 }
 
 long long ParseIsoTimestamp(const std::string& s) {
+  // The form IsoTimestamp writes, read without sscanf (a session file holds one per entry).
+  auto digits = [&](size_t at, size_t n, int* out) {
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+      v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  if (s.size() == 24 && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' &&
+      s[16] == ':' && s[19] == '.' && s[23] == 'Z') {
+    std::tm tm{};
+    int ms = 0;
+    if (digits(0, 4, &tm.tm_year) && digits(5, 2, &tm.tm_mon) && digits(8, 2, &tm.tm_mday) &&
+        digits(11, 2, &tm.tm_hour) && digits(14, 2, &tm.tm_min) && digits(17, 2, &tm.tm_sec) &&
+        digits(20, 3, &ms)) {
+      tm.tm_year -= 1900;
+      tm.tm_mon -= 1;
+      return static_cast<long long>(timegm(&tm)) * 1000 + ms;
+    }
+  }
   std::tm tm{};
   int ms = 0;
   int n = std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon,
@@ -139,6 +163,8 @@ void History::RebuildBranch() {
   branch_message_ids_.clear();
   context_start_ = 0;
   const std::vector<const Entry*> branch = Branch();
+  branch_messages_.reserve(branch.size() + 1);
+  branch_message_ids_.reserve(branch.size() + 1);
   // The last compaction on the branch decides where the context starts.
   size_t compaction = branch.size();
   for (size_t i = branch.size(); i-- > 0;) {
@@ -225,15 +251,6 @@ Json::Value UsageToJson(const Usage& u) {
   return j;
 }
 
-Usage UsageFromJson(const Json::Value& j) {
-  Usage u;
-  u.input = IntOr(j, "input", 0);
-  u.output = IntOr(j, "output", 0);
-  u.cache_read = IntOr(j, "cacheRead", 0);
-  u.cache_write = IntOr(j, "cacheWrite", 0);
-  u.cost = DoubleOr(MemberOrNull(j, "cost"), "total", 0);
-  return u;
-}
 
 Json::Value ContentToJson(const std::vector<ContentBlock>& content) {
   Json::Value arr(Json::arrayValue);
@@ -241,21 +258,6 @@ Json::Value ContentToJson(const std::vector<ContentBlock>& content) {
   return arr;
 }
 
-Result<std::vector<ContentBlock>> ContentFromJson(const Json::Value* v, const std::string& path) {
-  std::vector<ContentBlock> out;
-  if (v == nullptr || v->isNull()) return out;
-  if (v->isString()) {
-    out.push_back(ContentBlock::Text(AsString(*v).value_or("")));
-    return out;
-  }
-  if (!v->isArray()) return Invalid(path + ": expected string or array");
-  for (Json::ArrayIndex i = 0; i < v->size(); ++i) {
-    auto b = ContentBlockFromJson(ElementOrNull(*v, i), path + "[" + std::to_string(i) + "]");
-    if (!b.ok()) return b.error();
-    out.push_back(std::move(*b));
-  }
-  return out;
-}
 
 Json::Value LocationsToJson(const std::vector<ToolLocation>& locs) {
   Json::Value arr(Json::arrayValue);
@@ -289,32 +291,6 @@ Json::Value ToolDisplayToJson(const ToolDisplay& t) {
   return j;
 }
 
-ToolDisplay ToolDisplayFromJson(const Json::Value& j) {
-  ToolDisplay t;
-  t.title = StringOr(j, "title");
-  t.kind = ParseToolKindId(StringOr(j, "kind", "other"));
-  t.args = MemberOrNull(j, "args");
-  const Json::Value& locs = MemberOrNull(j, "locations");
-  if (locs.isArray())
-    for (const auto& l : locs) {
-      ToolLocation loc;
-      loc.path = StringOr(l, "path");
-      const long long line = IntOr(l, "line", 0);
-      loc.line = line > 0 && line < (1LL << 31) ? static_cast<int>(line) : 0;
-      if (!loc.path.empty()) t.locations.push_back(loc);
-    }
-  const Json::Value& diffs = MemberOrNull(j, "diffs");
-  if (diffs.isArray())
-    for (const auto& d : diffs) {
-      FileDiff diff;
-      diff.path = StringOr(d, "path");
-      diff.old_text = AsString(MemberOrNull(d, "oldText"));
-      diff.new_text = StringOr(d, "newText");
-      t.diffs.push_back(std::move(diff));
-    }
-  t.terminal_id = StringOr(j, "terminalId");
-  return t;
-}
 }  // namespace
 
 const char* StopReasonId(StopReason reason) {
@@ -369,33 +345,6 @@ Json::Value ContentBlockToJson(const ContentBlock& b) {
   return j;
 }
 
-Result<ContentBlock> ContentBlockFromJson(const Json::Value& v, const std::string& path) {
-  FieldReader r(v, path);
-  auto type = r.String("type", true);
-  if (!r.ok()) return Invalid(r.error());
-  ContentBlock b;
-  if (*type == "text") {
-    b = ContentBlock::Text(r.String("text", true).value_or(""));
-  } else if (*type == "thinking") {
-    b = ContentBlock::Thinking(r.String("thinking", true).value_or(""),
-                               r.String("thinkingSignature", false).value_or(""));
-    b.redacted = r.Bool("redacted", false).value_or(false);
-  } else if (*type == "toolCall") {
-    auto id = r.String("id", true);
-    auto name = r.String("name", true);
-    const Json::Value* args = r.Any("arguments", false);
-    b = ContentBlock::ToolCall(id.value_or(""), name.value_or(""),
-                               args ? *args : Json::Value(Json::objectValue));
-  } else if (*type == "image") {
-    auto data = r.String("data", true);
-    auto mime = r.String("mimeType", true);
-    b = ContentBlock::Image(mime.value_or(""), data.value_or(""));
-  } else {
-    return Invalid(r.Path("type") + ": unknown block type '" + *type + "'");
-  }
-  if (!r.ok()) return Invalid(r.error());
-  return b;
-}
 
 Json::Value MessageToJson(const Message& m) {
   Json::Value j(Json::objectValue);
@@ -433,42 +382,6 @@ Json::Value MessageToJson(const Message& m) {
   return j;
 }
 
-Result<Message> MessageFromJson(const Json::Value& v, const std::string& path) {
-  FieldReader r(v, path);
-  auto role = r.String("role", true);
-  if (!r.ok()) return Invalid(r.error());
-  Message m;
-  auto content = ContentFromJson(FindMember(v, "content"), r.Path("content"));
-  if (!content.ok()) return content.error();
-  m.content = std::move(*content);
-  m.timestamp_ms = r.Int("timestamp", false).value_or(0);
-  if (*role == "user") {
-    m.role = Role::kUser;
-  } else if (*role == "custom") {
-    m.role = Role::kUser;
-    m.custom_type = r.String("customType", true).value_or("");
-    m.display = r.Bool("display", false).value_or(true);
-  } else if (*role == "assistant") {
-    m.role = Role::kAssistant;
-    m.provider = r.String("provider", false).value_or("");
-    m.model = r.String("model", false).value_or("");
-    if (const Json::Value* u = r.Object("usage", false)) m.usage = UsageFromJson(*u);
-    auto stop = ParseStopReasonId(r.String("stopReason", false).value_or("stop"));
-    m.stop_reason = stop.value_or(StopReason::kEndTurn);
-    m.error_message = r.String("errorMessage", false).value_or("");
-  } else if (*role == "toolResult") {
-    m.role = Role::kToolResult;
-    m.tool_call_id = r.String("toolCallId", true).value_or("");
-    m.tool_name = r.String("toolName", true).value_or("");
-    m.is_error = r.Bool("isError", false).value_or(false);
-    if (const Json::Value* d = r.Object("display", false)) m.tool = ToolDisplayFromJson(*d);
-    m.tool.details = MemberOrNull(v, "details");
-  } else {
-    return Invalid(r.Path("role") + ": unknown role '" + *role + "'");
-  }
-  if (!r.ok()) return Invalid(r.error());
-  return m;
-}
 
 Json::Value EntryToJson(const Entry& e) {
   Json::Value j(Json::objectValue);
@@ -522,74 +435,584 @@ Json::Value EntryToJson(const Entry& e) {
   return j;
 }
 
-Result<Entry> EntryFromJson(const Json::Value& v, const std::string& path) {
-  FieldReader r(v, path);
-  auto type = r.String("type", true);
-  auto id = r.String("id", true);
-  auto parent = r.String("parentId", false);
-  auto ts = r.String("timestamp", false);
-  if (!r.ok()) return Invalid(r.error());
-  Entry e;
+
+// --- reading entry lines ---
+//
+// Session files are read with a pull decoder over each line's text (support/json_util's
+// JsonCursor): fields go straight into the Entry, and a Json::Value is built only for the
+// free-form members (tool arguments, details, data). Members may come in any order and unknown
+// ones are skipped; what a field must be is checked once the whole object is read. Messages name
+// the path the way FieldReader does ("<where>.message.content[0].type: required").
+
+namespace {
+// Where a value is. The path text is only built for an error message.
+struct At {
+  const At* parent;
+  std::string_view key;  // a member name, or the root's name
+  long index = -1;       // an array element's index (key unused)
+
+  At Member(std::string_view k) const { return At{this, k}; }
+  At Element(long i) const { return At{this, {}, i}; }
+  std::string Str() const {
+    std::string out = parent ? parent->Str() : std::string();
+    if (index >= 0) return out + "[" + std::to_string(index) + "]";
+    if (parent && !out.empty()) out += '.';
+    return out.append(key);
+  }
+};
+
+class LineDecoder {
+ public:
+  explicit LineDecoder(std::string_view text) : c_(text) {}
+
+  // Whether the line was not JSON (a cursor error) rather than JSON of the wrong shape.
+  bool syntax_error() const { return !c_.ok(); }
+  bool ok() const { return c_.ok() && error_.empty(); }
+  std::string error() const { return c_.ok() ? error_ : "invalid JSON: " + c_.error(); }
+
+  // Decodes into *e, which must be a fresh Entry.
+  Status ReadEntry(const std::string& where, Entry* out);
+  Result<ContentBlock> ReadBlock(const std::string& where) {
+    ContentBlock b;
+    if (!Block(At{nullptr, where}, &b) || !c_.End()) return Invalid(error());
+    return b;
+  }
+
+ private:
+  bool Fail(const At& at, const char* what) {
+    if (error_.empty()) error_ = at.Str() + ": " + what;
+    return false;
+  }
+  // The value at the cursor, typed. A null reads as absent (false, no error); another type is an
+  // error, as FieldReader has it.
+  bool Str(const At& at, std::string* out);
+  bool Bool(const At& at, bool* out);
+  bool Int(const At& at, long long* out);
+  // Lenient readers (the shapes the Json::Value readers took with *Or): anything else is skipped.
+  void StrOr(std::string* out);
+  void IntOr(long long* out);
+  void DoubleOr(double* out);
+  // Objects and arrays: `member(key, at)` / `element(at)` read each member / element; false when
+  // the value is not one (an error unless it is null).
+  template <typename Fn>
+  bool Object(const At& at, Fn&& member);
+  template <typename Fn>
+  bool Array(const At& at, Fn&& element);
+
+  bool Message(const At& at, lousho::agent::Message* m);
+  bool Content(const At& at, std::vector<ContentBlock>* out);
+  bool Block(const At& at, ContentBlock* b);
+  void Usage(lousho::agent::Usage* u);
+  void Display(ToolDisplay* t);
+
+  JsonCursor c_;
+  std::string key_;
+  std::string error_;
+};
+
+bool LineDecoder::Str(const At& at, std::string* out) {
+  switch (c_.Peek()) {
+    case JsonCursor::Kind::kString:
+      return c_.String(out);
+    case JsonCursor::Kind::kNull:
+      c_.Null();
+      return false;
+    case JsonCursor::Kind::kObject:
+    case JsonCursor::Kind::kArray:
+    case JsonCursor::Kind::kNumber:
+    case JsonCursor::Kind::kBool:
+    case JsonCursor::Kind::kNone:
+      break;
+  }
+  return Fail(at, "expected string");
+}
+
+bool LineDecoder::Bool(const At& at, bool* out) {
+  Json::Value v;
+  if (!c_.Value(&v) || v.isNull()) return false;
+  if (auto b = AsBool(v)) {
+    *out = *b;
+    return true;
+  }
+  return Fail(at, "expected boolean");
+}
+
+bool LineDecoder::Int(const At& at, long long* out) {
+  Json::Value v;
+  if (!c_.Value(&v) || v.isNull()) return false;
+  if (auto n = AsInt64(v)) {
+    *out = *n;
+    return true;
+  }
+  const bool whole = v.isUInt64() || (v.isDouble() && std::isfinite(v.asDouble()) &&
+                                      std::floor(v.asDouble()) == v.asDouble());
+  return Fail(at, whole ? "integer out of range" : "expected integer");
+}
+
+void LineDecoder::StrOr(std::string* out) {
+  if (c_.Peek() == JsonCursor::Kind::kString)
+    c_.String(out);
+  else
+    c_.Skip();
+}
+
+void LineDecoder::IntOr(long long* out) {
+  Json::Value v;
+  if (c_.Value(&v))
+    if (auto n = AsInt64(v)) *out = *n;
+}
+
+void LineDecoder::DoubleOr(double* out) {
+  Json::Value v;
+  if (c_.Value(&v))
+    if (auto d = AsDouble(v)) *out = *d;
+}
+
+template <typename Fn>
+bool LineDecoder::Object(const At& at, Fn&& member) {
+  const JsonCursor::Kind kind = c_.Peek();
+  if (kind != JsonCursor::Kind::kObject) {
+    if (kind == JsonCursor::Kind::kNull) {
+      c_.Null();
+      return false;
+    }
+    c_.Skip();
+    return Fail(at, "expected object");
+  }
+  c_.BeginObject();
+  std::string key;
+  while (ok() && c_.NextMember(&key)) member(std::string_view(key), at.Member(key));
+  return ok();
+}
+
+template <typename Fn>
+bool LineDecoder::Array(const At& at, Fn&& element) {
+  const JsonCursor::Kind kind = c_.Peek();
+  if (kind != JsonCursor::Kind::kArray) {
+    if (kind == JsonCursor::Kind::kNull) {
+      c_.Null();
+      return false;
+    }
+    c_.Skip();
+    return Fail(at, "expected array");
+  }
+  c_.BeginArray();
+  for (long i = 0; ok() && c_.NextElement(); ++i) element(at.Element(i));
+  return ok();
+}
+
+bool LineDecoder::Block(const At& at, ContentBlock* b) {
+  std::string type, text, thinking, signature, id, name, data, mime;
+  bool has_type = false, has_text = false, has_thinking = false, has_id = false,
+       has_name = false, has_data = false, has_mime = false, redacted = false;
+  Json::Value args;
+  if (!Object(at, [&](std::string_view k, const At& m) {
+        if (k == "type") {
+          has_type = Str(m, &type);
+        } else if (k == "text") {
+          has_text = Str(m, &text);
+        } else if (k == "thinking") {
+          has_thinking = Str(m, &thinking);
+        } else if (k == "thinkingSignature") {
+          Str(m, &signature);
+        } else if (k == "redacted") {
+          Bool(m, &redacted);
+        } else if (k == "id") {
+          has_id = Str(m, &id);
+        } else if (k == "name") {
+          has_name = Str(m, &name);
+        } else if (k == "arguments") {
+          c_.Value(&args);
+        } else if (k == "data") {
+          has_data = Str(m, &data);
+        } else if (k == "mimeType") {
+          has_mime = Str(m, &mime);
+        } else {
+          c_.Skip();
+        }
+      })) {
+    return ok() ? Fail(at, "expected object") : false;
+  }
+  auto need = [&](bool has, const char* key) { return has || Fail(at.Member(key), "required"); };
+  if (!need(has_type, "type")) return false;
+  if (type == "text") {
+    if (!need(has_text, "text")) return false;
+    *b = ContentBlock::Text(std::move(text));
+  } else if (type == "thinking") {
+    if (!need(has_thinking, "thinking")) return false;
+    *b = ContentBlock::Thinking(std::move(thinking), std::move(signature));
+    b->redacted = redacted;
+  } else if (type == "toolCall") {
+    if (!need(has_id, "id") || !need(has_name, "name")) return false;
+    *b = ContentBlock::ToolCall(std::move(id), std::move(name),
+                                args.isNull() ? Json::Value(Json::objectValue) : std::move(args));
+  } else if (type == "image") {
+    if (!need(has_data, "data") || !need(has_mime, "mimeType")) return false;
+    *b = ContentBlock::Image(std::move(mime), std::move(data));
+  } else {
+    return Fail(at.Member("type"), ("unknown block type '" + type + "'").c_str());
+  }
+  return true;
+}
+
+bool LineDecoder::Content(const At& at, std::vector<ContentBlock>* out) {
+  out->clear();
+  switch (c_.Peek()) {
+    case JsonCursor::Kind::kNull:
+      c_.Null();
+      return true;
+    case JsonCursor::Kind::kString: {
+      std::string text;
+      c_.String(&text);
+      out->push_back(ContentBlock::Text(std::move(text)));
+      return ok();
+    }
+    case JsonCursor::Kind::kArray:
+      return Array(at, [&](const At& e) {
+        ContentBlock b;
+        if (Block(e, &b)) out->push_back(std::move(b));
+      });
+    case JsonCursor::Kind::kObject:
+    case JsonCursor::Kind::kNumber:
+    case JsonCursor::Kind::kBool:
+    case JsonCursor::Kind::kNone:
+      break;
+  }
+  c_.Skip();
+  return Fail(at, "expected string or array");
+}
+
+void LineDecoder::Usage(lousho::agent::Usage* u) {
+  const At none{nullptr, ""};
+  Object(none, [&](std::string_view k, const At&) {
+    if (k == "input") {
+      IntOr(&u->input);
+    } else if (k == "output") {
+      IntOr(&u->output);
+    } else if (k == "cacheRead") {
+      IntOr(&u->cache_read);
+    } else if (k == "cacheWrite") {
+      IntOr(&u->cache_write);
+    } else if (k == "cost" && c_.Peek() == JsonCursor::Kind::kObject) {
+      Object(none, [&](std::string_view ck, const At&) {
+        if (ck == "total")
+          DoubleOr(&u->cost);
+        else
+          c_.Skip();
+      });
+    } else {
+      c_.Skip();
+    }
+  });
+}
+
+void LineDecoder::Display(ToolDisplay* t) {
+  const At none{nullptr, ""};
+  std::string kind = "other";
+  Object(none, [&](std::string_view k, const At&) {
+    if (k == "title") {
+      StrOr(&t->title);
+    } else if (k == "kind") {
+      StrOr(&kind);
+    } else if (k == "args") {
+      c_.Value(&t->args);
+    } else if (k == "terminalId") {
+      StrOr(&t->terminal_id);
+    } else if (k == "locations" && c_.Peek() == JsonCursor::Kind::kArray) {
+      Array(none, [&](const At&) {
+        ToolLocation loc;
+        long long line = 0;
+        if (c_.Peek() != JsonCursor::Kind::kObject) {
+          c_.Skip();
+          return;
+        }
+        Object(none, [&](std::string_view lk, const At&) {
+          if (lk == "path")
+            StrOr(&loc.path);
+          else if (lk == "line")
+            IntOr(&line);
+          else
+            c_.Skip();
+        });
+        loc.line = line > 0 && line < (1LL << 31) ? static_cast<int>(line) : 0;
+        if (!loc.path.empty()) t->locations.push_back(std::move(loc));
+      });
+    } else if (k == "diffs" && c_.Peek() == JsonCursor::Kind::kArray) {
+      Array(none, [&](const At&) {
+        FileDiff diff;
+        if (c_.Peek() != JsonCursor::Kind::kObject) {
+          c_.Skip();
+          return;
+        }
+        Object(none, [&](std::string_view dk, const At&) {
+          if (dk == "path") {
+            StrOr(&diff.path);
+          } else if (dk == "newText") {
+            StrOr(&diff.new_text);
+          } else if (dk == "oldText" && c_.Peek() == JsonCursor::Kind::kString) {
+            diff.old_text.emplace();
+            c_.String(&*diff.old_text);
+          } else {
+            c_.Skip();
+          }
+        });
+        t->diffs.push_back(std::move(diff));
+      });
+    } else {
+      c_.Skip();
+    }
+  });
+  t->kind = ParseToolKindId(kind);
+}
+
+bool LineDecoder::Message(const At& at, lousho::agent::Message* m) {
+  std::string role, stop = "stop";
+  bool has_role = false, has_custom_type = false, has_call_id = false, has_tool_name = false;
+  std::optional<bool> display_flag;
+  bool display_object = false;
+  ToolDisplay display;
+  Json::Value details;
+  const bool read = Object(at, [&](std::string_view k, const At& f) {
+    if (k == "role") {
+      has_role = Str(f, &role);
+    } else if (k == "content") {
+      Content(f, &m->content);
+    } else if (k == "timestamp") {
+      Int(f, &m->timestamp_ms);
+    } else if (k == "customType") {
+      has_custom_type = Str(f, &m->custom_type);
+    } else if (k == "display") {
+      // A custom message's flag, a tool result's display: which one is decided by the role.
+      if (c_.Peek() == JsonCursor::Kind::kObject) {
+        display_object = true;
+        Display(&display);
+      } else {
+        bool flag = true;
+        if (Bool(f, &flag)) display_flag = flag;
+      }
+    } else if (k == "provider") {
+      Str(f, &m->provider);
+    } else if (k == "model") {
+      Str(f, &m->model);
+    } else if (k == "usage") {
+      if (c_.Peek() == JsonCursor::Kind::kObject)
+        Usage(&m->usage);
+      else if (!c_.Null())
+        Fail(f, "expected object");
+    } else if (k == "stopReason") {
+      Str(f, &stop);
+    } else if (k == "errorMessage") {
+      Str(f, &m->error_message);
+    } else if (k == "toolCallId") {
+      has_call_id = Str(f, &m->tool_call_id);
+    } else if (k == "toolName") {
+      has_tool_name = Str(f, &m->tool_name);
+    } else if (k == "isError") {
+      Bool(f, &m->is_error);
+    } else if (k == "details") {
+      c_.Value(&details);
+    } else {
+      c_.Skip();
+    }
+  });
+  if (!read) return false;
+  if (!has_role) return Fail(at.Member("role"), "required");
+  if (role == "user") {
+    m->role = Role::kUser;
+  } else if (role == "custom") {
+    m->role = Role::kUser;
+    if (!has_custom_type) return Fail(at.Member("customType"), "required");
+    if (display_object) return Fail(at.Member("display"), "expected boolean");
+    m->display = display_flag.value_or(true);
+  } else if (role == "assistant") {
+    m->role = Role::kAssistant;
+    m->stop_reason = ParseStopReasonId(stop).value_or(StopReason::kEndTurn);
+  } else if (role == "toolResult") {
+    m->role = Role::kToolResult;
+    if (!has_call_id) return Fail(at.Member("toolCallId"), "required");
+    if (!has_tool_name) return Fail(at.Member("toolName"), "required");
+    if (display_flag) return Fail(at.Member("display"), "expected object");
+    m->tool = std::move(display);
+    m->tool.details = std::move(details);
+  } else {
+    return Fail(at.Member("role"), ("unknown role '" + role + "'").c_str());
+  }
+  // Fields of the other roles stay out of this one.
+  if (m->role != Role::kAssistant) {
+    m->provider.clear();
+    m->model.clear();
+    m->usage = {};
+    m->error_message.clear();
+  }
+  if (role != "custom") m->custom_type.clear();
+  if (m->role != Role::kToolResult) {
+    m->tool_call_id.clear();
+    m->tool_name.clear();
+    m->is_error = false;
+  }
+  return true;
+}
+
+Status LineDecoder::ReadEntry(const std::string& where, Entry* out) {
+  const At root{nullptr, where};
+  Entry& e = *out;
+  std::string type, timestamp, thinking = "off", from = "root";
+  bool has_type = false, has_id = false, has_message = false, has_provider = false,
+       has_model = false, has_mode = false, has_custom_type = false, has_target = false,
+       has_summary = false, has_rules = false;
+  Json::Value data, details;
+  const bool read = Object(root, [&](std::string_view k, const At& f) {
+    if (k == "type") {
+      has_type = Str(f, &type);
+    } else if (k == "id") {
+      has_id = Str(f, &e.id);
+    } else if (k == "parentId") {
+      Str(f, &e.parent_id);
+    } else if (k == "timestamp") {
+      if (Str(f, &timestamp)) e.timestamp_ms = ParseIsoTimestamp(timestamp);
+    } else if (k == "message") {
+      if (c_.Peek() == JsonCursor::Kind::kObject)
+        has_message = Message(f, &e.message);
+      else if (!c_.Null())
+        Fail(f, "expected object");
+    } else if (k == "provider") {
+      has_provider = Str(f, &e.provider);
+    } else if (k == "modelId") {
+      has_model = Str(f, &e.model_id);
+    } else if (k == "thinkingLevel") {
+      Str(f, &thinking);
+    } else if (k == "mode") {
+      has_mode = Str(f, &e.mode);
+    } else if (k == "customType") {
+      has_custom_type = Str(f, &e.custom_type);
+    } else if (k == "data") {
+      c_.Value(&data);
+    } else if (k == "details") {
+      c_.Value(&details);
+    } else if (k == "targetId") {
+      has_target = Str(f, &e.target_id);
+    } else if (k == "label") {
+      Str(f, &e.label);
+    } else if (k == "summary") {
+      has_summary = Str(f, &e.summary);
+    } else if (k == "firstKeptEntryId") {
+      Str(f, &e.first_kept_id);
+    } else if (k == "tokensBefore") {
+      Int(f, &e.tokens_before);
+    } else if (k == "fromId") {
+      Str(f, &from);
+    } else if (k == "name") {
+      Str(f, &e.name);
+    } else if (k == "injectedRules") {
+      has_rules = Array(f, [&](const At&) {
+        std::string rule;
+        if (c_.Peek() == JsonCursor::Kind::kString && c_.String(&rule))
+          e.rules.push_back(std::move(rule));
+        else
+          c_.Skip();
+      });
+    } else {
+      c_.Skip();
+    }
+  });
+  if (read) c_.End();
+  if (!ok()) return Invalid(error());
+  auto need = [&](bool has, const char* key) { return has || Fail(root.Member(key), "required"); };
+  if (!need(has_type, "type") || !need(has_id, "id")) return Invalid(error());
   bool known = false;
   for (const auto& k : kKindNames)
-    if (*type == k.name) {
+    if (type == k.name) {
       e.kind = k.kind;
       known = true;
     }
-  if (!known) return Invalid(r.Path("type") + ": unknown entry type '" + *type + "'");
-  e.id = *id;
-  e.parent_id = parent.value_or("");
-  e.timestamp_ms = ts ? ParseIsoTimestamp(*ts) : 0;
+  if (!known) return Invalid(root.Str() + ".type: unknown entry type '" + type + "'");
+  bool complete = true;
   switch (e.kind) {
-    case EntryKind::kMessage: {
-      const Json::Value* m = r.Object("message", true);
-      if (!r.ok()) return Invalid(r.error());
-      auto msg = MessageFromJson(*m, r.Path("message"));
-      if (!msg.ok()) return msg.error();
-      e.message = std::move(*msg);
+    case EntryKind::kMessage:
+      complete = need(has_message, "message");
       break;
-    }
     case EntryKind::kModelChange:
-      e.provider = r.String("provider", true).value_or("");
-      e.model_id = r.String("modelId", true).value_or("");
+      complete = need(has_provider, "provider") && need(has_model, "modelId");
       break;
     case EntryKind::kThinkingChange:
-      e.thinking_level = r.String("thinkingLevel", false).value_or("off");
+      e.thinking_level = std::move(thinking);
       break;
     case EntryKind::kModeChange:
-      e.mode = r.String("mode", true).value_or("");
+      complete = need(has_mode, "mode");
       break;
     case EntryKind::kCustom:
-      e.custom_type = r.String("customType", true).value_or("");
-      e.data = MemberOrNull(v, "data");
+      complete = need(has_custom_type, "customType");
+      e.data = std::move(data);
       break;
     case EntryKind::kLabel:
-      e.target_id = r.String("targetId", true).value_or("");
-      e.label = r.String("label", false).value_or("");
+      complete = need(has_target, "targetId");
       break;
     case EntryKind::kCompaction:
-      e.summary = r.String("summary", true).value_or("");
-      e.first_kept_id = r.String("firstKeptEntryId", false).value_or("");
-      e.tokens_before = r.Int("tokensBefore", false).value_or(0);
-      e.data = MemberOrNull(v, "details");
+      complete = need(has_summary, "summary");
+      e.data = std::move(details);
       break;
     case EntryKind::kBranchSummary:
-      e.from_id = r.String("fromId", false).value_or("root");
-      if (e.from_id == "root") e.from_id.clear();
-      e.summary = r.String("summary", true).value_or("");
-      e.data = MemberOrNull(v, "details");
+      complete = need(has_summary, "summary");
+      e.from_id = from == "root" ? std::string() : std::move(from);
+      e.data = std::move(details);
       break;
     case EntryKind::kSessionInfo:
-      e.name = r.String("name", false).value_or("");
       break;
     case EntryKind::kTtsrInjection:
-      if (const Json::Value* rules = r.Array("injectedRules", true))
-        for (const auto& name : *rules)
-          if (auto s = AsString(name)) e.rules.push_back(*s);
+      complete = need(has_rules, "injectedRules");
       break;
   }
-  if (!r.ok()) return Invalid(r.error());
+  if (!complete) return Invalid(error());
+  // Fields of the other kinds stay out of this one.
+  if (e.kind != EntryKind::kMessage) e.message = {};
+  if (e.kind != EntryKind::kModelChange) {
+    e.provider.clear();
+    e.model_id.clear();
+  }
+  if (e.kind != EntryKind::kModeChange) e.mode.clear();
+  if (e.kind != EntryKind::kCustom) e.custom_type.clear();
+  if (e.kind != EntryKind::kLabel) {
+    e.target_id.clear();
+    e.label.clear();
+  }
+  if (e.kind != EntryKind::kCompaction && e.kind != EntryKind::kBranchSummary) e.summary.clear();
+  if (e.kind != EntryKind::kCompaction) {
+    e.first_kept_id.clear();
+    e.tokens_before = 0;
+  }
+  if (e.kind != EntryKind::kSessionInfo) e.name.clear();
+  if (e.kind != EntryKind::kTtsrInjection) e.rules.clear();
+  return Status::Ok();
+}
+}  // namespace
+
+Status DecodeEntryLine(std::string_view line, const std::string& where, Entry* out) {
+  LineDecoder fast(line);
+  Status read = fast.ReadEntry(where, out);
+  if (!fast.syntax_error()) return read;
+  // Not JSON the cursor takes (it reads strict JSON only): what ParseJson accepts is written
+  // back in the one form the cursor reads, and read again; what it refuses is the error.
+  auto json = ParseJson(line);
+  if (!json.ok()) return Invalid(where + ": " + json.error().message);
+  const std::string normal = WriteJson(*json);
+  *out = Entry();
+  return LineDecoder(normal).ReadEntry(where, out);
+}
+
+Result<Entry> EntryFromText(std::string_view line, const std::string& where) {
+  Entry e;
+  Status read = DecodeEntryLine(line, where, &e);
+  if (!read.ok()) return read.error();
   return e;
+}
+
+Result<Entry> EntryFromJson(const Json::Value& v, const std::string& where) {
+  return EntryFromText(WriteJson(v), where);
+}
+
+Result<ContentBlock> ContentBlockFromJson(const Json::Value& v, const std::string& where) {
+  const std::string text = WriteJson(v);
+  return LineDecoder(text).ReadBlock(where);
 }
 
 }  // namespace lousho::agent

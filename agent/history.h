@@ -107,13 +107,18 @@ std::string IsoTimestamp(long long ms);             // 2026-12-01T04:31:10.123Z
 long long ParseIsoTimestamp(const std::string& s);  // 0 when not a timestamp
 
 // JSON codec (the shapes of docs/session-format.md). Decoding never throws: malformed input is an
-// error naming the path.
+// error naming the path (`where`, then the members: "file:3.message.role: required").
 Json::Value ContentBlockToJson(const ContentBlock& block);
-Result<ContentBlock> ContentBlockFromJson(const Json::Value& v, const std::string& path);
+Result<ContentBlock> ContentBlockFromJson(const Json::Value& v, const std::string& where);
 Json::Value MessageToJson(const Message& message);
-Result<Message> MessageFromJson(const Json::Value& v, const std::string& path);
 Json::Value EntryToJson(const Entry& entry);
-Result<Entry> EntryFromJson(const Json::Value& v, const std::string& path);
+// One entry line of a session file, decoded straight from its text (the hot path of loading a
+// session: no Json::Value is built but for free-form members).
+Result<Entry> EntryFromText(std::string_view line, const std::string& where);
+// The same into *out (a fresh Entry), so a reader can decode in place.
+Status DecodeEntryLine(std::string_view line, const std::string& where, Entry* out);
+// The same from a value (written out and read by EntryFromText).
+Result<Entry> EntryFromJson(const Json::Value& v, const std::string& where);
 
 const char* StopReasonId(StopReason reason);  // "stop" | "length" | "toolUse" | ...
 std::optional<StopReason> ParseStopReasonId(const std::string& id);

@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <system_error>
+#include <thread>
 
 #include "support/files.h"
 #include "support/json_util.h"
@@ -60,57 +63,150 @@ Result<SessionHeader> SessionHeaderFromJson(const Json::Value& v, const std::str
 }
 
 namespace {
-// Brings an entry line of an older format version to the current one. Version 1 is the current
-// version; a later version adds its step here, so old files keep loading.
-Json::Value UpgradeEntry(int version, Json::Value entry) {
+// Reads an entry line of an older format version, brought to the current one. Version 1 is the
+// current version; a later version adds its step here (on the line's JSON), so old files keep
+// loading.
+Status UpgradeEntry(int version, std::string_view line, const std::string& where, Entry* out) {
+  auto json = ParseJson(line);
+  if (!json.ok()) return MakeError(ErrorCode::kHistoryInvalid, where + ": " + json.error().message);
   (void)version;
-  return entry;
+  return DecodeEntryLine(WriteJson(*json), where, out);
 }
+}  // namespace
+
+namespace {
+// One line of a session file: where it is and what follows it.
+struct LineSpan {
+  std::string_view text;
+  int number = 0;   // 1-based
+  size_t next = 0;  // the offset after it (and its newline)
+  bool last = false;
+  bool blank = false;
+};
+
+std::vector<LineSpan> SplitLines(std::string_view text) {
+  std::vector<LineSpan> lines;
+  size_t pos = 0;
+  int number = 0;
+  while (pos < text.size()) {
+    const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+    const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data())
+                          : text.size();
+    LineSpan l;
+    l.text = text.substr(pos, end - pos);
+    l.number = ++number;
+    l.last = nl == nullptr;
+    l.next = l.last ? text.size() : end + 1;
+    l.blank = l.text.find_first_not_of(" \t\r") == std::string_view::npos;
+    lines.push_back(l);
+    pos = l.next;
+  }
+  return lines;
+}
+
+// The entries of lines [from, to) decoded into slots [from, to) of `entries`; stops at the first
+// line that fails, noting its slot.
+struct DecodeRange {
+  size_t from = 0, to = 0;
+  size_t failed = SIZE_MAX;
+  Status status;
+};
+
+void Decode(const std::vector<const LineSpan*>& lines, int version, const std::string& name,
+            std::vector<Entry>* entries, DecodeRange* range) {
+  for (size_t k = range->from; k < range->to; ++k) {
+    const std::string where = name + ":" + std::to_string(lines[k]->number);
+    Status read = version == kSessionFormatVersion
+                      ? DecodeEntryLine(lines[k]->text, where, &(*entries)[k])
+                      : UpgradeEntry(version, lines[k]->text, where, &(*entries)[k]);
+    if (!read.ok()) {
+      range->failed = k;
+      range->status = std::move(read);
+      return;
+    }
+  }
+}
+
+// Past this size a file's second half is decoded on a thread of its own (loading is what a
+// person waits for when they reopen a long session).
+constexpr size_t kParallelDecodeBytes = 1 << 20;
 }  // namespace
 
 Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name) {
   SessionFileContents out;
-  size_t pos = 0;
-  int line_no = 0;
-  bool have_header = false;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    const bool last = nl == std::string_view::npos;
-    std::string_view line = text.substr(pos, last ? std::string_view::npos : nl - pos);
-    const size_t next = last ? text.size() : nl + 1;
-    ++line_no;
-    const std::string where = name + ":" + std::to_string(line_no);
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
-      pos = next;
-      if (!last) out.valid_bytes = pos;
-      continue;
-    }
-    auto json = ParseJson(line);
+  const std::vector<LineSpan> lines = SplitLines(text);
+  size_t first = 0;
+  while (first < lines.size() && lines[first].blank) ++first;
+  if (first == lines.size()) return FileError(name + ": no session header");
+  {
+    const LineSpan& h = lines[first];
+    const std::string where = name + ":" + std::to_string(h.number);
+    auto json = ParseJson(h.text);
     if (!json.ok()) {
-      if (last) {
-        // A crash cut the last write short: everything before it stands.
-        out.warnings.push_back(where + ": skipped a torn last line (" +
-                               std::to_string(line.size()) + " bytes)");
-        break;
-      }
+      if (h.last) return FileError(name + ": no session header");
       return FileError(where + ": " + json.error().message);
     }
-    if (!have_header) {
-      auto header = SessionHeaderFromJson(*json, where);
-      if (!header.ok()) return header.error();
-      out.header = std::move(*header);
-      have_header = true;
-    } else {
-      auto entry = EntryFromJson(UpgradeEntry(out.header.version, std::move(*json)), where);
-      if (!entry.ok()) return entry.error();
-      out.entries.push_back(std::move(*entry));
-    }
-    pos = next;
-    // A whole line ends in a newline; a last line without one that still parses is kept, and
-    // the next append starts a new line.
-    out.valid_bytes = last ? text.size() : pos;
+    auto header = SessionHeaderFromJson(*json, where);
+    if (!header.ok()) return header.error();
+    out.header = std::move(*header);
   }
-  if (!have_header) return FileError(name + ": no session header");
+  std::vector<const LineSpan*> entry_lines;
+  entry_lines.reserve(lines.size());
+  for (size_t i = first + 1; i < lines.size(); ++i)
+    if (!lines[i].blank) entry_lines.push_back(&lines[i]);
+  out.entries.resize(entry_lines.size());
+
+  // Two halves of about the same size in bytes when the file is large, else one.
+  DecodeRange head, tail;
+  head.to = entry_lines.size();
+  tail.from = tail.to = entry_lines.size();
+  if (text.size() >= kParallelDecodeBytes && entry_lines.size() > 1) {
+    const size_t half = static_cast<size_t>(entry_lines.front()->text.data() - text.data()) +
+                        (text.size() - static_cast<size_t>(entry_lines.front()->text.data() -
+                                                           text.data())) /
+                            2;
+    size_t split = 1;
+    while (split < entry_lines.size() - 1 &&
+           static_cast<size_t>(entry_lines[split]->text.data() - text.data()) < half)
+      ++split;
+    head.to = split;
+    tail.from = split;
+  }
+  const int version = out.header.version;
+  std::thread helper;
+  if (tail.from < tail.to) {
+    try {
+      helper = std::thread(Decode, std::cref(entry_lines), version, std::cref(name), &out.entries,
+                           &tail);
+    } catch (const std::system_error&) {
+      head.to = tail.to;  // no thread to be had: this one decodes everything
+      tail.from = tail.to;
+    }
+  }
+  Decode(entry_lines, version, name, &out.entries, &head);
+  if (helper.joinable()) helper.join();
+
+  // The first line that failed decides; everything before it was read.
+  const DecodeRange& bad = head.failed != SIZE_MAX ? head : tail;
+  size_t kept = entry_lines.size();
+  if (bad.failed != SIZE_MAX) {
+    const LineSpan& l = *entry_lines[bad.failed];
+    const bool json = ParseJson(l.text).ok();
+    if (!l.last || json) {
+      if (json) return bad.status.error();
+      return FileError(bad.status.error().message);
+    }
+    // A crash cut the last write short: everything before it stands.
+    out.warnings.push_back(name + ":" + std::to_string(l.number) + ": skipped a torn last line (" +
+                           std::to_string(l.text.size()) + " bytes)");
+    kept = bad.failed;
+    out.entries.resize(kept);
+  }
+  // A whole line ends in a newline; a last line without one that still parses is kept, and the
+  // next append starts a new line. A blank last line without one counts for nothing.
+  const LineSpan* end = kept == entry_lines.size() ? nullptr : entry_lines[kept];
+  for (size_t i = first; i < lines.size() && &lines[i] != end; ++i)
+    if (!(lines[i].blank && lines[i].last)) out.valid_bytes = lines[i].next;
   return out;
 }
 

@@ -1,7 +1,10 @@
 // JSON helpers.
 #include "support/json_util.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <sstream>
 
@@ -159,6 +162,330 @@ void AppendJsonString(std::string_view s, std::string* out) {
     ++p;
   }
   out->push_back('"');
+}
+
+namespace {
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Four hex digits at from[i], or -1.
+long Hex4(std::string_view from, size_t i) {
+  if (from.size() - i < 4) return -1;
+  long v = 0;
+  for (size_t k = 0; k < 4; ++k) {
+    const int d = HexDigit(from[i + k]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+void AppendUtf8(unsigned cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+}  // namespace
+
+size_t ReadJsonStringBody(std::string_view from, std::string* out) {
+  if (from.empty()) return 0;
+  const char* const base = from.data();
+  size_t i = 0;
+  size_t quote = 0;  // the next '"' at or after i (an escaped one moves it on); npos: none
+  bool quote_known = false;
+  for (;;) {
+    // Runs without a quote or a backslash are copied at once (memchr scans wide); the quote is
+    // looked for again only once an escaped one was passed, so escapes cost no rescans.
+    if (!quote_known || (quote != std::string_view::npos && quote < i)) {
+      const void* q = std::memchr(base + i, '"', from.size() - i);
+      quote = q ? static_cast<size_t>(static_cast<const char*>(q) - base) : std::string_view::npos;
+      quote_known = true;
+    }
+    const size_t stop = quote == std::string_view::npos ? from.size() : quote;
+    const void* slash = std::memchr(base + i, '\\', stop - i);
+    const size_t end = slash ? static_cast<size_t>(static_cast<const char*>(slash) - base) : stop;
+    out->append(base + i, end - i);
+    i = end;
+    if (i == from.size()) return 0;
+    if (from[i] == '"') return i + 1;
+    if (++i == from.size()) return 0;
+    const char e = from[i++];
+    switch (e) {
+      case '"':
+      case '\\':
+      case '/':
+        out->push_back(e);
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'u': {
+        long cp = Hex4(from, i);
+        if (cp < 0) return 0;
+        i += 4;
+        // A high surrogate takes the next \uXXXX as its low half, whatever it holds (as
+        // jsoncpp does); a lone low surrogate stands as it is.
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (from.size() - i < 6 || from[i] != '\\' || from[i + 1] != 'u') return 0;
+          const long low = Hex4(from, i + 2);
+          if (low < 0) return 0;
+          i += 6;
+          cp = 0x10000 + ((cp & 0x3FF) << 10) + (low & 0x3FF);
+        }
+        AppendUtf8(static_cast<unsigned>(cp), out);
+        break;
+      }
+      default:
+        return 0;
+    }
+  }
+}
+
+void JsonCursor::SkipSpace() {
+  while (pos_ < text_.size() &&
+         (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+    ++pos_;
+}
+
+bool JsonCursor::Fail(const char* what) {
+  if (error_.empty()) error_ = std::string(what) + " at byte " + std::to_string(pos_);
+  pos_ = text_.size();
+  return false;
+}
+
+bool JsonCursor::Expect(char c, const char* what) {
+  SkipSpace();
+  if (pos_ < text_.size() && text_[pos_] == c) {
+    ++pos_;
+    return true;
+  }
+  return Fail(what);
+}
+
+JsonCursor::Kind JsonCursor::Peek() {
+  SkipSpace();
+  if (!ok() || pos_ >= text_.size()) return Kind::kNone;
+  switch (text_[pos_]) {
+    case '{':
+      return Kind::kObject;
+    case '[':
+      return Kind::kArray;
+    case '"':
+      return Kind::kString;
+    case 't':
+    case 'f':
+      return Kind::kBool;
+    case 'n':
+      return Kind::kNull;
+    default:
+      return text_[pos_] == '-' || (text_[pos_] >= '0' && text_[pos_] <= '9') ? Kind::kNumber
+                                                                               : Kind::kNone;
+  }
+}
+
+bool JsonCursor::BeginObject() {
+  if (!ok()) return false;
+  // One level short of ParseJson's limit, which also counts the value inside the last level.
+  if (seen_.size() + 1 >= static_cast<size_t>(kMaxJsonDepth)) return Fail("nesting too deep");
+  if (!Expect('{', "expected '{'")) return false;
+  seen_.push_back(false);
+  return true;
+}
+
+bool JsonCursor::BeginArray() {
+  if (!ok()) return false;
+  // One level short of ParseJson's limit, which also counts the value inside the last level.
+  if (seen_.size() + 1 >= static_cast<size_t>(kMaxJsonDepth)) return Fail("nesting too deep");
+  if (!Expect('[', "expected '['")) return false;
+  seen_.push_back(false);
+  return true;
+}
+
+bool JsonCursor::NextMember(std::string* key) {
+  if (!ok() || seen_.empty()) return Fail("not in an object");
+  SkipSpace();
+  if (pos_ < text_.size() && text_[pos_] == '}') {
+    ++pos_;
+    seen_.pop_back();
+    return false;
+  }
+  if (seen_.back() && !Expect(',', "expected ',' or '}'")) return false;
+  seen_.back() = true;
+  SkipSpace();
+  if (!String(key)) return false;
+  return Expect(':', "expected ':'");
+}
+
+bool JsonCursor::NextElement() {
+  if (!ok() || seen_.empty()) return Fail("not in an array");
+  SkipSpace();
+  if (pos_ < text_.size() && text_[pos_] == ']') {
+    ++pos_;
+    seen_.pop_back();
+    return false;
+  }
+  if (seen_.back() && !Expect(',', "expected ',' or ']'")) return false;
+  seen_.back() = true;
+  return true;
+}
+
+bool JsonCursor::String(std::string* out) {
+  out->clear();
+  if (!Expect('"', "expected a string")) return false;
+  const size_t n = ReadJsonStringBody(text_.substr(pos_), out);
+  if (n == 0) return Fail("bad string");
+  pos_ += n;
+  return true;
+}
+
+bool JsonCursor::Word(std::string_view word) {
+  if (text_.substr(pos_, word.size()) != word) return Fail("bad literal");
+  pos_ += word.size();
+  return true;
+}
+
+bool JsonCursor::Null() {
+  if (Peek() != Kind::kNull) return false;
+  return Word("null");
+}
+
+// RFC 8259 numbers only, typed as jsoncpp types them: an integer that fits int64 is an int,
+// a larger one up to uint64 a uint, anything else a double.
+bool JsonCursor::Number(Json::Value* out) {
+  const size_t start = pos_;
+  size_t i = pos_;
+  const bool negative = i < text_.size() && text_[i] == '-';
+  if (negative) ++i;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < text_.size() && text_[i] >= '0' && text_[i] <= '9') ++i;
+    return i - from;
+  };
+  const size_t int_start = i;
+  const size_t int_digits = digits();
+  if (int_digits == 0 || (int_digits > 1 && text_[int_start] == '0')) return Fail("bad number");
+  bool integral = true;
+  if (i < text_.size() && text_[i] == '.') {
+    ++i;
+    integral = false;
+    if (digits() == 0) return Fail("bad number");
+  }
+  if (i < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
+    ++i;
+    integral = false;
+    if (i < text_.size() && (text_[i] == '+' || text_[i] == '-')) ++i;
+    if (digits() == 0) return Fail("bad number");
+  }
+  pos_ = i;
+  if (integral) {
+    uint64_t v = 0;
+    bool overflow = false;
+    for (size_t k = int_start; k < i && !overflow; ++k) {
+      const unsigned d = static_cast<unsigned>(text_[k] - '0');
+      if (v > (UINT64_MAX - d) / 10) overflow = true;
+      v = v * 10 + d;
+    }
+    if (!overflow) {
+      constexpr uint64_t kMaxInt = static_cast<uint64_t>(INT64_MAX);
+      if (negative && v <= kMaxInt + 1) {
+        *out = v == kMaxInt + 1 ? Json::Value(static_cast<Json::Int64>(INT64_MIN))
+                                : Json::Value(-static_cast<Json::Int64>(v));
+        return true;
+      }
+      if (!negative) {
+        *out = v <= kMaxInt ? Json::Value(static_cast<Json::Int64>(v))
+                            : Json::Value(static_cast<Json::UInt64>(v));
+        return true;
+      }
+    }
+  }
+  double d = 0;
+  const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + i, d);
+  // Past double's range ParseJson refuses too.
+  if (ec != std::errc() || end != text_.data() + i) return Fail("number out of range");
+  *out = d;
+  return true;
+}
+
+bool JsonCursor::Build(Json::Value* out) {
+  switch (Peek()) {
+    case Kind::kObject: {
+      if (!BeginObject()) return false;
+      *out = Json::Value(Json::objectValue);
+      std::string key;
+      while (NextMember(&key))
+        if (!Build(&(*out)[key])) return false;
+      return ok();
+    }
+    case Kind::kArray: {
+      if (!BeginArray()) return false;
+      *out = Json::Value(Json::arrayValue);
+      while (NextElement())
+        if (!Build(&out->append(Json::Value()))) return false;
+      return ok();
+    }
+    case Kind::kString:
+      if (!String(&scratch_)) return false;
+      *out = Json::Value(scratch_.data(), scratch_.data() + scratch_.size());
+      return true;
+    case Kind::kNumber:
+      return Number(out);
+    case Kind::kBool:
+      if (text_[pos_] == 't') {
+        *out = true;
+        return Word("true");
+      }
+      *out = false;
+      return Word("false");
+    case Kind::kNull:
+      *out = Json::Value();
+      return Word("null");
+    case Kind::kNone:
+      break;
+  }
+  return Fail("expected a value");
+}
+
+bool JsonCursor::Value(Json::Value* out) { return Build(out); }
+
+bool JsonCursor::Skip() {
+  Json::Value ignored;
+  return Build(&ignored);
+}
+
+bool JsonCursor::End() {
+  SkipSpace();
+  if (!ok()) return false;
+  if (pos_ != text_.size()) return Fail("trailing characters");
+  return true;
 }
 
 std::string WriteJsonPretty(const Json::Value& v) {

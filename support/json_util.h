@@ -23,6 +23,57 @@ std::string WriteJson(const Json::Value& v);
 // (non-ASCII as \uXXXX escapes, invalid UTF-8 read the way jsoncpp reads it), so that hot-path
 // lines can be written without building a Json::Value (tests/core/json_fast_test.cpp).
 void AppendJsonString(std::string_view s, std::string* out);
+// Decodes the body of a JSON string that starts just after its opening quote, exactly as
+// ParseJson reads it (escapes, \uXXXX with surrogate pairs, other bytes as they are). Appends the
+// text to *out and returns the bytes consumed including the closing quote; 0 when the body is
+// malformed (a bad escape, no closing quote), with *out holding what was read so far.
+size_t ReadJsonStringBody(std::string_view from, std::string* out);
+
+// A pull reader over JSON text, for the hot paths that know the shape they read (session file
+// lines): it decodes straight into the caller's fields and builds a Json::Value only where asked.
+// Strict JSON (RFC 8259 numbers, no comments, nesting up to kMaxJsonDepth); whatever it accepts,
+// ParseJson accepts with the same value (ParseJson also wants an object or array at the top) (tests/core/json_cursor_test.cpp, and the json_cursor fuzz
+// target). Never throws. The first syntax error stops it: ok() turns false, error() says what and
+// at which byte, and every later call fails.
+class JsonCursor {
+ public:
+  enum class Kind { kObject, kArray, kString, kNumber, kBool, kNull, kNone };
+  explicit JsonCursor(std::string_view text) : text_(text) {}
+
+  // The kind of the value at the cursor (kNone past the end or after an error).
+  Kind Peek();
+  // Objects: BeginObject consumes '{'; each NextMember then reads the next key into *key and
+  // leaves the cursor on its value (which the caller must read or Skip), or consumes the closing
+  // '}' and returns false (also on an error: check ok()).
+  bool BeginObject();
+  bool NextMember(std::string* key);
+  // Arrays alike: NextElement is true when an element follows (the cursor is on it).
+  bool BeginArray();
+  bool NextElement();
+  bool String(std::string* out);   // replaces *out
+  bool Value(Json::Value* out);    // any value, built as ParseJson builds it
+  bool Skip();                     // any value
+  bool Null();                     // consumes a null; false (no error) when the value is not one
+  bool End();                      // nothing but whitespace remains
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+
+ private:
+  void SkipSpace();
+  bool Fail(const char* what);
+  bool Expect(char c, const char* what);
+  bool Number(Json::Value* out);
+  bool Word(std::string_view word);
+  bool Build(Json::Value* out);
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::vector<bool> seen_;  // per open object or array: whether an item was read (a ',' is due)
+  std::string scratch_;
+  std::string error_;
+};
+
 // Multi-line, indented (for files a person reads).
 std::string WriteJsonPretty(const Json::Value& v);
 

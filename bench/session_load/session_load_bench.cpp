@@ -1,7 +1,7 @@
 // Session load benchmark: how long loading a saved session takes, by size. A file of N entries
 // (a realistic mix: user prompts, assistant answers with thinking and tool calls, tool results
 // with their display, mode and name entries) is written once, then loaded R times; each stage is
-// timed on its own, in CPU time of the thread (medians of the runs):
+// timed on its own, in CPU time of the process (medians of the runs):
 //   floor   reading the file's bytes (the one file reader), nothing else
 //   json    decoding every line with jsoncpp (ParseJson) and nothing else: the library's share
 //   parse   ReadSessionFile: bytes -> header + entries (JSON decode of every line)
@@ -10,7 +10,9 @@
 //   write   each update as the JSON-RPC line the door writes (serialisation only, no I/O)
 // Usage: lousho_session_load_bench [runs=7] [sizes=1000,10000,100000] [scale=1]
 // `scale` multiplies the text sizes (1: about 1 KiB per entry; 0.25: short chat turns).
-// "load total" is parse + session + replay + write; the last column is the same in wall time.
+// "ready" is parse + session: the file read until the session can take a prompt (the store's
+// load); "with replay" adds what ACP's session/load sends the editor first (replay + write).
+// "(wall)" columns are the same stretches in wall time.
 #include <time.h>
 #include <unistd.h>
 
@@ -39,14 +41,15 @@ double Ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// CPU time of this thread in ms: on a shared machine wall time says more about the neighbours
-// than about lousho, so every stage is measured in CPU time; the wall total is shown beside.
+// CPU time of the process in ms (every thread: reading a large file decodes its second half on a
+// thread of its own): on a shared machine wall time says more about the neighbours than about
+// lousho, so every stage is measured in CPU time; wall times are shown beside.
 struct CpuPoint {
   double ms;
 };
 CpuPoint CpuNow() {
   timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return {ts.tv_sec * 1e3 + ts.tv_nsec / 1e6};
 }
 double Ms(CpuPoint a, CpuPoint b) { return b.ms - a.ms; }
@@ -147,11 +150,12 @@ int main(int argc, char** argv) {
 
   std::printf(
       "| entries | file | floor: read bytes | floor: jsoncpp decode | parse | + session | "
-      "+ replay | + write | load total | per entry | load total (wall) |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "**ready** | ready (wall) | + replay | + write | with replay | with replay (wall) | "
+      "per entry | floor: read + jsoncpp |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t n : sizes) {
     const fs::path path = WriteSession(dir, n);
-    std::vector<double> floor, json, parse, session, replay, write, wall;
+    std::vector<double> floor, json, parse, session, replay, write, wall, ready_wall;
     size_t updates = 0;
     for (int r = 0; r < runs; ++r) {
       auto t0 = CpuNow();
@@ -179,6 +183,7 @@ int main(int argc, char** argv) {
       o.seed = std::move(contents->entries);
       auto s = agent::Session::Create(agent_config, std::move(o));
       auto t4 = CpuNow();
+      ready_wall.push_back(Ms(w0, Clock::now()));
       if (!s.ok()) return std::fprintf(stderr, "%s\n", s.error().message.c_str()), 1;
       std::vector<Json::Value> out;
       (*s)->VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
@@ -203,13 +208,14 @@ int main(int argc, char** argv) {
       session.push_back(Ms(t3, t4));
       replay.push_back(Ms(t4, t5));
     }
-    const double total = Median(parse) + Median(session) + Median(replay) + Median(write);
+    const double ready = Median(parse) + Median(session);
+    const double total = ready + Median(replay) + Median(write);
     std::printf(
-        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | "
-        "%.2f µs | %.2f ms |\n",
+        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | **%.2f ms** | %.2f ms | %.2f ms "
+        "| %.2f ms | %.2f ms | %.2f ms | %.2f µs | %.2f ms |\n",
         n, fs::file_size(path) / 1048576.0, Median(floor), Median(json), Median(parse),
-        Median(session), Median(replay), Median(write), total,
-        total * 1000.0 / static_cast<double>(n), Median(wall));
+        Median(session), ready, Median(ready_wall), Median(replay), Median(write), total,
+        Median(wall), total * 1000.0 / static_cast<double>(n), Median(json) + Median(floor));
     std::fprintf(stderr, "%zu entries: %zu replay updates\n", n, updates);
   }
   if (!std::getenv("LOUSHO_BENCH_KEEP")) fs::remove_all(dir);
