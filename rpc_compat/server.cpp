@@ -239,11 +239,21 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
   auto created = options_.ops.open ? options_.ops.open(agent_, std::move(so), request)
                                    : agent::Session::Create(agent_, std::move(so));
   if (!created.ok()) return created.error();
-  // A new session keeps what the host chose for the old one.
+  // A new session keeps what the host chose for the old one: the queue settings, and for a new
+  // session or a fork the model (recorded only when it differs). A session opened from a file
+  // (switch_session) continues with the model its branch recorded, and gains no entry by opening.
   std::shared_ptr<agent::Session> old = current();
   std::shared_ptr<agent::Session> s = *created;
   if (old) {
-    (void)s->SetModel(old->model());  // a fresh session: no change can be pending
+    const bool keep_model =
+        request.why == OpenRequest::Why::kNew || request.why == OpenRequest::Why::kFork;
+    const agent::ModelChoice want = old->model();
+    const agent::ModelChoice have = s->model();
+    // A fresh session: no change can be pending, so neither call fails.
+    if (keep_model && (want.provider_name != have.provider_name || want.model_id != have.model_id))
+      (void)s->SetModel(want);
+    else if (keep_model && want.thinking != have.thinking)
+      (void)s->SetThinking(want.thinking);
     s->SetQueueSettings(old->queue_settings());
     s->SetAutoRetry(old->auto_retry());
   }
