@@ -439,19 +439,32 @@ void Server::ReplaceSessionWhenIdle(const Request& req, OpenRequest request) {
     s->Cancel();
   }
   WhenIdle([this, req, request = std::move(request)] {
-    auto created = CreateSession(request, {}, "");
-    if (!created.ok()) return Fail(req, created.error().message);
-    std::shared_ptr<agent::Session> old;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      old = std::exchange(session_, *created);
+    std::shared_ptr<agent::Session> old = current();
+    std::error_code ec;
+    const std::string own = old && options_.ops.session_file ? options_.ops.session_file(*old) : "";
+    if (request.why == OpenRequest::Why::kSwitch && !own.empty() &&
+        std::filesystem::equivalent(options_.cwd / request.path, own, ec)) {
+      // Switching to the session's own file reads it again: the session lets go of it (its
+      // lock) first, or opening it would find it locked.
+      return old->Close([this, req, request] { SwapSession(req, request, /*close_old=*/false); });
     }
-    Json::Value data = Obj();
-    data["cancelled"] = false;
-    if (!old) return OkData(req, data);
-    // The old session lets go of its file before the answer: the host may switch back to it.
-    old->Close([this, req, data] { OkData(req, data); });
+    SwapSession(req, request, /*close_old=*/true);
   });
+}
+
+void Server::SwapSession(const Request& req, const OpenRequest& request, bool close_old) {
+  auto created = CreateSession(request, {}, "");
+  if (!created.ok()) return Fail(req, created.error().message);
+  std::shared_ptr<agent::Session> old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    old = std::exchange(session_, *created);
+  }
+  Json::Value data = Obj();
+  data["cancelled"] = false;
+  if (!old || !close_old) return OkData(req, data);
+  // The old session lets go of its file before the answer: the host may switch back to it.
+  old->Close([this, req, data] { OkData(req, data); });
 }
 
 const ModelOption* Server::FindModel(const std::string& provider, const std::string& id) const {

@@ -190,6 +190,9 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
                                                         std::string seed_leaf);
   // Replaces the current session once no prompt runs, then answers `req` with {cancelled:false}.
   void ReplaceSessionWhenIdle(const Request& req, OpenRequest request);
+  // Opens the session `request` names, makes it current and answers; the old one is closed first
+  // unless it already is.
+  void SwapSession(const Request& req, const OpenRequest& request, bool close_old);
   std::shared_ptr<agent::Session> current() const;
   // Starts a prompt; the ack is written first unless `acked`. A failure after the ack is a second
   // response with the same id.
