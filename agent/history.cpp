@@ -109,6 +109,9 @@ const Entry& History::Append(Entry entry) {
   if (stored.kind == EntryKind::kMessage) {
     branch_messages_.push_back(stored.message);
     branch_message_ids_.push_back(stored.id);
+  } else if (stored.kind == EntryKind::kBranchSummary && !stored.summary.empty()) {
+    branch_messages_.push_back(BranchSummaryMessage(stored));
+    branch_message_ids_.push_back(stored.id);
   } else if (stored.kind == EntryKind::kCompaction) {
     RebuildBranch();  // the context now starts with the summary
   }
@@ -126,6 +129,25 @@ Status History::SetLeaf(const std::string& id) {
   leaf_ = id;
   RebuildBranch();
   return Status::Ok();
+}
+
+Result<const Entry*> History::BranchTo(const std::string& id, const std::string& summary) {
+  if (!id.empty() && Find(id) == nullptr)
+    return MakeError(ErrorCode::kHistoryInvalid, "no entry with id '" + id + "'");
+  const Entry* leaf = Find(leaf_);
+  // Already there: at `id` itself, or at an empty branch summary that marks a move to it.
+  const bool there = leaf_ == id || (leaf && leaf->kind == EntryKind::kBranchSummary &&
+                                     leaf->summary.empty() && leaf->parent_id == id);
+  if (there && summary.empty()) return static_cast<const Entry*>(nullptr);
+  Entry e;
+  e.kind = EntryKind::kBranchSummary;
+  e.from_id = id;
+  e.summary = summary;
+  e.data = Json::Value(Json::objectValue);
+  e.data["abandonedLeafId"] = leaf_.empty() ? Json::Value() : Json::Value(leaf_);
+  leaf_ = id;
+  RebuildBranch();
+  return &Append(std::move(e));  // adds the summary's message, if it has one
 }
 
 Status History::Seed(std::vector<Entry> entries, const std::string& leaf) {
@@ -187,9 +209,16 @@ void History::RebuildBranch() {
   }
   for (size_t i = from; i < branch.size(); ++i) {
     if (i == compaction) context_start_ = branch_messages_.size();
-    if (branch[i]->kind != EntryKind::kMessage) continue;
-    branch_messages_.push_back(branch[i]->message);
-    branch_message_ids_.push_back(branch[i]->id);
+    const Entry& e = *branch[i];
+    if (e.kind == EntryKind::kMessage) {
+      branch_messages_.push_back(e.message);
+    } else if (e.kind == EntryKind::kBranchSummary && !e.summary.empty()) {
+      // An empty one only marks where the leaf moved: the model never sees it.
+      branch_messages_.push_back(BranchSummaryMessage(e));
+    } else {
+      continue;
+    }
+    branch_message_ids_.push_back(e.id);
   }
 }
 
@@ -203,6 +232,19 @@ Message CompactionSummaryMessage(const Entry& compaction) {
       "The earlier part of this conversation was compacted to save context. Its summary:\n\n"
       "<summary>\n" +
       compaction.summary + "\n</summary>"));
+  return m;
+}
+
+Message BranchSummaryMessage(const Entry& branch_summary) {
+  Message m;
+  m.role = Role::kUser;
+  m.custom_type = kBranchSummaryType;
+  m.display = false;
+  m.timestamp_ms = branch_summary.timestamp_ms;
+  m.content.push_back(ContentBlock::Text(
+      "The conversation went down another path before coming back to this point. What happened "
+      "on that path:\n\n<summary>\n" +
+      branch_summary.summary + "\n</summary>"));
   return m;
 }
 

@@ -57,7 +57,9 @@ struct Entry {
 // That vector is the model's context: after a compaction entry on the branch it holds the
 // compaction's summary (a hidden custom message), then the messages from the entry named by
 // first_kept_id up to the compaction, then the messages after it. Everything before
-// first_kept_id stays in the tree (and the session file) but is no longer sent.
+// first_kept_id stays in the tree (and the session file) but is no longer sent. A branch summary
+// with a summary is sent as a hidden message where it stands; an empty one (it only records that
+// the leaf moved there) is not.
 class History {
  public:
   History();
@@ -65,8 +67,17 @@ class History {
   // Appends at the leaf and moves the leaf to it. Assigns a fresh random id (8 hex digits) and
   // the timestamp when they are empty / 0. Returns the stored entry.
   const Entry& Append(Entry entry);
-  // Moves the leaf to `id` (empty: before the first entry). Fails on an unknown id.
+  // Moves the leaf to `id` (empty: before the first entry), in memory only: a file holding the
+  // tree would still end at the old leaf. Fails on an unknown id. Session::SetLeaf is the lasting
+  // form (BranchTo).
   Status SetLeaf(const std::string& id);
+  // Branches at `id` (empty: before the first entry) so that it lasts: moves the leaf there and
+  // appends a branch_summary entry hanging off it (fromId: `id`, the branch point; `summary`,
+  // possibly empty; details.abandonedLeafId: the leaf it left), which becomes the leaf. The file's
+  // last entry is then on the new branch, so a reload finds the leaf where it was moved. Returns
+  // the appended entry; null when the leaf is already there (nothing appended). Fails on an
+  // unknown id.
+  Result<const Entry*> BranchTo(const std::string& id, const std::string& summary = {});
   // Replaces the tree with stored entries (parents before children, unique ids) and sets the
   // leaf (empty: the last entry).
   Status Seed(std::vector<Entry> entries, const std::string& leaf = {});
@@ -97,6 +108,10 @@ class History {
   std::mt19937_64 rng_;
 };
 
+// The custom_type of the message a branch summary is sent as (only a non-empty one is sent).
+inline constexpr char kBranchSummaryType[] = "branch_summary";
+// The hidden user message that tells the model what happened on an abandoned branch.
+Message BranchSummaryMessage(const Entry& branch_summary);
 // The custom_type of the message a compaction's summary is sent as.
 inline constexpr char kCompactionSummaryType[] = "compaction_summary";
 // The hidden user message that stands for the history a compaction summarized.

@@ -172,6 +172,7 @@ std::string SessionHtml(const HtmlExportInfo& info, const std::vector<Entry>& br
         break;
       case EntryKind::kCompaction:
       case EntryKind::kBranchSummary:
+        if (e.summary.empty()) break;  // a branch summary that only marks a moved leaf
         out +=
             "<details class=\"msg\"><summary>summary of earlier work</summary><div "
             "class=\"text\">" +

@@ -133,9 +133,17 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
   std::string seed_leaf = std::move(options.seed_leaf);
   std::shared_ptr<Session> s(new Session(std::move(agent), std::move(options)));
   if (!seed.empty()) {
-    Status st = s->history_.Seed(std::move(seed), seed_leaf);
+    // The file's leaf is its last entry; a leaf chosen elsewhere is a branch, recorded as one.
+    const std::string last = seed.back().id;
+    Status st = s->history_.Seed(std::move(seed), last);
     if (!st.ok()) return st.error();
-    s->RestoreFromBranch();
+    if (!seed_leaf.empty() && seed_leaf != last) {
+      std::lock_guard<std::mutex> lock(s->mu_);
+      st = s->BranchLocked(seed_leaf);  // restores the branch's state too
+      if (!st.ok()) return st.error();
+    } else {
+      s->RestoreFromBranch();
+    }
     s->CloseInterruptedCalls();
   }
   if (s->agent_->rules) {
@@ -678,10 +686,21 @@ void Session::AppendMessage(Message m, Turn* t) {
 }
 
 const Entry& Session::AppendEntryLocked(Entry e) {
-  const Entry& stored = history_.Append(std::move(e));
+  return RecordLocked(history_.Append(std::move(e)));
+}
+
+const Entry& Session::RecordLocked(const Entry& stored) {
   if (stored.kind == EntryKind::kSessionInfo) name_ = stored.name;
   if (options_.recorder) options_.recorder->Record(stored);
   return stored;
+}
+
+Status Session::BranchLocked(const std::string& entry_id) {
+  auto moved = history_.BranchTo(entry_id);
+  if (!moved.ok()) return moved.error();
+  if (*moved) RecordLocked(**moved);
+  RestoreFromBranch();
+  return Status::Ok();
 }
 
 void Session::Emit(const Event& e) {
@@ -838,9 +857,7 @@ Status Session::SetName(const std::string& name) {
 Status Session::SetLeaf(const std::string& entry_id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (busy_) return MakeError(ErrorCode::kSessionBusy, "a prompt is running in this session");
-  Status st = history_.SetLeaf(entry_id);
-  if (st.ok()) RestoreFromBranch();
-  return st;
+  return BranchLocked(entry_id);
 }
 
 Result<std::string> Session::BranchFrom(const std::string& entry_id) {
@@ -851,9 +868,8 @@ Result<std::string> Session::BranchFrom(const std::string& entry_id) {
       e->message.is_custom())
     return MakeError(ErrorCode::kHistoryInvalid, "no user message with id '" + entry_id + "'");
   std::string text = e->message.TextContent();
-  Status st = history_.SetLeaf(e->parent_id);
+  Status st = BranchLocked(e->parent_id);
   if (!st.ok()) return st.error();
-  RestoreFromBranch();
   return text;
 }
 
@@ -883,7 +899,8 @@ SessionStats Session::Stats() const {
     ++st.total_messages;
     switch (m.role) {
       case Role::kUser:
-        ++st.user_messages;
+        // A hidden message (a summary, a stream rule's reminder) is not the user's.
+        if (!m.is_custom()) ++st.user_messages;
         break;
       case Role::kAssistant:
         ++st.assistant_messages;
@@ -1913,8 +1930,17 @@ Result<std::shared_ptr<Session>> CreateRecordedSession(std::shared_ptr<const Age
   header.agent = agent->name;
   header.parent_session = parent_session;
   options.session_file = store.PathFor(header).string();
-  options.recorder = SessionWriter::ForNew(options.session_file, std::move(header));
-  return Session::Create(std::move(agent), std::move(options));
+  auto writer = SessionWriter::ForNew(options.session_file, std::move(header));
+  // A seed (a fork's history) is the new file's first entries; fsynced at once, so the fork
+  // lasts even if no turn ends in it.
+  if (!options.seed.empty()) {
+    for (const Entry& e : options.seed) writer->Record(e);
+    writer->Flush();
+  }
+  options.recorder = writer;
+  auto session = Session::Create(std::move(agent), std::move(options));
+  if (!session.ok()) writer->Close();
+  return session;
 }
 
 Result<std::shared_ptr<Session>> OpenSessionFile(std::shared_ptr<const AgentConfig> agent,

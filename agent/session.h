@@ -170,8 +170,9 @@ struct SessionOptions {
   StreamWatcher watcher;       // may be empty
   TodoSettings todos;
   bool auto_title = true;  // the first prompt's gist names the session (the RPC door: off)
-  // A stored history to continue (parents before children) and its leaf (empty: the last).
-  // The mode, plan, todo phases and name recorded on its branch are restored.
+  // A stored history to continue (parents before children) and its leaf (empty: the last; any
+  // other is a branch and recorded as one, see SetLeaf). The mode, plan, todo phases and name
+  // recorded on its branch are restored.
   std::vector<Entry> seed;
   std::string seed_leaf;
   // Receives every entry appended from now on (the session file); may be null.
@@ -309,10 +310,13 @@ class Session : public std::enable_shared_from_this<Session> {
   // before its next event). An empty or blank name is refused.
   [[nodiscard]] Status SetName(const std::string& name);
   // Moves the leaf to `entry_id` (empty: before the first entry); the next prompt continues from
-  // there. Refused while a turn runs.
+  // there. The move is recorded (an empty branch_summary entry hanging off `entry_id`, which
+  // becomes the leaf), so a session loaded from its file is where it was left. Refused while a
+  // turn runs.
   [[nodiscard]] Status SetLeaf(const std::string& entry_id);
-  // Branches before a user message: the leaf moves to its parent and the message's text is
-  // returned (to edit and send again). Refused while a turn runs or for another kind of entry.
+  // Branches before a user message: the leaf moves to its parent (recorded as SetLeaf does) and
+  // the message's text is returned (to edit and send again). Refused while a turn runs or for
+  // another kind of entry.
   Result<std::string> BranchFrom(const std::string& entry_id);
   // The user messages of the current branch, oldest first.
   std::vector<BranchPoint> UserMessages() const;
@@ -412,6 +416,11 @@ class Session : public std::enable_shared_from_this<Session> {
   void AppendMessage(Message m, Turn* t);
   // The one way into the history: appends and records (the session file). mu_ must be held.
   const Entry& AppendEntryLocked(Entry e);
+  // Records an entry the history has just taken (the session file; the name). mu_ held.
+  const Entry& RecordLocked(const Entry& stored);
+  // Moves the leaf so that it lasts (History::BranchTo, recorded) and restores the mode, plan,
+  // todos and name of the new branch. mu_ held.
+  Status BranchLocked(const std::string& entry_id);
   void RestoreFromBranch();
   void CloseInterruptedCalls();
   void EmitMessage(int turn, const Message& m);
@@ -470,7 +479,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
 // Session files for a door (both doors open sessions this way).
 // A new session recorded in `store` (its file appears with the first message); `parent_session`
-// names the file it continues, if any. Sets options.recorder and options.session_file.
+// names the file it continues, if any. Sets options.recorder and options.session_file. A seed
+// (a fork: the history before the point it branched at) is written to the new file first.
 Result<std::shared_ptr<Session>> CreateRecordedSession(std::shared_ptr<const AgentConfig> agent,
                                                        SessionOptions options,
                                                        const SessionStore& store,

@@ -167,10 +167,9 @@ void WireEngineOps(const RpcOptions& o, const config::AgentSpec& spec, const fs:
         }
         break;
       case Why::kNew:
+      case Why::kFork:  // a new file too, beginning with the history before the branch point
         if (store)
           return agent::CreateRecordedSession(agent, std::move(so), *store, r.parent_session);
-        break;
-      case Why::kFork:  // a branch lives in memory (its file would need the seed written first)
         break;
     }
     if (store && r.why == Why::kStart)

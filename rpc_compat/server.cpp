@@ -239,11 +239,21 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
   auto created = options_.ops.open ? options_.ops.open(agent_, std::move(so), request)
                                    : agent::Session::Create(agent_, std::move(so));
   if (!created.ok()) return created.error();
-  // A new session keeps what the host chose for the old one.
+  // A new session keeps what the host chose for the old one: the queue settings, and for a new
+  // session or a fork the model (recorded only when it differs). A session opened from a file
+  // (switch_session) continues with the model its branch recorded, and gains no entry by opening.
   std::shared_ptr<agent::Session> old = current();
   std::shared_ptr<agent::Session> s = *created;
   if (old) {
-    (void)s->SetModel(old->model());  // a fresh session: no change can be pending
+    const bool keep_model =
+        request.why == OpenRequest::Why::kNew || request.why == OpenRequest::Why::kFork;
+    const agent::ModelChoice want = old->model();
+    const agent::ModelChoice have = s->model();
+    // A fresh session: no change can be pending, so neither call fails.
+    if (keep_model && (want.provider_name != have.provider_name || want.model_id != have.model_id))
+      (void)s->SetModel(want);
+    else if (keep_model && want.thinking != have.thinking)
+      (void)s->SetThinking(want.thinking);
     s->SetQueueSettings(old->queue_settings());
     s->SetAutoRetry(old->auto_retry());
   }
@@ -429,19 +439,32 @@ void Server::ReplaceSessionWhenIdle(const Request& req, OpenRequest request) {
     s->Cancel();
   }
   WhenIdle([this, req, request = std::move(request)] {
-    auto created = CreateSession(request, {}, "");
-    if (!created.ok()) return Fail(req, created.error().message);
-    std::shared_ptr<agent::Session> old;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      old = std::exchange(session_, *created);
+    std::shared_ptr<agent::Session> old = current();
+    std::error_code ec;
+    const std::string own = old && options_.ops.session_file ? options_.ops.session_file(*old) : "";
+    if (request.why == OpenRequest::Why::kSwitch && !own.empty() &&
+        std::filesystem::equivalent(options_.cwd / request.path, own, ec)) {
+      // Switching to the session's own file reads it again: the session lets go of it (its
+      // lock) first, or opening it would find it locked.
+      return old->Close([this, req, request] { SwapSession(req, request, /*close_old=*/false); });
     }
-    Json::Value data = Obj();
-    data["cancelled"] = false;
-    if (!old) return OkData(req, data);
-    // The old session lets go of its file before the answer: the host may switch back to it.
-    old->Close([this, req, data] { OkData(req, data); });
+    SwapSession(req, request, /*close_old=*/true);
   });
+}
+
+void Server::SwapSession(const Request& req, const OpenRequest& request, bool close_old) {
+  auto created = CreateSession(request, {}, "");
+  if (!created.ok()) return Fail(req, created.error().message);
+  std::shared_ptr<agent::Session> old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    old = std::exchange(session_, *created);
+  }
+  Json::Value data = Obj();
+  data["cancelled"] = false;
+  if (!old || !close_old) return OkData(req, data);
+  // The old session lets go of its file before the answer: the host may switch back to it.
+  old->Close([this, req, data] { OkData(req, data); });
 }
 
 const ModelOption* Server::FindModel(const std::string& provider, const std::string& id) const {

@@ -36,7 +36,8 @@ struct OpenRequest {
   enum class Why { kStart, kNew, kSwitch, kFork };
   Why why = Why::kStart;
   std::string path;              // kSwitch, kStart (--session): the session file to open
-  std::string parent_session;    // kNew: new_session's parentSession (may be empty)
+  std::string parent_session;    // kNew: new_session's parentSession (may be empty); kFork:
+                                 // the file branched from (empty: none)
   bool continue_newest = false;  // kStart: --continue
   bool no_session = false;       // kStart: --no-session (memory only)
   std::string session_dir;       // kStart: --session-dir (empty: the default)
@@ -48,9 +49,9 @@ struct CompactionOutcome {
 };
 struct EngineOps {
   // Creates every session the door makes, from the options the door filled in (sink, services,
-  // seed of a fork): attaches the session file (and for kSwitch or a resumed start seeds the
-  // history from it). Empty: Session::Create, sessions live in memory; then kSwitch and a kNew
-  // with a parent session are refused.
+  // seed of a fork): attaches the session file (for kSwitch or a resumed start seeds the history
+  // from it; for kFork writes the seed to a new file naming the parent). Empty: Session::Create,
+  // sessions live in memory; then kSwitch and a kNew with a parent session are refused.
   std::function<Result<std::shared_ptr<agent::Session>>(
       std::shared_ptr<const agent::AgentConfig> agent, agent::SessionOptions options,
       const OpenRequest& request)>
@@ -189,6 +190,9 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
                                                         std::string seed_leaf);
   // Replaces the current session once no prompt runs, then answers `req` with {cancelled:false}.
   void ReplaceSessionWhenIdle(const Request& req, OpenRequest request);
+  // Opens the session `request` names, makes it current and answers; the old one is closed first
+  // unless it already is.
+  void SwapSession(const Request& req, const OpenRequest& request, bool close_old);
   std::shared_ptr<agent::Session> current() const;
   // Starts a prompt; the ack is written first unless `acked`. A failure after the ack is a second
   // response with the same id.

@@ -61,7 +61,7 @@ TEST(CodecTest, ToolLifecycle) {
 
 // A stored branch is shown again: what the user saw, in order, and nothing the user never saw.
 TEST(CodecTest, ReplayShowsTheBranchAsItWasShown) {
-  std::vector<agent::Entry> branch(7);
+  std::vector<agent::Entry> branch(8);
   branch[0].message.role = agent::Role::kUser;
   branch[0].message.content = {agent::ContentBlock::Text("fix it"),
                                agent::ContentBlock::Image("image/png", "AAAA")};
@@ -91,6 +91,8 @@ TEST(CodecTest, ReplayShowsTheBranchAsItWasShown) {
   branch[5].data = J(R"([{"content":"Build","priority":"high","status":"in_progress"}])");
   branch[6].kind = agent::EntryKind::kSessionInfo;
   branch[6].name = "Build fix";
+  branch[7].kind = agent::EntryKind::kBranchSummary;  // a lasting leaf move: no update at all
+  branch[7].from_id = "00000002";
   std::vector<const agent::Entry*> ptrs;
   ptrs.reserve(branch.size());
   for (const auto& e : branch) ptrs.push_back(&e);

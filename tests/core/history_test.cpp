@@ -43,6 +43,85 @@ TEST(HistoryTest, AppendsHangOffTheLeafAndBranchingMovesIt) {
   EXPECT_TRUE(h.messages().empty());
 }
 
+// A lasting branch: the summary entry hangs off the branch point and becomes the leaf, so the
+// entries in file order (what a reload seeds) end on the chosen branch. Nothing is rewritten.
+TEST(HistoryTest, BranchToAppendsASummaryThatKeepsTheLeafOnReload) {
+  History h;
+  const std::string a = h.Append(MessageEntry(Role::kUser, "a")).id;
+  const std::string b = h.Append(MessageEntry(Role::kAssistant, "b")).id;
+  const std::string c = h.Append(MessageEntry(Role::kUser, "c")).id;
+  const std::string d = h.Append(MessageEntry(Role::kAssistant, "d")).id;
+  const std::vector<Json::Value> before = [&] {
+    std::vector<Json::Value> v;
+    for (const Entry& e : h.entries()) v.push_back(EntryToJson(e));
+    return v;
+  }();
+
+  auto moved = h.BranchTo(b);
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  ASSERT_NE(*moved, nullptr);
+  const Entry summary = **moved;
+  EXPECT_EQ(summary.kind, EntryKind::kBranchSummary);
+  EXPECT_EQ(summary.parent_id, b);
+  EXPECT_EQ(summary.from_id, b) << "fromId names the branch point, as pi writes it";
+  EXPECT_EQ(summary.summary, "");
+  EXPECT_EQ(StringOr(summary.data, "abandonedLeafId"), d);
+  EXPECT_EQ(h.leaf(), summary.id);
+  ASSERT_EQ(h.messages().size(), 2u) << "an empty summary is never sent to the model";
+  EXPECT_EQ(h.message_ids().back(), b);
+  for (size_t i = 0; i < before.size(); ++i)
+    EXPECT_EQ(EntryToJson(h.entries()[i]), before[i]) << "entry " << i << " was rewritten";
+
+  // Moving to where the leaf already is appends nothing, also through the marker.
+  auto again = h.BranchTo(b);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, nullptr);
+  EXPECT_EQ(h.entries().size(), 5u);
+  EXPECT_FALSE(h.BranchTo("missing").ok());
+  EXPECT_EQ(h.entries().size(), 5u);
+
+  // Reloaded (the entries in order, the last one the leaf): the branch comes back.
+  History reloaded;
+  ASSERT_TRUE(reloaded.Seed(h.entries()).ok());
+  EXPECT_EQ(reloaded.leaf(), summary.id);
+  ASSERT_EQ(reloaded.messages().size(), 2u);
+  EXPECT_EQ(reloaded.messages()[1].TextContent(), "b");
+  // The next message hangs off the marker, on the chosen branch.
+  const std::string e = reloaded.Append(MessageEntry(Role::kUser, "e")).id;
+  EXPECT_EQ(reloaded.Find(e)->parent_id, summary.id);
+  ASSERT_EQ(reloaded.messages().size(), 3u);
+  EXPECT_EQ(reloaded.messages()[2].TextContent(), "e");
+  (void)c;
+
+  // Back to before the first entry: a new root, fromId "root" in the file.
+  auto root = reloaded.BranchTo("");
+  ASSERT_TRUE(root.ok());
+  ASSERT_NE(*root, nullptr);
+  EXPECT_EQ((*root)->parent_id, "");
+  EXPECT_EQ(StringOr(EntryToJson(**root), "fromId"), "root");
+  EXPECT_TRUE(reloaded.messages().empty());
+}
+
+// A branch summary with text reaches the model as a hidden user message where it stands.
+TEST(HistoryTest, ANonEmptyBranchSummaryIsAHiddenMessage) {
+  History h;
+  const std::string a = h.Append(MessageEntry(Role::kUser, "a")).id;
+  h.Append(MessageEntry(Role::kAssistant, "b"));
+  auto moved = h.BranchTo(a, "Tried editing main.cpp; the build broke.");
+  ASSERT_TRUE(moved.ok());
+  ASSERT_EQ(h.messages().size(), 2u);
+  const Message& m = h.messages()[1];
+  EXPECT_EQ(m.role, Role::kUser);
+  EXPECT_EQ(m.custom_type, kBranchSummaryType);
+  EXPECT_FALSE(m.display);
+  EXPECT_NE(m.TextContent().find("Tried editing main.cpp; the build broke."), std::string::npos);
+  EXPECT_EQ(h.message_ids()[1], (*moved)->id);
+  History reloaded;
+  ASSERT_TRUE(reloaded.Seed(h.entries()).ok());
+  ASSERT_EQ(reloaded.messages().size(), 2u) << "rebuilt the same way";
+  EXPECT_EQ(reloaded.messages()[1].TextContent(), m.TextContent());
+}
+
 TEST(HistoryTest, SeedChecksParentsAndIds) {
   Entry a = MessageEntry(Role::kUser, "a");
   a.id = "00000001";

@@ -649,3 +649,191 @@ TEST_F(RecordedSessionTest, CallsLeftWithoutResultsAreClosedOnLoad) {
 
 }  // namespace
 }  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+// The id of the first assistant message on the session's branch.
+std::string FirstAnswerId(const Session& s) {
+  for (const Entry& e : s.BranchEntries())
+    if (e.kind == EntryKind::kMessage && e.message.role == Role::kAssistant) return e.id;
+  return {};
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// A leaf moved by branching, with nothing said after it, is where the session is found again:
+// the move is one appended branch_summary line, nothing before it changes, and the model never
+// sees it.
+TEST_F(RecordedSessionTest, ALeafMovedByBranchingLastsAcrossAReload) {
+  path_ = dir_ / "rec.jsonl";
+  Open(false);
+  ASSERT_TRUE(Run("first").ok());
+  ASSERT_TRUE(Run("second").ok());
+  session_->WaitIdle();
+  const auto points = session_->UserMessages();
+  ASSERT_EQ(points.size(), 2u);
+  const std::string before = Slurp(path_);
+  const std::string left_leaf = session_->Leaf();
+  auto text = session_->BranchFrom(points[1].entry_id);
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_EQ(*text, "second");
+  const std::string after = Slurp(path_);
+
+  // Appended, not rewritten: the old bytes are a prefix and one line follows.
+  ASSERT_EQ(after.compare(0, before.size(), before), 0);
+  const auto added = Lines(after.substr(before.size()));
+  ASSERT_EQ(added.size(), 1u);
+  auto line = ParseJson(added[0]);
+  ASSERT_TRUE(line.ok());
+  const std::string first_answer = FirstAnswerId(*session_);
+  ASSERT_FALSE(first_answer.empty());
+  EXPECT_EQ(StringOr(*line, "type"), "branch_summary");
+  EXPECT_EQ(StringOr(*line, "parentId"), first_answer);
+  EXPECT_EQ(StringOr(*line, "fromId"), first_answer);
+  EXPECT_EQ(StringOr(*line, "summary"), "");
+  EXPECT_EQ(StringOr(MemberOrNull(*line, "details"), "abandonedLeafId"), left_leaf);
+
+  // As a killed process leaves it (the session still open, nothing closed or flushed): the
+  // file's entries seed the same branch.
+  auto read = ReadSessionFile(path_);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  History seeded;
+  ASSERT_TRUE(seeded.Seed(read->entries).ok());
+  ASSERT_EQ(seeded.messages().size(), 2u);
+  EXPECT_EQ(seeded.messages()[0].TextContent(), "first");
+
+  // Reopened: the leaf is where it was moved, and the next turn hangs there. The model's
+  // context is the two messages and the new prompt: no branch summary in it.
+  Open(true);
+  ASSERT_EQ(session_->UserMessages().size(), 1u);
+  EXPECT_EQ(session_->UserMessages()[0].text, "first");
+  ASSERT_EQ(session_->History().size(), 2u);
+  ASSERT_TRUE(Run("other second").ok());
+  const auto history = session_->History();
+  ASSERT_EQ(history.size(), 4u);
+  for (const Message& m : history) EXPECT_FALSE(m.is_custom()) << m.TextContent();
+  EXPECT_EQ(history[2].TextContent(), "other second");
+  session_->WaitIdle();
+  Open(true);
+  ASSERT_EQ(session_->UserMessages().size(), 2u);
+  EXPECT_EQ(session_->UserMessages()[1].text, "other second");
+  const auto all = Lines(Slurp(path_));
+  // Header, the name (the first prompt's gist), two turns, the move, one more turn.
+  EXPECT_EQ(all.size(), 1u + 1u + 4u + 1u + 2u);
+
+  // Moving to where the leaf already is writes nothing; SetLeaf lasts like BranchFrom.
+  const size_t lines_now = all.size();
+  ASSERT_TRUE(session_->SetLeaf(session_->Leaf()).ok());
+  EXPECT_EQ(Lines(Slurp(path_)).size(), lines_now);
+  ASSERT_TRUE(session_->SetLeaf(points[0].entry_id).ok());
+  ASSERT_TRUE(session_->SetLeaf(points[0].entry_id).ok());
+  EXPECT_EQ(Lines(Slurp(path_)).size(), lines_now + 1) << "the second move was no move";
+  Open(true);
+  ASSERT_EQ(session_->History().size(), 1u);
+  EXPECT_EQ(session_->History()[0].TextContent(), "first");
+}
+
+// A fork (the RPC door's branch): a new file whose header names the parent, holding the history
+// before the chosen message; the parent's file is untouched; both reload with their history.
+TEST_F(RecordedSessionTest, AForkIsANewFileHoldingTheHistoryBeforeItsPoint) {
+  path_ = dir_ / "rec.jsonl";
+  Open(false);
+  ASSERT_TRUE(Run("first").ok());
+  ASSERT_TRUE(Run("second").ok());
+  session_->WaitIdle();
+  const std::string parent_bytes = Slurp(path_);
+  const auto points = session_->UserMessages();
+  std::vector<Entry> seed;
+  for (const Entry& e : session_->BranchEntries()) {
+    if (e.id == points[1].entry_id) break;
+    seed.push_back(e);
+  }
+  ASSERT_EQ(seed.size(), 3u);  // the first message, the name it gave, the answer
+
+  SessionStore store(dir_ / "store");
+  SessionOptions o;
+  o.id = "fork";
+  o.cwd = dir_ / "ws";
+  o.seed = seed;
+  o.seed_leaf = seed.back().id;
+  auto forked = CreateRecordedSession(agent_, std::move(o), store, path_.string());
+  ASSERT_TRUE(forked.ok()) << forked.error().message;
+  std::shared_ptr<Session> fork = *forked;
+  const fs::path fork_file = fork->session_file();
+  // Written at once, before anyone speaks in it.
+  auto read = ReadSessionFile(fork_file);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->header.parent_session, path_.string());
+  EXPECT_EQ(read->header.id, "fork");
+  ASSERT_EQ(read->entries.size(), seed.size());
+  for (size_t i = 0; i < seed.size(); ++i)
+    EXPECT_EQ(EntryToJson(read->entries[i]), EntryToJson(seed[i])) << i;
+  EXPECT_EQ(fork->History().size(), 2u);
+
+  // It goes on in its own file.
+  std::swap(session_, fork);
+  ASSERT_TRUE(Run("fork second").ok());
+  session_->WaitIdle();
+  std::swap(session_, fork);
+  EXPECT_EQ(Slurp(path_), parent_bytes) << "the parent's file is untouched";
+  {
+    std::promise<void> closed;
+    fork->Close([&] { closed.set_value(); });
+    closed.get_future().wait();
+    fork->WaitIdle();
+  }
+  fork.reset();
+
+  SessionOptions again;
+  again.cwd = dir_ / "ws";
+  auto reopened = OpenSessionFile(agent_, std::move(again), fork_file);
+  ASSERT_TRUE(reopened.ok()) << reopened.error().message;
+  const auto history = (*reopened)->History();
+  ASSERT_EQ(history.size(), 4u);
+  EXPECT_EQ(history[0].TextContent(), "first");
+  EXPECT_EQ(history[2].TextContent(), "fork second");
+  EXPECT_EQ((*reopened)->id(), "fork");
+  Open(true);  // the parent, from its own file
+  ASSERT_EQ(session_->UserMessages().size(), 2u);
+  EXPECT_EQ(session_->UserMessages()[1].text, "second");
+}
+
+// A seed whose leaf is not its last entry is a branch, and recorded as one.
+TEST_F(RecordedSessionTest, ASeedLeafOtherThanTheLastEntryIsRecorded) {
+  path_ = dir_ / "rec.jsonl";
+  Open(false);
+  ASSERT_TRUE(Run("first").ok());
+  ASSERT_TRUE(Run("second").ok());
+  session_->WaitIdle();
+  const std::string first_answer = FirstAnswerId(*session_);
+  {
+    std::promise<void> closed;
+    session_->Close([&] { closed.set_value(); });
+    closed.get_future().wait();
+    session_->WaitIdle();
+  }
+  session_.reset();
+  auto opened = SessionWriter::OpenExisting(path_);
+  ASSERT_TRUE(opened.ok());
+  SessionOptions o;
+  o.id = "rec";
+  o.cwd = dir_ / "ws";
+  o.recorder = opened->first;
+  o.seed = std::move(opened->second.entries);
+  o.seed_leaf = first_answer;
+  auto s = Session::Create(agent_, std::move(o));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  session_ = *s;
+  EXPECT_EQ(session_->History().size(), 2u);
+  Open(true);
+  EXPECT_EQ(session_->History().size(), 2u) << "the file ends on the chosen branch";
+}
+
+}  // namespace
+}  // namespace lousho::agent

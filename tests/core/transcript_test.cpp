@@ -7,7 +7,11 @@
 // (`# args: --mode rpc ...`); there every "timestamp" member is compared as 0, since RPC messages
 // carry their wall-clock time, a "firstKeptEntryId" as ENTRY (entry ids are random), and a
 // "sessionFile" name's time prefix reads TIME. Session files go to a fresh LOUSHO_HOME, which $HOME
-// stands for (in args, env, sent and expected lines).
+// stands for (in args, env, sent and expected lines). Values the binary makes up are named in the
+// order they first appear, and a sent line (or restart argument) may use the name to mean the
+// value: an "entryId" reads ENTRY-1, ENTRY-2, ...; a masked "sessionFile" name stands for the file
+// it masked. "# restart: <args>" kills the binary (SIGKILL, as a crash would) and starts it again
+// with those arguments, in the same workspace and LOUSHO_HOME.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -19,6 +23,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 
 #include "support/json_util.h"
@@ -98,6 +104,14 @@ class Child {
       buf_.append(tmp, n);
     }
   }
+  // Ends the process at once, as a crash would: nothing is flushed or closed by it.
+  void Kill() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+      reaped_ = true;
+    }
+  }
   int Wait(int timeout_ms) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (std::chrono::steady_clock::now() < deadline) {
@@ -147,11 +161,49 @@ void MaskUsed(Json::Value* v) {
     (*update)["used"] = 0;
 }
 
+// The values a transcript names (masked form -> what the binary wrote, after $CWD/$HOME).
+struct Names {
+  std::map<std::string, std::string> real;    // masked -> real
+  std::map<std::string, std::string> masked;  // real -> masked (entry ids)
+  int entries = 0;
+};
+
+// Entry ids are random: each "entryId" reads ENTRY-<n>, n counting distinct ids as they appear.
+void MaskEntryIds(Json::Value* v, Names* names) {
+  if (v->isArray()) {
+    for (auto& e : *v) MaskEntryIds(&e, names);
+  } else if (v->isObject()) {
+    for (const auto& name : v->getMemberNames()) {
+      Json::Value& member = (*v)[name];
+      if (name == "entryId" && member.isString()) {
+        const std::string real = member.asString();
+        auto it = names->masked.find(real);
+        if (it == names->masked.end()) {
+          const std::string m = "ENTRY-" + std::to_string(++names->entries);
+          it = names->masked.emplace(real, m).first;
+          names->real[m] = real;
+        }
+        member = it->second;
+      } else {
+        MaskEntryIds(&member, names);
+      }
+    }
+  }
+}
+
+// A sent line or argument with the names put back (quoted in JSON lines: ENTRY-1 is a prefix of
+// ENTRY-10).
+std::string Unmask(std::string s, const Names& names, bool quoted) {
+  for (const auto& [m, real] : names.real)
+    s = quoted ? ReplaceAll(s, "\"" + m + "\"", "\"" + real + "\"") : (s == m ? real : s);
+  return s;
+}
+
 // Session file names start with their creation time ("<time>_<id>.jsonl"): that part reads TIME;
 // their folder, the encoded working directory ("--tmp-...--"), reads CWDDIR.
-void MaskSessionFileTimes(Json::Value* v) {
+void MaskSessionFileTimes(Json::Value* v, Names* names) {
   if (v->isArray()) {
-    for (auto& e : *v) MaskSessionFileTimes(&e);
+    for (auto& e : *v) MaskSessionFileTimes(&e, names);
   } else if (v->isObject()) {
     for (const auto& name : v->getMemberNames()) {
       Json::Value& member = (*v)[name];
@@ -166,10 +218,11 @@ void MaskSessionFileTimes(Json::Value* v) {
                                                                       : f.rfind('/', slash - 1);
           if (dir != std::string::npos && f.compare(dir + 1, 2, "--") == 0)
             f = f.substr(0, dir + 1) + "CWDDIR" + f.substr(slash);
+          names->real[f] = member.asString();
           member = f;
         }
       } else {
-        MaskSessionFileTimes(&member);
+        MaskSessionFileTimes(&member, names);
       }
     }
   }
@@ -230,8 +283,13 @@ TEST_P(TranscriptTest, Replays) {
     }
   }
   ASSERT_GT(args.size(), 1u) << file << ": needs a '# args:' line";
-  Child child(args, cwd_s, home.string(), env);
+  auto child = std::make_unique<Child>(args, cwd_s, home.string(), env);
   const bool rpc = dir.filename() == "rpc";
+  Names names;
+  auto expand = [&](const std::string& s) {
+    return ReplaceAll(ReplaceAll(ReplaceAll(s, "$CWD", cwd_s), "$DIR", dir.string()), "$HOME",
+                      home.string());
+  };
   auto normalize = [&](const std::string& s) {
     std::string out = ReplaceAll(ReplaceAll(s, cwd_s, "$CWD"), home.string(), "$HOME");
     if (!rpc && !mask_usage) return out;
@@ -240,7 +298,8 @@ TEST_P(TranscriptTest, Replays) {
     if (mask_usage) MaskUsed(&*j);
     if (!rpc) return WriteJson(*j);
     ZeroTimestamps(&*j);
-    MaskSessionFileTimes(&*j);
+    MaskSessionFileTimes(&*j, &names);
+    MaskEntryIds(&*j, &names);
     return WriteJson(*j);
   };
 
@@ -249,17 +308,18 @@ TEST_P(TranscriptTest, Replays) {
   while (i < lines.size()) {
     const std::string& l = lines[i];
     if (l.rfind("> ", 0) == 0) {
-      child.Send(ReplaceAll(ReplaceAll(l.substr(2), "$CWD", cwd_s), "$HOME", home.string()));
+      child->Send(ReplaceAll(ReplaceAll(Unmask(l.substr(2), names, /*quoted=*/true), "$CWD", cwd_s),
+                             "$HOME", home.string()));
       rewritten.push_back(l);
       ++i;
     } else if (l.rfind("< ", 0) == 0) {
       if (update) {
         // Take whatever the binary writes until it goes quiet.
         while (i < lines.size() && lines[i].rfind("< ", 0) == 0) ++i;
-        while (auto got = child.ReadLine(700)) rewritten.push_back("< " + normalize(*got));
+        while (auto got = child->ReadLine(700)) rewritten.push_back("< " + normalize(*got));
         continue;
       }
-      auto got = child.ReadLine(10000);
+      auto got = child->ReadLine(10000);
       ASSERT_TRUE(got.has_value())
           << file.filename() << ":" << i + 1 << ": no output, expected " << l.substr(2);
       auto want_json = ParseJson(l.substr(2));
@@ -272,21 +332,28 @@ TEST_P(TranscriptTest, Replays) {
       if (*got_json != *want_json) break;
       ++i;
     } else {
-      if (l == "# close") child.CloseInput();
+      if (l == "# close") child->CloseInput();
+      if (l.rfind("# restart:", 0) == 0) {
+        child->Kill();
+        std::vector<std::string> again = {LOUSHO_BINARY};
+        std::istringstream ss(l.substr(10));
+        for (std::string a; ss >> a;) again.push_back(expand(Unmask(a, names, /*quoted=*/false)));
+        child = std::make_unique<Child>(again, cwd_s, home.string(), env);
+      }
       rewritten.push_back(l);
       ++i;
     }
   }
-  child.CloseInput();
+  child->CloseInput();
   if (update) {
-    while (auto got = child.ReadLine(700)) rewritten.push_back("< " + normalize(*got));
+    while (auto got = child->ReadLine(700)) rewritten.push_back("< " + normalize(*got));
     std::ofstream out(file);
     for (const auto& l : rewritten) out << l << "\n";
   } else {
-    auto extra = child.ReadLine(1500);
+    auto extra = child->ReadLine(1500);
     EXPECT_FALSE(extra.has_value()) << file.filename() << ": unexpected output: " << *extra;
   }
-  EXPECT_EQ(child.Wait(5000), expected_exit) << file.filename();
+  EXPECT_EQ(child->Wait(5000), expected_exit) << file.filename();
   fs::remove_all(cwd);
   fs::remove_all(home);
 }
