@@ -481,6 +481,22 @@ bool JsonCursor::Skip() {
   return Build(&ignored);
 }
 
+size_t SkipJsonScalar(std::string_view from) {
+  JsonCursor c(from);
+  switch (c.Peek()) {
+    case JsonCursor::Kind::kString:
+    case JsonCursor::Kind::kNumber:
+    case JsonCursor::Kind::kBool:
+    case JsonCursor::Kind::kNull:
+      return c.Skip() ? c.offset() : 0;
+    case JsonCursor::Kind::kObject:
+    case JsonCursor::Kind::kArray:
+    case JsonCursor::Kind::kNone:
+      break;
+  }
+  return 0;
+}
+
 bool JsonCursor::End() {
   SkipSpace();
   if (!ok()) return false;

@@ -29,6 +29,10 @@ void AppendJsonString(std::string_view s, std::string* out);
 // malformed (a bad escape, no closing quote), with *out holding what was read so far.
 size_t ReadJsonStringBody(std::string_view from, std::string* out);
 
+// The length of the JSON scalar (string, number, true, false, null) that `from` starts with, or 0
+// when it starts with anything else (an object, an array, no value).
+size_t SkipJsonScalar(std::string_view from);
+
 // A pull reader over JSON text, for the hot paths that know the shape they read (session file
 // lines): it decodes straight into the caller's fields and builds a Json::Value only where asked.
 // Strict JSON (RFC 8259 numbers, no comments, nesting up to kMaxJsonDepth); whatever it accepts,
@@ -58,6 +62,7 @@ class JsonCursor {
 
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
+  size_t offset() const { return pos_; }  // bytes read so far
 
  private:
   void SkipSpace();

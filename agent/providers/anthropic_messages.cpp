@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "agent/providers/plain_json.h"
 #include "agent/providers/provider_errors.h"
 #include "support/json_util.h"
 
@@ -264,8 +263,9 @@ Status ReadMessageStart(const Json::Value& data, StreamNumbers* numbers, Usage* 
 // The text and thinking deltas, one per streamed token, are most of a stream. When an event's
 // bytes are exactly in the form the API writes them, {"type":"content_block_delta","index":N,
 // "delta":{"type":"text_delta","text":"..."}} (or thinking_delta / "thinking"), the index and
-// text are read here without a Json::Value. Anything else (another member order, spaces, a
-// \u escape, a control character, a leading zero, an index over kMaxBlockIndex) returns false
+// text are read here without a Json::Value (strings by ReadJsonStringBody, as ParseJson reads
+// them). Anything else (another member order, spaces, a leading zero, an index over
+// kMaxBlockIndex) returns false
 // and takes the general path, which reads the same event to the same result
 // (tests/providers/anthropic_messages_test.cpp compares both).
 bool ReadPlainTextDelta(std::string_view data, int* index, bool* thinking, std::string* text) {
@@ -291,7 +291,8 @@ bool ReadPlainTextDelta(std::string_view data, int* index, bool* thinking, std::
   } else {
     return false;
   }
-  const size_t used = ReadPlainJsonString(data, text);
+  text->clear();
+  const size_t used = ReadJsonStringBody(data, text);
   if (used == 0 || data.substr(used) != kTail) return false;
   *index = n;
   return true;

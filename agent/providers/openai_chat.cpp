@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "agent/providers/plain_json.h"
 #include "agent/providers/provider_errors.h"
 #include "support/json_util.h"
 
@@ -218,8 +217,7 @@ Status StreamError(const Json::Value& chunk) {
 // members (id, object, created, model, system_fingerprint... as servers send them, no spaces)
 // and one choices member of exactly [{"index":0,"delta":{"content":"..."},"logprobs":null,
 // "finish_reason":null}] is read here without a Json::Value: its text is the content. Anything
-// else (an error or usage member, other choices, nested values, escapes other than the short
-// ones, spaces) returns false and takes the general path, which reads the same chunk to the same
+// else (an error or usage member, other choices, nested values, spaces) returns false and takes the general path, which reads the same chunk to the same
 // result (tests/providers/openai_chat_test.cpp compares both).
 bool ReadPlainContentChunk(std::string_view data, std::string* text) {
   constexpr std::string_view kChoiceHead = R"([{"index":0,"delta":{"content":")";
@@ -229,7 +227,8 @@ bool ReadPlainContentChunk(std::string_view data, std::string* text) {
   std::string key;
   for (size_t i = 1;;) {
     if (i >= data.size() || data[i] != '"') return false;
-    const size_t k = ReadPlainJsonString(data.substr(i + 1), &key);
+    key.clear();
+    const size_t k = ReadJsonStringBody(data.substr(i + 1), &key);
     if (k == 0) return false;
     i += 1 + k;
     if (i >= data.size() || data[i] != ':') return false;
@@ -238,13 +237,14 @@ bool ReadPlainContentChunk(std::string_view data, std::string* text) {
     if (key == "choices") {
       if (choices || !rest.starts_with(kChoiceHead)) return false;
       choices = true;
-      const size_t n = ReadPlainJsonString(rest.substr(kChoiceHead.size()), text);
+      text->clear();
+      const size_t n = ReadJsonStringBody(rest.substr(kChoiceHead.size()), text);
       if (n == 0 || !rest.substr(kChoiceHead.size() + n).starts_with(kChoiceTail)) return false;
       i += kChoiceHead.size() + n + kChoiceTail.size();
     } else if (key == "error" || key == "usage") {
       return false;
     } else {
-      const size_t v = SkipPlainJsonScalar(rest);
+      const size_t v = SkipJsonScalar(rest);
       if (v == 0) return false;
       i += v;
     }

@@ -137,7 +137,8 @@ TEST(HistoryTest, SeedChecksParentsAndIds) {
   EXPECT_FALSE(History().Seed({a}, "zzz").ok());
 }
 
-TEST(HistoryTest, EveryEntryKindRoundTripsThroughJson) {
+// One entry of every kind, with every field its kind has.
+std::vector<Entry> AllKindsOfEntries() {
   std::vector<Entry> entries;
   Entry user = MessageEntry(Role::kUser, "hi \xc3\xa9");
   user.message.content.push_back(ContentBlock::Image("image/png", "AAAA"));
@@ -198,9 +199,27 @@ TEST(HistoryTest, EveryEntryKindRoundTripsThroughJson) {
   info.kind = EntryKind::kSessionInfo;
   info.name = "my session";
   entries.push_back(info);
+  Entry mode;
+  mode.kind = EntryKind::kModeChange;
+  mode.mode = "plan";
+  entries.push_back(mode);
+  Entry data;
+  data.kind = EntryKind::kCustom;
+  data.custom_type = "plan";
+  data.data = *ParseJson(R"([{"content":"x","status":"pending"}])");
+  entries.push_back(data);
+  Entry branch;
+  branch.kind = EntryKind::kBranchSummary;
+  branch.from_id = "abc";
+  branch.summary = "tried another way";
+  branch.data = *ParseJson(R"({"abandonedLeafId":"def"})");
+  entries.push_back(branch);
+  return entries;
+}
 
+TEST(HistoryTest, EveryEntryKindRoundTripsThroughJson) {
   History h;
-  for (auto& e : entries) h.Append(e);
+  for (auto& e : AllKindsOfEntries()) h.Append(e);
   for (const Entry& e : h.entries()) {
     const std::string line = WriteJson(EntryToJson(e));
     auto parsed = ParseJson(line);
@@ -221,7 +240,65 @@ TEST(HistoryTest, EveryEntryKindRoundTripsThroughJson) {
   EXPECT_EQ(back->message.tool.locations[0].line, 3);
 }
 
+// The reader takes members in any order and skips the ones it does not know: each line written
+// with its members reversed and strangers added reads as the same entry.
+TEST(HistoryTest, EntryLinesReadInAnyMemberOrder) {
+  History h;
+  for (auto& e : AllKindsOfEntries()) h.Append(e);
+  for (const Entry& e : h.entries()) {
+    const Json::Value j = EntryToJson(e);
+    std::vector<std::string> names = MemberNames(j);
+    std::string line = R"({"zzUnknown":{"deep":[1,{"x":null}]})";
+    for (auto it = names.rbegin(); it != names.rend(); ++it) {
+      line += ",";
+      AppendJsonString(*it, &line);
+      line += ":" + WriteJson(MemberOrNull(j, *it));
+    }
+    line += R"(,"aaUnknown":"\u00e9"})";
+    auto back = EntryFromText(line, "entry");
+    ASSERT_TRUE(back.ok()) << back.error().message << "\n" << line;
+    EXPECT_EQ(WriteJson(EntryToJson(*back)), WriteJson(j)) << line;
+  }
+}
+
+// A line that is JSON to jsoncpp but not strict JSON (a leading zero, "1.") is read through
+// jsoncpp and then the same way as any other line.
+TEST(HistoryTest, LooseNumbersAreReadAsJsoncppReadsThem) {
+  auto e = EntryFromText(
+      R"({"type":"compaction","id":"c","summary":"s","firstKeptEntryId":"a","tokensBefore":012})",
+      "line 9");
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(e->tokens_before, 12);
+  auto m = EntryFromText(
+      R"({"type":"message","id":"m","message":{"role":"user","content":"hi","timestamp":5.}})",
+      "line 9");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->message.timestamp_ms, 5);
+  auto bad = EntryFromText(R"({"type":"message","id":"m",)", "line 9");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("line 9: ", 0), 0u) << bad.error().message;
+}
+
 TEST(HistoryTest, MalformedEntriesAreErrorsNamingThePath) {
+  const std::pair<const char*, const char*> exact[] = {
+      {R"({"type":"message","id":"x"})", "line 3.message: required"},
+      {R"({"type":"message","id":"x","message":{"role":"user","content":[{"type":7}]}})",
+       "line 3.message.content[0].type: expected string"},
+      {R"({"type":"message","id":"x","message":{"role":"user","content":[{"text":"a"}]}})",
+       "line 3.message.content[0].type: required"},
+      {R"({"type":"message","id":"x","message":{"role":"toolResult","toolName":"r"}})",
+       "line 3.message.toolCallId: required"},
+      {R"({"type":"message","id":7})", "line 3.id: expected string"},
+      {R"({"type":"model_change","id":"x","provider":[1]})", "line 3.provider: expected string"},
+      {R"({"type":"compaction","id":"x","summary":"s","tokensBefore":1.5})",
+       "line 3.tokensBefore: expected integer"},
+      {R"({"type":"warp","id":"x"})", "line 3.type: unknown entry type 'warp'"},
+  };
+  for (const auto& [line, message] : exact) {
+    auto e = EntryFromText(line, "line 3");
+    ASSERT_FALSE(e.ok()) << line;
+    EXPECT_EQ(e.error().message, message) << line;
+  }
   for (const char* bad :
        {R"({})", R"({"type":"message","id":"x"})", R"({"type":"warp","id":"x"})",
         R"({"type":"message","id":"x","message":{"role":"alien"}})",

@@ -1,0 +1,38 @@
+// Fuzzes the pull reader and the session-line decoder: for any bytes, JsonCursor never accepts
+// what ParseJson refuses nor reads a value differently; whatever ParseJson reads, written by
+// WriteJson, the cursor reads back the same; and decoding the bytes as a session entry line
+// never crashes and, when it succeeds, gives an entry whose written line decodes again.
+#include <cstddef>
+#include <cstdint>
+
+#include "agent/history.h"
+#include "support/json_util.h"
+#include "tests/fuzz/fuzz_util.h"
+
+namespace {
+bool CursorReads(std::string_view text, Json::Value* out) {
+  lousho::JsonCursor c(text);
+  return c.Value(out) && c.End();
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text = lousho::fuzz::AsView(data, size);
+  auto theirs = lousho::ParseJson(text);
+  Json::Value mine;
+  if (CursorReads(text, &mine)) {
+    // ParseJson wants an object or an array at the top; the cursor reads any value.
+    if (!theirs.ok() && (mine.isObject() || mine.isArray())) __builtin_trap();
+    if (theirs.ok() && !(mine == *theirs)) __builtin_trap();
+  }
+  if (theirs.ok()) {
+    Json::Value back;
+    if (!CursorReads(lousho::WriteJson(*theirs), &back) || !(back == *theirs)) __builtin_trap();
+  }
+  auto entry = lousho::agent::EntryFromText(text, "fuzz");
+  if (entry.ok()) {
+    const std::string line = lousho::WriteJson(lousho::agent::EntryToJson(*entry));
+    if (!lousho::agent::EntryFromText(line, "fuzz").ok()) __builtin_trap();
+  }
+  return 0;
+}
