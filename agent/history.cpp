@@ -536,6 +536,9 @@ class LineDecoder {
   void DoubleOr(double* out);
   // Objects and arrays: `member(key, at)` / `element(at)` read each member / element; false when
   // the value is not one (an error unless it is null).
+  // Opens the object or array (`want`) at the cursor: a null reads as absent (false, no error),
+  // another value is an error.
+  bool Open(const At& at, JsonCursor::Kind want);
   template <typename Fn>
   bool Object(const At& at, Fn&& member);
   template <typename Fn>
@@ -610,18 +613,20 @@ void LineDecoder::DoubleOr(double* out) {
     if (auto d = AsDouble(v)) *out = *d;
 }
 
+bool LineDecoder::Open(const At& at, JsonCursor::Kind want) {
+  const JsonCursor::Kind kind = c_.Peek();
+  if (kind == want) return want == JsonCursor::Kind::kObject ? c_.BeginObject() : c_.BeginArray();
+  if (kind == JsonCursor::Kind::kNull) {
+    c_.Null();
+    return false;
+  }
+  c_.Skip();
+  return Fail(at, want == JsonCursor::Kind::kObject ? "expected object" : "expected array");
+}
+
 template <typename Fn>
 bool LineDecoder::Object(const At& at, Fn&& member) {
-  const JsonCursor::Kind kind = c_.Peek();
-  if (kind != JsonCursor::Kind::kObject) {
-    if (kind == JsonCursor::Kind::kNull) {
-      c_.Null();
-      return false;
-    }
-    c_.Skip();
-    return Fail(at, "expected object");
-  }
-  c_.BeginObject();
+  if (!Open(at, JsonCursor::Kind::kObject)) return false;
   std::string key;
   while (ok() && c_.NextMember(&key)) member(std::string_view(key), at.Member(key));
   return ok();
@@ -629,16 +634,7 @@ bool LineDecoder::Object(const At& at, Fn&& member) {
 
 template <typename Fn>
 bool LineDecoder::Array(const At& at, Fn&& element) {
-  const JsonCursor::Kind kind = c_.Peek();
-  if (kind != JsonCursor::Kind::kArray) {
-    if (kind == JsonCursor::Kind::kNull) {
-      c_.Null();
-      return false;
-    }
-    c_.Skip();
-    return Fail(at, "expected array");
-  }
-  c_.BeginArray();
+  if (!Open(at, JsonCursor::Kind::kArray)) return false;
   for (long i = 0; ok() && c_.NextElement(); ++i) element(at.Element(i));
   return ok();
 }

@@ -311,51 +311,43 @@ JsonCursor::Kind JsonCursor::Peek() {
   }
 }
 
-bool JsonCursor::BeginObject() {
+bool JsonCursor::Begin(char open, const char* expected) {
   if (!ok()) return false;
   // One level short of ParseJson's limit, which also counts the value inside the last level.
   if (seen_.size() + 1 >= static_cast<size_t>(kMaxJsonDepth)) return Fail("nesting too deep");
-  if (!Expect('{', "expected '{'")) return false;
+  if (!Expect(open, expected)) return false;
   seen_.push_back(false);
   return true;
 }
 
-bool JsonCursor::BeginArray() {
-  if (!ok()) return false;
-  // One level short of ParseJson's limit, which also counts the value inside the last level.
-  if (seen_.size() + 1 >= static_cast<size_t>(kMaxJsonDepth)) return Fail("nesting too deep");
-  if (!Expect('[', "expected '['")) return false;
-  seen_.push_back(false);
-  return true;
+bool JsonCursor::BeginObject() { return Begin('{', "expected '{'"); }
+
+bool JsonCursor::BeginArray() { return Begin('[', "expected '['"); }
+
+int JsonCursor::Continue(char close, const char* expected) {
+  if (!ok() || seen_.empty()) {
+    Fail("not in an object or array");
+    return -1;
+  }
+  SkipSpace();
+  if (pos_ < text_.size() && text_[pos_] == close) {
+    ++pos_;
+    seen_.pop_back();
+    return 0;
+  }
+  if (seen_.back() && !Expect(',', expected)) return -1;
+  seen_.back() = true;
+  return 1;
 }
 
 bool JsonCursor::NextMember(std::string* key) {
-  if (!ok() || seen_.empty()) return Fail("not in an object");
-  SkipSpace();
-  if (pos_ < text_.size() && text_[pos_] == '}') {
-    ++pos_;
-    seen_.pop_back();
-    return false;
-  }
-  if (seen_.back() && !Expect(',', "expected ',' or '}'")) return false;
-  seen_.back() = true;
+  if (Continue('}', "expected ',' or '}'") <= 0) return false;
   SkipSpace();
   if (!String(key)) return false;
   return Expect(':', "expected ':'");
 }
 
-bool JsonCursor::NextElement() {
-  if (!ok() || seen_.empty()) return Fail("not in an array");
-  SkipSpace();
-  if (pos_ < text_.size() && text_[pos_] == ']') {
-    ++pos_;
-    seen_.pop_back();
-    return false;
-  }
-  if (seen_.back() && !Expect(',', "expected ',' or ']'")) return false;
-  seen_.back() = true;
-  return true;
-}
+bool JsonCursor::NextElement() { return Continue(']', "expected ',' or ']'") > 0; }
 
 bool JsonCursor::String(std::string* out) {
   out->clear();

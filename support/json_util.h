@@ -68,6 +68,10 @@ class JsonCursor {
   void SkipSpace();
   bool Fail(const char* what);
   bool Expect(char c, const char* what);
+  bool Begin(char open, const char* expected);
+  // After an item of the innermost object or array: 1 when another follows (its ',' read), 0
+  // when `close` ended it, -1 on an error.
+  int Continue(char close, const char* expected);
   bool Number(Json::Value* out);
   bool Word(std::string_view word);
   bool Build(Json::Value* out);
