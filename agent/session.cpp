@@ -208,8 +208,13 @@ void Session::CloseInterruptedCalls() {
 }
 
 // What the branch recorded besides messages comes back with it: the last mode, plan, todo phases
-// and name on the branch.
+// and name on the branch. A mode, plan or todo list the branch never set is the agent's default,
+// not what the branch left behind had; the name is the session's and stays unless the branch
+// names it.
 void Session::RestoreFromBranch() {
+  mode_ = agent_->default_mode;
+  plan_.clear();
+  todos_.clear();
   for (const Entry* e : history_.Branch()) {
     switch (e->kind) {
       case EntryKind::kModeChange:

@@ -739,6 +739,29 @@ TEST_F(RecordedSessionTest, ALeafMovedByBranchingLastsAcrossAReload) {
   EXPECT_EQ(session_->History()[0].TextContent(), "first");
 }
 
+// A branch takes the state its own entries set: a mode chosen after the branch point stays with
+// the branch that was left, here and after a reload.
+TEST_F(RecordedSessionTest, ABranchDropsTheModeSetAfterItsPoint) {
+  path_ = dir_ / "rec.jsonl";
+  Open(false);
+  ASSERT_TRUE(Run("first").ok());
+  session_->WaitIdle();
+  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan, nullptr).ok());
+  ASSERT_TRUE(Run("second").ok());
+  session_->WaitIdle();
+  EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
+  const auto points = session_->UserMessages();
+  ASSERT_EQ(points.size(), 2u);
+  // Back to before the mode change: the agent's default again.
+  ASSERT_TRUE(session_->SetLeaf(FirstAnswerId(*session_)).ok());
+  EXPECT_EQ(session_->mode(), PermissionMode::kDefault);
+  Open(true);
+  EXPECT_EQ(session_->mode(), PermissionMode::kDefault);
+  // And forward to the branch that chose it: plan again.
+  ASSERT_TRUE(session_->SetLeaf(points[1].entry_id).ok());
+  EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
+}
+
 // A fork (the RPC door's branch): a new file whose header names the parent, holding the history
 // before the chosen message; the parent's file is untouched; both reload with their history.
 TEST_F(RecordedSessionTest, AForkIsANewFileHoldingTheHistoryBeforeItsPoint) {
