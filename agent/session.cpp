@@ -443,14 +443,14 @@ Status Session::SetMode(PermissionMode mode, std::function<void()> done) {
 }
 
 Status Session::Notice(std::function<void()> done,
-                       const std::function<Event(std::vector<Entry>*)>& change) {
+                       const std::function<std::optional<Event>(std::vector<Entry>*)>& change) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (notices_.size() >= kMaxPendingNotices)
       return MakeError(ErrorCode::kSessionBusy,
                        "too many changes are waiting for the session's running turn");
     std::vector<Entry> entries;
-    Event e = change(&entries);
+    std::optional<Event> e = change(&entries);
     if (!entries.empty()) {
       // The entries join the history on the worker, which alone writes it.
       done = [this, entries = std::move(entries), done = std::move(done)]() mutable {
@@ -475,14 +475,14 @@ Status Session::Notice(std::function<void()> done,
 
 void Session::FlushNotices() {
   if (!has_notices_.load(std::memory_order_acquire)) return;
-  std::vector<std::pair<Event, std::function<void()>>> notices;
+  std::vector<std::pair<std::optional<Event>, std::function<void()>>> notices;
   {
     std::lock_guard<std::mutex> lock(mu_);
     notices.swap(notices_);
     has_notices_.store(false, std::memory_order_relaxed);
   }
   for (auto& [e, done] : notices) {
-    if (options_.sink) options_.sink(e);
+    if (e && options_.sink) options_.sink(*e);
     if (done) done();
   }
 }
@@ -1324,32 +1324,29 @@ bool Session::RemindTodos(Turn& t) {
   return true;
 }
 
+namespace {
+Entry TodoPhasesEntry(const std::vector<TodoPhase>& phases) {
+  Entry e;
+  e.kind = EntryKind::kCustom;
+  e.custom_type = kTodoPhasesEntryType;
+  e.data = TodoPhasesToJson(phases);
+  return e;
+}
+}  // namespace
+
 void Session::SetTodos(std::vector<TodoPhase> phases) {
-  Json::Value data = TodoPhasesToJson(phases);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
+  // Like a mode change: set now, recorded on the worker (after the running turn's current step).
+  Status st = Notice(nullptr, [&](std::vector<Entry>* entries) -> std::optional<Event> {
+    entries->push_back(TodoPhasesEntry(phases));
     todos_ = std::move(phases);
-  }
-  // The entry joins the history on the worker, after the running turn if there is one: the
-  // worker reads the history without the lock.
-  Status st = Post([this, data = std::move(data)]() mutable {
-    Entry e;
-    e.kind = EntryKind::kCustom;
-    e.custom_type = kTodoPhasesEntryType;
-    e.data = std::move(data);
-    std::lock_guard<std::mutex> lock(mu_);
-    AppendEntryLocked(std::move(e));
+    return std::nullopt;
   });
   if (!st.ok()) log::Warn("session " + id() + ": todos not recorded: " + st.error().message);
 }
 
 // On the worker only (it appends to the history).
 void Session::SetTodosLocked(std::vector<TodoPhase> phases) {
-  Entry e;
-  e.kind = EntryKind::kCustom;
-  e.custom_type = kTodoPhasesEntryType;
-  e.data = TodoPhasesToJson(phases);
-  AppendEntryLocked(std::move(e));
+  AppendEntryLocked(TodoPhasesEntry(phases));
   todos_ = std::move(phases);
 }
 

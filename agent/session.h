@@ -427,9 +427,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // An assistant message shown to the user but kept out of the history (a command's answer).
   void EmitNote(int turn, const std::string& text);
   // Makes a change under the lock and queues its event (and the entries it records) for the
-  // worker; see SetMode. `change` returns the event and adds the entries.
+  // worker; see SetMode. `change` returns the event (none: the change only records entries) and
+  // adds the entries.
   Status Notice(std::function<void()> done,
-                const std::function<Event(std::vector<Entry>*)>& change);
+                const std::function<std::optional<Event>(std::vector<Entry>*)>& change);
   void RestoreModel();
   void Emit(const Event& e);
   void FlushNotices();
@@ -460,7 +461,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string name_;
   Usage total_usage_;
   // Events raised off the worker (a mode change during a turn), emitted there in order.
-  std::vector<std::pair<Event, std::function<void()>>> notices_;
+  std::vector<std::pair<std::optional<Event>, std::function<void()>>> notices_;
   // Set with notices_ under mu_; read without it, so the worker takes no lock per stream delta.
   std::atomic<bool> has_notices_{false};
   std::atomic<bool> auto_compaction_{true};
