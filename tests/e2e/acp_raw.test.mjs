@@ -2,19 +2,15 @@
 // every line out parsed and validated against the ACP schema.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { AgentProcess, INIT_PARAMS } from "./lib/agent-process.mjs";
-import { makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { startAgent, INIT_PARAMS } from "./lib/agent-process.mjs";
+import { workspace } from "./lib/env.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Starts an agent; `ready` also runs initialize (+ session/new when asked).
 async function start(t, { init = true, session = false } = {}) {
-  const ws = makeWorkspace();
-  const agent = new AgentProcess({ cwd: ws });
-  t.after(async () => {
-    await agent.kill();
-    rmWorkspace(ws);
-  });
+  const ws = workspace(t);
+  const agent = startAgent(t, { cwd: ws });
   let sessionId, modes;
   if (init) {
     const r = await agent.request("initialize", INIT_PARAMS, 0);

@@ -5,9 +5,9 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { AgentProcess } from "./lib/agent-process.mjs";
+import { startAgent } from "./lib/agent-process.mjs";
 import { serveReadTextFile, serveWriteTextFile } from "./lib/sdk-client.mjs";
-import { makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { workspace } from "./lib/env.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const GREETING = "Hello! I am the offline demo agent. Ask me to read notes.txt, make a plan, or run a command.";
@@ -59,12 +59,8 @@ function checkUpdatesInsideTurns(wire) {
 }
 
 test("ACP SDK client drives the demo agent through a full session", { timeout: 60000 }, async (t) => {
-  const ws = makeWorkspace();
-  const agent = new AgentProcess({ cwd: ws });
-  t.after(async () => {
-    await agent.kill();
-    rmWorkspace(ws);
-  });
+  const ws = workspace(t);
+  const agent = startAgent(t, { cwd: ws });
 
   const events = []; // {kind:"update", sessionId, update} | {kind:"permission", params, choice}
   const fsReads = [];

@@ -4,20 +4,16 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { AgentProcess } from "./lib/agent-process.mjs";
+import { startAgent, finishAgent } from "./lib/agent-process.mjs";
 import { withClient, textOf } from "./lib/sdk-client.mjs";
-import { e2eDir, makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { e2eDir, workspace } from "./lib/env.mjs";
 
 const spec = path.join(e2eDir, "fixtures/probe-agent.yaml");
 const updates = (events, kind) => events.filter((e) => e.update?.sessionUpdate === kind).map((e) => e.update);
 
 test("tools, stop reasons and failures (scripted agent)", { timeout: 60000 }, async (t) => {
-  const ws = makeWorkspace();
-  const agent = new AgentProcess({ spec, cwd: ws });
-  t.after(async () => {
-    await agent.kill();
-    rmWorkspace(ws);
-  });
+  const ws = workspace(t);
+  const agent = startAgent(t, { spec, cwd: ws });
   const fsCalls = () =>
     agent.wire.entries.filter((e) => e.dir === "out" && e.msg?.method?.startsWith("fs/")).map((e) => e.msg);
 
@@ -99,8 +95,5 @@ test("tools, stop reasons and failures (scripted agent)", { timeout: 60000 }, as
     });
   });
 
-  agent.closeStdin();
-  assert.equal((await agent.exited).code, 0, agent.stderr);
-  await agent.stdoutDone;
-  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
+  await finishAgent(agent);
 });

@@ -2,11 +2,8 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { promisify } from "node:util";
-import { e2eDir, loushoBin, demoSpec, makeWorkspace, rmWorkspace, childEnv, assertBinary } from "./lib/env.mjs";
+import { e2eDir, loushoBin, demoSpec, tempDir, workspace, childEnv, assertBinary } from "./lib/env.mjs";
 import { validator } from "./lib/agent-process.mjs";
 
 const run = promisify(execFile);
@@ -15,12 +12,8 @@ const q = (s) => `'${s.replace(/'/g, "'\\''")}'`;
 
 async function acpx(t, args) {
   assertBinary();
-  const ws = makeWorkspace();
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-acpx-home-"));
-  t.after(() => {
-    rmWorkspace(ws);
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  const ws = workspace(t);
+  const home = tempDir(t, "lousho-acpx-home-");
   const agentCmd = `${q(loushoBin)} acp ${q(demoSpec)}`;
   try {
     const r = await run(

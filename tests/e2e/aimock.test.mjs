@@ -1,58 +1,14 @@
 // The HTTP providers end to end: lousho (OpenAI chat and Anthropic messages) against the
 // @copilotkit/aimock mock LLM server, driven over ACP by the official SDK. Every line the binary
 // writes is validated against the ACP schema.
-import test, { before, after } from "node:test";
+import test from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
-import path from "node:path";
-import { AgentProcess } from "./lib/agent-process.mjs";
-import { withClient, textOf, countOf, sleep } from "./lib/sdk-client.mjs";
-import { e2eDir, makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { withAgent, textOf, countOf, sleep } from "./lib/sdk-client.mjs";
+import { tempDir, workspace } from "./lib/env.mjs";
+import { useAimock } from "./lib/aimock.mjs";
+import { writeAgentSpec } from "./lib/agent-spec.mjs";
 
-const fixtures = path.join(e2eDir, "fixtures/providers.json");
-let mock; // {proc, port, base}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-before(async () => {
-  const port = await freePort();
-  const bin = path.join(e2eDir, "node_modules/.bin/llmock");
-  const proc = spawn(bin, ["-p", String(port), "-h", "127.0.0.1", "-f", fixtures, "--log-level", "warn"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
-    if (i > 100 || proc.exitCode !== null) throw new Error(`llmock did not start: ${err}`);
-    await sleep(100);
-  }
-  mock = { proc, port, base };
-});
-
-after(() => {
-  mock?.proc.kill();
-});
-
-async function journal() {
-  const j = await (await fetch(`${mock.base}/__aimock/journal`)).json();
-  return Array.isArray(j) ? j : j.entries;
-}
+const mock = useAimock("providers.json");
 
 function lastUserText(body) {
   const msgs = body?.messages ?? [];
@@ -68,7 +24,7 @@ function lastUserText(body) {
 
 // The model requests of one API (by endpoint path) whose last user message contains `needle`.
 const requestsFor = async (api, needle) =>
-  (await journal()).filter((e) => e.path === api.path && lastUserText(e.body).includes(needle));
+  (await mock.journal()).filter((e) => e.path === api.path && lastUserText(e.body).includes(needle));
 
 const APIS = [
   {
@@ -76,7 +32,7 @@ const APIS = [
     model: "openai/gpt-4o-mini",
     wireModel: "gpt-4o-mini",
     path: "/v1/chat/completions",
-    env: () => ({ OPENAI_BASE_URL: `${mock.base}/v1`, OPENAI_API_KEY: "test" }),
+    env: () => mock.openaiEnv(),
     provider: () => ({ api: "openai-chat", baseUrl: `${mock.base}/v1`, apiKeyEnv: "OPENAI_API_KEY" }),
     authHeader: "authorization",
     // A truncated stream after text was shown: no retry (output cannot be taken back).
@@ -87,7 +43,7 @@ const APIS = [
     model: "anthropic/claude-sonnet-4-5",
     wireModel: "claude-sonnet-4-5",
     path: "/v1/messages",
-    env: () => ({ ANTHROPIC_BASE_URL: mock.base, ANTHROPIC_API_KEY: "test" }),
+    env: () => mock.anthropicEnv(),
     provider: () => ({ api: "anthropic-messages", baseUrl: mock.base, apiKeyEnv: "ANTHROPIC_API_KEY" }),
     authHeader: "x-api-key",
     // aimock cuts the Anthropic stream before the first text delta: nothing shown, so it retries.
@@ -96,40 +52,28 @@ const APIS = [
 ];
 
 function writeSpecs(dir, api) {
-  const common = `instructions: You are a test agent.\ntools: [read]\nmaxSteps: 4\n`;
-  const envSpec = path.join(dir, `${api.name}-env.yaml`);
-  fs.writeFileSync(envSpec, `name: mock-${api.name}\nmodel: ${api.model}\n${common}`);
-  const overrideSpec = path.join(dir, `${api.name}-override.yaml`);
-  const p = { ...api.provider(), maxRetries: 2, retryBaseMs: 50 };
-  fs.writeFileSync(
-    overrideSpec,
-    `name: mock-${api.name}-override\nmodel: ${api.model}\n${common}providers:\n  ${api.name}: ${JSON.stringify(p)}\n`,
+  const common = { instructions: "You are a test agent.", tools: ["read"], maxSteps: 4 };
+  const envSpec = writeAgentSpec(dir, { name: `mock-${api.name}`, model: api.model, ...common }, `${api.name}-env.yaml`);
+  const overrideSpec = writeAgentSpec(
+    dir,
+    {
+      name: `mock-${api.name}-override`,
+      model: api.model,
+      ...common,
+      providers: { [api.name]: { ...api.provider(), maxRetries: 2, retryBaseMs: 50 } },
+    },
+    `${api.name}-override.yaml`,
   );
   return { envSpec, overrideSpec };
 }
 
-async function finish(agent) {
-  agent.closeStdin();
-  const exit = await agent.exited;
-  await agent.stdoutDone;
-  assert.equal(exit.code, 0, `exit code; stderr:\n${agent.stderr}`);
-  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
-}
-
 for (const api of APIS) {
   test(`${api.name} provider against aimock`, { timeout: 60000 }, async (t) => {
-    const ws = makeWorkspace();
-    const specDir = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-specs-"));
-    t.after(() => {
-      rmWorkspace(ws);
-      fs.rmSync(specDir, { recursive: true, force: true });
-    });
-    const { envSpec, overrideSpec } = writeSpecs(specDir, api);
+    const ws = workspace(t);
+    const { envSpec, overrideSpec } = writeSpecs(tempDir(t, "lousho-specs-"), api);
 
     // Part 1: the built-in provider, pointed at the mock by *_BASE_URL / *_API_KEY.
-    const agent = new AgentProcess({ spec: envSpec, env: api.env(), cwd: ws });
-    t.after(() => agent.kill());
-    await withClient(agent, async (c) => {
+    await withAgent(t, { spec: envSpec, env: api.env(), cwd: ws }, async (c) => {
       assert.equal(c.init.protocolVersion, 1);
 
       await t.test("streamed text", async () => {
@@ -221,12 +165,10 @@ for (const api of APIS) {
         assert.equal(c.events.length, n, "no update after the prompt response");
       });
     });
-    await finish(agent);
 
     // Part 2: a `providers:` override in the spec with quick retries.
-    const agent2 = new AgentProcess({ spec: overrideSpec, env: { [`${api.name.toUpperCase()}_API_KEY`]: "test" }, cwd: ws });
-    t.after(() => agent2.kill());
-    await withClient(agent2, async (c) => {
+    const env2 = { [`${api.name.toUpperCase()}_API_KEY`]: "test" };
+    await withAgent(t, { spec: overrideSpec, env: env2, cwd: ws }, async (c) => {
       await t.test("providers: override, 500 once then success", async () => {
         const sid = await c.newSession(ws);
         const msg = `server error once ${api.name}`;
@@ -251,6 +193,5 @@ for (const api of APIS) {
         assert.equal(textOf(again.events, "agent_message_chunk"), "Hello from the mock! Streaming works.");
       });
     });
-    await finish(agent2);
   });
 }

@@ -2,17 +2,15 @@
 // commands, and a context overflow that is compacted and retried against a real HTTP model
 // (@copilotkit/aimock), all driven by the official ACP SDK with every line the binary writes
 // validated against the ACP schema.
-import test, { before, after } from "node:test";
+import test from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { AgentProcess } from "./lib/agent-process.mjs";
-import { withClient, textOf, sleep } from "./lib/sdk-client.mjs";
-import { e2eDir, makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { startAgent, finishAgent } from "./lib/agent-process.mjs";
+import { withAgent, withBareClient, textOf, sleep } from "./lib/sdk-client.mjs";
+import { e2eDir, tempDir, workspace } from "./lib/env.mjs";
+import { useAimock } from "./lib/aimock.mjs";
+import { writeAgentSpec } from "./lib/agent-spec.mjs";
 
 const modelsSpec = path.join(e2eDir, "fixtures/models-agent.yaml");
 
@@ -28,34 +26,10 @@ async function waitEvent(events, pred, from = 0, what = "update") {
   throw new Error(`no ${what} arrived`);
 }
 
-async function finish(agent) {
-  agent.closeStdin();
-  const exit = await agent.exited;
-  await agent.stdoutDone;
-  assert.equal(exit.code, 0, `exit code; stderr:\n${agent.stderr}`);
-  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
-}
-
 test("config options, /model and /compact with the official SDK", { timeout: 60000 }, async (t) => {
-  const ws = makeWorkspace();
-  const agent = new AgentProcess({ spec: modelsSpec, cwd: ws });
-  t.after(async () => {
-    await agent.kill();
-    rmWorkspace(ws);
-  });
-  const events = [];
-  const app = acp
-    .client({ name: "lousho-e2e" })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      events.push(params.update);
-    });
-
-  await app.connectWith(agent.sdkStream(acp), async (ctx) => {
-    await ctx.request(acp.methods.agent.initialize, {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: {},
-      clientInfo: { name: "lousho-e2e", version: "0.0.0" },
-    });
+  const ws = workspace(t);
+  const agent = startAgent(t, { spec: modelsSpec, cwd: ws });
+  await withBareClient(agent, {}, async (ctx, events) => {
     const sess = await ctx.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
     const sessionId = sess.sessionId;
     const prompt = async (text) => {
@@ -162,28 +136,13 @@ test("config options, /model and /compact with the official SDK", { timeout: 600
       assert.ok(calls[1].update.rawOutput.tokensAfter > 0);
     });
   });
-  await finish(agent);
+  await finishAgent(agent);
 });
 
 test("a client with session.compaction gets compaction_update instead", { timeout: 60000 }, async (t) => {
-  const ws = makeWorkspace();
-  const agent = new AgentProcess({ spec: modelsSpec, cwd: ws });
-  t.after(async () => {
-    await agent.kill();
-    rmWorkspace(ws);
-  });
-  const events = [];
-  const app = acp
-    .client({ name: "lousho-e2e" })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      events.push(params.update);
-    });
-  await app.connectWith(agent.sdkStream(acp), async (ctx) => {
-    await ctx.request(acp.methods.agent.initialize, {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { session: { compaction: {} } },
-      clientInfo: { name: "lousho-e2e", version: "0.0.0" },
-    });
+  const ws = workspace(t);
+  const agent = startAgent(t, { spec: modelsSpec, cwd: ws });
+  await withBareClient(agent, { session: { compaction: {} } }, async (ctx, events) => {
     const { sessionId } = await ctx.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
     const prompt = (text) =>
       ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
@@ -201,52 +160,12 @@ test("a client with session.compaction gets compaction_update instead", { timeou
     assert.ok(ev[2].used > 0 && ev[2].used < ev[2].size, "the context meter shows what is left");
     assert.deepEqual(ev[1].summary, [{ type: "text", text: "SUMMARY: the user greeted the agent." }]);
   });
-  await finish(agent);
+  await finishAgent(agent);
 });
 
 // --- Overflow against aimock ---
 
-const fixtures = path.join(e2eDir, "fixtures/compaction.json");
-let mock;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-before(async () => {
-  const port = await freePort();
-  const bin = path.join(e2eDir, "node_modules/.bin/llmock");
-  const proc = spawn(bin, ["-p", String(port), "-h", "127.0.0.1", "-f", fixtures, "--log-level", "warn"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
-    if (i > 100 || proc.exitCode !== null) throw new Error(`llmock did not start: ${err}`);
-    await sleep(100);
-  }
-  mock = { proc, base };
-});
-
-after(() => {
-  mock?.proc.kill();
-});
-
-async function journal() {
-  const j = await (await fetch(`${mock.base}/__aimock/journal`)).json();
-  return Array.isArray(j) ? j : j.entries;
-}
+const mock = useAimock("compaction.json");
 
 const textsOf = (body) =>
   (body?.messages ?? []).map((m) =>
@@ -260,37 +179,31 @@ const APIS = [
     name: "openai",
     model: "openai/gpt-4o-mini",
     path: "/v1/chat/completions",
-    env: () => ({ OPENAI_BASE_URL: `${mock.base}/v1`, OPENAI_API_KEY: "test" }),
+    env: () => mock.openaiEnv(),
   },
   {
     name: "anthropic",
     model: "anthropic/claude-sonnet-4-5",
     path: "/v1/messages",
-    env: () => ({ ANTHROPIC_BASE_URL: mock.base, ANTHROPIC_API_KEY: "test" }),
+    env: () => mock.anthropicEnv(),
   },
 ];
 
 for (const api of APIS) {
   test(`${api.name}: a context overflow is compacted once and the request sent again`, { timeout: 60000 }, async (t) => {
-    const ws = makeWorkspace();
-    const specDir = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-specs-"));
-    t.after(() => {
-      rmWorkspace(ws);
-      fs.rmSync(specDir, { recursive: true, force: true });
+    const ws = workspace(t);
+    const spec = writeAgentSpec(tempDir(t, "lousho-specs-"), {
+      name: `overflow-${api.name}`,
+      model: api.model,
+      tools: ["read"],
+      compaction: { keepRecentTokens: 10 },
     });
-    const spec = path.join(specDir, "agent.yaml");
-    fs.writeFileSync(
-      spec,
-      `name: overflow-${api.name}\nmodel: ${api.model}\ntools: [read]\ncompaction: {keepRecentTokens: 10}\n`,
-    );
-    const agent = new AgentProcess({ spec, env: api.env(), cwd: ws });
-    t.after(() => agent.kill());
     const needle = `too long for ${api.name}`;
-    await withClient(agent, async (c) => {
+    await withAgent(t, { spec, env: api.env(), cwd: ws }, async (c) => {
       const sid = await c.newSession(ws);
       const first = await c.prompt(sid, "greet the model");
       assert.equal(first.error, undefined, first.error?.message);
-      const before = (await journal()).length;
+      const before = (await mock.journal()).length;
       const { res, error, events } = await c.prompt(sid, needle);
       assert.equal(error, undefined, error?.message);
       assert.equal(res.stopReason, "end_turn");
@@ -304,7 +217,7 @@ for (const api of APIS) {
       assert.equal(note[1].update.rawOutput.willRetry, true);
 
       // What the model received: the refused request, the summary request, the retry.
-      const reqs = (await journal()).slice(before).filter((e) => e.path === api.path);
+      const reqs = (await mock.journal()).slice(before).filter((e) => e.path === api.path);
       assert.equal(reqs.length, 3, JSON.stringify(reqs.map((r) => textsOf(r.body))));
       assert.equal(reqs[0].response?.status, 400);
       assert.ok(textsOf(reqs[0].body).includes("greet the model"));
@@ -315,6 +228,5 @@ for (const api of APIS) {
       assert.ok(!retried.includes("greet the model"), "the summarized turn is no longer sent");
       assert.equal(retried.at(-1), needle);
     });
-    await finish(agent);
   });
 }

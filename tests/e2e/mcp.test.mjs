@@ -2,80 +2,37 @@
 // we did not write) over stdio, streamable HTTP and the legacy SSE transport, driven over ACP by
 // the official SDK, with @copilotkit/aimock as the model that makes the tool calls. Every line
 // the binary writes is validated against the ACP schema.
-import test, { before, after } from "node:test";
+import test, { after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
-import { AgentProcess } from "./lib/agent-process.mjs";
-import { withClient, textOf, sleep } from "./lib/sdk-client.mjs";
-import { e2eDir, makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { withAgent, sleep } from "./lib/sdk-client.mjs";
+import { e2eDir, tempDir, workspace } from "./lib/env.mjs";
+import { useAimock } from "./lib/aimock.mjs";
+import { writeAgentSpec } from "./lib/agent-spec.mjs";
+import { freePort, startServerProcess } from "./lib/server-process.mjs";
 
 const everything = path.join(e2eDir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const tapScript = path.join(e2eDir, "fixtures/mcp-tap.mjs");
-let mock; // aimock: {proc, base}
+const mock = useAimock("mcp.json");
 const servers = []; // HTTP-mode server-everything processes
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-// Starts a process and waits (bounded) until `ready()` says it serves.
-async function startServer(cmd, args, env, ready) {
-  const proc = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  for (let i = 0; ; i++) {
-    if (await ready().catch(() => false)) return proc;
-    if (i > 100 || proc.exitCode !== null) throw new Error(`${cmd} did not start: ${err}`);
-    await sleep(100);
-  }
-}
-
-before(async () => {
-  const port = await freePort();
-  const bin = path.join(e2eDir, "node_modules/.bin/llmock");
-  const fixtures = path.join(e2eDir, "fixtures/mcp.json");
-  const base = `http://127.0.0.1:${port}`;
-  const proc = await startServer(bin, ["-p", String(port), "-h", "127.0.0.1", "-f", fixtures, "--log-level", "warn"], {},
-    async () => (await fetch(`${base}/health`)).ok);
-  mock = { proc, base };
-});
-
-after(() => {
-  mock?.proc.kill();
-  for (const s of servers) s.kill();
-});
-
-async function journal() {
-  const j = await (await fetch(`${mock.base}/__aimock/journal`)).json();
-  return Array.isArray(j) ? j : j.entries;
-}
+after(() => Promise.all(servers.map((s) => s.stop())));
 
 // The model requests whose messages mention `needle` (the user's prompt), in order.
 async function requestsFor(needle) {
-  return (await journal()).filter((e) => e.path === "/v1/chat/completions" && JSON.stringify(e.body?.messages ?? []).includes(needle));
+  return (await mock.journal()).filter((e) => e.path === "/v1/chat/completions" && JSON.stringify(e.body?.messages ?? []).includes(needle));
 }
 
+// server-everything over HTTP ("streamableHttp" or "sse"), ready once it says it listens.
 async function httpEverything(mode) {
   const port = await freePort();
-  const proc = await startServer("node", [everything, mode], { PORT: String(port) }, async () => {
-    const s = net.connect(port, "127.0.0.1");
-    return new Promise((resolve) => {
-      s.once("connect", () => (s.destroy(), resolve(true)));
-      s.once("error", () => resolve(false));
-    });
+  const server = await startServerProcess(process.execPath, [everything, mode], {
+    env: { PORT: String(port) },
+    ready: new RegExp(`(listening|running) on port ${port}$`),
+    stream: "stderr",
   });
-  servers.push(proc);
+  servers.push(server);
   return `http://127.0.0.1:${port}`;
 }
 
@@ -106,66 +63,37 @@ async function waitFor(what, cond, ms = 10000) {
   }
 }
 
+// The stdio server comes from the spec, with ${VAR} expansion; the others from the editor.
 function writeSpec(dir) {
-  const spec = path.join(dir, "agent.yaml");
-  // The stdio server comes from the spec, with ${VAR} expansion; the others from the editor.
-  fs.writeFileSync(
-    spec,
-    [
-      "name: mcp-e2e",
-      "model: openai/gpt-4o-mini",
-      "instructions: You are a test agent.",
-      "tools: [read]",
-      "maxSteps: 4",
-      "mcp:",
-      "  startTimeoutMs: 3000",
-      "mcp_servers:",
-      "  everything:",
-      "    command: node",
-      '    args: ["${MCP_TAP}", "node", "${MCP_EVERYTHING}", "stdio"]',
-      "    env:",
-      '      TAP_LOG: "${MCP_TAP_LOG}"',
-      "",
-    ].join("\n"),
-  );
-  return spec;
-}
-
-async function finish(agent) {
-  agent.closeStdin();
-  const exit = await agent.exited;
-  await agent.stdoutDone;
-  assert.equal(exit.code, 0, `exit code; stderr:\n${agent.stderr}`);
-  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
+  return writeAgentSpec(dir, {
+    name: "mcp-e2e",
+    model: "openai/gpt-4o-mini",
+    instructions: "You are a test agent.",
+    tools: ["read"],
+    maxSteps: 4,
+    mcp: { startTimeoutMs: 3000 },
+    mcp_servers: {
+      everything: {
+        command: "node",
+        args: ["${MCP_TAP}", "node", "${MCP_EVERYTHING}", "stdio"],
+        env: { TAP_LOG: "${MCP_TAP_LOG}" },
+      },
+    },
+  });
 }
 
 const toolCalls = (events, id) => events.filter((e) => e.kind === "update" && e.update.toolCallId === id);
 
 test("MCP servers over stdio, streamable HTTP and SSE", { timeout: 120000 }, async (t) => {
-  const ws = makeWorkspace();
-  const specDir = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-mcp-"));
+  const ws = workspace(t);
+  const specDir = tempDir(t, "lousho-mcp-");
   const tapLog = path.join(specDir, "tap.jsonl");
   const hangPidFile = path.join(specDir, "hang.pid");
-  t.after(() => {
-    rmWorkspace(ws);
-    fs.rmSync(specDir, { recursive: true, force: true });
-  });
   const spec = writeSpec(specDir);
   const web = await httpEverything("streamableHttp");
   const legacy = await httpEverything("sse");
-  const agent = new AgentProcess({
-    spec,
-    cwd: ws,
-    env: {
-      OPENAI_BASE_URL: `${mock.base}/v1`,
-      OPENAI_API_KEY: "test",
-      MCP_TAP: tapScript,
-      MCP_EVERYTHING: everything,
-      MCP_TAP_LOG: tapLog,
-    },
-  });
-  t.after(() => agent.kill());
-  await withClient(agent, async (c) => {
+  const env = { ...mock.openaiEnv(), MCP_TAP: tapScript, MCP_EVERYTHING: everything, MCP_TAP_LOG: tapLog };
+  await withAgent(t, { spec, cwd: ws, env }, async (c) => {
     assert.deepEqual(c.init.agentCapabilities.mcpCapabilities, { http: true, sse: true });
     const sid = await c.newSession(ws, [
       { name: "web", type: "http", url: `${web}/mcp`, headers: [{ name: "Authorization", value: "Bearer test-token" }] },
@@ -284,7 +212,6 @@ test("MCP servers over stdio, streamable HTTP and SSE", { timeout: 120000 }, asy
       assert.ok(!alive(Number(fs.readFileSync(hangPidFile, "utf8"))), "the hanging server was stopped");
     });
   });
-  await finish(agent);
   const { pids } = readTap(tapLog);
   assert.equal(pids.length, 4, "two sessions, each with its own tap and server-everything");
   for (const pid of pids) assert.ok(!alive(pid), `process ${pid} outlived the agent`);

@@ -3,82 +3,34 @@
 // through a plain prompt, a prompt with a tool call (its permission prompt crosses both doors as
 // extension_ui_request -> session/request_permission) and a cancelled prompt, with aimock as the
 // model server. Every line pi-acp writes is validated against the ACP schema.
-import test, { before, after } from "node:test";
+import test from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
-import { AgentProcess } from "./lib/agent-process.mjs";
-import { withClient, textOf, sleep } from "./lib/sdk-client.mjs";
-import { e2eDir, loushoBin, makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { startAgent } from "./lib/agent-process.mjs";
+import { withClient, textOf } from "./lib/sdk-client.mjs";
+import { e2eDir, loushoBin, tempDir, workspace } from "./lib/env.mjs";
+import { useAimock } from "./lib/aimock.mjs";
+import { writeAgentSpec } from "./lib/agent-spec.mjs";
 
 const piAcp = path.join(e2eDir, "node_modules/pi-acp/dist/index.js");
-let mock; // {proc, base}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-before(async () => {
-  const port = await freePort();
-  const bin = path.join(e2eDir, "node_modules/.bin/llmock");
-  const fixtures = path.join(e2eDir, "fixtures/pi-acp.json");
-  const proc = spawn(bin, ["-p", String(port), "-h", "127.0.0.1", "-f", fixtures, "--log-level", "warn"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
-    if (i > 100 || proc.exitCode !== null) throw new Error(`llmock did not start: ${err}`);
-    await sleep(100);
-  }
-  mock = { proc, base };
-});
-
-after(() => mock?.proc.kill());
-
-async function journal() {
-  const j = await (await fetch(`${mock.base}/__aimock/journal`)).json();
-  return Array.isArray(j) ? j : j.entries;
-}
+const mock = useAimock("pi-acp.json");
 
 test("pi-acp drives lousho --mode rpc: prompt, tool call, cancel", { timeout: 90000 }, async (t) => {
-  const ws = makeWorkspace();
+  const ws = workspace(t);
   // pi-acp passes no agent: lousho takes the user's default agent from XDG_CONFIG_HOME, and pi-acp
   // keeps its own state under HOME; both are private to this test.
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-piacp-home-"));
-  t.after(() => {
-    rmWorkspace(ws);
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  const home = tempDir(t, "lousho-piacp-home-");
   fs.mkdirSync(path.join(home, "config/lousho"), { recursive: true });
-  fs.writeFileSync(
-    path.join(home, "config/lousho/agent.yaml"),
-    [
-      "name: pi-acp-e2e",
-      "model: mock/mock-model",
-      "instructions: You are a test agent.",
-      "tools: [read, bash]",
-      "maxSteps: 4",
-      "providers:",
-      `  mock: {api: openai-chat, baseUrl: "${mock.base}/v1", maxRetries: 0}`,
-      "",
-    ].join("\n"),
-  );
-  const agent = new AgentProcess({
+  writeAgentSpec(path.join(home, "config/lousho"), {
+    name: "pi-acp-e2e",
+    model: "mock/mock-model",
+    instructions: "You are a test agent.",
+    tools: ["read", "bash"],
+    maxSteps: 4,
+    providers: { mock: mock.openaiProvider({ maxRetries: 0 }) },
+  });
+  const agent = startAgent(t, {
     command: process.execPath,
     argv: [piAcp],
     cwd: ws,
@@ -91,7 +43,6 @@ test("pi-acp drives lousho --mode rpc: prompt, tool call, cancel", { timeout: 90
       NPM_CONFIG_OFFLINE: "true",
     },
   });
-  t.after(() => agent.kill());
 
   await withClient(agent, async (c) => {
     const sid = await c.newSession(ws);
@@ -120,7 +71,7 @@ test("pi-acp drives lousho --mode rpc: prompt, tool call, cancel", { timeout: 90
       assert.ok(done, "the tool call completed");
       assert.match(JSON.stringify(done.update), /e2e-ok/, "the command's real output came back");
       assert.match(textOf(events, "agent_message_chunk"), /The tool said e2e-ok\./);
-      const second = (await journal()).filter((e) => JSON.stringify(e.body ?? {}).includes("call_bash_1"));
+      const second = (await mock.journal()).filter((e) => JSON.stringify(e.body ?? {}).includes("call_bash_1"));
       assert.ok(second.length >= 1, "the tool result went back to the model");
       assert.match(JSON.stringify(second.at(-1).body), /e2e-ok/);
     });

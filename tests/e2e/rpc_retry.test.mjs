@@ -2,51 +2,15 @@
 // shows auto_retry_start / auto_retry_end; set_auto_retry false makes the first failure final;
 // abort_retry ends a long wait at once with "Retry cancelled". Driven as a host would, over
 // `lousho --mode rpc` JSON lines.
-import test, { before, after } from "node:test";
+import test from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import readline from "node:readline";
-import { e2eDir, loushoBin, childEnv, makeWorkspace, rmWorkspace } from "./lib/env.mjs";
-import { sleep } from "./lib/sdk-client.mjs";
+import { loushoBin, childEnv, tempDir, workspace } from "./lib/env.mjs";
+import { useAimock } from "./lib/aimock.mjs";
+import { writeAgentSpec } from "./lib/agent-spec.mjs";
 
-let mock;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-before(async () => {
-  const port = await freePort();
-  const bin = path.join(e2eDir, "node_modules/.bin/llmock");
-  const fixtures = path.join(e2eDir, "fixtures/rpc-retry.json");
-  const proc = spawn(bin, ["-p", String(port), "-h", "127.0.0.1", "-f", fixtures, "--log-level", "warn"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
-    if (i > 100 || proc.exitCode !== null) throw new Error(`llmock did not start: ${err}`);
-    await sleep(100);
-  }
-  mock = { proc, base };
-});
-
-after(() => mock?.proc.kill());
+const mock = useAimock("rpc-retry.json");
 
 // A minimal host: sends commands, records every frame, waits for frames by predicate.
 class RpcHost {
@@ -94,29 +58,22 @@ class RpcHost {
     this.child.stdin.end();
     return this.exited;
   }
+  async kill() {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    await this.exited;
+  }
 }
 
 test("auto-retry over the RPC door: retried, switched off, aborted", { timeout: 60000 }, async (t) => {
-  const ws = makeWorkspace();
-  const specDir = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-rpc-retry-"));
-  t.after(() => {
-    rmWorkspace(ws);
-    fs.rmSync(specDir, { recursive: true, force: true });
+  const ws = workspace(t);
+  const spec = writeAgentSpec(tempDir(t, "lousho-rpc-retry-"), {
+    name: "rpc-retry",
+    model: "mock/mock-model",
+    tools: ["read"],
+    providers: { mock: mock.openaiProvider({ maxRetries: 2, retryBaseMs: 50 }) },
   });
-  const spec = path.join(specDir, "agent.yaml");
-  fs.writeFileSync(
-    spec,
-    [
-      "name: rpc-retry",
-      "model: mock/mock-model",
-      "tools: [read]",
-      "providers:",
-      `  mock: {api: openai-chat, baseUrl: "${mock.base}/v1", maxRetries: 2, retryBaseMs: 50}`,
-      "",
-    ].join("\n"),
-  );
   const host = new RpcHost(spec, ws);
-  t.after(() => host.child.kill());
+  t.after(() => host.kill());
   await host.waitFor((f) => f.type === "ready", "ready");
 
   await t.test("a 429 is retried and announced", async () => {

@@ -2,56 +2,19 @@
 // @copilotkit/aimock mock LLM: prompt, kill -9 mid-turn, start again, session/list shows the
 // session, session/load replays it, and the next model request carries the earlier history
 // exactly as it was sent before. Every line the binary writes is validated against the schema.
-import test, { before, after } from "node:test";
+import test from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
-import { AgentProcess } from "./lib/agent-process.mjs";
-import { withClient, textOf, sleep, acp } from "./lib/sdk-client.mjs";
-import { e2eDir, makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { startAgent } from "./lib/agent-process.mjs";
+import { withClient, textOf, acp } from "./lib/sdk-client.mjs";
+import { demoSpec, tempDir, workspace } from "./lib/env.mjs";
+import { useAimock } from "./lib/aimock.mjs";
+import { writeAgentSpec } from "./lib/agent-spec.mjs";
 
-const fixtures = path.join(e2eDir, "fixtures/providers.json");
-let mock; // {proc, base}
+const mock = useAimock("providers.json");
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-before(async () => {
-  const port = await freePort();
-  const bin = path.join(e2eDir, "node_modules/.bin/llmock");
-  const proc = spawn(bin, ["-p", String(port), "-h", "127.0.0.1", "-f", fixtures, "--log-level", "warn"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  proc.stderr.on("data", (d) => (err += d));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
-    if (i > 100 || proc.exitCode !== null) throw new Error(`llmock did not start: ${err}`);
-    await sleep(100);
-  }
-  mock = { proc, base };
-});
-
-after(() => mock?.proc.kill());
-
-async function chatRequests() {
-  const j = await (await fetch(`${mock.base}/__aimock/journal`)).json();
-  return (Array.isArray(j) ? j : j.entries).filter((e) => e.path === "/v1/chat/completions");
-}
+const chatRequests = async () => (await mock.journal()).filter((e) => e.path === "/v1/chat/completions");
 
 const userTexts = (body) =>
   (body?.messages ?? [])
@@ -73,21 +36,18 @@ function linesOfRequest(agent, method) {
 }
 
 test("a session survives kill -9 and is listed, loaded and continued", { timeout: 60000 }, async (t) => {
-  const ws = makeWorkspace();
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-e2e-sessions-"));
-  const specDir = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-specs-"));
-  t.after(() => {
-    rmWorkspace(ws);
-    fs.rmSync(home, { recursive: true, force: true });
-    fs.rmSync(specDir, { recursive: true, force: true });
+  const ws = workspace(t);
+  const home = tempDir(t, "lousho-e2e-sessions-");
+  const spec = writeAgentSpec(tempDir(t, "lousho-specs-"), {
+    name: "keeper",
+    model: "openai/gpt-4o-mini",
+    instructions: "You are a test agent.",
+    tools: ["read"],
   });
-  const spec = path.join(specDir, "agent.yaml");
-  fs.writeFileSync(spec, "name: keeper\nmodel: openai/gpt-4o-mini\ninstructions: You are a test agent.\ntools: [read]\n");
-  const env = { OPENAI_BASE_URL: `${mock.base}/v1`, OPENAI_API_KEY: "test", LOUSHO_HOME: home };
+  const env = { ...mock.openaiEnv(), LOUSHO_HOME: home };
 
   // First life: one whole turn, then a second one killed while the model is still streaming.
-  const first = new AgentProcess({ spec, env, cwd: ws });
-  t.after(() => first.kill());
+  const first = startAgent(t, { spec, env, cwd: ws });
   let sessionId;
   let killed = false;
   await withClient(first, async (c) => {
@@ -117,8 +77,7 @@ test("a session survives kill -9 and is listed, loaded and continued", { timeout
   assert.ok(slowRequest, "the killed turn reached the model");
 
   // Second life: the same home.
-  const second = new AgentProcess({ spec, env, cwd: ws });
-  t.after(() => second.kill());
+  const second = startAgent(t, { spec, env, cwd: ws });
   await withClient(second, async (c) => {
     const listed = await c.request(acp.methods.agent.session.list, { cwd: ws });
     const mine = listed.sessions.find((s) => s.sessionId === sessionId);
@@ -170,18 +129,11 @@ test("a session survives kill -9 and is listed, loaded and continued", { timeout
 });
 
 test("a second process cannot open a session another one holds", { timeout: 30000 }, async (t) => {
-  const ws = makeWorkspace();
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-e2e-sessions-"));
-  t.after(() => {
-    rmWorkspace(ws);
-    fs.rmSync(home, { recursive: true, force: true });
-  });
-  const spec = path.join(e2eDir, "../../examples/demo/agent.yaml");
+  const ws = workspace(t);
+  const home = tempDir(t, "lousho-e2e-sessions-");
   const env = { LOUSHO_HOME: home };
-  const holder = new AgentProcess({ spec, env, cwd: ws });
-  const other = new AgentProcess({ spec, env, cwd: ws });
-  t.after(() => holder.kill());
-  t.after(() => other.kill());
+  const holder = startAgent(t, { spec: demoSpec, env, cwd: ws });
+  const other = startAgent(t, { spec: demoSpec, env, cwd: ws });
   await withClient(holder, async (h) => {
     const sessionId = await h.newSession(ws);
     const { res } = await h.prompt(sessionId, "hello");
@@ -200,12 +152,8 @@ test("a second process cannot open a session another one holds", { timeout: 3000
 });
 
 test("session/list pages newest first; session/resume continues without replay", { timeout: 30000 }, async (t) => {
-  const ws = makeWorkspace();
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-e2e-sessions-"));
-  t.after(() => {
-    rmWorkspace(ws);
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  const ws = workspace(t);
+  const home = tempDir(t, "lousho-e2e-sessions-");
   // 53 sessions written as lousho writes them (docs/session-format.md), one minute apart.
   const dir = path.join(home, "sessions", `--${ws.slice(1).replace(/[/\\:]/g, "-")}--`);
   fs.mkdirSync(dir, { recursive: true });
@@ -222,9 +170,7 @@ test("session/list pages newest first; session/resume continues without replay",
     fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     fs.utimesSync(file, new Date(t0 + i * 60000), new Date(t0 + i * 60000));
   }
-  const spec = path.join(e2eDir, "../../examples/demo/agent.yaml");
-  const agent = new AgentProcess({ spec, env: { LOUSHO_HOME: home }, cwd: ws });
-  t.after(() => agent.kill());
+  const agent = startAgent(t, { spec: demoSpec, env: { LOUSHO_HOME: home }, cwd: ws });
   await withClient(agent, async (c) => {
     const page1 = await c.request(acp.methods.agent.session.list, { cwd: ws });
     assert.equal(page1.sessions.length, 50);

@@ -7,11 +7,10 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
-import { AgentProcess } from "./lib/agent-process.mjs";
-import { withClient, textOf } from "./lib/sdk-client.mjs";
-import { makeWorkspace, rmWorkspace } from "./lib/env.mjs";
+import { withAgent, textOf } from "./lib/sdk-client.mjs";
+import { tempDir, workspace } from "./lib/env.mjs";
+import { writeAgentSpec } from "./lib/agent-spec.mjs";
 
 // An OpenAI-compatible chat server: streams the violating reply unless the conversation ends
 // with the injected rule, then a clean one. Records every request body.
@@ -53,29 +52,23 @@ function startModel() {
 test("a stream rule interrupts the first reply and the retry complies", { timeout: 60000 }, async (t) => {
   const model = await startModel();
   t.after(() => model.server.close());
-  const ws = makeWorkspace();
-  const specDir = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-ttsr-spec-"));
-  t.after(() => {
-    rmWorkspace(ws);
-    fs.rmSync(specDir, { recursive: true, force: true });
-  });
+  const ws = workspace(t);
   fs.mkdirSync(path.join(ws, ".lousho/rules"), { recursive: true });
   fs.writeFileSync(
     path.join(ws, ".lousho/rules/no-forbidden.md"),
     "---\ndescription: Never write the forbidden token\ncondition: \"FORBIDDEN_TOKEN\"\n---\n" +
       "Do not output the string FORBIDDEN_TOKEN. Use ALLOWED_TOKEN instead.\n",
   );
-  const spec = path.join(specDir, "agent.yaml");
   const provider = { api: "openai-chat", baseUrl: `http://127.0.0.1:${model.port}/v1`, apiKeyEnv: "OPENAI_API_KEY" };
-  fs.writeFileSync(
-    spec,
-    `name: ttsr-e2e\nmodel: openai/gpt-4o-mini\ninstructions: test\ntools: [read]\n` +
-      `providers:\n  openai: ${JSON.stringify(provider)}\n`,
-  );
+  const spec = writeAgentSpec(tempDir(t, "lousho-ttsr-spec-"), {
+    name: "ttsr-e2e",
+    model: "openai/gpt-4o-mini",
+    instructions: "test",
+    tools: ["read"],
+    providers: { openai: provider },
+  });
 
-  const agent = new AgentProcess({ spec, env: { OPENAI_API_KEY: "test" }, cwd: ws });
-  t.after(() => agent.kill());
-  await withClient(agent, async (c) => {
+  await withAgent(t, { spec, env: { OPENAI_API_KEY: "test" }, cwd: ws }, async (c) => {
     const sid = await c.newSession(ws);
     const { res, error, events } = await c.prompt(sid, "say the token");
     assert.equal(error, undefined, error?.message);
@@ -122,9 +115,4 @@ test("a stream rule interrupts the first reply and the retry complies", { timeou
     assert.equal(textOf(again.events, "agent_message_chunk"), "Sure: FORBIDDEN_TOKEN here and more text");
     assert.equal(model.requests.length, 3);
   });
-  agent.closeStdin();
-  const exit = await agent.exited;
-  await agent.stdoutDone;
-  assert.equal(exit.code, 0, `exit code; stderr:\n${agent.stderr}`);
-  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
 });

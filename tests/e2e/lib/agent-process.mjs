@@ -1,5 +1,6 @@
 // Spawns `lousho acp <spec>` with a wire tap on both pipes: every raw line is recorded in a
 // WireLog (and every agent line validated against the ACP schema as it arrives).
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { Transform, Readable, Writable } from "node:stream";
 import { AcpValidator, WireLog, lineSplitter } from "./acp-validator.mjs";
@@ -117,6 +118,24 @@ export class AgentProcess {
     if (!this.exitInfo) this.child.kill("SIGKILL");
     await this.exited;
   }
+}
+
+// An AgentProcess that is killed (SIGKILL, awaited) when test `t` ends, passed or failed.
+export function startAgent(t, options) {
+  const agent = new AgentProcess(options);
+  t.after(() => agent.kill());
+  return agent;
+}
+
+// The clean end of a run: stdin closed, exit code 0, stdout read to its end, and no line of the
+// wire broke the ACP schema. Returns the exit info.
+export async function finishAgent(agent) {
+  agent.closeStdin();
+  const exit = await agent.exited;
+  await agent.stdoutDone;
+  assert.equal(exit.code, 0, `exit code; stderr:\n${agent.stderr}`);
+  assert.equal(agent.wire.problems.length, 0, agent.wire.report());
+  return exit;
 }
 
 export const INIT_PARAMS = {

@@ -35,6 +35,24 @@ export function rmWorkspace(dir) {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
+// A fresh temp dir (real path) removed when test `t` ends, passed or failed. t.after hooks run
+// in the order they were registered, so a dir made before an agent is removed before that agent
+// is killed: the retries cover a file the dying agent still writes meanwhile.
+const removeDir = (dir) => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+
+export function tempDir(t, prefix = "lousho-e2e-") {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  t.after(() => removeDir(dir));
+  return dir;
+}
+
+// makeWorkspace() removed when test `t` ends, passed or failed.
+export function workspace(t) {
+  const dir = makeWorkspace();
+  t.after(() => removeDir(dir));
+  return dir;
+}
+
 // Session files of this test run go to a temp LOUSHO_HOME, never to the user's ~/.lousho.
 let runHome;
 function testHome() {

@@ -1,6 +1,7 @@
 // A recording ACP client on the official SDK 2.x app API.
 import { readFile, writeFile } from "node:fs/promises";
 import * as acp from "@agentclientprotocol/sdk";
+import { startAgent, finishAgent } from "./agent-process.mjs";
 
 // The editor side of fs/read_text_file and fs/write_text_file, on the real disk.
 export async function serveReadTextFile(params) {
@@ -99,6 +100,34 @@ export async function withClient(agent, body, { permission = "allow_once", fs = 
     };
     return body(api);
   });
+}
+
+// A bare connection: only session/update is handled (no fs, no permission answers), and
+// initialize announces exactly `clientCapabilities`. Runs `body(ctx, updates)`, where ctx is the
+// SDK's connection and `updates` every session/update's `update`, in arrival order.
+export async function withBareClient(agent, clientCapabilities, body) {
+  const updates = [];
+  const app = acp.client({ name: "lousho-e2e" }).onNotification(acp.methods.client.session.update, ({ params }) => {
+    updates.push(params.update);
+  });
+  return app.connectWith(agent.sdkStream(acp), async (ctx) => {
+    await ctx.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities,
+      clientInfo: { name: "lousho-e2e", version: "0.0.0" },
+    });
+    return body(ctx, updates);
+  });
+}
+
+// Spawn, connect, run, end cleanly: starts an AgentProcess (`agentOptions`) that test `t` kills
+// when it ends, runs `body` in withClient (`clientOptions`), then checks the clean end
+// (finishAgent). Returns the agent for checks after its exit.
+export async function withAgent(t, agentOptions, body, clientOptions) {
+  const agent = startAgent(t, agentOptions);
+  await withClient(agent, body, clientOptions);
+  await finishAgent(agent);
+  return agent;
 }
 
 export const textOf = (events, kind) =>
