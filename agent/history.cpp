@@ -3,9 +3,9 @@
 
 #include <chrono>
 #include <cmath>
-#include <optional>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 
 #include "support/json_util.h"
 
@@ -293,13 +293,11 @@ Json::Value UsageToJson(const Usage& u) {
   return j;
 }
 
-
 Json::Value ContentToJson(const std::vector<ContentBlock>& content) {
   Json::Value arr(Json::arrayValue);
   for (const auto& b : content) arr.append(ContentBlockToJson(b));
   return arr;
 }
-
 
 Json::Value LocationsToJson(const std::vector<ToolLocation>& locs) {
   Json::Value arr(Json::arrayValue);
@@ -387,7 +385,6 @@ Json::Value ContentBlockToJson(const ContentBlock& b) {
   return j;
 }
 
-
 Json::Value MessageToJson(const Message& m) {
   Json::Value j(Json::objectValue);
   switch (m.role) {
@@ -423,7 +420,6 @@ Json::Value MessageToJson(const Message& m) {
   j["timestamp"] = static_cast<Json::Int64>(m.timestamp_ms);
   return j;
 }
-
 
 Json::Value EntryToJson(const Entry& e) {
   Json::Value j(Json::objectValue);
@@ -476,7 +472,6 @@ Json::Value EntryToJson(const Entry& e) {
   }
   return j;
 }
-
 
 // --- reading entry lines ---
 //
@@ -641,8 +636,8 @@ bool LineDecoder::Array(const At& at, Fn&& element) {
 
 bool LineDecoder::Block(const At& at, ContentBlock* b) {
   std::string type, text, thinking, signature, id, name, data, mime;
-  bool has_type = false, has_text = false, has_thinking = false, has_id = false,
-       has_name = false, has_data = false, has_mime = false, redacted = false;
+  bool has_type = false, has_text = false, has_thinking = false, has_id = false, has_name = false,
+       has_data = false, has_mime = false, redacted = false;
   Json::Value args;
   if (!Object(at, [&](std::string_view k, const At& m) {
         if (k == "type") {

@@ -90,8 +90,8 @@ std::vector<LineSpan> SplitLines(std::string_view text) {
   int number = 0;
   while (pos < text.size()) {
     const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
-    const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data())
-                          : text.size();
+    const size_t end =
+        nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
     LineSpan l;
     l.text = text.substr(pos, end - pos);
     l.number = ++number;
@@ -161,10 +161,9 @@ Result<SessionFileContents> ParseSessionText(std::string_view text, const std::s
   head.to = entry_lines.size();
   tail.from = tail.to = entry_lines.size();
   if (text.size() >= kParallelDecodeBytes && entry_lines.size() > 1) {
-    const size_t half = static_cast<size_t>(entry_lines.front()->text.data() - text.data()) +
-                        (text.size() - static_cast<size_t>(entry_lines.front()->text.data() -
-                                                           text.data())) /
-                            2;
+    const size_t half =
+        static_cast<size_t>(entry_lines.front()->text.data() - text.data()) +
+        (text.size() - static_cast<size_t>(entry_lines.front()->text.data() - text.data())) / 2;
     size_t split = 1;
     while (split < entry_lines.size() - 1 &&
            static_cast<size_t>(entry_lines[split]->text.data() - text.data()) < half)

@@ -307,7 +307,7 @@ JsonCursor::Kind JsonCursor::Peek() {
       return Kind::kNull;
     default:
       return text_[pos_] == '-' || (text_[pos_] >= '0' && text_[pos_] <= '9') ? Kind::kNumber
-                                                                               : Kind::kNone;
+                                                                              : Kind::kNone;
   }
 }
 

@@ -36,9 +36,10 @@ size_t SkipJsonScalar(std::string_view from);
 // A pull reader over JSON text, for the hot paths that know the shape they read (session file
 // lines): it decodes straight into the caller's fields and builds a Json::Value only where asked.
 // Strict JSON (RFC 8259 numbers, no comments, nesting up to kMaxJsonDepth); whatever it accepts,
-// ParseJson accepts with the same value (ParseJson also wants an object or array at the top) (tests/core/json_cursor_test.cpp, and the json_cursor fuzz
-// target). Never throws. The first syntax error stops it: ok() turns false, error() says what and
-// at which byte, and every later call fails.
+// ParseJson accepts with the same value (ParseJson also wants an object or array at the top)
+// (tests/core/json_cursor_test.cpp, and the json_cursor fuzz target). Never throws. The first
+// syntax error stops it: ok() turns false, error() says what and at which byte, and every later
+// call fails.
 class JsonCursor {
  public:
   enum class Kind { kObject, kArray, kString, kNumber, kBool, kNull, kNone };
@@ -54,11 +55,11 @@ class JsonCursor {
   // Arrays alike: NextElement is true when an element follows (the cursor is on it).
   bool BeginArray();
   bool NextElement();
-  bool String(std::string* out);   // replaces *out
-  bool Value(Json::Value* out);    // any value, built as ParseJson builds it
-  bool Skip();                     // any value
-  bool Null();                     // consumes a null; false (no error) when the value is not one
-  bool End();                      // nothing but whitespace remains
+  bool String(std::string* out);  // replaces *out
+  bool Value(Json::Value* out);   // any value, built as ParseJson builds it
+  bool Skip();                    // any value
+  bool Null();                    // consumes a null; false (no error) when the value is not one
+  bool End();                     // nothing but whitespace remains
 
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }

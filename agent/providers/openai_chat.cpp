@@ -217,8 +217,9 @@ Status StreamError(const Json::Value& chunk) {
 // members (id, object, created, model, system_fingerprint... as servers send them, no spaces)
 // and one choices member of exactly [{"index":0,"delta":{"content":"..."},"logprobs":null,
 // "finish_reason":null}] is read here without a Json::Value: its text is the content. Anything
-// else (an error or usage member, other choices, nested values, spaces) returns false and takes the general path, which reads the same chunk to the same
-// result (tests/providers/openai_chat_test.cpp compares both).
+// else (an error or usage member, other choices, nested values, spaces) returns false and takes the
+// general path, which reads the same chunk to the same result (tests/providers/openai_chat_test.cpp
+// compares both).
 bool ReadPlainContentChunk(std::string_view data, std::string* text) {
   constexpr std::string_view kChoiceHead = R"([{"index":0,"delta":{"content":")";
   constexpr std::string_view kChoiceTail = R"(},"logprobs":null,"finish_reason":null}])";

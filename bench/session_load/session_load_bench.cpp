@@ -211,7 +211,8 @@ int main(int argc, char** argv) {
     const double ready = Median(parse) + Median(session);
     const double total = ready + Median(replay) + Median(write);
     std::printf(
-        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | **%.2f ms** | %.2f ms | %.2f ms "
+        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | **%.2f ms** | %.2f ms | %.2f "
+        "ms "
         "| %.2f ms | %.2f ms | %.2f ms | %.2f µs | %.2f ms |\n",
         n, fs::file_size(path) / 1048576.0, Median(floor), Median(json), Median(parse),
         Median(session), ready, Median(ready_wall), Median(replay), Median(write), total,

@@ -35,19 +35,38 @@ void ExpectAgreesWithJsoncpp(const std::string& scalar) {
 }
 
 TEST(JsonCursorTest, ReadsEveryScalarAsJsoncppDoes) {
-  const std::vector<std::string> cases = {
-      "0", "-0", "7", "-7", "1.5", "-1.5e3", "1E+2", "2e-3", "0.1",
-      "9223372036854775807",    // int64 max: an int
-      "9223372036854775808",    // past it: a uint
-      "-9223372036854775808",   // int64 min: an int
-      "-9223372036854775809",   // a double
-      "18446744073709551615",   // uint64 max
-      "18446744073709551616",   // a double
-      "123456789012345678901234567890", "1e308", "-1e308", "4.9406564584124654e-324",
-      "true", "false", "null", R"("")", R"("plain")", R"("a\"b\\c\/d\b\f\n\r\t")",
-      R"("\u0041\u00e9\u20ac")", R"("\ud83d\ude00")", R"("\udc00 lone low")",
-      R"("\u0000 nul")", "\"raw \x01 control\"", "\"bytes \xc3\xa9 \xff kept\"",
-      R"("\uD83D\uDE00 upper hex")"};
+  const std::vector<std::string> cases = {"0",
+                                          "-0",
+                                          "7",
+                                          "-7",
+                                          "1.5",
+                                          "-1.5e3",
+                                          "1E+2",
+                                          "2e-3",
+                                          "0.1",
+                                          "9223372036854775807",   // int64 max: an int
+                                          "9223372036854775808",   // past it: a uint
+                                          "-9223372036854775808",  // int64 min: an int
+                                          "-9223372036854775809",  // a double
+                                          "18446744073709551615",  // uint64 max
+                                          "18446744073709551616",  // a double
+                                          "123456789012345678901234567890",
+                                          "1e308",
+                                          "-1e308",
+                                          "4.9406564584124654e-324",
+                                          "true",
+                                          "false",
+                                          "null",
+                                          R"("")",
+                                          R"("plain")",
+                                          R"("a\"b\\c\/d\b\f\n\r\t")",
+                                          R"("\u0041\u00e9\u20ac")",
+                                          R"("\ud83d\ude00")",
+                                          R"("\udc00 lone low")",
+                                          R"("\u0000 nul")",
+                                          "\"raw \x01 control\"",
+                                          "\"bytes \xc3\xa9 \xff kept\"",
+                                          R"("\uD83D\uDE00 upper hex")"};
   for (const auto& text : cases) {
     SCOPED_TRACE(text);
     auto mine = CursorValue(text);
@@ -61,11 +80,37 @@ TEST(JsonCursorTest, ReadsEveryScalarAsJsoncppDoes) {
 }
 
 TEST(JsonCursorTest, RefusesWhatIsNotStrictJson) {
-  for (const std::string text :
-       {"", " ", "01", "-", "1.", ".5", "1e", "+1", "[1,]", "[,1]", "{,}", R"({"a":1,})",
-        R"({"a" 1})", R"({a:1})", "[1 2]", "tru", "nul", R"("unterminated)", R"("\x")",
-        R"("\u12")", R"("\ud83d")", R"("\ud83d\n")", "[1] 2", "{} x", "'s'", "[1]/*c*/",
-        "NaN", "Infinity", "1e400", "-1e400", "1e-400"}) {
+  for (const std::string text : {"",
+                                 " ",
+                                 "01",
+                                 "-",
+                                 "1.",
+                                 ".5",
+                                 "1e",
+                                 "+1",
+                                 "[1,]",
+                                 "[,1]",
+                                 "{,}",
+                                 R"({"a":1,})",
+                                 R"({"a" 1})",
+                                 R"({a:1})",
+                                 "[1 2]",
+                                 "tru",
+                                 "nul",
+                                 R"("unterminated)",
+                                 R"("\x")",
+                                 R"("\u12")",
+                                 R"("\ud83d")",
+                                 R"("\ud83d\n")",
+                                 "[1] 2",
+                                 "{} x",
+                                 "'s'",
+                                 "[1]/*c*/",
+                                 "NaN",
+                                 "Infinity",
+                                 "1e400",
+                                 "-1e400",
+                                 "1e-400"}) {
     SCOPED_TRACE(text);
     EXPECT_FALSE(CursorValue(text).has_value()) << text;
   }
@@ -83,9 +128,23 @@ TEST(JsonCursorTest, NestingStopsShortOfParseJsonsLimit) {
 // by the cursor as ParseJson reads them.
 Json::Value RandomValue(std::mt19937& rng, int depth) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  static const std::vector<std::string> pieces = {
-      "a", "Z", " ", "\"", "\\", "/", "\n", "\t", std::string(1, '\0'), "\x01", "\x7f",
-      "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xed\xa0\x80", "\xff", "\xc3"};
+  static const std::vector<std::string> pieces = {"a",
+                                                  "Z",
+                                                  " ",
+                                                  "\"",
+                                                  "\\",
+                                                  "/",
+                                                  "\n",
+                                                  "\t",
+                                                  std::string(1, '\0'),
+                                                  "\x01",
+                                                  "\x7f",
+                                                  "\xc3\xa9",
+                                                  "\xe2\x82\xac",
+                                                  "\xf0\x9f\x98\x80",
+                                                  "\xed\xa0\x80",
+                                                  "\xff",
+                                                  "\xc3"};
   switch (depth > 3 ? pick(5) : pick(7)) {
     case 0:
       return Json::Value();
@@ -95,8 +154,8 @@ Json::Value RandomValue(std::mt19937& rng, int depth) {
       const int kind = pick(4);
       if (kind == 0) return Json::Value(static_cast<Json::Int64>(rng() - (1U << 31)));
       if (kind == 1)
-        return Json::Value(static_cast<Json::UInt64>(static_cast<Json::UInt64>(rng()) << 33 |
-                                                     1ULL << 63));
+        return Json::Value(
+            static_cast<Json::UInt64>(static_cast<Json::UInt64>(rng()) << 33 | 1ULL << 63));
       if (kind == 2)
         return Json::Value(static_cast<Json::Int64>(static_cast<Json::UInt64>(rng()) << 32));
       return Json::Value(std::ldexp(static_cast<double>(rng()) - 2e9, pick(200) - 100));
