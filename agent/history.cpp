@@ -544,6 +544,16 @@ class LineDecoder {
   bool Block(const At& at, ContentBlock* b);
   void Usage(lousho::agent::Usage* u);
   void Display(ToolDisplay* t);
+  void Location(ToolDisplay* t);  // one element of "locations"
+  void Diff(ToolDisplay* t);      // one element of "diffs"
+  // A message's or an entry's members as read, before its role or type says which count.
+  struct MessageFields;
+  struct EntryFields;
+  void MessageMember(std::string_view key, const At& at, lousho::agent::Message* m,
+                     MessageFields* x);
+  bool AssembleMessage(const At& at, const MessageFields& x, lousho::agent::Message* m);
+  void EntryMember(std::string_view key, const At& at, Entry* e, EntryFields* x);
+  Status AssembleEntry(const At& root, EntryFields& x, Entry* e);
 
   JsonCursor c_;
   std::string key_;
@@ -739,6 +749,48 @@ void LineDecoder::Usage(lousho::agent::Usage* u) {
   });
 }
 
+void LineDecoder::Location(ToolDisplay* t) {
+  const At none{nullptr, ""};
+  if (c_.Peek() != JsonCursor::Kind::kObject) {
+    c_.Skip();
+    return;
+  }
+  ToolLocation loc;
+  long long line = 0;
+  Object(none, [&](std::string_view k, const At&) {
+    if (k == "path")
+      StrOr(&loc.path);
+    else if (k == "line")
+      IntOr(&line);
+    else
+      c_.Skip();
+  });
+  loc.line = line > 0 && line < (1LL << 31) ? static_cast<int>(line) : 0;
+  if (!loc.path.empty()) t->locations.push_back(std::move(loc));
+}
+
+void LineDecoder::Diff(ToolDisplay* t) {
+  const At none{nullptr, ""};
+  if (c_.Peek() != JsonCursor::Kind::kObject) {
+    c_.Skip();
+    return;
+  }
+  FileDiff diff;
+  Object(none, [&](std::string_view k, const At&) {
+    if (k == "path") {
+      StrOr(&diff.path);
+    } else if (k == "newText") {
+      StrOr(&diff.new_text);
+    } else if (k == "oldText" && c_.Peek() == JsonCursor::Kind::kString) {
+      diff.old_text.emplace();
+      c_.String(&*diff.old_text);
+    } else {
+      c_.Skip();
+    }
+  });
+  t->diffs.push_back(std::move(diff));
+}
+
 void LineDecoder::Display(ToolDisplay* t) {
   const At none{nullptr, ""};
   std::string kind = "other";
@@ -752,45 +804,9 @@ void LineDecoder::Display(ToolDisplay* t) {
     } else if (k == "terminalId") {
       StrOr(&t->terminal_id);
     } else if (k == "locations" && c_.Peek() == JsonCursor::Kind::kArray) {
-      Array(none, [&](const At&) {
-        ToolLocation loc;
-        long long line = 0;
-        if (c_.Peek() != JsonCursor::Kind::kObject) {
-          c_.Skip();
-          return;
-        }
-        Object(none, [&](std::string_view lk, const At&) {
-          if (lk == "path")
-            StrOr(&loc.path);
-          else if (lk == "line")
-            IntOr(&line);
-          else
-            c_.Skip();
-        });
-        loc.line = line > 0 && line < (1LL << 31) ? static_cast<int>(line) : 0;
-        if (!loc.path.empty()) t->locations.push_back(std::move(loc));
-      });
+      Array(none, [&](const At&) { Location(t); });
     } else if (k == "diffs" && c_.Peek() == JsonCursor::Kind::kArray) {
-      Array(none, [&](const At&) {
-        FileDiff diff;
-        if (c_.Peek() != JsonCursor::Kind::kObject) {
-          c_.Skip();
-          return;
-        }
-        Object(none, [&](std::string_view dk, const At&) {
-          if (dk == "path") {
-            StrOr(&diff.path);
-          } else if (dk == "newText") {
-            StrOr(&diff.new_text);
-          } else if (dk == "oldText" && c_.Peek() == JsonCursor::Kind::kString) {
-            diff.old_text.emplace();
-            c_.String(&*diff.old_text);
-          } else {
-            c_.Skip();
-          }
-        });
-        t->diffs.push_back(std::move(diff));
-      });
+      Array(none, [&](const At&) { Diff(t); });
     } else {
       c_.Skip();
     }
@@ -798,77 +814,90 @@ void LineDecoder::Display(ToolDisplay* t) {
   t->kind = ParseToolKindId(kind);
 }
 
-bool LineDecoder::Message(const At& at, lousho::agent::Message* m) {
+struct LineDecoder::MessageFields {
   std::string role, stop = "stop";
   bool has_role = false, has_custom_type = false, has_call_id = false, has_tool_name = false;
   std::optional<bool> display_flag;
   bool display_object = false;
   ToolDisplay display;
   Json::Value details;
-  const bool read = Object(at, [&](std::string_view k, const At& f) {
-    if (k == "role") {
-      has_role = Str(f, &role);
-    } else if (k == "content") {
-      Content(f, &m->content);
-    } else if (k == "timestamp") {
-      Int(f, &m->timestamp_ms);
-    } else if (k == "customType") {
-      has_custom_type = Str(f, &m->custom_type);
-    } else if (k == "display") {
-      // A custom message's flag, a tool result's display: which one is decided by the role.
-      if (c_.Peek() == JsonCursor::Kind::kObject) {
-        display_object = true;
-        Display(&display);
-      } else {
-        bool flag = true;
-        if (Bool(f, &flag)) display_flag = flag;
-      }
-    } else if (k == "provider") {
-      Str(f, &m->provider);
-    } else if (k == "model") {
-      Str(f, &m->model);
-    } else if (k == "usage") {
-      if (c_.Peek() == JsonCursor::Kind::kObject)
-        Usage(&m->usage);
-      else if (!c_.Null())
-        Fail(f, "expected object");
-    } else if (k == "stopReason") {
-      Str(f, &stop);
-    } else if (k == "errorMessage") {
-      Str(f, &m->error_message);
-    } else if (k == "toolCallId") {
-      has_call_id = Str(f, &m->tool_call_id);
-    } else if (k == "toolName") {
-      has_tool_name = Str(f, &m->tool_name);
-    } else if (k == "isError") {
-      Bool(f, &m->is_error);
-    } else if (k == "details") {
-      c_.Value(&details);
-    } else {
-      c_.Skip();
-    }
-  });
-  if (!read) return false;
-  if (!has_role) return Fail(at.Member("role"), "required");
-  if (role == "user") {
-    m->role = Role::kUser;
-  } else if (role == "custom") {
-    m->role = Role::kUser;
-    if (!has_custom_type) return Fail(at.Member("customType"), "required");
-    if (display_object) return Fail(at.Member("display"), "expected boolean");
-    m->display = display_flag.value_or(true);
-  } else if (role == "assistant") {
-    m->role = Role::kAssistant;
-    m->stop_reason = ParseStopReasonId(stop).value_or(StopReason::kEndTurn);
-  } else if (role == "toolResult") {
-    m->role = Role::kToolResult;
-    if (!has_call_id) return Fail(at.Member("toolCallId"), "required");
-    if (!has_tool_name) return Fail(at.Member("toolName"), "required");
-    if (display_flag) return Fail(at.Member("display"), "expected object");
-    m->tool = std::move(display);
-    m->tool.details = std::move(details);
+};
+
+void LineDecoder::MessageMember(std::string_view k, const At& f, lousho::agent::Message* m,
+                                MessageFields* x) {
+  if (k == "role") {
+    x->has_role = Str(f, &x->role);
+  } else if (k == "content") {
+    Content(f, &m->content);
+  } else if (k == "timestamp") {
+    Int(f, &m->timestamp_ms);
+  } else if (k == "customType") {
+    x->has_custom_type = Str(f, &m->custom_type);
+  } else if (k == "display") {
+    // A custom message's flag, a tool result's display: which one is decided by the role.
+    x->display_object = c_.Peek() == JsonCursor::Kind::kObject;
+    bool flag = true;
+    if (x->display_object)
+      Display(&x->display);
+    else if (Bool(f, &flag))
+      x->display_flag = flag;
+  } else if (k == "provider") {
+    Str(f, &m->provider);
+  } else if (k == "model") {
+    Str(f, &m->model);
+  } else if (k == "usage") {
+    if (c_.Peek() == JsonCursor::Kind::kObject)
+      Usage(&m->usage);
+    else if (!c_.Null())
+      Fail(f, "expected object");
+  } else if (k == "stopReason") {
+    Str(f, &x->stop);
+  } else if (k == "errorMessage") {
+    Str(f, &m->error_message);
+  } else if (k == "toolCallId") {
+    x->has_call_id = Str(f, &m->tool_call_id);
+  } else if (k == "toolName") {
+    x->has_tool_name = Str(f, &m->tool_name);
+  } else if (k == "isError") {
+    Bool(f, &m->is_error);
+  } else if (k == "details") {
+    c_.Value(&x->details);
   } else {
-    return Fail(at.Member("role"), ("unknown role '" + role + "'").c_str());
+    c_.Skip();
+  }
+}
+
+bool LineDecoder::AssembleMessage(const At& at, const MessageFields& x, lousho::agent::Message* m) {
+  if (!x.has_role) return Fail(at.Member("role"), "required");
+  if (x.role == "user") {
+    m->role = Role::kUser;
+  } else if (x.role == "custom") {
+    m->role = Role::kUser;
+    if (!x.has_custom_type) return Fail(at.Member("customType"), "required");
+    if (x.display_object) return Fail(at.Member("display"), "expected boolean");
+    m->display = x.display_flag.value_or(true);
+  } else if (x.role == "assistant") {
+    m->role = Role::kAssistant;
+    m->stop_reason = ParseStopReasonId(x.stop).value_or(StopReason::kEndTurn);
+  } else if (x.role == "toolResult") {
+    m->role = Role::kToolResult;
+    if (!x.has_call_id) return Fail(at.Member("toolCallId"), "required");
+    if (!x.has_tool_name) return Fail(at.Member("toolName"), "required");
+    if (x.display_flag) return Fail(at.Member("display"), "expected object");
+  } else {
+    return Fail(at.Member("role"), ("unknown role '" + x.role + "'").c_str());
+  }
+  return true;
+}
+
+bool LineDecoder::Message(const At& at, lousho::agent::Message* m) {
+  MessageFields x;
+  if (!Object(at, [&](std::string_view k, const At& f) { MessageMember(k, f, m, &x); }))
+    return false;
+  if (!AssembleMessage(at, x, m)) return false;
+  if (m->role == Role::kToolResult) {
+    m->tool = std::move(x.display);
+    m->tool.details = std::move(x.details);
   }
   // Fields of the other roles stay out of this one.
   if (m->role != Role::kAssistant) {
@@ -877,7 +906,7 @@ bool LineDecoder::Message(const At& at, lousho::agent::Message* m) {
     m->usage = {};
     m->error_message.clear();
   }
-  if (role != "custom") m->custom_type.clear();
+  if (x.role != "custom") m->custom_type.clear();
   if (m->role != Role::kToolResult) {
     m->tool_call_id.clear();
     m->tool_name.clear();
@@ -886,113 +915,122 @@ bool LineDecoder::Message(const At& at, lousho::agent::Message* m) {
   return true;
 }
 
-Status LineDecoder::ReadEntry(const std::string& where, Entry* out) {
-  const At root{nullptr, where};
-  Entry& e = *out;
+struct LineDecoder::EntryFields {
   std::string type, timestamp, thinking = "off", from = "root";
   bool has_type = false, has_id = false, has_message = false, has_provider = false,
        has_model = false, has_mode = false, has_custom_type = false, has_target = false,
        has_summary = false, has_rules = false;
   Json::Value data, details;
-  const bool read = Object(root, [&](std::string_view k, const At& f) {
-    if (k == "type") {
-      has_type = Str(f, &type);
-    } else if (k == "id") {
-      has_id = Str(f, &e.id);
-    } else if (k == "parentId") {
-      Str(f, &e.parent_id);
-    } else if (k == "timestamp") {
-      if (Str(f, &timestamp)) e.timestamp_ms = ParseIsoTimestamp(timestamp);
-    } else if (k == "message") {
-      if (c_.Peek() == JsonCursor::Kind::kObject)
-        has_message = Message(f, &e.message);
-      else if (!c_.Null())
-        Fail(f, "expected object");
-    } else if (k == "provider") {
-      has_provider = Str(f, &e.provider);
-    } else if (k == "modelId") {
-      has_model = Str(f, &e.model_id);
-    } else if (k == "thinkingLevel") {
-      Str(f, &thinking);
-    } else if (k == "mode") {
-      has_mode = Str(f, &e.mode);
-    } else if (k == "customType") {
-      has_custom_type = Str(f, &e.custom_type);
-    } else if (k == "data") {
-      c_.Value(&data);
-    } else if (k == "details") {
-      c_.Value(&details);
-    } else if (k == "targetId") {
-      has_target = Str(f, &e.target_id);
-    } else if (k == "label") {
-      Str(f, &e.label);
-    } else if (k == "summary") {
-      has_summary = Str(f, &e.summary);
-    } else if (k == "firstKeptEntryId") {
-      Str(f, &e.first_kept_id);
-    } else if (k == "tokensBefore") {
-      Int(f, &e.tokens_before);
-    } else if (k == "fromId") {
-      Str(f, &from);
-    } else if (k == "name") {
-      Str(f, &e.name);
-    } else if (k == "injectedRules") {
-      has_rules = Array(f, [&](const At&) {
-        std::string rule;
-        if (c_.Peek() == JsonCursor::Kind::kString && c_.String(&rule))
-          e.rules.push_back(std::move(rule));
-        else
-          c_.Skip();
-      });
-    } else {
-      c_.Skip();
-    }
-  });
-  if (read) c_.End();
+};
+
+void LineDecoder::EntryMember(std::string_view k, const At& f, Entry* e, EntryFields* x) {
+  if (k == "type") {
+    x->has_type = Str(f, &x->type);
+  } else if (k == "id") {
+    x->has_id = Str(f, &e->id);
+  } else if (k == "parentId") {
+    Str(f, &e->parent_id);
+  } else if (k == "timestamp") {
+    if (Str(f, &x->timestamp)) e->timestamp_ms = ParseIsoTimestamp(x->timestamp);
+  } else if (k == "message") {
+    if (c_.Peek() == JsonCursor::Kind::kObject)
+      x->has_message = Message(f, &e->message);
+    else if (!c_.Null())
+      Fail(f, "expected object");
+  } else if (k == "provider") {
+    x->has_provider = Str(f, &e->provider);
+  } else if (k == "modelId") {
+    x->has_model = Str(f, &e->model_id);
+  } else if (k == "thinkingLevel") {
+    Str(f, &x->thinking);
+  } else if (k == "mode") {
+    x->has_mode = Str(f, &e->mode);
+  } else if (k == "customType") {
+    x->has_custom_type = Str(f, &e->custom_type);
+  } else if (k == "data") {
+    c_.Value(&x->data);
+  } else if (k == "details") {
+    c_.Value(&x->details);
+  } else if (k == "targetId") {
+    x->has_target = Str(f, &e->target_id);
+  } else if (k == "label") {
+    Str(f, &e->label);
+  } else if (k == "summary") {
+    x->has_summary = Str(f, &e->summary);
+  } else if (k == "firstKeptEntryId") {
+    Str(f, &e->first_kept_id);
+  } else if (k == "tokensBefore") {
+    Int(f, &e->tokens_before);
+  } else if (k == "fromId") {
+    Str(f, &x->from);
+  } else if (k == "name") {
+    Str(f, &e->name);
+  } else if (k == "injectedRules") {
+    x->has_rules = Array(f, [&](const At&) {
+      std::string rule;
+      if (c_.Peek() == JsonCursor::Kind::kString && c_.String(&rule))
+        e->rules.push_back(std::move(rule));
+      else
+        c_.Skip();
+    });
+  } else {
+    c_.Skip();
+  }
+}
+
+Status LineDecoder::ReadEntry(const std::string& where, Entry* out) {
+  const At root{nullptr, where};
+  EntryFields x;
+  if (Object(root, [&](std::string_view k, const At& f) { EntryMember(k, f, out, &x); })) c_.End();
   if (!ok()) return Invalid(error());
+  return AssembleEntry(root, x, out);
+}
+
+Status LineDecoder::AssembleEntry(const At& root, EntryFields& x, Entry* out) {
+  Entry& e = *out;
   auto need = [&](bool has, const char* key) { return has || Fail(root.Member(key), "required"); };
-  if (!need(has_type, "type") || !need(has_id, "id")) return Invalid(error());
+  if (!need(x.has_type, "type") || !need(x.has_id, "id")) return Invalid(error());
   bool known = false;
   for (const auto& k : kKindNames)
-    if (type == k.name) {
+    if (x.type == k.name) {
       e.kind = k.kind;
       known = true;
     }
-  if (!known) return Invalid(root.Str() + ".type: unknown entry type '" + type + "'");
+  if (!known) return Invalid(root.Str() + ".type: unknown entry type '" + x.type + "'");
   bool complete = true;
   switch (e.kind) {
     case EntryKind::kMessage:
-      complete = need(has_message, "message");
+      complete = need(x.has_message, "message");
       break;
     case EntryKind::kModelChange:
-      complete = need(has_provider, "provider") && need(has_model, "modelId");
+      complete = need(x.has_provider, "provider") && need(x.has_model, "modelId");
       break;
     case EntryKind::kThinkingChange:
-      e.thinking_level = std::move(thinking);
+      e.thinking_level = std::move(x.thinking);
       break;
     case EntryKind::kModeChange:
-      complete = need(has_mode, "mode");
+      complete = need(x.has_mode, "mode");
       break;
     case EntryKind::kCustom:
-      complete = need(has_custom_type, "customType");
-      e.data = std::move(data);
+      complete = need(x.has_custom_type, "customType");
+      e.data = std::move(x.data);
       break;
     case EntryKind::kLabel:
-      complete = need(has_target, "targetId");
+      complete = need(x.has_target, "targetId");
       break;
     case EntryKind::kCompaction:
-      complete = need(has_summary, "summary");
-      e.data = std::move(details);
+      complete = need(x.has_summary, "summary");
+      e.data = std::move(x.details);
       break;
     case EntryKind::kBranchSummary:
-      complete = need(has_summary, "summary");
-      e.from_id = from == "root" ? std::string() : std::move(from);
-      e.data = std::move(details);
+      complete = need(x.has_summary, "summary");
+      e.from_id = x.from == "root" ? std::string() : std::move(x.from);
+      e.data = std::move(x.details);
       break;
     case EntryKind::kSessionInfo:
       break;
     case EntryKind::kTtsrInjection:
-      complete = need(has_rules, "injectedRules");
+      complete = need(x.has_rules, "injectedRules");
       break;
   }
   if (!complete) return Invalid(error());
