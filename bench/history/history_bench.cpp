@@ -9,6 +9,7 @@
 //
 // Usage: lousho_history_bench [--dom|--both] [N...]   (default 1000 10000 100000)
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +38,13 @@ using lousho::agent::Role;
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
+// CPU time of the calling thread (ms): steadier than wall time on a shared machine.
+double ThreadCpuMs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 long ProcKib(const char* key) {
   std::ifstream f("/proc/self/status");
   std::string k;
@@ -55,9 +63,11 @@ long ProcKib(const char* key) {
 class TimingProvider : public lousho::agent::Provider {
  public:
   Clock::time_point prompted;
-  std::vector<double> engine_ms;  // Prompt() -> Stream()
-  std::vector<double> body_ms;    // the Anthropic body, as one string
-  std::vector<double> openai_ms;  // the OpenAI body, as one string
+  std::vector<double> engine_ms;    // Prompt() -> Stream()
+  std::vector<double> body_ms;      // the Anthropic body, as one string
+  std::vector<double> openai_ms;    // the OpenAI body, as one string
+  std::vector<double> body_cpu_ms;  // the same two, the thread's CPU time
+  std::vector<double> openai_cpu_ms;
   size_t body_bytes = 0;
   size_t messages = 0;
   bool dom = false;  // through a DOM of the whole body (before the writers)
@@ -67,16 +77,20 @@ class TimingProvider : public lousho::agent::Provider {
                                                       const lousho::CancelToken&,
                                                       const lousho::agent::RetryHooks&) override {
     const auto entered = Clock::now();
+    const double cpu0 = ThreadCpuMs();
     engine_ms.push_back(Ms(entered - prompted));
     std::string body = dom ? lousho::WriteJson(lousho::agent::BuildAnthropicBody(request, {}))
                            : lousho::agent::WriteAnthropicBody(request, {});
     const auto built = Clock::now();
+    const double cpu1 = ThreadCpuMs();
     body_ms.push_back(Ms(built - entered));
+    body_cpu_ms.push_back(cpu1 - cpu0);
     body_bytes = body.size();
     body = {};
     std::string openai = dom ? lousho::WriteJson(lousho::agent::BuildOpenAiChatBody(request, {}))
                              : lousho::agent::WriteOpenAiChatBody(request, {});
     openai_ms.push_back(Ms(Clock::now() - built));
+    openai_cpu_ms.push_back(ThreadCpuMs() - cpu1);
     messages = request.messages.size();
     lousho::agent::ModelResponse r;
     r.message.role = Role::kAssistant;
@@ -150,14 +164,15 @@ int RunSize(int n, bool dom) {
   }
   std::printf(
       "history %7d entries (%s): seed %8.2f ms | engine request build p50 %8.3f ms | anthropic "
-      "body p50 %8.2f ms (%zu messages, %.1f MB) | openai body p50 %8.2f ms | VmRSS %.1f MiB -> "
+      "body p50 %8.2f ms (CPU %.2f ms; %zu messages, %.1f MB) | openai body p50 %8.2f ms (CPU %.2f "
+      "ms) | VmRSS %.1f MiB -> "
       "entries built %.1f -> seeded %.1f (VmHWM %.1f MiB) -> after the prompts %.1f (VmHWM %.1f "
       "MiB)\n",
       n, dom ? "DOM    " : "written", seed_ms, Median(provider->engine_ms),
-      Median(provider->body_ms), provider->messages,
+      Median(provider->body_ms), Median(provider->body_cpu_ms), provider->messages,
       static_cast<double>(provider->body_bytes) / 1e6, Median(provider->openai_ms),
-      rss_start / 1024.0, rss_built / 1024.0, rss_seeded / 1024.0, hwm_seeded / 1024.0,
-      ProcKib("VmRSS:") / 1024.0, ProcKib("VmHWM:") / 1024.0);
+      Median(provider->openai_cpu_ms), rss_start / 1024.0, rss_built / 1024.0, rss_seeded / 1024.0,
+      hwm_seeded / 1024.0, ProcKib("VmRSS:") / 1024.0, ProcKib("VmHWM:") / 1024.0);
   std::fflush(stdout);
   return 0;
 }
