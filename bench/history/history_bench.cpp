@@ -86,7 +86,7 @@ class TimingProvider : public lousho::agent::Provider {
     body_ms.push_back(Ms(built - entered));
     body_cpu_ms.push_back(cpu1 - cpu0);
     body_bytes = body.size();
-    body = {};
+    std::string().swap(body);  // one body at a time, as a provider holds it
     std::string openai = dom ? lousho::WriteJson(lousho::agent::BuildOpenAiChatBody(request, {}))
                              : lousho::agent::WriteOpenAiChatBody(request, {});
     openai_ms.push_back(Ms(Clock::now() - built));
