@@ -1,7 +1,8 @@
 // RPC wire codec: command fields, side-channel replies, messages, models and the event frames.
 #include "rpc_compat/codec.h"
 
-#include <cstring>
+#include <bit>
+#include <cstdint>
 #include <set>
 
 #include "agent/history.h"
@@ -557,10 +558,11 @@ namespace {
 // A double as WriteJson writes it; the usage's cost is 0 but for priced models, and then changes
 // only with the usage events, so the last one written is kept per thread.
 void AppendJsonDouble(double v, std::string* out) {
-  thread_local double last = 0;
+  // Compared bit for bit: 0.0 and -0.0 are written differently.
+  thread_local uint64_t last = 0;
   thread_local std::string last_json;
-  if (last_json.empty() || std::memcmp(&last, &v, sizeof v) != 0) {
-    last = v;
+  if (last_json.empty() || std::bit_cast<uint64_t>(v) != last) {
+    last = std::bit_cast<uint64_t>(v);
     last_json = WriteJson(Json::Value(v));
   }
   out->append(last_json);
