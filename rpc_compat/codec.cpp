@@ -1,6 +1,8 @@
 // RPC wire codec: command fields, side-channel replies, messages, models and the event frames.
 #include "rpc_compat/codec.h"
 
+#include <bit>
+#include <cstdint>
 #include <set>
 
 #include "agent/history.h"
@@ -548,6 +550,137 @@ struct FrameVisitor {
 std::vector<Json::Value> FramesFromEvent(const agent::Event& event) {
   std::vector<Json::Value> out;
   std::visit(FrameVisitor{&out}, event);
+  return out;
+}
+
+namespace {
+
+// A double as WriteJson writes it; the usage's cost is 0 but for priced models, and then changes
+// only with the usage events, so the last one written is kept per thread.
+void AppendJsonDouble(double v, std::string* out) {
+  // Compared bit for bit: 0.0 and -0.0 are written differently.
+  thread_local uint64_t last = 0;
+  thread_local std::string last_json;
+  if (last_json.empty() || std::bit_cast<uint64_t>(v) != last) {
+    last = std::bit_cast<uint64_t>(v);
+    last_json = WriteJson(Json::Value(v));
+  }
+  out->append(last_json);
+}
+
+void AppendInt(long long v, std::string* out) { out->append(std::to_string(v)); }
+
+// UsageToJson's object, members in jsoncpp's (sorted) order.
+void AppendUsageJson(const agent::Usage& u, std::string* out) {
+  out->append("{\"cacheRead\":");
+  AppendInt(u.cache_read, out);
+  out->append(",\"cacheWrite\":");
+  AppendInt(u.cache_write, out);
+  out->append(",\"cost\":{\"total\":");
+  AppendJsonDouble(u.cost, out);
+  out->append("},\"input\":");
+  AppendInt(u.input, out);
+  out->append(",\"output\":");
+  AppendInt(u.output, out);
+  out->append(",\"totalTokens\":");
+  AppendInt(u.total(), out);
+  out->push_back('}');
+}
+
+// ContentBlockToJson's object: text and thinking written here (the long, growing ones), the
+// others (a tool call's arguments, an image) through jsoncpp.
+void AppendBlockJson(const agent::ContentBlock& b, std::string* out) {
+  switch (b.type) {
+    case agent::BlockType::kText:
+      out->append("{\"text\":");
+      AppendJsonString(b.text, out);
+      out->append(",\"type\":\"text\"}");
+      return;
+    case agent::BlockType::kThinking:
+      out->push_back('{');
+      if (b.redacted) out->append("\"redacted\":true,");
+      out->append("\"thinking\":");
+      AppendJsonString(b.text, out);
+      if (!b.signature.empty()) {
+        out->append(",\"thinkingSignature\":");
+        AppendJsonString(b.signature, out);
+      }
+      out->append(",\"type\":\"thinking\"}");
+      return;
+    case agent::BlockType::kToolCall:
+    case agent::BlockType::kImage:
+      out->append(WriteJson(agent::ContentBlockToJson(b)));
+      return;
+  }
+}
+
+size_t TextSize(const agent::Message& m) {
+  size_t n = 0;
+  for (const auto& b : m.content) n += b.text.size() + b.signature.size();
+  return n;
+}
+
+}  // namespace
+
+std::optional<std::string> MessageUpdateLine(const agent::Event& event) {
+  const auto* e = std::get_if<agent::event::MessageUpdate>(&event);
+  if (e == nullptr || e->delta == nullptr || e->partial == nullptr) return std::nullopt;
+  const char* type = nullptr;
+  switch (e->delta->kind) {
+    case agent::DeltaKind::kText:
+      type = delta::kTextDelta;
+      break;
+    case agent::DeltaKind::kThinking:
+      type = delta::kThinkingDelta;
+      break;
+    case agent::DeltaKind::kTextStart:
+    case agent::DeltaKind::kTextEnd:
+    case agent::DeltaKind::kThinkingStart:
+    case agent::DeltaKind::kThinkingEnd:
+    case agent::DeltaKind::kToolCallStart:
+    case agent::DeltaKind::kToolCallArgs:
+    case agent::DeltaKind::kToolCallEnd:
+      return std::nullopt;
+  }
+  const agent::Message& m = *e->partial;
+  // MessageToRpc adds `api` to assistant messages only; other roles keep the DOM path.
+  if (type == nullptr || m.role != agent::Role::kAssistant) return std::nullopt;
+  // Members in jsoncpp's sorted order: the frame's, the event's (as DeltaEvent builds them), the
+  // message's (MessageToJson's assistant members, `role` included, and `api`).
+  std::string out;
+  out.reserve(320 + e->delta->text.size() + TextSize(m) + m.model.size() + 2 * m.provider.size() +
+              m.error_message.size());
+  out.append("{\"assistantMessageEvent\":{\"contentIndex\":");
+  AppendInt(e->delta->index, &out);
+  out.append(",\"delta\":");
+  AppendJsonString(e->delta->text, &out);
+  out.append(",\"type\":\"");
+  out.append(type);
+  out.append("\"},\"message\":{\"api\":");
+  AppendJsonString(m.provider, &out);
+  out.append(",\"content\":[");
+  for (size_t i = 0; i < m.content.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    AppendBlockJson(m.content[i], &out);
+  }
+  out.push_back(']');
+  if (!m.error_message.empty()) {
+    out.append(",\"errorMessage\":");
+    AppendJsonString(m.error_message, &out);
+  }
+  out.append(",\"model\":");
+  AppendJsonString(m.model, &out);
+  out.append(",\"provider\":");
+  AppendJsonString(m.provider, &out);
+  out.append(",\"role\":\"assistant\",\"stopReason\":");
+  AppendJsonString(agent::StopReasonId(m.stop_reason), &out);
+  out.append(",\"timestamp\":");
+  AppendInt(m.timestamp_ms, &out);
+  out.append(",\"usage\":");
+  AppendUsageJson(m.usage, &out);
+  out.append("},\"type\":\"");
+  out.append(frame::kMessageUpdate);
+  out.append("\"}");
   return out;
 }
 

@@ -305,6 +305,12 @@ std::shared_ptr<agent::Session> Server::current() const {
 }
 
 void Server::SendEvent(const agent::Event& e) {
+  // Every delta of a reply: its line written without a DOM (a line over the limit is fitted by
+  // Write, from the DOM, as any other frame).
+  if (auto line = MessageUpdateLine(e); line && line->size() + 1 <= kMaxFrameBytes) {
+    transport_->WriteLine(std::move(*line));
+    return;
+  }
   for (const Json::Value& f : FramesFromEvent(e)) Write(f);
 }
 

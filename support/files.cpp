@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -186,7 +187,12 @@ Status DiskFile::ReadRest(std::string* out, uint64_t max_bytes, const CancelToke
     // One byte past the cap tells a file that grew since the fstat from one that did not.
     uint64_t room = max_bytes + 1 - std::min<uint64_t>(out->size(), max_bytes + 1);
     if (room == 0) return FileTooLarge(path_, out->size(), max_bytes);
-    auto n = ReadChunk(out, static_cast<size_t>(std::min<uint64_t>(room, kReadChunkBytes)));
+    // What fstat saw and one byte more (to see the end), then a one-byte probe for the end;
+    // full chunks only for a file that grew or reports no size (procfs): a small file does not
+    // zero and fault in a 64 KiB buffer it never fills (start-up reads the spec this way).
+    const uint64_t have = out->size();
+    const uint64_t want = have < size_ ? size_ - have + 1 : have == size_ ? 1 : kReadChunkBytes;
+    auto n = ReadChunk(out, static_cast<size_t>(std::min({room, want, uint64_t{kReadChunkBytes}})));
     if (!n.ok()) return n.error();
     if (*n == 0) break;
   }

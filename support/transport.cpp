@@ -13,9 +13,11 @@
 namespace lousho {
 
 FdTransport::FdTransport(int in_fd, int out_fd, size_t max_line_bytes, int stop_fd)
-    : in_fd_(in_fd), out_fd_(out_fd), stop_fd_(stop_fd), max_line_bytes_(max_line_bytes) {
-  buf_.resize(1 << 16);
-}
+    : in_fd_(in_fd),
+      out_fd_(out_fd),
+      stop_fd_(stop_fd),
+      max_line_bytes_(max_line_bytes),
+      buf_(new char[kReadBufferBytes]) {}
 
 ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
   line->clear();
@@ -23,9 +25,9 @@ ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
   bool skipping = false;
   for (;;) {
     // Look for a newline in the buffered bytes.
-    void* nl = end_ > start_ ? std::memchr(buf_.data() + start_, '\n', end_ - start_) : nullptr;
+    void* nl = end_ > start_ ? std::memchr(buf_.get() + start_, '\n', end_ - start_) : nullptr;
     if (nl != nullptr) {
-      size_t pos = static_cast<char*>(nl) - buf_.data();
+      size_t pos = static_cast<char*>(nl) - buf_.get();
       size_t len = pos - start_;
       if (skipping || line->size() + len > max_line_bytes_) {
         if (line_size) *line_size = skipped + line->size() + len;
@@ -33,7 +35,7 @@ ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
         start_ = pos + 1;
         return ReadStatus::kTooLong;
       }
-      line->append(buf_.data() + start_, len);
+      line->append(buf_.get() + start_, len);
       start_ = pos + 1;
       if (!line->empty() && line->back() == '\r') line->pop_back();
       if (line_size) *line_size = line->size();
@@ -49,7 +51,7 @@ ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
       line->clear();
       line->shrink_to_fit();
     } else {
-      line->append(buf_.data() + start_, len);
+      line->append(buf_.get() + start_, len);
     }
     start_ = end_ = 0;
     if (eof_) {
@@ -74,7 +76,7 @@ ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
         return ReadStatus::kEof;
       }
     }
-    ssize_t n = ::read(in_fd_, buf_.data(), buf_.size());
+    ssize_t n = ::read(in_fd_, buf_.get(), kReadBufferBytes);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       eof_ = true;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -45,7 +46,10 @@ class FdTransport : public LineTransport {
   int out_fd_;
   int stop_fd_;
   size_t max_line_bytes_;
-  std::vector<char> buf_;
+  // The read buffer, left uninitialised: zeroing it would fault in all its pages at start-up,
+  // where the first request touches one.
+  static constexpr size_t kReadBufferBytes = size_t{1} << 16;
+  std::unique_ptr<char[]> buf_;
   size_t start_ = 0;
   size_t end_ = 0;
   bool eof_ = false;

@@ -220,6 +220,213 @@ Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyO
   return body;
 }
 
+namespace {
+
+// The messages of BuildAnthropicBody, written as they are read: the members of every object in
+// jsoncpp's sorted order, strings by AppendJsonString, tool arguments by WriteJson. A user
+// message stays open while user-side blocks follow (BuildAnthropicBody's user_tail); the last
+// block's offset is kept for the cache mark, which sorts first among every block's members.
+class MessagesWriter {
+ public:
+  explicit MessagesWriter(std::string* out) : out_(out) {}
+
+  void Add(const Message& m) {
+    switch (m.role) {
+      case Role::kUser:
+        for (const auto& b : m.content) UserBlock(b, /*in_user_message=*/true);
+        break;
+      case Role::kToolResult:
+        ToolResult(m);
+        break;
+      case Role::kAssistant:
+        Assistant(m);
+        break;
+    }
+  }
+
+  // Closes the last message and marks its last block cacheable when asked (not a thinking one).
+  void Finish(bool prompt_caching) {
+    CloseUser();
+    if (prompt_caching && last_block_at_ != std::string::npos && !last_block_thinking_)
+      out_->insert(last_block_at_, "\"cache_control\":{\"type\":\"ephemeral\"},");
+  }
+
+ private:
+  // Opens a block inside the current message: in the user message (opened if needed) or in the
+  // assistant message being written.
+  void BeginBlock(bool thinking) {
+    if (!block_written_) {
+      block_written_ = true;
+    } else {
+      out_->push_back(',');
+    }
+    out_->push_back('{');
+    last_block_at_ = out_->size();
+    last_block_thinking_ = thinking;
+  }
+  void OpenUser() {
+    if (user_open_) return;
+    OpenMessage();
+    user_open_ = true;
+  }
+  void CloseUser() {
+    if (!user_open_) return;
+    out_->append("],\"role\":\"user\"}");
+    user_open_ = false;
+  }
+  void OpenMessage() {
+    if (messages_ > 0) out_->push_back(',');
+    ++messages_;
+    out_->append("{\"content\":[");
+    block_written_ = false;
+  }
+
+  // A text or image block of a user message (in_user_message) or of a tool result's content.
+  void UserBlock(const ContentBlock& b, bool in_user_message) {
+    switch (b.type) {
+      case BlockType::kText:
+        if (b.text.empty()) return;
+        if (in_user_message) OpenUser();
+        Begin(in_user_message);
+        out_->append("\"text\":");
+        AppendJsonString(b.text, out_);
+        out_->append(",\"type\":\"text\"}");
+        return;
+      case BlockType::kImage:
+        if (in_user_message) OpenUser();
+        Begin(in_user_message);
+        out_->append("\"source\":{\"data\":");
+        AppendJsonString(b.data, out_);
+        out_->append(",\"media_type\":");
+        AppendJsonString(b.mime_type, out_);
+        out_->append(",\"type\":\"base64\"},\"type\":\"image\"}");
+        return;
+      case BlockType::kThinking:
+      case BlockType::kToolCall:
+        return;
+    }
+  }
+  // A block of the message (tracked for the cache mark), or one nested in a tool result.
+  void Begin(bool message_block) {
+    if (message_block) return BeginBlock(false);
+    if (nested_written_) out_->push_back(',');
+    nested_written_ = true;
+    out_->push_back('{');
+  }
+
+  void ToolResult(const Message& m) {
+    OpenUser();
+    BeginBlock(false);
+    out_->append("\"content\":[");
+    nested_written_ = false;
+    for (const auto& b : m.content) UserBlock(b, /*in_user_message=*/false);
+    if (!nested_written_) {
+      out_->append("{\"text\":");
+      out_->append(m.is_error ? "\"(error)\"" : "\"(no output)\"");
+      out_->append(",\"type\":\"text\"}");
+    }
+    out_->push_back(']');
+    if (m.is_error) out_->append(",\"is_error\":true");
+    out_->append(",\"tool_use_id\":");
+    AppendJsonString(m.tool_call_id, out_);
+    out_->append(",\"type\":\"tool_result\"}");
+  }
+
+  static bool Sent(const ContentBlock& b) {
+    switch (b.type) {
+      case BlockType::kText:
+        return !b.text.empty();
+      case BlockType::kThinking:
+        return b.redacted || !b.signature.empty();  // unsigned thinking is dropped
+      case BlockType::kToolCall:
+        return true;
+      case BlockType::kImage:
+        return false;
+    }
+    return false;
+  }
+
+  void Assistant(const Message& m) {
+    if (std::none_of(m.content.begin(), m.content.end(), Sent)) return;  // e.g. cancelled early
+    CloseUser();
+    OpenMessage();
+    for (const auto& b : m.content) {
+      if (!Sent(b)) continue;
+      switch (b.type) {
+        case BlockType::kText:
+          BeginBlock(false);
+          out_->append("\"text\":");
+          AppendJsonString(b.text, out_);
+          out_->append(",\"type\":\"text\"}");
+          break;
+        case BlockType::kThinking:
+          BeginBlock(true);
+          if (b.redacted) {
+            out_->append("\"data\":");
+            AppendJsonString(b.text, out_);
+            out_->append(",\"type\":\"redacted_thinking\"}");
+          } else {
+            out_->append("\"signature\":");
+            AppendJsonString(b.signature, out_);
+            out_->append(",\"thinking\":");
+            AppendJsonString(b.text, out_);
+            out_->append(",\"type\":\"thinking\"}");
+          }
+          break;
+        case BlockType::kToolCall:
+          BeginBlock(false);
+          out_->append("\"id\":");
+          AppendJsonString(b.id, out_);
+          out_->append(",\"input\":");
+          out_->append(b.arguments.isObject() ? WriteJson(b.arguments) : std::string("{}"));
+          out_->append(",\"name\":");
+          AppendJsonString(b.name, out_);
+          out_->append(",\"type\":\"tool_use\"}");
+          break;
+        case BlockType::kImage:
+          break;
+      }
+    }
+    out_->append("],\"role\":\"assistant\"}");
+  }
+
+  std::string* out_;
+  size_t messages_ = 0;
+  bool user_open_ = false;
+  bool block_written_ = false;   // in the message being written
+  bool nested_written_ = false;  // in the tool result being written
+  size_t last_block_at_ = std::string::npos;
+  bool last_block_thinking_ = false;
+};
+
+}  // namespace
+
+std::string WriteAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options) {
+  // Every member but the messages through the DOM (a few small values); the messages, which
+  // sort second after max_tokens, written straight in.
+  ModelRequest rest = request;
+  rest.messages = {};
+  Json::Value others = BuildAnthropicBody(rest, options);
+  others.removeMember("messages");
+  Json::Value max_tokens;
+  others.removeMember("max_tokens", &max_tokens);
+  const std::string tail = WriteJson(others);  // {"model":…}: never empty
+  size_t text = 0;
+  for (const Message& m : request.messages)
+    for (const auto& b : m.content) text += b.text.size() + b.data.size() + 64;
+  std::string out;
+  out.reserve(tail.size() + text + 64);
+  out.append("{\"max_tokens\":");
+  out.append(WriteJson(max_tokens));
+  out.append(",\"messages\":[");
+  MessagesWriter w(&out);
+  for (const Message& m : request.messages) w.Add(m);
+  w.Finish(options.prompt_caching);
+  out.append("],");
+  out.append(tail, 1, std::string::npos);
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Decoder
 
@@ -467,7 +674,7 @@ HttpPostRequest AnthropicMessagesProvider::BuildHttpRequest(const ModelRequest& 
   const std::string& prefix = c.base.path_prefix;
   bool has_v1 = prefix.size() >= 3 && prefix.compare(prefix.size() - 3, 3, "/v1") == 0;
   out.path = prefix + (has_v1 ? "/messages" : "/v1/messages");
-  out.body = WriteJson(BuildAnthropicBody(req, options));
+  out.body = WriteAnthropicBody(req, options);
   out.headers.emplace_back("Accept", "text/event-stream");
   out.headers.emplace_back("User-Agent", std::string("lousho/") + LOUSHO_VERSION);
   out.headers.emplace_back("anthropic-version", kAnthropicVersion);

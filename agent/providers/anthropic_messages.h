@@ -24,6 +24,10 @@ long long AnthropicThinkingBudget(ThinkingLevel level);
 
 // The JSON body of POST {base}/v1/messages for `request`.
 Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options);
+// The same body as one line, byte for byte WriteJson(BuildAnthropicBody(...)), with the messages
+// written straight into the string: a long history is not copied into a DOM at every request
+// (tests/providers/anthropic_messages_test.cpp, AnthropicBodyWriter).
+std::string WriteAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options);
 
 // Decodes a Messages SSE stream: message_start usage, content_block_start/delta/stop (text,
 // thinking with signature, redacted_thinking, tool_use with input_json_delta), message_delta

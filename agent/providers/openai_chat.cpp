@@ -441,6 +441,131 @@ Message OpenAiChatDecoder::TakeMessage(bool partial) {
 // ---------------------------------------------------------------------------------------------
 // Provider
 
+namespace {
+
+// `{"content":<text>,"role":<role>` and the closing brace: the members of a text-only message
+// in jsoncpp's sorted order.
+void AppendTextMessage(const char* role, const std::string& text, std::string* out) {
+  out->append("{\"content\":");
+  AppendJsonString(text, out);
+  out->append(",\"role\":\"");
+  out->append(role);
+  out->append("\"}");
+}
+
+std::string JoinedText(const std::vector<ContentBlock>& blocks) {
+  std::string text;
+  for (const auto& b : blocks)
+    if (b.type == BlockType::kText) text += b.text;
+  return text;
+}
+
+}  // namespace
+
+std::string WriteOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options) {
+  // Every member but the conversation through the DOM (a few small values, the system message
+  // included); the conversation's messages, which sort right after max_*tokens, written in.
+  ModelRequest rest = request;
+  rest.messages = {};
+  Json::Value others = BuildOpenAiChatBody(rest, options);
+  Json::Value system;
+  others.removeMember("messages", &system);
+  Json::Value max_tokens;
+  const char* max_key = nullptr;
+  for (const char* key : {"max_completion_tokens", "max_tokens"})
+    if (others.removeMember(key, &max_tokens)) max_key = key;
+  const std::string tail = WriteJson(others);  // {"model":…}: never empty
+  size_t text = 0;
+  for (const Message& m : request.messages)
+    for (const auto& b : m.content) text += b.text.size() + b.data.size() + 64;
+  std::string out;
+  out.reserve(tail.size() + text + 128);
+  out.push_back('{');
+  if (max_key != nullptr) {
+    out.append("\"");
+    out.append(max_key);
+    out.append("\":");
+    out.append(WriteJson(max_tokens));
+    out.push_back(',');
+  }
+  out.append("\"messages\":[");
+  bool first = true;
+  auto next = [&] {
+    if (!first) out.push_back(',');
+    first = false;
+  };
+  for (const Json::Value& m : system) {
+    next();
+    out.append(WriteJson(m));
+  }
+  // As BuildOpenAiChatBody: the images of a run of tool results follow it in one user message.
+  std::vector<ContentBlock> pending_images;
+  auto flush_images = [&] {
+    if (pending_images.empty()) return;
+    std::vector<ContentBlock> blocks;
+    blocks.push_back(ContentBlock::Text("Images from the tool results above:"));
+    for (auto& img : pending_images) blocks.push_back(std::move(img));
+    pending_images.clear();
+    Json::Value user(Json::objectValue);
+    user["role"] = "user";
+    user["content"] = UserContent(blocks);
+    next();
+    out.append(WriteJson(user));
+  };
+  for (const Message& m : request.messages) {
+    switch (m.role) {
+      case Role::kUser: {
+        flush_images();
+        next();
+        const bool has_image = std::any_of(m.content.begin(), m.content.end(), [](const auto& b) {
+          return b.type == BlockType::kImage;
+        });
+        if (!has_image) {
+          AppendTextMessage("user", JoinedText(m.content), &out);
+        } else {
+          Json::Value user(Json::objectValue);
+          user["role"] = "user";
+          user["content"] = UserContent(m.content);
+          out.append(WriteJson(user));
+        }
+        break;
+      }
+      case Role::kAssistant: {
+        flush_images();
+        next();
+        // Text only (no tool call, no reasoning to echo): written here; else through the DOM.
+        const bool plain = std::all_of(m.content.begin(), m.content.end(), [](const auto& b) {
+          return b.type == BlockType::kText || b.type == BlockType::kImage ||
+                 (b.type == BlockType::kThinking &&
+                  (b.redacted ||
+                   (b.signature != "reasoning" && b.signature != "reasoning_content")));
+        });
+        if (plain) {
+          AppendTextMessage("assistant", JoinedText(m.content), &out);
+        } else {
+          out.append(WriteJson(AssistantMessage(m, options)));
+        }
+        break;
+      }
+      case Role::kToolResult: {
+        for (const auto& b : m.content)
+          if (b.type == BlockType::kImage) pending_images.push_back(b);
+        next();
+        out.append("{\"content\":");
+        AppendJsonString(JoinedText(m.content), &out);
+        out.append(",\"role\":\"tool\",\"tool_call_id\":");
+        AppendJsonString(m.tool_call_id, &out);
+        out.push_back('}');
+        break;
+      }
+    }
+  }
+  flush_images();
+  out.append("],");
+  out.append(tail, 1, std::string::npos);
+  return out;
+}
+
 HttpPostRequest OpenAiChatProvider::BuildHttpRequest(const ModelRequest& request) const {
   const HttpProviderConfig& c = config();
   OpenAiChatBodyOptions options;
@@ -452,7 +577,7 @@ HttpPostRequest OpenAiChatProvider::BuildHttpRequest(const ModelRequest& request
   if (req.model.empty()) req.model = c.model.id;
   HttpPostRequest out;
   out.path = c.base.path_prefix + "/chat/completions";
-  out.body = WriteJson(BuildOpenAiChatBody(req, options));
+  out.body = WriteOpenAiChatBody(req, options);
   out.headers.emplace_back("Accept", "text/event-stream");
   out.headers.emplace_back("User-Agent", std::string("lousho/") + LOUSHO_VERSION);
   if (!c.api_key.empty()) out.headers.emplace_back("Authorization", "Bearer " + c.api_key);

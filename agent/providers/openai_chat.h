@@ -25,6 +25,10 @@ struct OpenAiChatBodyOptions {
 
 // The JSON body of POST {base}/chat/completions for `request` (stream on, usage requested).
 Json::Value BuildOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options);
+// The same body as one line, byte for byte WriteJson(BuildOpenAiChatBody(...)), with the
+// messages written straight into the string (text-only ones without any DOM): a long history is
+// not copied into a DOM at every request (tests/providers/openai_chat_test.cpp, OpenAiBodyWriter).
+std::string WriteOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options);
 
 // Decodes a Chat Completions SSE stream. Text, reasoning (`reasoning_content` or `reasoning`)
 // and tool-call fragments (keyed by `index`) become content blocks in arrival order; tool calls

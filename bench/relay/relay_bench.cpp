@@ -1,9 +1,11 @@
 // Relay benchmark: how fast streamed model output crosses the provider layer (HTTP read, SSE
 // parsing, JSON decoding, delta callback), and how much delay that adds per chunk; then the
 // whole path end to end: the mock server's chunk write -> the real `lousho acp` child process
-// (provider, session engine, ACP codec) -> its `agent_message_chunk` line read from its stdout.
+// (provider, session engine, ACP codec) -> its `agent_message_chunk` line read from its stdout;
+// with --door=rpc the same through `lousho --mode rpc` and its `message_update` frames.
 //
-// Usage: lousho_relay_bench [chunks=20000] [paced_chunks=2000] [pace_us=500] [lousho_binary]
+// Usage: lousho_relay_bench [--door=acp|rpc|both] [chunks=20000] [paced_chunks=2000]
+//        [pace_us=500] [lousho_binary]
 // The binary defaults to $LOUSHO_BIN, else the `lousho` beside this executable.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -230,6 +232,18 @@ std::string DefaultLoushoBinary() {
   return (self.parent_path() / "lousho").string();
 }
 
+// Which door of the agent the end-to-end runs drive.
+enum class Door { kAcp, kRpc };
+const char* DoorName(Door d) {
+  switch (d) {
+    case Door::kAcp:
+      return "acp";
+    case Door::kRpc:
+      return "rpc";
+  }
+  return "?";
+}
+
 // What the reader thread gathers during one prompt.
 struct E2eRun {
   explicit E2eRun(int n)
@@ -239,22 +253,27 @@ struct E2eRun {
   int chunks;
   std::unique_ptr<std::atomic<long long>[]> sent_ns;  // server thread: just before sink.write
   std::vector<long long> recv_ns;                     // reader thread: read() of the ACP line
-  long long lines = 0;                                // agent_message_chunk lines
-  long long chars = 0;                                // their text, in bytes
+  long long lines = 0;  // agent_message_chunk lines (RPC: message_update text_delta frames)
+  long long chars = 0;  // their text, in bytes
+  long long bytes = 0;  // every line read while the run was set, newlines included
   long long first_line_ns = 0;
   long long last_line_ns = 0;
   long long bad = 0;  // chunk numbers out of range, seen twice, or lines without text
 };
 
-// `lousho acp <spec>` with pipes on stdin/stdout and stderr to a file.
-class AcpChild {
+// `lousho acp <spec>` (or `lousho --mode rpc --agent <spec>`) with pipes on stdin/stdout and
+// stderr to a file.
+class AgentChild {
  public:
-  ~AcpChild() { Stop(); }
+  explicit AgentChild(Door door = Door::kAcp) : door_(door) {}
+  ~AgentChild() { Stop(); }
 
   bool Start(const std::string& bin, const std::string& spec, const std::string& stderr_path,
              int port) {
     // Session files are written per message, never per chunk: the relay measures without them
     // and leaves the user's ~/.lousho alone.
+    if (door_ == Door::kRpc)
+      return StartArgs({bin, "--mode", "rpc", "--agent", spec, "--no-session"}, stderr_path, port);
     return StartArgs({bin, "acp", spec, "--no-session"}, stderr_path, port);
   }
 
@@ -323,11 +342,25 @@ class AcpChild {
 
   // The response with this id; nullopt on timeout or when the child's stdout closed.
   std::optional<Json::Value> Wait(int id, long timeout_ms) {
+    return WaitFor(
+        [id](const Json::Value& v) {
+          return v["id"].isInt() && v["id"].asInt() == id &&
+                 lousho::StringOr(v, "type", "response") == "response";
+        },
+        timeout_ms);
+  }
+  // RPC: the next frame of this type kept for the driver (agent_end, agent_settled).
+  std::optional<Json::Value> WaitFrame(const std::string& type, long timeout_ms) {
+    return WaitFor([&](const Json::Value& v) { return lousho::StringOr(v, "type") == type; },
+                   timeout_ms);
+  }
+  template <typename Pred>
+  std::optional<Json::Value> WaitFor(Pred match, long timeout_ms) {
     std::unique_lock<std::mutex> lock(mu_);
     auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
     for (;;) {
       for (auto it = responses_.begin(); it != responses_.end(); ++it) {
-        if ((*it)["id"].isInt() && (*it)["id"].asInt() == id) {
+        if (match(*it)) {
           Json::Value v = *it;
           responses_.erase(it);
           return v;
@@ -339,6 +372,9 @@ class AcpChild {
   }
 
   void SetRun(E2eRun* run) { run_.store(run); }
+  // Keeps every line read while a run is set (RPC: replayed through /bin/cat as the floor).
+  void Capture(std::vector<std::string>* lines) { capture_.store(lines); }
+  Door door() const { return door_; }
   // Blocks until the child's stdout closes.
   void WaitEof() {
     std::unique_lock<std::mutex> lock(mu_);
@@ -404,36 +440,17 @@ class AcpChild {
   // Every line is parsed as JSON, as an editor would; chunk lines are matched to the mock's
   // chunks by the tokens in their text.
   void OnLine(std::string_view line, long long now) {
+    if (E2eRun* run = run_.load()) run->bytes += static_cast<long long>(line.size()) + 1;
+    if (std::vector<std::string>* keep = capture_.load(); keep != nullptr && run_.load())
+      keep->emplace_back(line);
     auto v = lousho::ParseJson(line);
+    if (door_ == Door::kRpc) return OnRpcFrame(line, v, now);
     if (v.ok() && v->isObject() && lousho::StringOr(*v, "method") == "session/update") {
       const Json::Value& update =
           lousho::MemberOrNull(lousho::MemberOrNull(*v, "params"), "update");
       const std::string kind = lousho::StringOr(update, "sessionUpdate");
       if (kind == "agent_message_chunk") {
-        std::string text = lousho::StringOr(lousho::MemberOrNull(update, "content"), "text");
-        E2eRun* run = run_.load();
-        if (run == nullptr) {
-          loose_chunks_.fetch_add(1);
-          return;
-        }
-        ++run->lines;
-        run->chars += static_cast<long long>(text.size());
-        if (run->first_line_ns == 0) run->first_line_ns = now;
-        run->last_line_ns = now;
-        // Token(i), or several of them if the agent merged chunks into one update.
-        if (text.size() % 4 != 0) ++run->bad;
-        for (size_t i = 0; i + 4 <= text.size(); i += 4) {
-          int a = DigitValue(text[i]);
-          int b = DigitValue(text[i + 1]);
-          int c = DigitValue(text[i + 2]);
-          long long n =
-              (a < 0 || b < 0 || c < 0 || text[i + 3] != ' ') ? -1 : (a * 62 + b) * 62 + c;
-          if (n >= 0 && n < run->chunks && run->recv_ns[n] < 0) {
-            run->recv_ns[n] = now;
-          } else {
-            ++run->bad;
-          }
-        }
+        OnChunkText(lousho::StringOr(lousho::MemberOrNull(update, "content"), "text"), now);
         return;
       }
     }
@@ -445,6 +462,54 @@ class AcpChild {
       cv_.notify_all();
     } else if ((*v)["method"].asString() != "session/update") {
       odd_.emplace_back(line);  // a request or notification the bench does not expect
+    }
+  }
+
+  // An RPC frame: text deltas are the chunk lines; responses and the ends of a prompt go to the
+  // driver; the other frames of a turn are read and dropped, as a host that only shows text.
+  void OnRpcFrame(std::string_view line, const lousho::Result<Json::Value>& v, long long now) {
+    const std::string type = v.ok() ? lousho::StringOr(*v, "type") : "";
+    if (type == "message_update") {
+      const Json::Value& ev = lousho::MemberOrNull(*v, "assistantMessageEvent");
+      if (lousho::StringOr(ev, "type") == "text_delta")
+        OnChunkText(lousho::StringOr(ev, "delta"), now);
+      return;
+    }
+    static const char* const kDropped[] = {"ready",         "agent_start", "turn_start",
+                                           "message_start", "message_end", "turn_end"};
+    for (const char* d : kDropped)
+      if (type == d) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (type == "response" || type == "agent_end" || type == "agent_settled") {
+      responses_.push_back(*v);
+      cv_.notify_all();
+    } else {
+      odd_.emplace_back(line);
+    }
+  }
+
+  void OnChunkText(const std::string& text, long long now) {
+    E2eRun* run = run_.load();
+    if (run == nullptr) {
+      loose_chunks_.fetch_add(1);
+      return;
+    }
+    ++run->lines;
+    run->chars += static_cast<long long>(text.size());
+    if (run->first_line_ns == 0) run->first_line_ns = now;
+    run->last_line_ns = now;
+    // Token(i), or several of them if the agent merged chunks into one update.
+    if (text.size() % 4 != 0) ++run->bad;
+    for (size_t i = 0; i + 4 <= text.size(); i += 4) {
+      int a = DigitValue(text[i]);
+      int b = DigitValue(text[i + 1]);
+      int c = DigitValue(text[i + 2]);
+      long long n = (a < 0 || b < 0 || c < 0 || text[i + 3] != ' ') ? -1 : (a * 62 + b) * 62 + c;
+      if (n >= 0 && n < run->chunks && run->recv_ns[n] < 0) {
+        run->recv_ns[n] = now;
+      } else {
+        ++run->bad;
+      }
     }
   }
 
@@ -463,7 +528,9 @@ class AcpChild {
   int in_fd_ = -1;
   int out_fd_ = -1;
   std::thread reader_;
+  Door door_;
   std::atomic<E2eRun*> run_{nullptr};
+  std::atomic<std::vector<std::string>*> capture_{nullptr};
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Json::Value> responses_;
@@ -481,10 +548,11 @@ struct PromptResult {
 
 class E2eDriver {
  public:
-  E2eDriver(AcpChild* child, std::atomic<const Plan*>* current, std::string cwd, bool anthropic)
+  E2eDriver(AgentChild* child, std::atomic<const Plan*>* current, std::string cwd, bool anthropic)
       : child_(child), current_(current), cwd_(std::move(cwd)), anthropic_(anthropic) {}
 
   bool Initialize() {
+    if (child_->door() == Door::kRpc) return RpcCall("get_state", 20000).has_value();
     Json::Value caps(Json::objectValue);
     Json::Value params(Json::objectValue);
     params["protocolVersion"] = 1;
@@ -494,6 +562,8 @@ class E2eDriver {
 
   // A session id, or "" on failure.
   std::string NewSession() {
+    // The RPC door has one current session; new_session replaces it.
+    if (child_->door() == Door::kRpc) return RpcCall("new_session", 20000) ? "current" : "";
     Json::Value sp(Json::objectValue);
     sp["cwd"] = cwd_;
     sp["mcpServers"] = Json::Value(Json::arrayValue);
@@ -511,6 +581,7 @@ class E2eDriver {
     Plan plan{anthropic_, run->chunks, pace_us, run->sent_ns.get(), &requests, &request_ns};
     current_->store(&plan);
     child_->SetRun(run);
+    if (child_->door() == Door::kRpc) return RpcPrompt(run, pace_us, &requests, &request_ns);
     Json::Value pp(Json::objectValue);
     pp["sessionId"] = session;
     Json::Value block(Json::objectValue);
@@ -531,6 +602,55 @@ class E2eDriver {
   }
 
  private:
+  // RPC: `prompt` is acknowledged at once; the turn's end is its agent_end frame (the reply
+  // time), then agent_settled says the door takes the next command.
+  std::optional<PromptResult> RpcPrompt(E2eRun* run, int pace_us, std::atomic<int>* requests,
+                                        std::atomic<long long>* request_ns) {
+    PromptResult r;
+    r.prompt_sent_ns = NowNs();
+    long timeout_ms = 120000 + static_cast<long>(run->chunks) * pace_us / 1000;
+    Json::Value extra(Json::objectValue);
+    extra["message"] = "go";
+    bool acked = RpcCall("prompt", timeout_ms, extra).has_value();
+    auto end = acked ? child_->WaitFrame("agent_end", timeout_ms) : std::nullopt;
+    r.reply_ns = NowNs();
+    child_->SetRun(nullptr);
+    auto settled = end ? child_->WaitFrame("agent_settled", timeout_ms) : std::nullopt;
+    if (!settled) {
+      std::fprintf(stderr,
+                   "e2e: prompt: no agent_end/agent_settled (timeout or the agent exited)\n");
+      return std::nullopt;
+    }
+    r.requests = requests->load();
+    r.request_ns = request_ns->load();
+    const Json::Value& messages = lousho::MemberOrNull(*end, "messages");
+    const Json::Value& last =
+        lousho::ElementOrNull(messages, messages.size() > 0 ? messages.size() - 1 : 0);
+    // The dialect's "stop" is ACP's end_turn.
+    r.stop_reason = lousho::StringOr(last, "stopReason");
+    if (r.stop_reason == "stop") r.stop_reason = "end_turn";
+    return r;
+  }
+
+  // An RPC command and its response frame; nullopt on timeout, exit or success:false.
+  std::optional<Json::Value> RpcCall(const std::string& type, long timeout_ms,
+                                     Json::Value cmd = Json::Value(Json::objectValue)) {
+    int id = ++next_id_;
+    cmd["type"] = type;
+    cmd["id"] = id;
+    child_->Send(lousho::WriteJson(cmd));
+    auto v = child_->Wait(id, timeout_ms);
+    if (!v) {
+      std::fprintf(stderr, "e2e: no reply to %s (timeout or the agent exited)\n", type.c_str());
+      return std::nullopt;
+    }
+    if (!lousho::BoolOr(*v, "success", false)) {
+      std::fprintf(stderr, "e2e: %s failed: %s\n", type.c_str(), lousho::WriteJson(*v).c_str());
+      return std::nullopt;
+    }
+    return v;
+  }
+
   std::optional<Json::Value> Call(const std::string& method, const Json::Value& params,
                                   long timeout_ms) {
     int id = ++next_id_;
@@ -552,7 +672,7 @@ class E2eDriver {
     return (*v)["result"];
   }
 
-  AcpChild* child_;
+  AgentChild* child_;
   std::atomic<const Plan*>* current_;
   std::string cwd_;
   bool anthropic_;
@@ -643,7 +763,7 @@ double CatFloorLinesPerSecond(int chunks, const std::filesystem::path& tmp) {
       f << lousho::WriteJson(msg) << "\n";
     }
   }
-  AcpChild cat;
+  AgentChild cat;
   E2eRun run(chunks);
   cat.SetRun(&run);
   if (!cat.StartArgs({"/bin/cat", path}, (tmp / "cat.stderr").string(), 0)) return 0;
@@ -652,6 +772,24 @@ double CatFloorLinesPerSecond(int chunks, const std::filesystem::path& tmp) {
   if (run.lines < 2) return 0;
   return static_cast<double>(run.lines - 1) /
          (static_cast<double>(run.last_line_ns - run.first_line_ns) / 1e9);
+}
+
+// The client's floor for lines an agent wrote: /bin/cat writes them into the same reader.
+// Milliseconds from the first line read to the last; `run` gathers what the reader saw.
+double CatReplayMs(const std::vector<std::string>& lines, const std::filesystem::path& tmp,
+                   Door door, E2eRun* run) {
+  const std::string path = (tmp / "cat-replay.jsonl").string();
+  {
+    std::ofstream f(path);
+    for (const auto& l : lines) f << l << "\n";
+  }
+  AgentChild cat(door);
+  cat.SetRun(run);
+  if (!cat.StartArgs({"/bin/cat", path}, (tmp / "cat.stderr").string(), 0)) return 0;
+  cat.WaitEof();
+  cat.Stop();
+  std::filesystem::remove(path);
+  return static_cast<double>(run->last_line_ns - run->first_line_ns) / 1e6;
 }
 
 // CPU time (ns) of a whole process from /proc/<pid>/stat (utime + stime, threads that ended
@@ -676,17 +814,23 @@ long long ProcessCpuTicksNs(pid_t pid) {
 }
 
 // Returns false if the agent could not be driven.
-bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, const std::string& bin,
-            const std::filesystem::path& tmp, std::atomic<const Plan*>* current, int port) {
-  const char* api = anthropic ? "anthropic" : "openai";
-  std::string spec = (tmp / (std::string(api) + ".yaml")).string();
+bool RunE2e(Door door, bool anthropic, int chunks, int rounds, int paced, int pace_us,
+            const std::string& bin, const std::filesystem::path& tmp,
+            std::atomic<const Plan*>* current, int port) {
+  const std::string label =
+      std::string(door == Door::kRpc ? "rpc/" : "") + (anthropic ? "anthropic" : "openai");
+  const char* api = label.c_str();
+  const char* line_kind = door == Door::kRpc ? "RPC" : "ACP";
+  std::string spec = (tmp / (std::string(anthropic ? "anthropic" : "openai") + ".yaml")).string();
   {
     std::ofstream f(spec);
     f << "model: " << (anthropic ? "anthropic/claude-sonnet-4-5" : "openai/gpt-4o-mini")
       << "\ntools: []\n";
   }
-  std::string err_path = (tmp / (std::string(api) + ".stderr")).string();
-  AcpChild child;
+  std::string err_path =
+      (tmp / (std::string(DoorName(door)) + "-" + (anthropic ? "anthropic" : "openai") + ".stderr"))
+          .string();
+  AgentChild child(door);
   bool ok = child.Start(bin, spec, err_path, port);
   E2eDriver driver(&child, current, (tmp / "cwd").string(), anthropic);
   ok = ok && driver.Initialize();
@@ -712,9 +856,9 @@ bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, cons
     }
     if (!ok) break;
     std::printf(
-        "%-10s e2e prompt line->first ACP chunk line, %-16s p50 %5.0f us  max %5.0f us"
+        "%-10s e2e prompt line->first %s chunk line, %-16s p50 %5.0f us  max %5.0f us"
         "  (prompt line->HTTP request at the mock: p50 %.0f us)\n",
-        api, kFirstKinds[kind], Percentile(first, 0.5), Percentile(first, 1.0),
+        api, line_kind, kFirstKinds[kind], Percentile(first, 0.5), Percentile(first, 1.0),
         Percentile(to_request, 0.5));
   }
 
@@ -722,17 +866,34 @@ bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, cons
   // that only drains the socket (its own send time, the floor of this row) and after /bin/cat
   // feeds this bench the same ACP lines (the client's floor).
   std::vector<double> e2e_ms, mock_ms, ratio, lines_s, chars_s, cpu_us, cat_lines_s, line_count;
+  std::vector<std::string> captured;  // RPC, round 1: the agent's lines, replayed as the floor
+  std::string replay_note;
   for (int round = 0; ok && round < rounds; ++round) {
     mock_ms.push_back(MockSendSeconds(anthropic, chunks, current, port) * 1e3);
-    if (round == 0) cat_lines_s.push_back(CatFloorLinesPerSecond(chunks, tmp));
+    if (round == 0 && door == Door::kAcp)
+      cat_lines_s.push_back(CatFloorLinesPerSecond(chunks, tmp));
     E2eRun burst(chunks);
+    if (round == 0 && door == Door::kRpc) child.Capture(&captured);
     long long cpu_before = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) : 0;
     long long ticks_before = child.Pid() > 0 ? ProcessCpuTicksNs(child.Pid()) : 0;
     std::optional<PromptResult> b = driver.Prompt(&burst, 0);
     long long cpu_ns = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) - cpu_before : 0;
     long long ticks_ns = child.Pid() > 0 ? ProcessCpuTicksNs(child.Pid()) - ticks_before : 0;
+    child.Capture(nullptr);
     ok = b.has_value() && burst.lines > 0;
     if (!ok) break;
+    if (round == 0 && door == Door::kRpc) {
+      // The same lines from /bin/cat into the same reader: what this client needs to read them.
+      E2eRun replay(chunks);
+      double ms = CatReplayMs(captured, tmp, door, &replay);
+      char note[256];
+      std::snprintf(note, sizeof note,
+                    "the same reader takes round 1's %lld text lines (%zu lines, %.1f MB) from "
+                    "/bin/cat in %.1f ms",
+                    replay.lines, captured.size(), static_cast<double>(replay.bytes) / 1e6, ms);
+      replay_note = note;
+      captured = {};
+    }
     long long first_write = burst.sent_ns[0].load();
     double span = static_cast<double>(burst.last_line_ns - first_write) / 1e9;
     e2e_ms.push_back(span * 1e3);
@@ -743,24 +904,29 @@ bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, cons
     line_count.push_back(static_cast<double>(burst.lines));
     std::printf(
         "%-10s e2e burst round %d: first write->last line %.1f ms, mock alone %.1f ms (x%.2f); "
-        "%lld lines, %.0f lines/s, %.2f M chars/s; agent CPU %.2f us/chunk (process ticks: %.1f "
-        "ms); prompt->reply %.1f ms\n",
-        api, round + 1, e2e_ms.back(), mock_ms.back(), ratio.back(), burst.lines, lines_s.back(),
-        chars_s.back() / 1e6, cpu_us.back(), static_cast<double>(ticks_ns) / 1e6,
+        "%lld lines (%.1f MB), %.0f lines/s, %.2f M chars/s; agent CPU %.2f us/chunk (process "
+        "ticks: %.1f ms); prompt->reply %.1f ms\n",
+        api, round + 1, e2e_ms.back(), mock_ms.back(), ratio.back(), burst.lines,
+        static_cast<double>(burst.bytes) / 1e6, lines_s.back(), chars_s.back() / 1e6, cpu_us.back(),
+        static_cast<double>(ticks_ns) / 1e6,
         static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e6);
     ReportLoss(api, "burst", burst, *b);
   }
   if (ok) {
     std::printf(
         "%-10s e2e BURST %d x %d-char chunks, median of %d: end to end %.1f ms = x%.2f the mock's "
-        "own %.1f ms; %.0f ACP lines/s (%.0f lines); %.2f M chars/s; agent CPU %.2f us/chunk\n",
+        "own %.1f ms; %.0f %s lines/s (%.0f lines); %.2f M chars/s; agent CPU %.2f us/chunk\n",
         api, chunks, 4, rounds, Percentile(e2e_ms, 0.5), Percentile(ratio, 0.5),
-        Percentile(mock_ms, 0.5), Percentile(lines_s, 0.5), Percentile(line_count, 0.5),
+        Percentile(mock_ms, 0.5), Percentile(lines_s, 0.5), line_kind, Percentile(line_count, 0.5),
         Percentile(chars_s, 0.5) / 1e6, Percentile(cpu_us, 0.5));
-    std::printf(
-        "%-10s   client floor: the same reader parses %d one-chunk lines from /bin/cat at %.0f "
-        "lines/s\n",
-        api, chunks, Percentile(cat_lines_s, 0.5));
+    if (door == Door::kAcp) {
+      std::printf(
+          "%-10s   client floor: the same reader parses %d one-chunk lines from /bin/cat at %.0f "
+          "lines/s\n",
+          api, chunks, Percentile(cat_lines_s, 0.5));
+    } else {
+      std::printf("%-10s   client floor: %s\n", api, replay_note.c_str());
+    }
   }
 
   // Paced: three rounds, each an in-process run (write->callback) followed by an end-to-end run
@@ -792,9 +958,9 @@ bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, cons
   }
   if (ok) {
     std::printf(
-        "%-10s e2e write->ACP line latency: p50 %.1f us  p90 %.1f us  p99 %.1f us  max "
+        "%-10s e2e write->%s line latency: p50 %.1f us  p90 %.1f us  p99 %.1f us  max "
         "%.1f us  (%lld lines, %d rounds)\n",
-        api, Percentile(lat, 0.5), Percentile(lat, 0.9), Percentile(lat, 0.99),
+        api, line_kind, Percentile(lat, 0.5), Percentile(lat, 0.9), Percentile(lat, 0.99),
         Percentile(lat, 1.0), lines, kRounds);
     std::printf(
         "%-10s   same rounds, write->callback in process: p50 %.1f us  p90 %.1f us  p99 "
@@ -802,9 +968,9 @@ bool RunE2e(bool anthropic, int chunks, int rounds, int paced, int pace_us, cons
         api, Percentile(callback_lat, 0.5), Percentile(callback_lat, 0.9),
         Percentile(callback_lat, 0.99), Percentile(callback_lat, 1.0));
     std::printf(
-        "%-10s added by engine + ACP (p50 e2e - p50 callback, median of %d rounds): "
+        "%-10s added by engine + %s (p50 e2e - p50 callback, median of %d rounds): "
         "%.1f us  (rounds:",
-        api, kRounds, Percentile(added, 0.5));
+        api, line_kind, kRounds, Percentile(added, 0.5));
     for (double a : added) std::printf(" %.1f", a);
     std::printf(")\n");
   }
@@ -850,7 +1016,7 @@ int RunManySessions(int sessions, int chunks, int pace_us, const std::string& bi
     std::ofstream f(spec);
     f << "model: anthropic/claude-sonnet-4-5\ntools: []\n";
   }
-  AcpChild child;
+  AgentChild child;
   const std::string err_path = (tmp / "many.stderr").string();
   bool ok = child.Start(bin, spec, err_path, port);
   E2eDriver driver(&child, current, (tmp / "cwd").string(), true);
@@ -933,6 +1099,7 @@ int main(int argc, char** argv) {
   int sessions = 0;
   bool e2e_only = false;
   std::string apis = "both";
+  std::string doors = "acp";
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a.starts_with("--rounds=")) {
@@ -941,6 +1108,8 @@ int main(int argc, char** argv) {
       sessions = std::atoi(argv[i] + 11);
     } else if (a.starts_with("--api=")) {
       apis = std::string(a.substr(6));
+    } else if (a.starts_with("--door=")) {
+      doors = std::string(a.substr(7));
     } else if (a == "--e2e-only") {
       e2e_only = true;
     } else {
@@ -952,11 +1121,13 @@ int main(int argc, char** argv) {
   int pace_us = pos.size() > 2 ? std::atoi(pos[2].c_str()) : 500;
   std::string bin = pos.size() > 3 ? pos[3] : DefaultLoushoBinary();
   if (chunks < 2 || chunks > kMaxTokens || paced < 1 || pace_us < 0 || rounds < 1 || sessions < 0 ||
-      (apis != "both" && apis != "openai" && apis != "anthropic")) {
-    std::fprintf(stderr,
-                 "usage: %s [--rounds=N] [--api=openai|anthropic|both] [--e2e-only] "
-                 "[--sessions=N] [chunks 2..%d] [paced_chunks>=1] [pace_us>=0] [lousho]\n",
-                 argv[0], kMaxTokens);
+      (apis != "both" && apis != "openai" && apis != "anthropic") ||
+      (doors != "both" && doors != "acp" && doors != "rpc")) {
+    std::fprintf(
+        stderr,
+        "usage: %s [--rounds=N] [--api=openai|anthropic|both] [--door=acp|rpc|both] "
+        "[--e2e-only] [--sessions=N] [chunks 2..%d] [paced_chunks>=1] [pace_us>=0] [lousho]\n",
+        argv[0], kMaxTokens);
     return 2;
   }
   std::vector<bool> api_list;
@@ -1054,8 +1225,10 @@ int main(int argc, char** argv) {
         "or in LOUSHO_BIN)\n",
         bin.c_str());
   } else {
-    std::printf("end to end through %s acp (server write -> agent_message_chunk line)\n",
-                bin.c_str());
+    std::printf(
+        "end to end through %s (acp: server write -> agent_message_chunk line; rpc, --mode rpc: "
+        "-> message_update text_delta frame), doors: %s\n",
+        bin.c_str(), doors.c_str());
     char tmpl[] = "/tmp/lousho-relay-XXXXXX";
     if (::mkdtemp(tmpl) == nullptr) {
       std::perror("mkdtemp");
@@ -1063,9 +1236,14 @@ int main(int argc, char** argv) {
     }
     std::filesystem::path tmp(tmpl);
     std::filesystem::create_directory(tmp / "cwd");
-    for (bool anthropic : api_list)
-      e2e_ok =
-          RunE2e(anthropic, chunks, rounds, paced, pace_us, bin, tmp, &current, port) && e2e_ok;
+    std::vector<Door> door_list;
+    if (doors != "rpc") door_list.push_back(Door::kAcp);
+    if (doors != "acp") door_list.push_back(Door::kRpc);
+    for (Door door : door_list)
+      for (bool anthropic : api_list)
+        e2e_ok =
+            RunE2e(door, anthropic, chunks, rounds, paced, pace_us, bin, tmp, &current, port) &&
+            e2e_ok;
     std::error_code ec;
     std::filesystem::remove_all(tmp, ec);
   }

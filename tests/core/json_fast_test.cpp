@@ -1,5 +1,6 @@
-// The hot-path JSON writers (AppendJsonString, ChunkUpdateParamsJson, Peer::NotifySerialized)
-// against jsoncpp's own output, byte for byte, and the batching FdTransport.
+// The hot-path JSON writers (AppendJsonString, ChunkUpdateParamsJson, the RPC door's
+// MessageUpdateLine, Peer::NotifySerialized) against jsoncpp's own output, byte for byte, and the
+// batching FdTransport.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 
 #include "acp/codec.h"
 #include "acp/methods.h"
+#include "rpc_compat/codec.h"
 #include "support/json_util.h"
 #include "support/jsonrpc.h"
 #include "support/transport.h"
@@ -177,6 +179,125 @@ TEST(AcpChunkFast, OtherEventsTakeTheDomPath) {
   EXPECT_FALSE(acp::ChunkUpdateParamsJson("s", agent::event::MessageUpdate{1, &start, &partial})
                    .has_value());
   EXPECT_FALSE(acp::ChunkUpdateParamsJson("s", agent::event::TurnStart{1}).has_value());
+}
+
+// What the RPC door's DOM path writes for the event (its one frame).
+std::string RpcDomLine(const agent::Event& e) {
+  auto frames = rpc_compat::FramesFromEvent(e);
+  if (frames.size() != 1) return "(" + std::to_string(frames.size()) + " frames)";
+  return WriteJson(frames[0]);
+}
+
+std::string RandomText(std::mt19937& rng, int max_pieces) {
+  std::uniform_int_distribution<size_t> pick(0, Pieces().size() - 1);
+  std::uniform_int_distribution<int> n(0, max_pieces);
+  std::string s;
+  for (int k = n(rng); k > 0; --k) s += Pieces()[pick(rng)];
+  return s;
+}
+
+// A partial assistant message as the engine streams it: text and thinking blocks (signed,
+// redacted), sometimes a tool call or an image, an error message, usage with integer and
+// fractional costs, every stop reason.
+agent::Message RandomAssistant(std::mt19937& rng) {
+  agent::Message m;
+  m.role = agent::Role::kAssistant;
+  std::uniform_int_distribution<int> die(0, 5);
+  m.provider = die(rng) == 0 ? RandomText(rng, 3) : "anthropic";
+  m.model = die(rng) == 0 ? RandomText(rng, 3) : "claude-sonnet-4-5";
+  for (int k = die(rng); k > 0; --k) {
+    switch (die(rng)) {
+      case 0:
+      case 1:
+      case 2:
+        m.content.push_back(agent::ContentBlock::Text(RandomText(rng, 12)));
+        break;
+      case 3: {
+        auto b = agent::ContentBlock::Thinking(RandomText(rng, 12),
+                                               die(rng) < 3 ? "" : RandomText(rng, 4));
+        b.redacted = die(rng) == 0;
+        m.content.push_back(b);
+        break;
+      }
+      case 4: {
+        Json::Value args(Json::objectValue);
+        args["path"] = RandomText(rng, 3);
+        args["n"] = die(rng);
+        m.content.push_back(agent::ContentBlock::ToolCall(RandomText(rng, 2), "read", args));
+        break;
+      }
+      default:
+        m.content.push_back(agent::ContentBlock::Image("image/png", "iVBORw0KGgo="));
+        break;
+    }
+  }
+  if (die(rng) == 0) m.error_message = RandomText(rng, 4);
+  const double costs[] = {0.0, -0.0, 0.5, 1e-7, 123.456, 0.1 + 0.2, 3e21, 1.0 / 3.0};
+  std::uniform_int_distribution<size_t> cost(0, std::size(costs) - 1);
+  std::uniform_int_distribution<long long> tokens(0, 2000000);
+  m.usage.input = tokens(rng);
+  m.usage.output = die(rng) == 0 ? 0 : tokens(rng);
+  m.usage.cache_read = tokens(rng);
+  m.usage.cache_write = die(rng) == 0 ? -1 : tokens(rng);
+  m.usage.cost = costs[cost(rng)];
+  m.stop_reason = static_cast<agent::StopReason>(die(rng));
+  std::uniform_int_distribution<long long> ts(-1, 1LL << 50);
+  m.timestamp_ms = ts(rng);
+  return m;
+}
+
+TEST(RpcMessageUpdateFast, MatchesTheDomPathForTextAndThinking) {
+  std::mt19937 rng(20261201);
+  std::uniform_int_distribution<int> index(0, 40);
+  for (auto kind : {agent::DeltaKind::kText, agent::DeltaKind::kThinking}) {
+    for (int i = 0; i < 3000; ++i) {
+      agent::Message partial = RandomAssistant(rng);
+      agent::StreamDelta d = Delta(kind, RandomText(rng, 8));
+      d.index = index(rng);
+      agent::Event e = agent::event::MessageUpdate{1, &d, &partial};
+      auto fast = rpc_compat::MessageUpdateLine(e);
+      ASSERT_TRUE(fast.has_value());
+      ASSERT_EQ(*fast, RpcDomLine(e)) << "case " << i;
+    }
+  }
+}
+
+TEST(RpcMessageUpdateFast, LongTextOfEveryByte) {
+  agent::Message partial;
+  partial.role = agent::Role::kAssistant;
+  std::string all;
+  for (int rep = 0; rep < 4; ++rep)
+    for (int b = 0; b < 256; ++b) all.push_back(static_cast<char>(b));
+  partial.content.push_back(agent::ContentBlock::Thinking(all, all));
+  partial.content.push_back(agent::ContentBlock::Text(all + all));
+  agent::StreamDelta d = Delta(agent::DeltaKind::kText, all);
+  d.index = 1;
+  agent::Event e = agent::event::MessageUpdate{3, &d, &partial};
+  auto fast = rpc_compat::MessageUpdateLine(e);
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(*fast, RpcDomLine(e));
+}
+
+TEST(RpcMessageUpdateFast, OtherEventsTakeTheDomPath) {
+  agent::Message partial;
+  partial.role = agent::Role::kAssistant;
+  for (auto kind :
+       {agent::DeltaKind::kTextStart, agent::DeltaKind::kTextEnd, agent::DeltaKind::kThinkingStart,
+        agent::DeltaKind::kThinkingEnd, agent::DeltaKind::kToolCallStart,
+        agent::DeltaKind::kToolCallArgs, agent::DeltaKind::kToolCallEnd}) {
+    agent::StreamDelta d = Delta(kind, "{}");
+    EXPECT_FALSE(
+        rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial}).has_value());
+  }
+  // A text delta of another role's message (MessageToRpc adds `api` to assistants only).
+  agent::Message user;
+  user.role = agent::Role::kUser;
+  agent::StreamDelta text = Delta(agent::DeltaKind::kText, "x");
+  EXPECT_FALSE(
+      rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &text, &user}).has_value());
+  EXPECT_FALSE(
+      rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &text, nullptr}).has_value());
+  EXPECT_FALSE(rpc_compat::MessageUpdateLine(agent::event::TurnStart{1}).has_value());
 }
 
 TEST(JsonRpcNotifySerialized, SameLineAsNotify) {

@@ -6,7 +6,9 @@
 #include <random>
 
 #include "agent/providers/provider_errors.h"
+#include "support/json_util.h"
 #include "tests/providers/decoder_test_util.h"
+#include "tests/providers/random_request.h"
 
 namespace lousho::agent {
 namespace {
@@ -392,6 +394,35 @@ TEST(AnthropicBodyTest, ThinkingBudgetAndMaxTokens) {
   EXPECT_EQ(BuildAnthropicBody(r, o)["max_tokens"].asInt(), 64000);
   o.reasoning_model = false;
   EXPECT_FALSE(BuildAnthropicBody(r, o).isMember("thinking"));
+}
+
+// The body written straight into a string is the DOM's, byte for byte, for every kind of
+// conversation: user-side messages merged, empty and unsigned blocks dropped, the cache mark on
+// the last block (not on thinking), tool results with and without content.
+TEST(AnthropicBodyWriter, SameBytesAsTheDom) {
+  std::mt19937 rng(20261201);
+  for (int i = 0; i < 4000; ++i) {
+    std::vector<Message> history;
+    ModelRequest r = testing::RandomRequest(rng, &history, i % 50 == 0 ? 60 : 8);
+    AnthropicBodyOptions o;
+    o.reasoning_model = i % 3 == 0;
+    o.model_max_output = i % 4 == 0 ? 0 : 64000;
+    o.prompt_caching = i % 5 != 0;
+    ASSERT_EQ(WriteAnthropicBody(r, o), WriteJson(BuildAnthropicBody(r, o))) << "case " << i;
+  }
+}
+
+TEST(AnthropicBodyWriter, SampleAndEmptyConversation) {
+  AnthropicBodyOptions o;
+  std::vector<Message> history;
+  ModelRequest r = SampleRequest(&history);
+  EXPECT_EQ(WriteAnthropicBody(r, o), WriteJson(BuildAnthropicBody(r, o)));
+  r.messages = {};
+  EXPECT_EQ(WriteAnthropicBody(r, o), WriteJson(BuildAnthropicBody(r, o)));
+  r.system.clear();
+  r.tools.clear();
+  o.prompt_caching = false;
+  EXPECT_EQ(WriteAnthropicBody(r, o), WriteJson(BuildAnthropicBody(r, o)));
 }
 
 // The plain reader of text and thinking deltas must read every event exactly as the general

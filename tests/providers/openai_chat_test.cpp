@@ -6,7 +6,9 @@
 #include <random>
 
 #include "agent/providers/provider_errors.h"
+#include "support/json_util.h"
 #include "tests/providers/decoder_test_util.h"
+#include "tests/providers/random_request.h"
 
 namespace lousho::agent {
 namespace {
@@ -437,6 +439,29 @@ TEST(OpenAiPlainChunkTest, ReadsEveryChunkAsTheGeneralPathDoes) {
       ASSERT_EQ(ma.substr(0, ma.find('{')), mb.substr(0, mb.find('{'))) << "round " << round;
     }
     ASSERT_EQ(a.message.TextContent(), b.message.TextContent()) << "round " << round;
+  }
+}
+
+// The body written straight into a string is the DOM's, byte for byte: text-only and other
+// messages, reasoning echoed to its own provider only, images of tool results after their run.
+TEST(OpenAiBodyWriter, SameBytesAsTheDom) {
+  std::mt19937 rng(20261202);
+  for (int i = 0; i < 4000; ++i) {
+    std::vector<Message> history;
+    ModelRequest r = testing::RandomRequest(rng, &history, i % 50 == 0 ? 60 : 8);
+    // Thinking blocks as the decoder records them: the field name as the signature.
+    for (auto& m : history) {
+      m.provider = i % 2 ? "openai" : "other";
+      for (auto& b : m.content)
+        if (b.type == BlockType::kThinking && i % 3 != 0)
+          b.signature = i % 3 == 1 ? "reasoning_content" : "reasoning";
+    }
+    OpenAiChatBodyOptions o;
+    o.provider_name = "openai";
+    o.reasoning_model = i % 3 == 0;
+    o.use_max_completion_tokens = i % 2 == 0;
+    o.default_max_tokens = i % 4 == 0 ? 0 : 4096;
+    ASSERT_EQ(WriteOpenAiChatBody(r, o), WriteJson(BuildOpenAiChatBody(r, o))) << "case " << i;
   }
 }
 

@@ -437,6 +437,31 @@ TEST(SpecialFileTest, FifoIsRefusedWithoutBlocking) {
   EXPECT_FALSE(tools::DiskFile::Open(fifo, true).ok());
 }
 
+// Whole files of every size around the read chunk come back byte for byte, and so does a file
+// whose size fstat reports as 0 (procfs) and a file at its cap.
+TEST(DiskFileTest, ReadsEverySizeAroundTheChunkAndProcFiles) {
+  TempWorkspace ws;
+  for (size_t n :
+       {size_t{0}, size_t{1}, size_t{619}, tools::kReadChunkBytes - 1, tools::kReadChunkBytes,
+        tools::kReadChunkBytes + 1, 3 * tools::kReadChunkBytes + 17}) {
+    std::string text(n, 'x');
+    for (size_t i = 0; i < n; ++i) text[i] = static_cast<char>('a' + i % 23);
+    fs::path p = ws.Write("f" + std::to_string(n), text);
+    auto read = tools::ReadDiskFile(p);
+    ASSERT_TRUE(read.ok()) << n;
+    EXPECT_EQ(*read, text) << n;
+    auto capped = tools::ReadDiskFile(p, n, CancelToken{});
+    ASSERT_TRUE(capped.ok()) << n;
+    EXPECT_EQ(*capped, text) << n;
+    if (n > 0) {
+      EXPECT_FALSE(tools::ReadDiskFile(p, n - 1, CancelToken{}).ok()) << n;
+    }
+  }
+  auto status = tools::ReadDiskFile("/proc/self/status");
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_TRUE(Has(*status, "VmRSS:")) << *status;
+}
+
 TEST(SpecialFileTest, SocketIsRefused) {
   TempWorkspace ws;
   SocketFile sock(ws.root() / "sock");
