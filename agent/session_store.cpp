@@ -84,7 +84,7 @@ struct LineSpan {
   bool blank = false;
 };
 
-std::vector<LineSpan> SplitLines(std::string_view text) {
+std::vector<LineSpan> IndexLines(std::string_view text) {
   std::vector<LineSpan> lines;
   size_t pos = 0;
   int number = 0;
@@ -134,7 +134,7 @@ constexpr size_t kParallelDecodeBytes = 1 << 20;
 
 Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name) {
   SessionFileContents out;
-  const std::vector<LineSpan> lines = SplitLines(text);
+  const std::vector<LineSpan> lines = IndexLines(text);
   size_t first = 0;
   while (first < lines.size() && lines[first].blank) ++first;
   if (first == lines.size()) return FileError(name + ": no session header");
