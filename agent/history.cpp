@@ -594,8 +594,8 @@ bool LineDecoder::Int(const At& at, long long* out) {
     *out = *n;
     return true;
   }
-  const bool whole = v.isUInt64() || (v.isDouble() && std::isfinite(v.asDouble()) &&
-                                      std::floor(v.asDouble()) == v.asDouble());
+  const double d = AsDouble(v).value_or(0.5);  // 0.5: not a number, not whole either
+  const bool whole = v.isUInt64() || (v.isDouble() && std::isfinite(d) && std::floor(d) == d);
   return Fail(at, whole ? "integer out of range" : "expected integer");
 }
 
