@@ -67,6 +67,20 @@ Json::Value UserContent(const std::vector<ContentBlock>& blocks) {
   return parts;
 }
 
+// Tool messages cannot hold images: the images of a run of tool results go in one user message
+// after the run (one between two tool messages would break the call/result pairing). Takes the
+// images out of *pending.
+Json::Value ToolImagesMessage(std::vector<ContentBlock>* pending) {
+  std::vector<ContentBlock> blocks;
+  blocks.push_back(ContentBlock::Text("Images from the tool results above:"));
+  for (auto& img : *pending) blocks.push_back(std::move(img));
+  pending->clear();
+  Json::Value user(Json::objectValue);
+  user["role"] = "user";
+  user["content"] = UserContent(blocks);
+  return user;
+}
+
 Json::Value AssistantMessage(const Message& m, const OpenAiChatBodyOptions& options) {
   Json::Value out(Json::objectValue);
   out["role"] = "assistant";
@@ -125,19 +139,10 @@ Json::Value BuildOpenAiChatBody(const ModelRequest& request, const OpenAiChatBod
     sys["content"] = request.system;
     messages.append(sys);
   }
-  // Tool messages cannot hold images; those go in one user message after the run of tool
-  // messages (a user message between two tool messages would break the call/result pairing).
+  // The images of a run of tool results follow it (ToolImagesMessage).
   std::vector<ContentBlock> pending_images;
   auto flush_images = [&] {
-    if (pending_images.empty()) return;
-    std::vector<ContentBlock> blocks;
-    blocks.push_back(ContentBlock::Text("Images from the tool results above:"));
-    for (auto& img : pending_images) blocks.push_back(std::move(img));
-    pending_images.clear();
-    Json::Value user(Json::objectValue);
-    user["role"] = "user";
-    user["content"] = UserContent(blocks);
-    messages.append(user);
+    if (!pending_images.empty()) messages.append(ToolImagesMessage(&pending_images));
   };
   for (const Message& m : request.messages) {
     switch (m.role) {
@@ -502,15 +507,8 @@ std::string WriteOpenAiChatBody(const ModelRequest& request, const OpenAiChatBod
   std::vector<ContentBlock> pending_images;
   auto flush_images = [&] {
     if (pending_images.empty()) return;
-    std::vector<ContentBlock> blocks;
-    blocks.push_back(ContentBlock::Text("Images from the tool results above:"));
-    for (auto& img : pending_images) blocks.push_back(std::move(img));
-    pending_images.clear();
-    Json::Value user(Json::objectValue);
-    user["role"] = "user";
-    user["content"] = UserContent(blocks);
     next();
-    out.append(WriteJson(user));
+    out.append(WriteJson(ToolImagesMessage(&pending_images)));
   };
   for (const Message& m : request.messages) {
     switch (m.role) {
