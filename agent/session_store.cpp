@@ -11,8 +11,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <system_error>
-#include <thread>
 
 #include "support/files.h"
 #include "support/json_util.h"
@@ -104,32 +102,6 @@ std::vector<LineSpan> IndexLines(std::string_view text) {
   return lines;
 }
 
-// The entries of lines [from, to) decoded into slots [from, to) of `entries`; stops at the first
-// line that fails, noting its slot.
-struct DecodeRange {
-  size_t from = 0, to = 0;
-  size_t failed = SIZE_MAX;
-  Status status;
-};
-
-void Decode(const std::vector<const LineSpan*>& lines, int version, const std::string& name,
-            std::vector<Entry>* entries, DecodeRange* range) {
-  for (size_t k = range->from; k < range->to; ++k) {
-    const std::string where = name + ":" + std::to_string(lines[k]->number);
-    Status read = version == kSessionFormatVersion
-                      ? DecodeEntryLine(lines[k]->text, where, &(*entries)[k])
-                      : UpgradeEntry(version, lines[k]->text, where, &(*entries)[k]);
-    if (!read.ok()) {
-      range->failed = k;
-      range->status = std::move(read);
-      return;
-    }
-  }
-}
-
-// Past this size a file's second half is decoded on a thread of its own (loading is what a
-// person waits for when they reopen a long session).
-constexpr size_t kParallelDecodeBytes = 1 << 20;
 }  // namespace
 
 Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name) {
@@ -154,52 +126,27 @@ Result<SessionFileContents> ParseSessionText(std::string_view text, const std::s
   entry_lines.reserve(lines.size());
   for (size_t i = first + 1; i < lines.size(); ++i)
     if (!lines[i].blank) entry_lines.push_back(&lines[i]);
+  // Decoded in place, in file order; the first line that fails decides.
   out.entries.resize(entry_lines.size());
-
-  // Two halves of about the same size in bytes when the file is large, else one.
-  DecodeRange head, tail;
-  head.to = entry_lines.size();
-  tail.from = tail.to = entry_lines.size();
-  if (text.size() >= kParallelDecodeBytes && entry_lines.size() > 1) {
-    const size_t half =
-        static_cast<size_t>(entry_lines.front()->text.data() - text.data()) +
-        (text.size() - static_cast<size_t>(entry_lines.front()->text.data() - text.data())) / 2;
-    size_t split = 1;
-    while (split < entry_lines.size() - 1 &&
-           static_cast<size_t>(entry_lines[split]->text.data() - text.data()) < half)
-      ++split;
-    head.to = split;
-    tail.from = split;
-  }
-  const int version = out.header.version;
-  std::thread helper;
-  if (tail.from < tail.to) {
-    try {
-      helper = std::thread(Decode, std::cref(entry_lines), version, std::cref(name), &out.entries,
-                           &tail);
-    } catch (const std::system_error&) {
-      head.to = tail.to;  // no thread to be had: this one decodes everything
-      tail.from = tail.to;
-    }
-  }
-  Decode(entry_lines, version, name, &out.entries, &head);
-  if (helper.joinable()) helper.join();
-
-  // The first line that failed decides; everything before it was read.
-  const DecodeRange& bad = head.failed != SIZE_MAX ? head : tail;
   size_t kept = entry_lines.size();
-  if (bad.failed != SIZE_MAX) {
-    const LineSpan& l = *entry_lines[bad.failed];
+  for (size_t k = 0; k < entry_lines.size(); ++k) {
+    const LineSpan& l = *entry_lines[k];
+    const std::string where = name + ":" + std::to_string(l.number);
+    Status read = out.header.version == kSessionFormatVersion
+                      ? DecodeEntryLine(l.text, where, &out.entries[k])
+                      : UpgradeEntry(out.header.version, l.text, where, &out.entries[k]);
+    if (read.ok()) continue;
     const bool json = ParseJson(l.text).ok();
     if (!l.last || json) {
-      if (json) return bad.status.error();
-      return FileError(bad.status.error().message);
+      if (json) return read.error();
+      return FileError(read.error().message);
     }
     // A crash cut the last write short: everything before it stands.
-    out.warnings.push_back(name + ":" + std::to_string(l.number) + ": skipped a torn last line (" +
-                           std::to_string(l.text.size()) + " bytes)");
-    kept = bad.failed;
+    out.warnings.push_back(where + ": skipped a torn last line (" + std::to_string(l.text.size()) +
+                           " bytes)");
+    kept = k;
     out.entries.resize(kept);
+    break;
   }
   // A whole line ends in a newline; a last line without one that still parses is kept, and the
   // next append starts a new line. A blank last line without one counts for nothing.

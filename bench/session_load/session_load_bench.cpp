@@ -41,9 +41,9 @@ double Ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// CPU time of the process in ms (every thread: reading a large file decodes its second half on a
-// thread of its own): on a shared machine wall time says more about the neighbours than about
-// lousho, so every stage is measured in CPU time; wall times are shown beside.
+// CPU time of the process in ms (every thread the load might use): on a shared machine wall time
+// says more about the neighbours than about lousho, so every stage is measured in CPU time; wall
+// times are shown beside.
 struct CpuPoint {
   double ms;
 };
