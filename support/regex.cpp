@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "support/text.h"
+
 namespace lousho {
 
 // The compiled pattern and the match context that carries the limits. Both are read-only once
@@ -107,26 +109,6 @@ Error MatchError(int rc) {
       return MakeError(ErrorCode::kRegexInvalid,
                        "regular expression match failed: " + Pcre2Message(rc));
   }
-}
-
-// The length of an unfinished UTF-8 character at the end of `text` (a lead byte followed by
-// fewer continuation bytes than it announces), or 0.
-size_t IncompleteTail(std::string_view text) {
-  size_t n = text.size();
-  for (size_t back = 1; back <= 3 && back <= n; ++back) {
-    auto b = static_cast<unsigned char>(text[n - back]);
-    if ((b & 0xC0) == 0x80) continue;
-    size_t need = 1;
-    if (b >= 0xC2 && b <= 0xDF) {
-      need = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      need = 3;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      need = 4;
-    }
-    return need > back ? back : 0;
-  }
-  return 0;
 }
 
 // The length of the valid UTF-8 character at text[i], or 0 when none starts there. Follows
@@ -355,7 +337,7 @@ Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, b
   // match" for `caf\xC3` against `café`, the interpreter says "partial". So the unfinished
   // character is left out and stands for "more text follows" itself.
   start = AlignStart(text, start);
-  size_t head = text.size() - IncompleteTail(text);
+  size_t head = text.size() - IncompleteUtf8Tail(text);
   if (start > head) return PartialMatch{PartialKind::kPartial, Span{start, text.size()}};
   std::string_view known = text.substr(0, head);
   uint32_t bol = not_bol ? PCRE2_NOTBOL : 0;

@@ -2,43 +2,19 @@
 #include "agent/rules/controller.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "support/json_util.h"
+#include "support/text.h"
 
 namespace lousho::agent::rules {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// The bytes of an unfinished UTF-8 character at the end of `text`: held back until it is whole,
-// as a JavaScript string never holds half a character.
-size_t IncompleteTail(std::string_view text) {
-  size_t n = text.size();
-  for (size_t back = 1; back <= 3 && back <= n; ++back) {
-    auto b = static_cast<unsigned char>(text[n - back]);
-    if ((b & 0xC0) == 0x80) continue;
-    size_t need = 1;
-    if (b >= 0xC2 && b <= 0xDF) {
-      need = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      need = 3;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      need = 4;
-    }
-    return need > back ? back : 0;
-  }
-  return 0;
-}
-
+// The text without an unfinished UTF-8 character at its end: held back until it is whole, as a
+// JavaScript string never holds half a character.
 std::string_view Whole(const std::string& text) {
-  return std::string_view(text).substr(0, text.size() - IncompleteTail(text));
+  return std::string_view(text).substr(0, text.size() - IncompleteUtf8Tail(text));
 }
 
 bool AnyPathMatches(const Glob& g, const std::vector<std::string>& paths) {
@@ -51,7 +27,7 @@ bool AnyPathMatches(const Glob& g, const std::vector<std::string>& paths) {
 
 bool ScopeAdmitsTool(const Rule& r, const std::string& tool,
                      const std::vector<std::string>* paths) {
-  const std::string name = Lower(tool);
+  const std::string name = AsciiLower(tool);
   if (!r.glob_matchers.empty()) {
     if (!paths) return false;
     bool any = false;

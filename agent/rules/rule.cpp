@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "support/json_util.h"
+#include "support/text.h"
 
 namespace lousho::agent::rules {
 namespace fs = std::filesystem;
@@ -92,12 +93,6 @@ bool Rule::needs_paths() const {
 }
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view Trim(std::string_view s) {
   size_t b = 0;
@@ -201,7 +196,7 @@ std::vector<std::string> Strings(const Json::Value& v) {
 bool Truthy(const Json::Value& v, bool fallback) {
   if (auto b = AsBool(v)) return *b;
   if (auto str = AsString(v)) {
-    std::string s = Lower(*str);
+    std::string s = AsciiLower(*str);
     if (s == "true" || s == "yes" || s == "on") return true;
     if (s == "false" || s == "no" || s == "off") return false;
   }
@@ -221,7 +216,7 @@ std::string Unquote(std::string_view s) {
 // Adds one scope token to the rule; false when it is not understood.
 bool AddScope(Rule* r, const std::string& raw) {
   std::string token = Unquote(raw);
-  std::string low = Lower(token);
+  std::string low = AsciiLower(token);
   if (low == "text") {
     r->text = true;
   } else if (low == "thinking") {
@@ -240,7 +235,7 @@ bool AddScope(Rule* r, const std::string& raw) {
     } else if (low.rfind("tool:", 0) != 0) {
       return false;  // a bare word that is not a source
     }
-    ts.tool = Lower(Trim(rest));
+    ts.tool = AsciiLower(Trim(rest));
     if (ts.tool.empty() && ts.glob_text.empty()) return false;
     r->tools.push_back(std::move(ts));
   }
@@ -435,7 +430,7 @@ std::vector<std::string> CandidatePaths(const Json::Value& args, const fs::path&
   std::vector<std::string> raw;
   if (!args.isObject()) return raw;
   for (const auto& key : MemberNames(args)) {
-    std::string low = Lower(key);
+    std::string low = AsciiLower(key);
     const Json::Value& v = MemberOrNull(args, key);
     auto ends = [&](std::string_view suffix) {
       return low.size() >= suffix.size() &&
