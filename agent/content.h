@@ -132,6 +132,15 @@ struct Message {
 
   bool is_custom() const { return !custom_type.empty(); }
 
+  // A custom user message of one text block (a summary, a reminder, a shell command's output).
+  static Message Custom(std::string type, std::string text, bool display) {
+    Message m;
+    m.custom_type = std::move(type);
+    m.display = display;
+    m.content.push_back(ContentBlock::Text(std::move(text)));
+    return m;
+  }
+
   // Concatenated text blocks.
   std::string TextContent() const {
     std::string out;

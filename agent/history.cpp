@@ -223,28 +223,23 @@ void History::RebuildBranch() {
 }
 
 Message CompactionSummaryMessage(const Entry& compaction) {
-  Message m;
-  m.role = Role::kUser;
-  m.custom_type = kCompactionSummaryType;
-  m.display = false;
-  m.timestamp_ms = compaction.timestamp_ms;
-  m.content.push_back(ContentBlock::Text(
+  Message m = Message::Custom(
+      kCompactionSummaryType,
       "The earlier part of this conversation was compacted to save context. Its summary:\n\n"
       "<summary>\n" +
-      compaction.summary + "\n</summary>"));
+          compaction.summary + "\n</summary>",
+      false);
+  m.timestamp_ms = compaction.timestamp_ms;
   return m;
 }
 
 Message BranchSummaryMessage(const Entry& branch_summary) {
-  Message m;
-  m.role = Role::kUser;
-  m.custom_type = kBranchSummaryType;
-  m.display = false;
+  Message m = Message::Custom(kBranchSummaryType,
+                              "The conversation went down another path before coming back to "
+                              "this point. What happened on that path:\n\n<summary>\n" +
+                                  branch_summary.summary + "\n</summary>",
+                              false);
   m.timestamp_ms = branch_summary.timestamp_ms;
-  m.content.push_back(ContentBlock::Text(
-      "The conversation went down another path before coming back to this point. What happened "
-      "on that path:\n\n<summary>\n" +
-      branch_summary.summary + "\n</summary>"));
   return m;
 }
 

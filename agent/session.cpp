@@ -1314,12 +1314,7 @@ bool Session::RemindTodos(Turn& t) {
       "Go on with them, or update the todo list if they are done or no longer needed.\n"
       "</system-reminder>";
   Emit(event::TodoReminder{open, t.todo_reminders, settings.max_reminders});
-  Message m;
-  m.role = Role::kUser;
-  m.custom_type = "todo-reminder";
-  m.display = false;
-  m.content.push_back(ContentBlock::Text(std::move(text)));
-  AppendMessage(std::move(m), &t);
+  AppendMessage(Message::Custom("todo-reminder", std::move(text), false), &t);
   EmitMessage(t.step, t.added.back());
   return true;
 }
@@ -1603,12 +1598,7 @@ namespace {
 constexpr int kTtsrRetryDelayMs = 50;
 
 Message HiddenRuleMessage(std::string text) {
-  Message m;
-  m.role = Role::kUser;
-  m.custom_type = "ttsr-injection";
-  m.display = false;
-  m.content.push_back(ContentBlock::Text(std::move(text)));
-  return m;
+  return Message::Custom("ttsr-injection", std::move(text), false);
 }
 
 std::vector<std::string> Names(const std::vector<const rules::Rule*>& rules) {

@@ -51,12 +51,7 @@ Message ShellCommandMessage(const std::string& command, const ShellCommandResult
     text += "[the command was cancelled]\n";
   else if (result.exit_code)
     text += "[exit code " + std::to_string(*result.exit_code) + "]\n";
-  Message m;
-  m.role = Role::kUser;
-  m.custom_type = "bashExecution";
-  m.display = true;
-  m.content.push_back(ContentBlock::Text(std::move(text)));
-  return m;
+  return Message::Custom("bashExecution", std::move(text), true);
 }
 
 }  // namespace lousho::agent
