@@ -402,10 +402,11 @@ std::optional<std::vector<config::McpServerSpec>> Server::McpServers(const NewSe
 void Server::StartSession(const std::shared_ptr<agent::Session>& session,
                           std::vector<config::McpServerSpec> servers, Reply reply,
                           const std::function<Json::Value()>& result) {
-  auto finish = [this, result](Reply r, const std::string& sid,
-                               const std::vector<agent::mcp::ServerStatus>& status) {
+  auto finish = [this, result, warnings = session->load_warnings()](
+                    Reply r, const std::string& sid,
+                    const std::vector<agent::mcp::ServerStatus>& status) {
     r.Result(result());
-    AnnounceSession(sid, status);
+    AnnounceSession(sid, status, warnings);
   };
   if (servers.empty()) return finish(std::move(reply), session->id(), {});
   // Starting servers takes time (up to the start timeout): a worker waits, not the reader.
@@ -434,10 +435,9 @@ void Server::StartSession(const std::shared_ptr<agent::Session>& session,
 
 // After the answer: a note for each MCP server that is missing, then the commands.
 void Server::AnnounceSession(const std::string& sid,
-                             const std::vector<agent::mcp::ServerStatus>& servers) {
-  for (const auto& s : servers) {
-    std::string msg = agent::mcp::FailureMessage(s);
-    if (msg.empty()) continue;
+                             const std::vector<agent::mcp::ServerStatus>& servers,
+                             const std::vector<std::string>& load_warnings) {
+  auto say = [&](const std::string& msg) {
     Json::Value u = Obj();
     u["sessionUpdate"] = "agent_message_chunk";
     Json::Value text = Obj();
@@ -445,6 +445,17 @@ void Server::AnnounceSession(const std::string& sid,
     text["text"] = msg + "\n";
     u["content"] = text;
     SendUpdate(sid, u);
+  };
+  if (!load_warnings.empty())
+    say("The session file was repaired as it was read (nothing in it was dropped): " +
+        load_warnings.front() +
+        (load_warnings.size() > 1
+             ? " (and " + std::to_string(load_warnings.size() - 1) + " more like it)"
+             : std::string()) +
+        ".");
+  for (const auto& s : servers) {
+    std::string msg = agent::mcp::FailureMessage(s);
+    if (!msg.empty()) say(msg);
   }
   SendCommands(sid);
 }

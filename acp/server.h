@@ -107,9 +107,10 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   void StartSession(const std::shared_ptr<agent::Session>& session,
                     std::vector<config::McpServerSpec> servers, jsonrpc::Reply reply,
                     const std::function<Json::Value()>& result);
-  // Tells the user in the session about each server that did not start, then the commands.
-  void AnnounceSession(const std::string& sid,
-                       const std::vector<agent::mcp::ServerStatus>& servers);
+  // Tells the user in the session what reading its file repaired and each server that did not
+  // start, then sends the commands.
+  void AnnounceSession(const std::string& sid, const std::vector<agent::mcp::ServerStatus>& servers,
+                       const std::vector<std::string>& load_warnings = {});
   // Reloads the agent when it lacks credentials; returns whether it has them now. Reader thread.
   bool RefreshCredentials();
   Json::Value AuthMethods(const ClientCapabilities& caps) const;

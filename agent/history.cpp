@@ -90,6 +90,10 @@ long long ParseIsoTimestamp(const std::string& s) {
 
 History::History() : rng_(std::random_device{}()) {}
 
+History::History(std::shared_ptr<HistoryRecorder> recorder) : History() {
+  recorder_ = std::move(recorder);
+}
+
 std::string History::NewId() {
   for (;;) {
     char buf[9];
@@ -115,6 +119,7 @@ const Entry& History::Append(Entry entry) {
   } else if (stored.kind == EntryKind::kCompaction) {
     RebuildBranch();  // the context now starts with the summary
   }
+  if (recorder_) recorder_->Record(stored);
   return stored;
 }
 
@@ -150,15 +155,26 @@ Result<const Entry*> History::BranchTo(const std::string& id, const std::string&
   return &Append(std::move(e));  // adds the summary's message, if it has one
 }
 
-Status History::Seed(std::vector<Entry> entries, const std::string& leaf) {
+Status History::Seed(std::vector<Entry> entries, const std::string& leaf,
+                     std::vector<std::string>* repaired) {
   std::unordered_map<std::string, size_t> index;
+  index.reserve(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
-    const Entry& e = entries[i];
+    Entry& e = entries[i];
     if (e.id.empty())
       return MakeError(ErrorCode::kHistoryInvalid, "entry " + std::to_string(i) + " has no id");
-    if (!e.parent_id.empty() && index.count(e.parent_id) == 0)
-      return MakeError(ErrorCode::kHistoryInvalid,
-                       "entry '" + e.id + "' names an unknown parent '" + e.parent_id + "'");
+    if (!e.parent_id.empty() && index.count(e.parent_id) == 0) {
+      // Older files lost the entries appended without being recorded (a stream rule's injection,
+      // a compaction) while the next entry named them: hang it off the entry written before it.
+      // The first entry has none before it and becomes a root.
+      std::string before = i == 0 ? std::string() : entries[i - 1].id;
+      if (repaired)
+        repaired->push_back("entry '" + e.id + "' named a parent '" + e.parent_id +
+                            "' that is not before it in the file; it now follows " +
+                            (before.empty() ? std::string("nothing (a root)")
+                                            : "'" + before + "', the entry before it"));
+      e.parent_id = std::move(before);
+    }
     if (!index.emplace(e.id, i).second)
       return MakeError(ErrorCode::kHistoryInvalid, "duplicate entry id '" + e.id + "'");
   }

@@ -4,6 +4,7 @@
 
 #include <json/json.h>
 
+#include <memory>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -50,6 +51,20 @@ struct Entry {
   std::vector<std::string> rules;  // kTtsrInjection
 };
 
+// Receives every entry appended to a History, in order, as it is appended: a session's file. Record
+// may be called from any thread (always under the session's lock, so never twice at once); Flush
+// at every turn end and Close once, when the session closes. Implementations must be thread-safe
+// and quick.
+class HistoryRecorder {
+ public:
+  virtual ~HistoryRecorder() = default;
+  virtual void Record(const Entry& entry) = 0;
+  // Makes what was recorded durable (fsync).
+  virtual void Flush() = 0;
+  // Flushes and lets go of the file (its lock); later records are dropped.
+  virtual void Close() = 0;
+};
+
 // The tree. Not thread-safe (the session guards it). Appends hang off the leaf; moving the leaf
 // branches; nothing is ever rewritten. The current branch's messages are kept as a vector that
 // grows with appends, so a model request reads it without walking or copying the tree.
@@ -60,12 +75,17 @@ struct Entry {
 // first_kept_id stays in the tree (and the session file) but is no longer sent. A branch summary
 // with a summary is sent as a hidden message where it stands; an empty one (it only records that
 // the leaf moved there) is not.
+//
+// Append is the only way an entry enters the tree after Seed, and it hands every entry it stores
+// to the recorder (when one is attached): nothing reaches the history without reaching the file.
 class History {
  public:
   History();
+  // Records every later append (Append, BranchTo) through `recorder`; null: none.
+  explicit History(std::shared_ptr<HistoryRecorder> recorder);
 
-  // Appends at the leaf and moves the leaf to it. Assigns a fresh random id (8 hex digits) and
-  // the timestamp when they are empty / 0. Returns the stored entry.
+  // Appends at the leaf, moves the leaf to it and records it. Assigns a fresh random id (8 hex
+  // digits) and the timestamp when they are empty / 0. Returns the stored entry.
   const Entry& Append(Entry entry);
   // Moves the leaf to `id` (empty: before the first entry), in memory only: a file holding the
   // tree would still end at the old leaf. Fails on an unknown id. Session::SetLeaf is the lasting
@@ -78,9 +98,16 @@ class History {
   // the appended entry; null when the leaf is already there (nothing appended). Fails on an
   // unknown id.
   Result<const Entry*> BranchTo(const std::string& id, const std::string& summary = {});
-  // Replaces the tree with stored entries (parents before children, unique ids) and sets the
-  // leaf (empty: the last entry).
-  Status Seed(std::vector<Entry> entries, const std::string& leaf = {});
+  // Replaces the tree with stored entries (unique ids, parents before children) and sets the leaf
+  // (empty: the last entry). Nothing is recorded: they are what the file already holds. An entry
+  // whose parent is not among the entries before it (a file written by a lousho that appended
+  // entries without recording them) hangs off the entry before it instead (the first becomes a
+  // root), and a warning naming both ids is added to *repaired when it is given; an entry without
+  // an id, a duplicate id or an unknown leaf fails.
+  Status Seed(std::vector<Entry> entries, const std::string& leaf = {},
+              std::vector<std::string>* repaired = nullptr);
+
+  const std::shared_ptr<HistoryRecorder>& recorder() const { return recorder_; }
 
   const std::string& leaf() const { return leaf_; }
   const Entry* Find(const std::string& id) const;
@@ -106,6 +133,7 @@ class History {
   std::vector<std::string> branch_message_ids_;
   size_t context_start_ = 0;
   std::mt19937_64 rng_;
+  std::shared_ptr<HistoryRecorder> recorder_;
 };
 
 // The custom_type of the message a branch summary is sent as (only a non-empty one is sent).

@@ -135,8 +135,10 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
   if (!seed.empty()) {
     // The file's leaf is its last entry; a leaf chosen elsewhere is a branch, recorded as one.
     const std::string last = seed.back().id;
-    Status st = s->history_.Seed(std::move(seed), last);
+    Status st = s->history_.Seed(std::move(seed), last, &s->load_warnings_);
     if (!st.ok()) return st.error();
+    for (const std::string& w : s->load_warnings_)
+      log::Warn("session " + s->options_.session_file + ": " + w);
     if (!seed_leaf.empty() && seed_leaf != last) {
       std::lock_guard<std::mutex> lock(s->mu_);
       st = s->BranchLocked(seed_leaf);  // restores the branch's state too
@@ -281,6 +283,7 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
       mode_(agent_->default_mode),
       model_(agent_->model),
       tools_(agent_->tools),
+      history_(options_.recorder),
       auto_compaction_(agent_->compaction.auto_compact) {
   roots_.push_back(options_.cwd);
   for (const auto& r : options_.additional_roots) roots_.push_back(r);
@@ -690,20 +693,17 @@ void Session::AppendMessage(Message m, Turn* t) {
   AppendEntryLocked(std::move(e));
 }
 
+// History::Append records every entry it stores (the session's recorder is the history's), so an
+// entry can reach neither without the other.
 const Entry& Session::AppendEntryLocked(Entry e) {
-  return RecordLocked(history_.Append(std::move(e)));
-}
-
-const Entry& Session::RecordLocked(const Entry& stored) {
+  const Entry& stored = history_.Append(std::move(e));
   if (stored.kind == EntryKind::kSessionInfo) name_ = stored.name;
-  if (options_.recorder) options_.recorder->Record(stored);
   return stored;
 }
 
 Status Session::BranchLocked(const std::string& entry_id) {
-  auto moved = history_.BranchTo(entry_id);
+  auto moved = history_.BranchTo(entry_id);  // records the branch summary it appends
   if (!moved.ok()) return moved.error();
-  if (*moved) RecordLocked(**moved);
   RestoreFromBranch();
   return Status::Ok();
 }
@@ -1203,7 +1203,7 @@ Result<CompactionResult> Session::RunCompaction(const std::string& reason,
   e.data["tokensAfter"] = static_cast<Json::Int64>(result.tokens_after);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    history_.Append(std::move(e));
+    AppendEntryLocked(std::move(e));
   }
   end.will_retry = will_retry;
   end.summary = result.summary;
@@ -1666,7 +1666,7 @@ void Session::RecordTtsr(const std::vector<std::string>& names) {
   e.kind = EntryKind::kTtsrInjection;
   e.rules = names;
   std::lock_guard<std::mutex> lock(mu_);
-  history_.Append(std::move(e));
+  AppendEntryLocked(std::move(e));
 }
 
 bool Session::InjectFollowUps(Turn& t) {

@@ -339,6 +339,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<Entry> Entries() const;
   std::string Leaf() const;
   Usage TotalUsage() const;
+  // What opening the session's file repaired (an entry whose parent the file lacked), one line
+  // each; set at creation, never changed.
+  const std::vector<std::string>& load_warnings() const { return load_warnings_; }
 
  private:
   struct Turn;
@@ -414,10 +417,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // History and events (worker only, except where locked inside).
   void AppendMessage(Message m, Turn* t);
-  // The one way into the history: appends and records (the session file). mu_ must be held.
+  // Appends to the history, which records it (the session file), and keeps the name. mu_ held.
   const Entry& AppendEntryLocked(Entry e);
-  // Records an entry the history has just taken (the session file; the name). mu_ held.
-  const Entry& RecordLocked(const Entry& stored);
   // Moves the leaf so that it lasts (History::BranchTo, recorded) and restores the mode, plan,
   // todos and name of the new branch. mu_ held.
   Status BranchLocked(const std::string& entry_id);
@@ -455,8 +456,11 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<std::shared_ptr<Tool>> tools_;
   std::vector<std::shared_ptr<ToolSource>> sources_;
   std::vector<std::string> source_tool_names_;  // the names in tools_ that came from sources_
-  agent::History history_;       // written on the worker under mu_; read there without it
-  std::vector<PlanEntry> plan_;  // the todo tool's (worker only)
+  // Records every entry it takes through options_.recorder. Written on the worker under mu_; read
+  // there without it.
+  agent::History history_;
+  std::vector<std::string> load_warnings_;  // what reading the seed repaired (set by Create)
+  std::vector<PlanEntry> plan_;             // the todo tool's (worker only)
   std::vector<TodoPhase> todos_;
   std::string name_;
   Usage total_usage_;

@@ -50,18 +50,7 @@ Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path);
 // The same over text already in memory (`name` is used in messages).
 Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name);
 
-// Receives every entry a session appends to its history, in order. Record may be called from any
-// thread (always under the session's lock, so never twice at once); Flush at every turn end and
-// Close once, when the session closes. Implementations must be thread-safe and quick.
-class HistoryRecorder {
- public:
-  virtual ~HistoryRecorder() = default;
-  virtual void Record(const Entry& entry) = 0;
-  // Makes what was recorded durable (fsync).
-  virtual void Flush() = 0;
-  // Flushes and lets go of the file (its lock); later records are dropped.
-  virtual void Close() = 0;
-};
+// HistoryRecorder (agent/history.h) is what a session records its entries through.
 
 // Appends a session's entries to its file, one whole line per write. A new session's file is
 // created with its header at the first message (a session nobody spoke in leaves no file);

@@ -132,9 +132,70 @@ TEST(HistoryTest, SeedChecksParentsAndIds) {
   ASSERT_TRUE(h.Seed({a, b}).ok());
   EXPECT_EQ(h.leaf(), "00000002");
   EXPECT_EQ(h.messages().size(), 2u);
-  EXPECT_FALSE(History().Seed({b}).ok());     // parent unknown
   EXPECT_FALSE(History().Seed({a, a}).ok());  // duplicate id
   EXPECT_FALSE(History().Seed({a}, "zzz").ok());
+}
+
+// Files written before every append was recorded lack a stream rule's or a compaction's entry
+// while the next entry names it: such an entry hangs off the entry before it, with a warning,
+// instead of failing the whole file.
+TEST(HistoryTest, SeedHangsAnEntryWhoseParentIsMissingOffTheEntryBeforeIt) {
+  Entry a = MessageEntry(Role::kUser, "a");
+  a.id = "00000001";
+  Entry b = MessageEntry(Role::kAssistant, "b");
+  b.id = "00000002";
+  b.parent_id = "0000dead";  // a ttsr_injection the file never got
+  Entry c = MessageEntry(Role::kUser, "c");
+  c.id = "00000003";
+  c.parent_id = "00000002";
+  History h;
+  std::vector<std::string> repaired;
+  ASSERT_TRUE(h.Seed({a, b, c}, {}, &repaired).ok());
+  ASSERT_EQ(repaired.size(), 1u);
+  EXPECT_NE(repaired[0].find("0000dead"), std::string::npos) << repaired[0];
+  EXPECT_EQ(h.Find("00000002")->parent_id, "00000001");
+  ASSERT_EQ(h.messages().size(), 3u);
+  EXPECT_EQ(h.messages()[0].content[0].text, "a");
+  EXPECT_EQ(h.messages()[2].content[0].text, "c");
+  // The first entry has nothing before it: it becomes a root.
+  repaired.clear();
+  History first;
+  ASSERT_TRUE(first.Seed({b}, {}, &repaired).ok());
+  EXPECT_EQ(repaired.size(), 1u);
+  EXPECT_EQ(first.Find("00000002")->parent_id, "");
+}
+
+// The history is the one way into the session file: whatever it takes, the recorder gets, in
+// order, including what Append adds for BranchTo.
+TEST(HistoryTest, EveryAppendReachesTheRecorder) {
+  struct Collect : HistoryRecorder {
+    std::vector<Entry> got;
+    void Record(const Entry& e) override { got.push_back(e); }
+    void Flush() override {}
+    void Close() override {}
+  };
+  auto rec = std::make_shared<Collect>();
+  History h(rec);
+  h.Append(MessageEntry(Role::kUser, "a"));
+  Entry c;
+  c.kind = EntryKind::kCompaction;
+  c.summary = "s";
+  h.Append(c);
+  Entry t;
+  t.kind = EntryKind::kTtsrInjection;
+  t.rules = {"r"};
+  h.Append(t);
+  ASSERT_TRUE(h.BranchTo(h.entries()[0].id).ok());
+  ASSERT_EQ(rec->got.size(), h.entries().size());
+  for (size_t i = 0; i < rec->got.size(); ++i) {
+    EXPECT_EQ(rec->got[i].id, h.entries()[i].id);
+    EXPECT_EQ(rec->got[i].parent_id, h.entries()[i].parent_id);
+  }
+  History reloaded;
+  std::vector<std::string> repaired;
+  ASSERT_TRUE(reloaded.Seed(rec->got, {}, &repaired).ok());
+  EXPECT_TRUE(repaired.empty());
+  EXPECT_EQ(reloaded.leaf(), h.leaf());
 }
 
 // One entry of every kind, with every field its kind has.

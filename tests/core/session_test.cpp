@@ -738,12 +738,24 @@ TEST_F(SessionTest, SeededSessionContinuesTheStoredHistory) {
   EXPECT_EQ(h[3].TextContent(), "You said: second");
   EXPECT_EQ((*s)->Entries()[2].parent_id, "aaaa0002");
   (*s)->WaitIdle();
-  // A seed whose parent is unknown is refused.
+  // A seed entry whose parent the file lacks (an entry an older lousho never wrote) is kept,
+  // hung off the entry before it, and the repair is told; a duplicate id is still refused.
+  SessionOptions repaired;
+  repaired.id = "s3";
+  repaired.cwd = dir_;
+  Entry c = b;
+  c.id = "aaaa0003";
+  c.parent_id = "nope";
+  repaired.seed = {a, c};
+  auto r = Session::Create(agent, std::move(repaired));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)->History().size(), 2u);
+  ASSERT_EQ((*r)->load_warnings().size(), 1u);
+  EXPECT_NE((*r)->load_warnings()[0].find("nope"), std::string::npos);
   SessionOptions bad;
-  bad.id = "s3";
+  bad.id = "s4";
   bad.cwd = dir_;
-  b.parent_id = "nope";
-  bad.seed = {b};
+  bad.seed = {a, a};
   EXPECT_FALSE(Session::Create(agent, std::move(bad)).ok());
 }
 
