@@ -1,9 +1,11 @@
 // ACP server: method table, session handling, and editor services.
 #include "acp/server.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <random>
 
 #include "acp/methods.h"
@@ -43,6 +45,12 @@ Json::Value ErrorData(const Error& e) {
   return d;
 }
 }  // namespace
+
+size_t SessionsForFileLimit(uint64_t limit) {
+  if (limit <= kReservedFds + kFdsPerSession) return 1;
+  return static_cast<size_t>(std::min<uint64_t>((limit - kReservedFds) / kFdsPerSession,
+                                                std::numeric_limits<size_t>::max()));
+}
 
 Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
                ServerOptions options)
@@ -256,9 +264,10 @@ bool Server::CanOpen(const NewSessionParams& params, Reply* reply) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (sessions_.size() >= options_.max_sessions) {
-    Error full = MakeError(ErrorCode::kSessionLimit, "Too many open sessions (limit " +
-                                                         std::to_string(options_.max_sessions) +
-                                                         "); close one with session/close");
+    Error full =
+        MakeError(ErrorCode::kSessionLimit,
+                  "Too many open sessions (limit " + std::to_string(options_.max_sessions) +
+                      "); close one with session/close" + options_.max_sessions_note);
     reply->Error(jsonrpc::kInternalError, full.message, ErrorData(full));
     return false;
   }

@@ -2,6 +2,7 @@
 // side of ClientServices over the same connection.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -21,11 +22,25 @@
 
 namespace lousho::acp {
 
+// The open-file budget behind the default session cap: descriptors lousho keeps for itself
+// (stdio, logs, the signal pipe, the worker pool's, a few spare) and for each open session (its
+// session file, its model connection, a running bash tool's pipes, and an MCP stdio server or
+// two). `lousho acp` caps open sessions at (open-file limit - kReservedFds) / kFdsPerSession,
+// and at kDefaultMaxSessions.
+inline constexpr uint64_t kReservedFds = 64;
+inline constexpr uint64_t kFdsPerSession = 16;
+inline constexpr size_t kDefaultMaxSessions = 1024;
+// How many sessions an open-file limit of `limit` leaves room for (at least 1).
+size_t SessionsForFileLimit(uint64_t limit);
+
 struct ServerOptions {
   std::string record_file;
   bool test_mode = false;  // deterministic session ids
   std::string version;
-  size_t max_sessions = 1024;  // open sessions; session/new past it is refused
+  size_t max_sessions = kDefaultMaxSessions;  // open sessions; session/new past it is refused
+  // Said after the refusal when the cap comes from the open-file limit: where it comes from and
+  // how to raise it.
+  std::string max_sessions_note;
   // How long a call to the editor made while cleaning up (terminal/kill, output, release) may
   // wait for its answer.
   long cleanup_timeout_ms = 5000;

@@ -935,7 +935,8 @@ Result<fs::path> Session::ExportHtml(const fs::path& path) const {
   info.cwd = options_.cwd.string();
   std::error_code ec;
   fs::create_directories(out.parent_path(), ec);  // a failure shows in the write's error
-  Status st = WriteDiskFile(out, SessionHtml(info, branch));
+  // A link the user pointed at the export keeps pointing at it.
+  Status st = WriteDiskFile(out, SessionHtml(info, branch), /*follow_symlink=*/true);
   if (!st.ok()) return st.error();
   return out;
 }

@@ -2,6 +2,8 @@
 // of LOUSHO_AGENT, .lousho/agent.yaml, the user's agent.yaml and the built-in coding agent.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -28,7 +30,7 @@ struct AcpOptions {
   std::string model;
   std::string record;
   size_t max_line = 64u << 20;
-  size_t max_sessions = 1024;
+  size_t max_sessions = 0;  // 0: the default, from the open-file limit
   long cleanup_timeout_ms = 5000;
   std::string session_dir;
   bool no_session = false;
@@ -50,6 +52,25 @@ std::string CurrentDir() {
   std::error_code ec;
   auto cwd = std::filesystem::current_path(ec);
   return ec ? std::string() : cwd.string();
+}
+
+// The session cap: --max-sessions, else kDefaultMaxSessions, and never more than the open-file
+// limit (raised to its hard limit at start) leaves room for; sets options->max_sessions_note
+// when that limit is what caps it.
+void SetSessionCap(size_t asked, acp::ServerOptions* options) {
+  const uint64_t files = OpenFileLimit();
+  const size_t room = acp::SessionsForFileLimit(files);
+  const size_t wanted = asked == 0 ? acp::kDefaultMaxSessions : asked;
+  options->max_sessions = std::min(wanted, room);
+  if (wanted <= room) return;
+  const std::string why = "the open-file limit of " + std::to_string(files) + " allows " +
+                          std::to_string(room) + " sessions (" +
+                          std::to_string(acp::kFdsPerSession) + " descriptors each)";
+  const std::string raise = "raise the limit (ulimit -n) before starting lousho";
+  options->max_sessions_note = " (" + why + "; to allow more, " + raise + ")";
+  if (asked != 0)
+    log::Warn("--max-sessions " + std::to_string(asked) + ": " + why + "; using " +
+              std::to_string(room) + ". To allow " + std::to_string(asked) + ", " + raise);
 }
 
 // `--print-agent`: which agent and model `lousho acp` would serve here, and why.
@@ -102,7 +123,7 @@ int RunAcp(const AcpOptions& o) {
   options.record_file = o.record;
   options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
   options.version = LOUSHO_VERSION;
-  options.max_sessions = o.max_sessions;
+  SetSessionCap(o.max_sessions, &options);
   options.executable = ExecutablePath();
   // `authenticate`, and session/new while credentials are missing, load the agent again: the
   // user may have run `lousho setup` since.
@@ -142,7 +163,12 @@ Subcommand AddAcpCommand(CLI::App& app) {
                   "how long a clean-up call to the editor (terminal/kill, output, release) may "
                   "wait for its answer (default 5000)");
   acp->add_option("--max-sessions", o->max_sessions,
-                  "open sessions at most; session/new past it is refused (default 1024)");
+                  "open sessions at most; session/new past it is refused (default " +
+                      std::to_string(acp::kDefaultMaxSessions) +
+                      ", and never more than the open-file limit allows: lousho raises its soft "
+                      "limit to the hard one and counts " +
+                      std::to_string(acp::kFdsPerSession) + " descriptors per session, " +
+                      std::to_string(acp::kReservedFds) + " for itself)");
   acp->add_option("--session-dir", o->session_dir,
                   "save session files under DIR (default: the spec's sessionDir, "
                   "$LOUSHO_HOME/sessions, ~/.lousho/sessions)");

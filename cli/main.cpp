@@ -7,10 +7,14 @@
 
 #include "cli/command.h"
 #include "support/log.h"
+#include "support/posix.h"
 
 int main(int argc, char** argv) {
   // A closed stdout must not kill us mid-turn; writes just fail.
   signal(SIGPIPE, SIG_IGN);
+  // Before any thread: every open session holds descriptors (both doors; commands get the
+  // limit back, support/posix.h).
+  lousho::RaiseFileLimit();
   if (int rc = lousho::cli::RunRpcModeIfSelected(argc, argv); rc >= 0) return rc;
   lousho::cli::ReserveStdio();
 

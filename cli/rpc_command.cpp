@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -36,6 +38,7 @@ struct RpcOptions {
   std::string log_level = "warn";
   std::string log_file;
   long ui_timeout_ms = 0;
+  long eof_grace_ms = -1;  // -1: LOUSHO_RPC_EOF_GRACE_MS, else the default
   size_t max_line = 64u << 20;
   std::vector<std::string> positional;
 };
@@ -191,6 +194,21 @@ void WireEngineOps(const RpcOptions& o, const config::AgentSpec& spec, const fs:
   };
 }
 
+// How long work may run on after stdin ends: --eof-grace-ms, else LOUSHO_RPC_EOF_GRACE_MS (a
+// whole number of milliseconds), else rpc_compat::kDefaultEofGraceMs.
+Result<long> EofGraceMs(const RpcOptions& o) {
+  if (o.eof_grace_ms >= 0) return o.eof_grace_ms;
+  const std::string env = ProcessEnv("LOUSHO_RPC_EOF_GRACE_MS").value_or("");
+  if (env.empty()) return rpc_compat::kDefaultEofGraceMs;
+  char* end = nullptr;
+  errno = 0;
+  const long ms = std::strtol(env.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || ms < 0)
+    return MakeError(ErrorCode::kUsage, "LOUSHO_RPC_EOF_GRACE_MS=" + env +
+                                            ": expected a whole number of milliseconds");
+  return ms;
+}
+
 int RunRpc(const RpcOptions& o) {
   if (o.mode != "rpc")
     return Fail(MakeError(ErrorCode::kUsage, "unknown mode '" + o.mode + "' (known: rpc)"));
@@ -205,6 +223,9 @@ int RunRpc(const RpcOptions& o) {
   if (o.no_session && (!o.session.empty() || o.continue_session))
     return Fail(MakeError(ErrorCode::kUsage,
                           "--no-session cannot be combined with --session or --continue"));
+
+  auto eof_grace_ms = EofGraceMs(o);
+  if (!eof_grace_ms.ok()) return Fail(eof_grace_ms.error());
 
   auto path = AgentPath(o.agent);
   if (!path.ok()) return Fail(path.error());
@@ -227,6 +248,7 @@ int RunRpc(const RpcOptions& o) {
   options.cwd = cwd;
   options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
   options.ui_timeout_ms = o.ui_timeout_ms;
+  options.eof_grace_ms = *eof_grace_ms;
   options.emit_title = ProcessEnv("PI_RPC_EMIT_TITLE").value_or("") == "1" ||
                        ProcessEnv("LOUSHO_RPC_EMIT_TITLE").value_or("") == "1";
   options.catalog.models = Catalog(*spec);
@@ -276,6 +298,12 @@ int RunRpcModeIfSelected(int argc, char** argv) {
   app.add_option("--ui-timeout-ms", o->ui_timeout_ms,
                  "how long a dialog waits for the host before it resolves to its default "
                  "(default 0: no limit)");
+  app.add_option("--eof-grace-ms", o->eof_grace_ms,
+                 "when stdin ends, how long a running prompt or command may take to finish "
+                 "before it is cancelled (its processes killed) and lousho exits (default: "
+                 "$LOUSHO_RPC_EOF_GRACE_MS, else " +
+                     std::to_string(rpc_compat::kDefaultEofGraceMs) + ")")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-line-bytes", o->max_line, "longest accepted input line (default 64 MiB)")
       ->check(CLI::PositiveNumber);
   app.add_option("--log-level", o->log_level, "debug, info, warn, error or off (stderr)")

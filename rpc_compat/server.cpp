@@ -127,20 +127,39 @@ void Server::Run() {
     }
     HandleLine(line);
   }
-  // Input ended: nothing can answer the host's pending requests any more. Accepted work drains
-  // (the running prompt ends as it would have); a stop signal cancels it instead.
+  // Input ended: nothing can answer the host's pending requests any more. Accepted work gets
+  // eof_grace_ms to finish (a host that went away never reads its result, and an endless
+  // command must not keep lousho alive); a stop signal, or the end of the grace, cancels it.
   CloseAllPending();
-  const bool stop = options_.stopped && options_.stopped();
-  std::shared_ptr<agent::Session> session = current();
-  if (stop) {
+  bool cancel = options_.stopped && options_.stopped();
+  if (!cancel) {
+    log::Info("input closed; running work may finish within " +
+              std::to_string(options_.eof_grace_ms) + " ms");
+    cancel = !DrainWithinGrace();
+    if (cancel) log::Warn("input closed; cancelling the work still running");
+  }
+  if (cancel) {
+    log::Info("cancelling the running work");
+    std::shared_ptr<agent::Session> session = current();
     if (session) session->Cancel(CancelCause::kShutdown);
     std::lock_guard<std::mutex> lock(mu_);
     if (bash_) bash_->Cancel(CancelCause::kShutdown);
   }
-  log::Info(stop ? "stopped; cancelling the running work" : "input closed; draining");
   pool_.Drain();
   std::lock_guard<std::mutex> lock(mu_);
   session_.reset();
+}
+
+bool Server::DrainWithinGrace() {
+  using Clock = std::chrono::steady_clock;
+  const auto until = Clock::now() + std::chrono::milliseconds(std::max(0L, options_.eof_grace_ms));
+  // In slices, so that a stop signal during the grace cancels at once.
+  constexpr auto kSlice = std::chrono::milliseconds(100);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+    if (pool_.DrainFor(std::clamp(left, std::chrono::milliseconds(0), kSlice))) return true;
+    if ((options_.stopped && options_.stopped()) || Clock::now() >= until) return false;
+  }
 }
 
 void Server::HandleLine(const std::string& raw) {

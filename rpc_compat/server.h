@@ -72,6 +72,9 @@ struct EngineOps {
   std::function<bool(const agent::Session& session)> auto_compaction;
 };
 
+// The default of ServerOptions::eof_grace_ms (`--eof-grace-ms`, LOUSHO_RPC_EOF_GRACE_MS).
+inline constexpr long kDefaultEofGraceMs = 5000;
+
 struct ServerOptions {
   std::string version;
   std::filesystem::path cwd;  // absolute
@@ -80,14 +83,19 @@ struct ServerOptions {
   // How long a dialog waits for the host before it resolves to its default (0: no limit).
   long ui_timeout_ms = 0;
   bool emit_title = false;  // send setTitle requests (PI_RPC_EMIT_TITLE=1)
-  // True when input ended because of a stop signal: running work is cancelled, not drained.
+  // True when input ended because of a stop signal: running work is cancelled at once.
   std::function<bool()> stopped;
+  // After input ends (EOF), how long running work (a prompt, a bash command) may take to finish
+  // before it is cancelled and Run() returns. A host that went away never reads the result, and
+  // an endless command must not keep lousho and its children alive.
+  long eof_grace_ms = kDefaultEofGraceMs;
   EngineOps ops;      // the engine's session files and compaction (see EngineOps)
   OpenRequest start;  // how the first session opens (the start-up flags)
 };
 
 // Owns the current session. Run() blocks until input ends, then rejects pending host requests,
-// lets the running prompt finish (or cancels it on a stop signal) and returns. Handlers never
+// lets the running work finish within eof_grace_ms (or cancels it at once on a stop signal),
+// cancels what is still running, waits for it to end and returns. Handlers never
 // block the reader thread; ClientServices calls are thread-safe and block the calling worker.
 class Server : public agent::PermissionPrompter, public agent::Dialogs, public agent::HostTools {
  public:
@@ -209,6 +217,9 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   Wait Await(const std::string& id, const CancelToken& cancel, long timeout_ms,
              const std::function<void(const Json::Value&)>& on_update, Json::Value* reply);
   void CloseAllPending();
+  // After EOF: waits up to eof_grace_ms for the accepted work, returning early on a stop signal.
+  // True when all of it finished.
+  bool DrainWithinGrace();
   Result<std::optional<UiResponse>> Dialog(Json::Value request, const CancelToken& cancel);
 
   // Declared first: destroyed last, after every session that runs on it.

@@ -2,10 +2,12 @@
 #include "support/files.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -210,40 +212,208 @@ Result<std::string> ReadDiskFile(const fs::path& path, uint64_t max_bytes,
   return text;
 }
 
-Status WriteDiskFile(const fs::path& path, const std::string& content) {
-  if (Status pre = CheckBeforeOpen(path, false); !pre.ok()) return pre;
-  // No O_TRUNC: a path swapped for something else after the lstat must not be truncated before
-  // the fstat below has seen what it is. O_NONBLOCK makes a FIFO fail (ENXIO) instead of
-  // waiting for a reader.
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
-                  0666);
-  if (fd < 0) return OpenError(path, errno, "write");
-  auto fail = [&](int err) {
-    ::close(fd);
-    return MakeError(ErrorCode::kToolIo,
-                     "cannot write " + path.string() + ": " + std::strerror(err));
-  };
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return fail(errno);
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return NotRegular(path, st.st_mode);
-  }
-  if (::ftruncate(fd, 0) != 0) return fail(errno);
-  // Not cancellable on purpose: content is capped, and stopping halfway would leave a
-  // truncated file behind.
+namespace {
+
+// Writes all of `content` at the descriptor's offset (or at `offset` when >= 0). 0, or an errno.
+int WriteFully(int fd, const std::string& content, off_t offset = -1) {
   size_t done = 0;
   while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    const char* at = content.data() + done;
+    const size_t left = content.size() - done;
+    ssize_t n = offset >= 0 ? ::pwrite(fd, at, left, offset + static_cast<off_t>(done))
+                            : ::write(fd, at, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(errno);
+    if (n < 0) return errno;
     done += static_cast<size_t>(n);
   }
-  if (::close(fd) != 0) {
-    int err = errno;
-    return MakeError(ErrorCode::kToolIo,
-                     "cannot write " + path.string() + ": " + std::strerror(err));
+  return 0;
+}
+
+// The file a write replaces: `path` itself, or with follow_symlink the file its chain of
+// symlinks names (which need not exist yet).
+Result<fs::path> WriteTarget(const fs::path& path, bool follow_symlink) {
+  fs::path p = path;
+  for (int hops = 0; follow_symlink && hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::error_code ec;
+    fs::path next = fs::read_symlink(p, ec);
+    if (ec) return MakeError(ErrorCode::kToolIo, "cannot read the link " + p.string());
+    p = next.is_absolute() ? next : p.parent_path() / next;
   }
+  if (follow_symlink)
+    return MakeError(ErrorCode::kToolIo, path.string() + ": too many levels of symbolic links");
+  return p;
+}
+
+// What a replacement needs to know about the file it replaces (nothing when it is new).
+struct Original {
+  bool exists = false;
+  struct stat st {};
+};
+
+Error WriteError(const fs::path& path, const Original& original, int err) {
+  return MakeError(ErrorCode::kToolIo,
+                   "cannot write " + path.string() + ": " + std::strerror(err) +
+                       (original.exists ? " (the file is unchanged)" : " (nothing was written)"));
+}
+
+// Rewrites an existing file through its own descriptor, for the cases a replacement cannot
+// serve (WriteDiskFile). The space is reserved first where the file system can (fallocate), so a
+// full disk fails before the first byte changes; the new content is then written over the old
+// and the rest cut off.
+Status WriteInPlace(const fs::path& path, const std::string& content, const char* why) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+  if (fd < 0) return OpenError(path, errno, "write");
+  Original original{true, {}};
+  if (::fstat(fd, &original.st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return WriteError(path, original, err);
+  }
+  if (!S_ISREG(original.st.st_mode)) {
+    ::close(fd);
+    return NotRegular(path, original.st.st_mode);
+  }
+  // A process limited in file size (RLIMIT_FSIZE) would fail halfway; fallocate ignores it.
+  struct rlimit fsize {};
+  if (::getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+      content.size() > fsize.rlim_cur) {
+    ::close(fd);
+    return WriteError(path, original, EFBIG);
+  }
+#ifdef __linux__
+  if (!content.empty() &&
+      ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(content.size())) != 0 &&
+      errno != EOPNOTSUPP && errno != ENOSYS) {
+    int err = errno;
+    ::close(fd);
+    return WriteError(path, original, err);
+  }
+#endif
+  int err = WriteFully(fd, content, 0);
+  if (err == 0 && ::ftruncate(fd, static_cast<off_t>(content.size())) != 0) err = errno;
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0) return Status::Ok();
+  return MakeError(ErrorCode::kToolIo, "cannot write " + path.string() + ": " + std::strerror(err) +
+                                           "; it was rewritten in place (" + why +
+                                           "), so it may now be incomplete");
+}
+
+// A new file beside `path` that nobody else can have open (O_EXCL): a name taken is retried.
+// Mode 0600 when it replaces a file (the original's mode follows), else 0666 less the umask,
+// as a plain create would get.
+int CreateTemp(const fs::path& path, bool replaces, std::string* tmp) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  // Short enough for a name of NAME_MAX (255) bytes to get a temporary name too.
+  std::string base = path.filename().string();
+  if (base.size() > 200) base.resize(200);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    *tmp = (dir / ("." + base + ".lousho-" + std::to_string(::getpid()) + "-" +
+                   std::to_string(counter.fetch_add(1))))
+               .string();
+    int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                    replaces ? 0600 : 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+// Gives the new file the original's owner, group and mode. 0, or an errno (EPERM: this user
+// cannot give a file that owner or group).
+int KeepOwnerAndMode(int fd, const Original& original) {
+  if (!original.exists) return 0;
+  struct stat now {};
+  if (::fstat(fd, &now) != 0) return errno;
+  if ((now.st_uid != original.st.st_uid || now.st_gid != original.st.st_gid) &&
+      ::fchown(fd, original.st.st_uid, original.st.st_gid) != 0)
+    return errno;
+  // After the chown, which clears set-user-ID and set-group-ID bits.
+  if (::fchmod(fd, original.st.st_mode & 07777) != 0) return errno;
+  return 0;
+}
+
+// Makes the rename itself survive a crash; a folder that cannot be synced is not an error.
+void SyncFolder(const fs::path& path) {
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);  // best effort: the data itself was synced before the rename
+  ::close(fd);
+}
+
+}  // namespace
+
+namespace {
+
+// What is at `file` now: nothing, or a regular file (anything else is refused).
+Result<Original> LookAtOriginal(const fs::path& file) {
+  Original original;
+  if (::lstat(file.c_str(), &original.st) != 0) {
+    if (errno != ENOENT) return OpenError(file, errno, "open");
+    return original;
+  }
+  original.exists = true;
+  if (S_ISLNK(original.st.st_mode))
+    return MakeError(ErrorCode::kToolIo, file.string() + " became a symbolic link; not followed");
+  if (!S_ISREG(original.st.st_mode)) return NotRegular(file, original.st.st_mode);
+  return original;
+}
+
+// Syncs and closes the temporary file `fd` (also when `err`, an earlier step's errno, is set) and
+// renames it over `file`. 0, or an errno with *renaming telling whether the rename failed.
+int CloseAndRename(int fd, int err, const std::string& tmp, const fs::path& file, bool* renaming) {
+  *renaming = false;
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) return err;
+  *renaming = true;
+  return ::rename(tmp.c_str(), file.c_str()) == 0 ? 0 : errno;
+}
+
+}  // namespace
+
+Status WriteDiskFile(const fs::path& path, const std::string& content, bool follow_symlink) {
+  auto target = WriteTarget(path, follow_symlink);
+  if (!target.ok()) return target.error();
+  const fs::path& file = *target;
+  auto looked = LookAtOriginal(file);
+  if (!looked.ok()) return looked.error();
+  const Original& original = *looked;
+  // Other names of the same file must see the new content too.
+  if (original.exists && original.st.st_nlink > 1)
+    return WriteInPlace(file, content, "it has other hard links");
+  std::string tmp;
+  int fd = CreateTemp(file, original.exists, &tmp);
+  if (fd < 0) {
+    int err = errno;
+    // A file that may be written in a folder that may not: only in place.
+    if (original.exists && (err == EACCES || err == EPERM))
+      return WriteInPlace(file, content, "its folder is not writable");
+    return WriteError(file, original, err);
+  }
+  // Not cancellable on purpose: content is capped, and the original stays whole until the
+  // rename anyway.
+  int err = WriteFully(fd, content);
+  // After the write, which clears the set-ID bits of a file written without CAP_FSETID.
+  if (err == 0) err = KeepOwnerAndMode(fd, original);
+  if (err == EPERM) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return WriteInPlace(file, content, "its owner could not be kept otherwise");
+  }
+  bool renaming = false;
+  if (err = CloseAndRename(fd, err, tmp, file, &renaming); err != 0) {
+    ::unlink(tmp.c_str());
+    // A file mounted on its own (a container's bind mount) cannot be renamed over.
+    if (renaming && original.exists && (err == EBUSY || err == EXDEV))
+      return WriteInPlace(file, content, "it is a mount point");
+    return WriteError(file, original, err);
+  }
+  SyncFolder(file);
   return Status::Ok();
 }
 

@@ -72,9 +72,22 @@ Error FileTooLarge(const std::filesystem::path& path, uint64_t size, uint64_t ma
 Result<std::string> ReadDiskFile(const std::filesystem::path& path,
                                  uint64_t max_bytes = kMaxTextFileBytes,
                                  const CancelToken& cancel = {}, bool follow_symlink = true);
-// Creates or overwrites a regular file (never a FIFO, device or socket, never through a
-// symlink). The file is truncated only after its kind was checked on the open descriptor.
-Status WriteDiskFile(const std::filesystem::path& path, const std::string& content);
+// Creates or replaces a regular file (never a FIFO, device or socket). A failure, a full disk
+// included, leaves the original byte for byte as it was: the content goes to a temporary file
+// beside it (".NAME.lousho-PID-N", created with O_EXCL), which is given the original's owner,
+// group and mode, synced, and renamed over it; on failure the temporary file is removed (only a
+// kill in the middle leaves it behind). A new file gets 0666 less the umask, as a plain create.
+// The final component must not be a symlink unless follow_symlink (tool paths are already
+// resolved, so a symlink there is a swap); with it, the file the link names is replaced and the
+// link stays. Rewritten in place instead, with the space reserved first where the file system
+// allows (fallocate), so a full disk still fails before a byte changes, but without the
+// all-or-nothing guarantee when the disk fails otherwise: a file with several hard links (all
+// its names keep showing the same, new content), a file in a folder this user may not write, a
+// file whose owner or group this user could not give a new file, and a file that is a mount
+// point of its own. Extended attributes and ACLs
+// of a replaced file are not carried over.
+Status WriteDiskFile(const std::filesystem::path& path, const std::string& content,
+                     bool follow_symlink = false);
 
 // Replaces `path` with `content`, readable by its owner only (0600) from the first byte: the
 // content goes to a new file created 0600 beside it, which is then renamed over `path`. Missing

@@ -2,8 +2,10 @@
 #include "support/posix.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace lousho {
@@ -64,6 +66,44 @@ std::string SignalName(int sig) {
   }
   return std::to_string(sig);
 #endif
+}
+
+namespace {
+// The soft RLIMIT_NOFILE found at start; set once before any thread, read after fork.
+bool g_file_limit_raised = false;
+rlim_t g_start_file_limit = 0;
+}  // namespace
+
+uint64_t RaiseFileLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
+  const rlim_t start = lim.rlim_cur;
+  rlim_t want = lim.rlim_max;
+#if defined(__APPLE__)
+  // setrlimit refuses more than OPEN_MAX there, whatever the hard limit says.
+  if (want == RLIM_INFINITY || want > OPEN_MAX) want = OPEN_MAX;
+#endif
+  if (want > start) {
+    lim.rlim_cur = want;
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0) return static_cast<uint64_t>(start);
+    g_start_file_limit = start;
+    g_file_limit_raised = true;
+  }
+  return OpenFileLimit();
+}
+
+uint64_t OpenFileLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
+  return lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<uint64_t>(lim.rlim_cur);
+}
+
+void RestoreChildFileLimit() {
+  if (!g_file_limit_raised) return;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  lim.rlim_cur = g_start_file_limit;
+  setrlimit(RLIMIT_NOFILE, &lim);
 }
 
 }  // namespace lousho

@@ -3,6 +3,7 @@
 // replacement is listed in docs/architecture.md ("Release and editors").
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace lousho {
@@ -13,5 +14,21 @@ int PipeCloexec(int fds[2], bool nonblock);
 
 // "SIGTERM", "SIGKILL", ...; the number as text for a signal without a known name.
 std::string SignalName(int sig);
+
+// Raises the soft open-file limit (RLIMIT_NOFILE) to the hard one (on macOS at most OPEN_MAX):
+// every open session holds descriptors, and the usual soft limit of 1024 ran out long before the
+// session cap. Call once at start, before any thread. Returns the soft limit now in force (the
+// old one when it cannot be raised). The limit found at start is remembered for
+// RestoreChildFileLimit.
+uint64_t RaiseFileLimit();
+
+// The soft open-file limit now in force.
+uint64_t OpenFileLimit();
+
+// In a forked child about to exec a command: puts back the soft open-file limit lousho started
+// with, so commands see the limit their user set (programs that use select() or close every
+// descriptor up to the limit expect it small). Async-signal-safe; nothing when
+// RaiseFileLimit was not called.
+void RestoreChildFileLimit();
 
 }  // namespace lousho

@@ -272,6 +272,7 @@ struct KeeperPlan {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   setpgid(0, 0);
+  RestoreChildFileLimit();
   if (plan.in_r >= 0) dup2(plan.in_r, 0);
   dup2(plan.out_w, 1);
   dup2(plan.err_out_w >= 0 ? plan.err_out_w : plan.out_w, 2);

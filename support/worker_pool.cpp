@@ -67,6 +67,11 @@ void WorkerPool::Drain() {
   idle_cv_.wait(lock, [&] { return tasks_.empty() && running_ == 0; });
 }
 
+bool WorkerPool::DrainFor(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return idle_cv_.wait_for(lock, timeout, [&] { return tasks_.empty() && running_ == 0; });
+}
+
 size_t WorkerPool::threads() const {
   std::lock_guard<std::mutex> lock(mu_);
   return threads_;

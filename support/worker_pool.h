@@ -34,6 +34,8 @@ class WorkerPool {
   Status Post(std::function<void()> task);
   // Blocks until no task is queued or running.
   void Drain();
+  // The same for at most `timeout`; true when the pool is idle.
+  bool DrainFor(std::chrono::milliseconds timeout);
   size_t threads() const;
 
  private:
