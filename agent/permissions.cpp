@@ -269,11 +269,9 @@ const PermissionPolicy::CompiledRule* PermissionPolicy::DecideCommand(
   return nullptr;
 }
 
-std::optional<PermissionAction> PermissionPolicy::Match(const std::vector<CompiledRule>& rules,
-                                                        const Tool& tool,
-                                                        const std::string& subject,
-                                                        const ShellScript* script,
-                                                        std::string* matched_pattern) const {
+std::optional<PermissionAction> PermissionPolicy::Match(
+    const std::vector<CompiledRule>& rules, const Tool& tool, const std::string& subject,
+    const ShellScript* script, std::string* matched_pattern, std::string* unreadable) const {
   auto applies = [&](const CompiledRule& r) { return r.AppliesTo(tool); };
   auto found = [&](const CompiledRule* r) -> std::optional<PermissionAction> {
     if (matched_pattern) *matched_pattern = r->rule.pattern;
@@ -305,7 +303,10 @@ std::optional<PermissionAction> PermissionPolicy::Match(const std::vector<Compil
   std::vector<const CompiledRule*> decided;
   for (const ShellCommand* part : parts) {
     const CompiledRule* r = DecideCommand(rules, tool, *part);
-    if (r && r->rule.action == PermissionAction::kDeny) return found(r);
+    if (r && r->rule.action == PermissionAction::kDeny) {
+      *unreadable = part->unreadable;
+      return found(r);
+    }
     decided.push_back(r);
   }
   if (whole && whole->literal) return found(whole);
@@ -333,14 +334,22 @@ PermissionVerdict PermissionPolicy::Evaluate(const Tool& tool, const Json::Value
   if (tool.kind() == ToolKind::kExecute) script = ParseShell(subject);
   const ShellScript* parsed = script ? &*script : nullptr;
   std::string pattern;
-  std::optional<PermissionAction> rule = Match(compiled_, tool, subject, parsed, &pattern);
-  if (rule == PermissionAction::kDeny)
-    return {PermissionAction::kDeny,
-            "denied by permission rule " + tool.name() + " \"" + pattern + "\""};
+  std::string unreadable;
+  std::optional<PermissionAction> rule =
+      Match(compiled_, tool, subject, parsed, &pattern, &unreadable);
+  if (rule == PermissionAction::kDeny) {
+    std::string reason = "denied by permission rule " + tool.name() + " \"" + pattern + "\"";
+    // Denied on doubt: say why the command could not be read, and how to write it instead.
+    if (!unreadable.empty())
+      reason += ": bash could run a command matching it, because " + unreadable +
+                "; write the command so that every command it runs is visible in it";
+    return {PermissionAction::kDeny, reason};
+  }
   std::optional<PermissionAction> remembered;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    remembered = Match(remembered_, tool, subject, parsed, nullptr);
+    std::string ignored;
+    remembered = Match(remembered_, tool, subject, parsed, nullptr, &ignored);
   }
   if (remembered == PermissionAction::kDeny)
     return {PermissionAction::kDeny, "the user rejected " + tool.name() + " for this session"};

@@ -78,12 +78,15 @@ Result<std::vector<PermissionRule>> ParsePermissionRules(const Json::Value& valu
 //    allows "git $X" but "git status*" does not.
 //  - Deny rules also see each simple command with its leading assignments and wrappers peeled
 //    off one by one (command, builtin, env, exec, nohup, setsid, time, nice, ionice, stdbuf,
-//    timeout, sudo, doas, flock, xargs, busybox) and with a path-named command by its base
+//    timeout, sudo, doas, flock, xargs, busybox, taskset, chrt, prlimit, strace, runuser,
+//    unshare, nsenter, chroot, ... see shell_words.cpp) and with a path-named command by its base
 //    name ("/usr/bin/git push" as "git push"). Deny on doubt: a deny rule that matches any
 //    text an unknown part could stand for denies ("git push*" denies "$X push", "eval \"$X\"",
-//    "sh -c \"$X\"", "echo git push | sh", and lines the reader cannot follow, such as an
-//    unclosed quote or nesting deeper than kMaxShellDepth), unless an earlier rule matches
-//    every text it could stand for (first match wins).
+//    "sh -c \"$X\"", "echo git push | sh", code bash evaluates from values the line may have
+//    filled with code text, files the line writes and runs, and lines the reader cannot
+//    follow, such as an unclosed quote or nesting deeper than kMaxShellDepth), unless an
+//    earlier rule matches every text it could stand for (first match wins). The reason of
+//    such a denial says why the line could not be read.
 //  - A line is allowed only if every simple command in it is allowed; a deny rule (or
 //    remembered deny) matching any of them denies the whole line, in every mode; a rule
 //    matching the whole line as one text is also honoured when it denies, or when it is an
@@ -141,9 +144,11 @@ class PermissionPolicy {
   };
 
   // `script` is the parsed command for execute-kind tools, else null (a path subject).
+  // `*unreadable`: when a deny rule decides on a part that could not be read, why it could not.
   std::optional<PermissionAction> Match(const std::vector<CompiledRule>& rules, const Tool& tool,
                                         const std::string& subject, const ShellScript* script,
-                                        std::string* matched_pattern) const;
+                                        std::string* matched_pattern,
+                                        std::string* unreadable) const;
   // The first rule that decides one simple command (see the class comment), or null.
   static const CompiledRule* DecideCommand(const std::vector<CompiledRule>& rules, const Tool& tool,
                                            const ShellCommand& cmd);

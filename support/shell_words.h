@@ -33,15 +33,25 @@ struct ShellCommand {
   // for the word may expand to nothing or to several words: "$X git push" is
   // {"", "git push"}, which may be "git push".
   std::vector<ShellText> peeled;
+  // On the single gap that stands for what could not be read (ShellScript::commands): why, to
+  // end "because ..." ("it runs a file that the same line writes"). Empty on other commands.
+  std::string unreadable;
 };
 
 struct ShellScript {
   // Every simple command the line may run: those of lists, pipelines, subshells, groups,
-  // if/while/for/case bodies, $( ) and backticks, <( ) and >( ), `sh -c STRING` (also bash, zsh,
-  // dash, ksh), `eval`, `env -S`, `find -exec`, `xargs CMD` (with a gap for the arguments it
-  // reads), and `watch`. Where the text of what runs cannot be known (`eval "$X"`, `sh -c "$X"`,
-  // a shell reading commands from its input, nesting deeper than kMaxDepth, a syntax the reader
-  // does not follow such as an unclosed quote), a command that is a single gap: anything.
+  // if/while/for/case bodies, $( ) and backticks, <( ) and >( ), `sh -c STRING` (also bash,
+  // rbash, zsh, dash, ksh, ...), `eval`, `env -S`, `find -exec`, `xargs CMD` (with a gap for the
+  // arguments it reads), `watch`, and the code bash keeps in strings: `trap` actions,
+  // `mapfile -C` callbacks, `compgen -C`, aliases, PS0-PS4 and PROMPT_COMMAND values,
+  // `BASH_FUNC_*` functions, and the substitutions inside text bash evaluates as arithmetic or
+  // as a variable name (`printf -v 'a[$(cmd)]'`, `let`, `[[ x -eq y ]]`, `(( ))`, `test -v`,
+  // `read`, `declare`, ...). Where the text of what runs cannot be known (`eval "$X"`,
+  // `sh -c "$X"`, a shell reading commands from its input or from `/dev/stdin`, `<( )` or a
+  // file the same line writes, `hash -p`, `expand_aliases`, a value bash evaluates as code or
+  // arithmetic in a line that may have put code text in it, nesting deeper than kMaxDepth, a
+  // syntax the reader does not follow such as an unclosed quote), a command that is a single
+  // gap: anything.
   std::vector<ShellCommand> commands;
   // $( ), backticks, <( ) or >( ): output of one command becomes text of another.
   bool substitution = false;

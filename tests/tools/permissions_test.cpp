@@ -269,6 +269,32 @@ TEST_F(PermissionPolicyTest, DenyOnDoubtNeedsADenyThatCouldMatch) {
   EXPECT_EQ(r.Decide(*bash_, Cmd("git status --short"), M::kDefault), A::kAllow);
 }
 
+// Code hidden in operands bash evaluates: never covered by a narrow allow rule, denied on
+// doubt, and the denial says why and what to do.
+TEST_F(PermissionPolicyTest, CodeInEvaluatedOperandsIsNeverAllowedNarrowly) {
+  PermissionPolicy q({{"bash", "printf *", A::kAllow},
+                      {"bash", "test *", A::kAllow},
+                      {"bash", "let *", A::kAllow},
+                      {"bash", "[[ *", A::kAllow}});
+  for (const char* c : {"printf -v 'a[$(rm -rf ~)]' x", "test -v 'a[$(rm -rf ~)]'",
+                        "let 'a[$(rm -rf ~)]=1'", "[[ 'a[$(rm -rf ~)]' -eq 1 ]]",
+                        "printf -v x %s 'a[$(rm -rf ~)]'; let x", "trap 'rm -rf ~' EXIT"})
+    EXPECT_EQ(q.Decide(*bash_, Cmd(c), M::kDefault), A::kAsk) << c;
+  for (const char* c : {"printf -v out '%s' x", "test -v HOME", "let n=1+2", "[[ $n -eq 3 ]]"})
+    EXPECT_EQ(q.Decide(*bash_, Cmd(c), M::kDefault), A::kAllow) << c;
+
+  PermissionPolicy p({{"bash", "rm *", A::kDeny}});
+  PermissionVerdict v = p.Evaluate(*bash_, Cmd("echo 'rm -f x' > s.sh; bash s.sh"), M::kBypass);
+  EXPECT_EQ(v.action, A::kDeny);
+  EXPECT_EQ(v.reason,
+            "denied by permission rule bash \"rm *\": bash could run a command matching it, "
+            "because it runs a file that the same line writes; write the command so that every "
+            "command it runs is visible in it");
+  // A command the rule matches as written needs no explanation.
+  EXPECT_EQ(p.Evaluate(*bash_, Cmd("trap 'rm -f x' EXIT"), M::kBypass).reason,
+            "denied by permission rule bash \"rm *\"");
+}
+
 TEST_F(PermissionPolicyTest, AllowRulesSeeCommandsAsWritten) {
   PermissionPolicy p({{"bash", "git status*", A::kAllow}, {"bash", "ls*", A::kAllow}});
   EXPECT_EQ(p.Decide(*bash_, Cmd("git   status"), M::kDefault), A::kAllow);
