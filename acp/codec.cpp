@@ -20,6 +20,7 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   c.fs_write = BoolOr(fs, "writeTextFile", false);
   c.terminal = BoolOr(caps, "terminal", false);
   c.compaction = MemberOrNull(MemberOrNull(caps, "session"), "compaction").isObject();
+  c.notices = MemberOrNull(MemberOrNull(caps, "session"), "notices").isObject();
   c.auth_terminal = BoolOr(MemberOrNull(caps, "auth"), "terminal", false);
   c.meta_terminal_auth = BoolOr(MemberOrNull(caps, "_meta"), "terminal-auth", false);
   return c;
@@ -748,11 +749,31 @@ struct UpdateVisitor {
     u["title"] = e.name;
     return u;
   }
+  // Every client shows an agent message (set apart from the answer around it); a client that
+  // declared `session.notices` gets a notice as well (NoticeUpdateFromEvent).
+  Update operator()(const ev::SessionSaveChanged& e) const {
+    Json::Value u(Json::objectValue);
+    u["sessionUpdate"] = "agent_message_chunk";
+    u["content"] =
+        TextBlock("\n\n" + std::string(e.resumed ? "" : "**Warning:** ") + e.message + "\n\n");
+    return u;
+  }
 };
 }  // namespace
 
 std::optional<Json::Value> UpdateFromEvent(const Event& e) {
   return std::visit(UpdateVisitor{}, e);
+}
+
+std::optional<Json::Value> NoticeUpdateFromEvent(const Event& e) {
+  const auto* save = std::get_if<agent::event::SessionSaveChanged>(&e);
+  if (save == nullptr) return std::nullopt;
+  Json::Value u(Json::objectValue);
+  u["sessionUpdate"] = "notice";
+  u["severity"] = save->resumed ? "info" : "warning";
+  u["title"] = save->title;
+  u["description"] = save->message;
+  return u;
 }
 
 std::optional<Json::Value> CompactionUpdateFromEvent(const Event& e) {

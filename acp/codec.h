@@ -22,6 +22,7 @@ struct ClientCapabilities {
   bool fs_write = false;
   bool terminal = false;
   bool compaction = false;          // session.compaction: compaction_update may be sent
+  bool notices = false;             // session.notices: notice updates may be sent
   bool auth_terminal = false;       // auth.terminal: runs `terminal` auth methods (args appended)
   bool meta_terminal_auth = false;  // _meta["terminal-auth"]: the older full-command form
   Json::Value raw;                  // as sent, for later use
@@ -148,6 +149,11 @@ std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id,
 // `compaction_update` (in_progress, then completed with the summary, failed with the error, or
 // cancelled) instead of a think tool call; nullopt for every other event.
 std::optional<Json::Value> CompactionUpdateFromEvent(const agent::Event& event);
+
+// For a client that declared `session.notices`: the `notice` update of an event that warns or
+// informs the user outside the conversation (saving the session failed or works again), sent
+// besides the agent message UpdateFromEvent gives; nullopt for every other event.
+std::optional<Json::Value> NoticeUpdateFromEvent(const agent::Event& event);
 
 // The session/request_permission params.
 Json::Value PermissionRequestToJson(const std::string& session_id,

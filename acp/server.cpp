@@ -514,12 +514,14 @@ void Server::ListSessions(const ListSessionsParams& params, Reply reply) {
 agent::EventSink Server::MakeSink(const std::string& session_id,
                                   const std::shared_ptr<SessionConfigValues>& values) {
   bool compaction_updates = false;
+  bool notices = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     compaction_updates = client_caps_.compaction;
+    notices = client_caps_.notices;
   }
   // Events come on the session's worker, one at a time: the values need no lock.
-  return [this, session_id, values, compaction_updates](const agent::Event& e) {
+  return [this, session_id, values, compaction_updates, notices](const agent::Event& e) {
     // Text chunks, one per stream delta, skip the Json::Value.
     if (auto params = ChunkUpdateParamsJson(session_id, e)) {
       peer_.NotifySerialized(method::kSessionUpdate, *params);
@@ -529,6 +531,8 @@ agent::EventSink Server::MakeSink(const std::string& session_id,
     if (compaction_updates) update = CompactionUpdateFromEvent(e);
     if (!update) update = UpdateFromEvent(e);
     if (update) SendUpdate(session_id, *update);
+    if (notices)
+      if (auto notice = NoticeUpdateFromEvent(e)) SendUpdate(session_id, *notice);
     if (const auto* mode = std::get_if<agent::event::ModeChanged>(&e)) {
       if (auto m = agent::ParsePermissionMode(mode->mode_id)) values->mode = *m;
     } else if (const auto* model = std::get_if<agent::event::ModelChanged>(&e)) {

@@ -169,6 +169,15 @@ struct AutoCompactionEnd {
 struct SessionInfoChanged {
   std::string name;
 };
+// Saving the session file failed (the session goes on in memory; every later entry retries), or
+// works again after a failure (what was missed is written). Told once per outage; the doors show
+// it to the user as a warning they can see.
+struct SessionSaveChanged {
+  bool resumed = false;  // false: failed; true: works again
+  std::string path;      // the session file
+  std::string title;     // a short line that stands alone
+  std::string message;   // what happened and what to do
+};
 
 }  // namespace event
 
@@ -179,7 +188,7 @@ using Event =
                  event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
                  event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
                  event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear,
-                 event::ModelChanged, event::SessionInfoChanged>;
+                 event::ModelChanged, event::SessionInfoChanged, event::SessionSaveChanged>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -51,6 +51,16 @@ struct Entry {
   std::vector<std::string> rules;  // kTtsrInjection
 };
 
+// A change in saving a session that the user is told of: saving failed (the entries wait in
+// memory and every later entry retries), or saving works again after a failure (what was missed
+// is written). Each is told once per outage. Plain value type.
+struct SaveReport {
+  bool resumed = false;  // false: saving failed; true: saving works again
+  std::string path;      // the session file
+  std::string title;     // a short line that stands alone
+  std::string message;   // what happened and what to do, in full
+};
+
 // Receives every entry appended to a History, in order, as it is appended: a session's file. Record
 // may be called from any thread (always under the session's lock, so never twice at once); Flush
 // at every turn end and Close once, when the session closes. Implementations must be thread-safe
@@ -63,6 +73,10 @@ class HistoryRecorder {
   virtual void Flush() = 0;
   // Flushes and lets go of the file (its lock); later records are dropped.
   virtual void Close() = 0;
+  // Whether reports of saving wait (cheap: a session asks before every event it emits).
+  virtual bool HasReports() const { return false; }
+  // The reports not yet taken, in order (the session tells the user).
+  virtual std::vector<SaveReport> TakeReports() { return {}; }
 };
 
 // The tree. Not thread-safe (the session guards it). Appends hang off the leaf; moving the leaf

@@ -346,6 +346,7 @@ Status Session::Post(std::function<void()> task) {
   return strand_->Post([self = shared_from_this(), task = std::move(task)] {
     task();
     self->FlushNotices();
+    self->TellSaving();
   });
 }
 
@@ -367,6 +368,7 @@ Status Session::Prompt(std::vector<ContentBlock> content,
     Result<TurnResult> result =
         call ? RunCommand(*call, source->token()) : RunTurn(std::move(content), source->token());
     if (options_.recorder) options_.recorder->Flush();  // durable at every turn end
+    TellSaving();                                       // before the prompt's answer
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = false;
@@ -710,7 +712,17 @@ Status Session::BranchLocked(const std::string& entry_id) {
 
 void Session::Emit(const Event& e) {
   FlushNotices();
+  TellSaving();
   if (options_.sink) options_.sink(e);
+}
+
+void Session::TellSaving() {
+  if (!options_.recorder || !options_.recorder->HasReports()) return;
+  for (SaveReport& r : options_.recorder->TakeReports()) {
+    if (options_.sink)
+      options_.sink(event::SessionSaveChanged{r.resumed, std::move(r.path), std::move(r.title),
+                                              std::move(r.message)});
+  }
 }
 
 void Session::EmitMessage(int turn, const Message& m) {

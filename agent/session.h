@@ -435,6 +435,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void RestoreModel();
   void Emit(const Event& e);
   void FlushNotices();
+  // Emits what the recorder reports of saving the session file (worker only; a cheap test when
+  // nothing is to be told).
+  void TellSaving();
   Status Post(std::function<void()> task);
   std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;
   std::string SystemPrompt() const;

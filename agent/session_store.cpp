@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "support/files.h"
 #include "support/json_util.h"
@@ -222,7 +223,8 @@ Result<std::pair<std::shared_ptr<SessionWriter>, SessionFileContents>> SessionWr
     char c = 0;
     if (pread(fd, &c, 1, static_cast<off_t>(contents->valid_bytes - 1)) == 1 && c != '\n') {
       std::lock_guard<std::mutex> lock(w->mu_);
-      w->WriteLocked("\n");
+      w->pending_ = "\n";
+      w->SaveLocked();
     }
   }
   return std::make_pair(std::move(w), std::move(*contents));
@@ -233,65 +235,150 @@ bool SessionWriter::created() const {
   return fd_ >= 0;
 }
 
-bool SessionWriter::CreateLocked() {
+namespace {
+// The folder itself, else its nearest parent that exists: where the user can act.
+fs::path NearestExisting(fs::path dir) {
   std::error_code ec;
-  fs::create_directories(path_.parent_path(), ec);
+  while (dir.has_parent_path() && dir != dir.parent_path() && !fs::exists(dir, ec))
+    dir = dir.parent_path();
+  return dir;
+}
+
+// What the user can do about a save failure, by its OS error.
+std::string SaveAdvice(int err, const fs::path& folder) {
+  const fs::path dir = NearestExisting(folder);
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+      return "Free some disk space there (or raise the quota)";
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return "Make " + dir.string() + " writable";
+    case ENOTDIR:
+    case EEXIST:
+      return "A file stands where that folder (or one of its parents) should be: move it away";
+    default:
+      return "Check that " + dir.string() + " is a writable folder";
+  }
+}
+}  // namespace
+
+void SessionWriter::FailedLocked(const std::string& what, int err) {
+  if (failing_) return;  // told once per outage
+  failing_ = true;
+  const std::string why = std::strerror(err);
+  SaveReport r;
+  r.path = path_.string();
+  r.title = "This session is not being saved (" + why + ")";
+  r.message = "This session is not being saved: " + what + ": " + why + ". " +
+              SaveAdvice(err, path_.parent_path()) +
+              ". The conversation goes on; lousho will retry with every new entry and then "
+              "write everything missed to " +
+              path_.string() + ".";
+  log::Warn("session file: " + r.message);
+  if (closed_) return;  // a closing session tells nobody
+  reports_.push_back(std::move(r));
+  has_reports_.store(true, std::memory_order_release);
+}
+
+void SessionWriter::SavedLocked(size_t entries) {
+  failing_ = false;
+  SaveReport r;
+  r.resumed = true;
+  r.path = path_.string();
+  r.title = "Saving this session works again";
+  r.message = "Saving this session works again: " + std::to_string(entries) +
+              (entries == 1 ? " entry" : " entries") + " not saved before " +
+              (entries == 1 ? "is" : "are") + " now in " + path_.string() + ".";
+  log::Info("session file: " + r.message);
+  if (closed_) return;
+  reports_.push_back(std::move(r));
+  has_reports_.store(true, std::memory_order_release);
+}
+
+std::vector<SaveReport> SessionWriter::TakeReports() {
+  std::lock_guard<std::mutex> lock(mu_);
+  has_reports_.store(false, std::memory_order_relaxed);
+  return std::exchange(reports_, {});
+}
+
+bool SessionWriter::CreateLocked() {
+  const fs::path dir = path_.parent_path();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
   if (ec) {
-    log::Warn("session file: cannot create " + path_.parent_path().string() + ": " + ec.message() +
-              "; this session is not saved");
+    FailedLocked("cannot create the folder " + dir.string(), ec.value());
     return false;
   }
   int fd =
       open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
-    log::Warn("session file: cannot create " + path_.string() + ": " + std::strerror(errno) +
-              "; this session is not saved");
+    FailedLocked("cannot create " + path_.string(), errno);
     return false;
   }
-  if (Status locked = Lock(fd, path_); !locked.ok()) {
-    log::Warn(locked.error().message + "; this session is not saved");
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    // The file was created just now, empty: it goes, so that the next try can create it.
+    const int err = errno;
     close(fd);
+    unlink(path_.c_str());
+    FailedLocked("cannot lock " + path_.string(), err);
     return false;
   }
   fd_ = fd;
-  std::string head = WriteJson(SessionHeaderToJson(*header_)) + "\n";
+  pending_.insert(0, WriteJson(SessionHeaderToJson(*header_)) + "\n");
   header_.reset();
-  return WriteLocked(head + pending_);
+  return true;
 }
 
-bool SessionWriter::WriteLocked(const std::string& bytes) {
-  // One write per entry: a crash leaves whole lines and at most one torn last line.
+bool SessionWriter::DrainLocked() {
+  // One write for all that waits: a crash leaves whole lines and at most one torn last line. What
+  // a failed write leaves (the rest of a line written in part, then whole lines) stays in order.
   size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd_, bytes.data() + done, bytes.size() - done);
+  while (done < pending_.size()) {
+    ssize_t n = write(fd_, pending_.data() + done, pending_.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      log::Warn("session file " + path_.string() + ": write failed: " + std::strerror(errno) +
-                "; later entries are not saved");
+      const int err = n < 0 ? errno : EIO;
+      pending_.erase(0, done);
+      dirty_ = dirty_ || done > 0;
+      FailedLocked("cannot write to " + path_.string(), err);
       return false;
     }
     done += static_cast<size_t>(n);
   }
+  pending_.clear();
   dirty_ = true;
+  return true;
+}
+
+bool SessionWriter::SaveLocked() {
+  if (fd_ < 0) {
+    if (!due_ || !header_) return true;  // the file starts with the first message
+    if (!CreateLocked()) return false;
+  }
+  const size_t entries = pending_entries_;
+  if (!pending_.empty() && !DrainLocked()) return false;
+  pending_entries_ = 0;
+  if (failing_) SavedLocked(entries);
   return true;
 }
 
 void SessionWriter::Record(const Entry& entry) {
   std::string line = WriteJson(EntryToJson(entry)) + "\n";
   std::lock_guard<std::mutex> lock(mu_);
-  if (closed_ || failed_) return;
-  if (fd_ < 0) {
-    pending_ += line;
-    if (entry.kind != EntryKind::kMessage) return;  // the file starts with the first message
-    if (!CreateLocked()) failed_ = true;
-    pending_.clear();
-    return;
-  }
-  if (!WriteLocked(line)) failed_ = true;
+  if (closed_) return;
+  pending_ += line;
+  ++pending_entries_;
+  if (entry.kind == EntryKind::kMessage) due_ = true;
+  SaveLocked();
 }
 
 void SessionWriter::Flush() {
   std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return;
+  if (failing_ && !SaveLocked()) return;  // a turn's end tries again too
   if (fd_ < 0 || !dirty_) return;
   if (fsync(fd_) != 0) log::Warn("session file " + path_.string() + ": fsync failed");
   dirty_ = false;
@@ -301,6 +388,10 @@ void SessionWriter::Close() {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return;
   closed_ = true;
+  if (failing_) SaveLocked();  // a last try
+  if (failing_ && pending_entries_ > 0)
+    log::Warn("session file " + path_.string() + ": " + std::to_string(pending_entries_) +
+              " entries of this session were never saved");
   if (fd_ < 0) return;
   if (dirty_ && fsync(fd_) != 0) log::Warn("session file " + path_.string() + ": fsync failed");
   close(fd_);  // releases the lock

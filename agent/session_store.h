@@ -5,6 +5,7 @@
 
 #include <json/json.h>
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -56,7 +57,11 @@ Result<SessionFileContents> ParseSessionText(std::string_view text, const std::s
 // created with its header at the first message (a session nobody spoke in leaves no file);
 // until then entries wait in memory. The file is held under an exclusive advisory lock (flock)
 // from creation or opening until Close or destruction, so no second process appends to it.
-// Thread-safe. A write that fails is logged once; the session goes on in memory.
+// Thread-safe. When the file cannot be created or written (a read-only folder, a folder path
+// that is a file, a full disk), the session goes on in memory: the bytes not on disk wait, in
+// order, and every later entry (and Flush) tries again, creating the file if it is not there
+// yet; once a write succeeds everything missed is on disk and the file reloads complete. The
+// failure and the recovery each make one SaveReport per outage (and a log line).
 class SessionWriter : public HistoryRecorder {
  public:
   // A new file at `path` (not created yet).
@@ -72,6 +77,8 @@ class SessionWriter : public HistoryRecorder {
   void Record(const Entry& entry) override;
   void Flush() override;
   void Close() override;
+  bool HasReports() const override { return has_reports_.load(std::memory_order_acquire); }
+  std::vector<SaveReport> TakeReports() override;
 
   const std::filesystem::path& path() const { return path_; }
   // Whether the file exists on disk yet.
@@ -79,17 +86,27 @@ class SessionWriter : public HistoryRecorder {
 
  private:
   SessionWriter(std::filesystem::path path, std::optional<SessionHeader> header, int fd);
-  bool CreateLocked();  // with mu_ held
-  bool WriteLocked(const std::string& bytes);
+  // With mu_ held: creates the file when it is due and writes what waits; false on failure.
+  bool SaveLocked();
+  bool CreateLocked();
+  bool DrainLocked();
+  void FailedLocked(const std::string& what, int err);
+  void SavedLocked(size_t entries);
 
   const std::filesystem::path path_;
   mutable std::mutex mu_;
   std::optional<SessionHeader> header_;  // set until the file is created
-  std::string pending_;                  // lines waiting for the first message
+  // The bytes not on disk yet, in order: entries waiting for the first message, or missed by a
+  // failed write (then it may start with the rest of a line written in part).
+  std::string pending_;
+  size_t pending_entries_ = 0;  // entries in pending_
+  bool due_ = false;            // a message came: the file is to exist
   int fd_ = -1;
   bool dirty_ = false;
-  bool failed_ = false;
+  bool failing_ = false;  // the last attempt failed (and was reported)
   bool closed_ = false;
+  std::vector<SaveReport> reports_;
+  std::atomic<bool> has_reports_{false};
 };
 
 // What a session list shows of one file.

@@ -495,6 +495,8 @@ struct FrameVisitor {
   void operator()(const agent::event::ModeChanged&) const {}  // no permission modes here
   // The name is set by set_session_name and read with get_state; the protocol has no event for it.
   void operator()(const agent::event::SessionInfoChanged&) const {}
+  // An extension_ui_request notify, which needs a request id: the server writes it (SendEvent).
+  void operator()(const agent::event::SessionSaveChanged&) const {}
   void operator()(const agent::event::UsageUpdate&) const {}  // get_session_stats has it
   void operator()(const agent::event::TtsrTriggered& e) const {
     Json::Value f = Frame(frame::kTtsrTriggered);

@@ -330,6 +330,18 @@ void Server::SendEvent(const agent::Event& e) {
     transport_->WriteLine(std::move(*line));
     return;
   }
+  // Saving the session failed or works again: a notify the host shows (fire-and-forget; a
+  // reply to it is ignored as any unknown one is).
+  if (const auto* save = std::get_if<agent::event::SessionSaveChanged>(&e)) {
+    Json::Value f = Obj();
+    f["type"] = frame::kExtensionUiRequest;
+    f["id"] = NextId("ui_");
+    f["method"] = ui::kNotify;
+    f["message"] = save->message;
+    f["notifyType"] = save->resumed ? "info" : "warning";
+    Write(f);
+    return;
+  }
   for (const Json::Value& f : FramesFromEvent(e)) Write(f);
 }
 
