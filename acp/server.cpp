@@ -411,7 +411,7 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
           *values = ConfigValuesOf(s);  // a stored session may have restored its model
           if (replay)
             s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-              for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
+              ForEachReplayUpdate(branch, [&](const Json::Value& u) { SendUpdate(s.id(), u); });
             });
         };
         auto session = Register([&] { return agent::OpenSessionFile(agent, std::move(so), *path); },
@@ -755,10 +755,14 @@ void Server::CancelRequest(const CancelRequestParams& params) {
 }
 
 void Server::SendUpdate(const std::string& session_id, const Json::Value& update) {
-  Json::Value p = Obj();
-  p["sessionId"] = session_id;
-  p["update"] = update;
-  peer_.Notify(method::kSessionUpdate, p);
+  // Written as WriteJson would write {sessionId, update} (members in order), without copying the
+  // update into a params value and that into a message: a replayed long message is copied once.
+  std::string params = "{\"sessionId\":";
+  AppendJsonString(session_id, &params);
+  params += ",\"update\":";
+  params += WriteJson(update);
+  params += '}';
+  peer_.NotifySerialized(method::kSessionUpdate, params);
 }
 
 // --- The client's capabilities ---

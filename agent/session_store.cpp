@@ -82,6 +82,14 @@ struct LineSpan {
   bool blank = false;
 };
 
+// The number of zero bytes (NUL) that end `text`: where a crash left the file longer than what
+// had reached the disk (the file system extends it with zeros). No line lousho writes holds one.
+size_t ZeroTail(std::string_view text) {
+  size_t n = 0;
+  while (n < text.size() && text[text.size() - 1 - n] == '\0') ++n;
+  return n;
+}
+
 std::vector<LineSpan> IndexLines(std::string_view text) {
   std::vector<LineSpan> lines;
   size_t pos = 0;
@@ -104,9 +112,24 @@ std::vector<LineSpan> IndexLines(std::string_view text) {
 
 }  // namespace
 
-Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name) {
+Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name,
+                                             uint64_t max_line) {
   SessionFileContents out;
+  if (const size_t zeros = ZeroTail(text); zeros > 0) {
+    text.remove_suffix(zeros);
+    out.warnings.push_back(name + ": skipped " + ByteSize(zeros) +
+                           " of zero bytes (NUL) at its end, after byte " +
+                           std::to_string(text.size()) +
+                           ": a crash left the file longer than what was written; they hold "
+                           "nothing of the session");
+  }
   const std::vector<LineSpan> lines = IndexLines(text);
+  for (const LineSpan& l : lines)
+    if (l.text.size() > max_line)
+      return FileError(name + ":" + std::to_string(l.number) + ": a line of " +
+                       ByteSize(l.text.size()) + ", more than the " + ByteSize(max_line) +
+                       " a session file line may hold; lousho writes none that long, so the "
+                       "file was changed by something else: it is left as it is");
   size_t first = 0;
   while (first < lines.size() && lines[first].blank) ++first;
   if (first == lines.size()) return FileError(name + ": no session header");
@@ -158,7 +181,13 @@ Result<SessionFileContents> ParseSessionText(std::string_view text, const std::s
 
 Result<SessionFileContents> ReadSessionFile(const fs::path& path) {
   auto text = ReadDiskFile(path, kMaxSessionFileBytes);
-  if (!text.ok()) return FileError(path.string() + ": " + text.error().message);
+  if (!text.ok()) {
+    if (text.error().code == ErrorCode::kToolTooLarge)
+      return FileError("session file " + text.error().message +
+                       " of a session file that lousho reads back; it is left as it is: start a "
+                       "new session");
+    return FileError(path.string() + ": " + text.error().message);
+  }
   return ParseSessionText(*text, path.string());
 }
 
