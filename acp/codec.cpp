@@ -866,65 +866,82 @@ void ReplayAssistant(const agent::Message& m,
 }
 }  // namespace
 
-std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& branch) {
+namespace {
+// The updates of one entry of a replayed branch, appended to *out.
+void ReplayEntry(const agent::Entry& e,
+                 const std::unordered_map<std::string, const agent::Message*>& results,
+                 std::vector<Json::Value>* out_vector) {
+  std::vector<Json::Value>& out = *out_vector;
+  switch (e.kind) {
+    case agent::EntryKind::kMessage: {
+      const agent::Message& m = e.message;
+      if (!m.display) break;
+      switch (m.role) {
+        case agent::Role::kUser:
+          for (const auto& b : m.content)
+            if (b.type == BlockType::kText || b.type == BlockType::kImage)
+              out.push_back(BlockChunk("user_message_chunk", b));
+          break;
+        case agent::Role::kAssistant:
+          ReplayAssistant(m, results, &out);
+          break;
+        case agent::Role::kToolResult:
+          break;  // shown with its call
+      }
+      break;
+    }
+    case agent::EntryKind::kModeChange:
+      out.push_back(*UpdateFromEvent(ev::ModeChanged{e.mode}));
+      break;
+    case agent::EntryKind::kCustom:
+      if (e.custom_type == agent::kPlanEntryType) {
+        ev::PlanUpdate plan;
+        for (const auto& p : e.data) {
+          agent::PlanEntry pe;
+          pe.content = StringOr(p, "content");
+          pe.priority = StringOr(p, "priority", "medium");
+          pe.status = StringOr(p, "status", "pending");
+          plan.plan.push_back(std::move(pe));
+        }
+        out.push_back(*UpdateFromEvent(plan));
+      }
+      break;
+    case agent::EntryKind::kSessionInfo: {
+      Json::Value u(Json::objectValue);
+      u["sessionUpdate"] = "session_info_update";
+      u["title"] = e.name;
+      out.push_back(u);
+      break;
+    }
+    case agent::EntryKind::kModelChange:
+    case agent::EntryKind::kThinkingChange:
+    case agent::EntryKind::kLabel:
+    case agent::EntryKind::kCompaction:
+    case agent::EntryKind::kBranchSummary:
+    case agent::EntryKind::kTtsrInjection:
+      break;
+  }
+}
+}  // namespace
+
+void ForEachReplayUpdate(const std::vector<const agent::Entry*>& branch,
+                         const std::function<void(const Json::Value&)>& visit) {
   std::unordered_map<std::string, const agent::Message*> results;
   for (const agent::Entry* e : branch)
     if (e->kind == agent::EntryKind::kMessage && e->message.role == agent::Role::kToolResult)
       results[e->message.tool_call_id] = &e->message;
-  std::vector<Json::Value> out;
-  out.reserve(branch.size() * 2);
-  for (const agent::Entry* entry : branch) {
-    const agent::Entry& e = *entry;
-    switch (e.kind) {
-      case agent::EntryKind::kMessage: {
-        const agent::Message& m = e.message;
-        if (!m.display) break;
-        switch (m.role) {
-          case agent::Role::kUser:
-            for (const auto& b : m.content)
-              if (b.type == BlockType::kText || b.type == BlockType::kImage)
-                out.push_back(BlockChunk("user_message_chunk", b));
-            break;
-          case agent::Role::kAssistant:
-            ReplayAssistant(m, results, &out);
-            break;
-          case agent::Role::kToolResult:
-            break;  // shown with its call
-        }
-        break;
-      }
-      case agent::EntryKind::kModeChange:
-        out.push_back(*UpdateFromEvent(ev::ModeChanged{e.mode}));
-        break;
-      case agent::EntryKind::kCustom:
-        if (e.custom_type == agent::kPlanEntryType) {
-          ev::PlanUpdate plan;
-          for (const auto& p : e.data) {
-            agent::PlanEntry pe;
-            pe.content = StringOr(p, "content");
-            pe.priority = StringOr(p, "priority", "medium");
-            pe.status = StringOr(p, "status", "pending");
-            plan.plan.push_back(std::move(pe));
-          }
-          out.push_back(*UpdateFromEvent(plan));
-        }
-        break;
-      case agent::EntryKind::kSessionInfo: {
-        Json::Value u(Json::objectValue);
-        u["sessionUpdate"] = "session_info_update";
-        u["title"] = e.name;
-        out.push_back(u);
-        break;
-      }
-      case agent::EntryKind::kModelChange:
-      case agent::EntryKind::kThinkingChange:
-      case agent::EntryKind::kLabel:
-      case agent::EntryKind::kCompaction:
-      case agent::EntryKind::kBranchSummary:
-      case agent::EntryKind::kTtsrInjection:
-        break;
-    }
+  // One entry's updates at a time: a long session's replay never holds them all.
+  std::vector<Json::Value> updates;
+  for (const agent::Entry* e : branch) {
+    updates.clear();
+    ReplayEntry(*e, results, &updates);
+    for (const Json::Value& u : updates) visit(u);
   }
+}
+
+std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& branch) {
+  std::vector<Json::Value> out;
+  ForEachReplayUpdate(branch, [&](const Json::Value& u) { out.push_back(u); });
   return out;
 }
 

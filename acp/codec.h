@@ -3,6 +3,7 @@
 
 #include <json/json.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -137,6 +138,9 @@ std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
 // user's and the agent's messages, thoughts, tool calls with their final status and content,
 // plans, mode changes and the session's name, in order.
 std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& branch);
+// The same, each handed to `visit` as it is made (a long branch's updates are never all held).
+void ForEachReplayUpdate(const std::vector<const agent::Entry*>& branch,
+                         const std::function<void(const Json::Value&)>& visit);
 
 // The session/update params of an event whose update is a text chunk (agent_message_chunk,
 // agent_thought_chunk), written straight to compact JSON without a Json::Value: byte for byte

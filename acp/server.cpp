@@ -67,7 +67,8 @@ Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfi
                                        jsonrpc::kInvalidRequest,
                                        "Invalid Request: call initialize first", Json::Value()};
                                  }}) {
-  if (options_.session_root) store_.emplace(*options_.session_root);
+  load_error_ = options_.load_error;
+  if (options_.session_root && !load_error_) store_.emplace(*options_.session_root);
   BindMethods();
 }
 
@@ -134,7 +135,7 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   Json::Value res = Obj();
   res["protocolVersion"] = kProtocolVersion;
   Json::Value ac = Obj();
-  ac["loadSession"] = store_.has_value();
+  ac["loadSession"] = SavesSessions();
   Json::Value pc = Obj();
   pc["image"] = view_.images;
   pc["audio"] = false;
@@ -147,7 +148,7 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   Json::Value sc = Obj();
   sc["close"] = Obj();
   sc["additionalDirectories"] = Obj();  // honoured as extra roots of the session's tools
-  if (store_) {
+  if (SavesSessions()) {
     sc["list"] = Obj();
     sc["resume"] = Obj();
   }
@@ -208,6 +209,37 @@ Json::Value Server::AuthMethods(const ClientCapabilities& caps) const {
   return methods;
 }
 
+bool Server::SavesSessions() const {
+  return store_.has_value() || (load_error_ && options_.session_root.has_value());
+}
+
+bool Server::EnsureAgent(Reply* reply) {
+  if (!load_error_) return true;
+  if (options_.reload) {
+    auto again = options_.reload();
+    if (again.ok()) {
+      agent_ = *again;
+      view_ = agent::ViewOf(*agent_);
+      load_error_.reset();
+      // No worker reads store_ before now: every method that uses it came through here first.
+      std::optional<fs::path> root = options_.session_root;
+      if (options_.session_root_of) root = options_.session_root_of(*agent_);
+      if (root) store_.emplace(*root);
+      log::Info("agent '" + agent_->name + "' loaded; sessions can start");
+      return true;
+    }
+    load_error_ = again.error();  // the file may have changed: its current error
+  }
+  // The editor shows the message (Zed: data.details for -32603): the code, the place in the
+  // spec and what to do.
+  const std::string text =
+      std::string(ErrorCodeName(load_error_->code)) + ": " + load_error_->message;
+  Json::Value data = ErrorData(load_error_->code);
+  data["details"] = text;
+  reply->Error(jsonrpc::kInternalError, text, data);
+  return false;
+}
+
 bool Server::RefreshCredentials() {
   if (!view_.provider_error) return true;
   if (!options_.reload) return false;
@@ -227,6 +259,7 @@ void Server::Authenticate(const AuthenticateParams& params, Reply reply) {
     return reply.Error(jsonrpc::kInvalidParams,
                        "Invalid params: params.methodId: unknown auth method '" + params.method_id +
                            "' (offered: " + kAuthEnv + ", " + kAuthSetup + ")");
+  if (!EnsureAgent(&reply)) return;
   if (!RefreshCredentials())
     return reply.Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
                        ErrorData(view_.provider_error->code));
@@ -245,6 +278,7 @@ std::string Server::NewSessionId() {
 }
 
 bool Server::CanOpen(const NewSessionParams& params, Reply* reply) {
+  if (!EnsureAgent(reply)) return false;
   if (!RefreshCredentials()) {
     // ACP's "authentication required": the editor shows the message (which names the variable).
     reply->Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
@@ -357,6 +391,7 @@ void Server::ResumeSession(const LoadSessionParams& params, Reply reply) {
 }
 
 void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply reply) {
+  if (!EnsureAgent(&reply)) return;
   if (!store_)
     return reply.Error(jsonrpc::kMethodNotFound, "Method not found: sessions are not saved");
   if (!CanOpen(params.session, &reply)) return;
@@ -385,7 +420,7 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
           *values = ConfigValuesOf(s);  // a stored session may have restored its model
           if (replay)
             s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-              for (const Json::Value& u : ReplayUpdates(branch)) SendUpdate(s.id(), u);
+              ForEachReplayUpdate(branch, [&](const Json::Value& u) { SendUpdate(s.id(), u); });
             });
         };
         auto session = Register([&] { return agent::OpenSessionFile(agent, std::move(so), *path); },
@@ -474,6 +509,8 @@ constexpr size_t kListPageSize = 50;
 }  // namespace
 
 void Server::ListSessions(const ListSessionsParams& params, Reply reply) {
+  // The spec names the session folder: a list needs the agent.
+  if (!EnsureAgent(&reply)) return;
   if (!store_)
     return reply.Error(jsonrpc::kMethodNotFound, "Method not found: sessions are not saved");
   size_t offset = 0;
@@ -742,10 +779,14 @@ void Server::CancelRequest(const CancelRequestParams& params) {
 }
 
 void Server::SendUpdate(const std::string& session_id, const Json::Value& update) {
-  Json::Value p = Obj();
-  p["sessionId"] = session_id;
-  p["update"] = update;
-  peer_.Notify(method::kSessionUpdate, p);
+  // Written as WriteJson would write {sessionId, update} (members in order), without copying the
+  // update into a params value and that into a message: a replayed long message is copied once.
+  std::string params = "{\"sessionId\":";
+  AppendJsonString(session_id, &params);
+  params += ",\"update\":";
+  params += WriteJson(update);
+  params += '}';
+  peer_.NotifySerialized(method::kSessionUpdate, params);
 }
 
 // --- The client's capabilities ---

@@ -52,6 +52,15 @@ struct ServerOptions {
   // Loads the agent again (environment and stored credentials re-read): `authenticate` calls
   // it, and session/new does while the current agent lacks credentials. Null: never reloads.
   std::function<Result<std::shared_ptr<const agent::AgentConfig>>()> reload;
+  // Set when the agent did not load at start (a spec found by the lookup, not named on the
+  // command line): the agent given to the constructor is then a stand-in that answers
+  // `initialize` and opens no session. session/new, load, resume, list and authenticate call
+  // `reload` first and answer its error (-32603, data.code and data.details) while it fails;
+  // once it loads, the agent is kept as any other.
+  std::optional<Error> load_error;
+  // With load_error: where session files go, from the agent once it has loaded (session_root,
+  // until then, only says whether sessions are saved at all). Null: session_root.
+  std::function<std::optional<std::filesystem::path>(const agent::AgentConfig&)> session_root_of;
 };
 
 // Owns the sessions of one connection. Run() blocks until input ends (or Stop()), then cancels
@@ -126,6 +135,11 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // start, then sends the commands.
   void AnnounceSession(const std::string& sid, const std::vector<agent::mcp::ServerStatus>& servers,
                        const std::vector<std::string>& load_warnings = {});
+  // While the agent has not loaded (ServerOptions::load_error), loads it again; answers the error
+  // and returns false while it still fails. Reader thread.
+  bool EnsureAgent(jsonrpc::Reply* reply);
+  // Whether session files are saved (or will be, once the agent loads).
+  bool SavesSessions() const;
   // Reloads the agent when it lacks credentials; returns whether it has them now. Reader thread.
   bool RefreshCredentials();
   Json::Value AuthMethods(const ClientCapabilities& caps) const;
@@ -164,7 +178,10 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   // Running prompts by their request id (as JSON text), for $/cancel_request.
   std::map<std::string, std::weak_ptr<agent::Session>> prompts_;
   long long session_counter_ = 0;
-  std::optional<agent::SessionStore> store_;  // null: sessions are not saved
+  // Null: sessions are not saved (or not yet: set on the reader thread when the agent loads,
+  // before any worker reads it).
+  std::optional<agent::SessionStore> store_;
+  std::optional<Error> load_error_;  // the agent has not loaded (ServerOptions::load_error)
   // Fired when input ends: MCP servers still starting stop waiting.
   CancelSource shutdown_;
 };

@@ -195,7 +195,13 @@ Result<LoadedAgent> LoadAgent(const config::AgentChoice& choice, const std::stri
   std::optional<Error> unusable;
   if (!missing.empty()) unusable = MakeError(ErrorCode::kProviderAuth, missing);
   auto agent = Build(spec, getenv, unusable);
-  if (!agent.ok()) return agent.error();
+  if (!agent.ok()) {
+    Error e = agent.error();
+    // The built-in agent fails only by its model: say where that came from (LOUSHO_MODEL...).
+    if (!out.model_reason.empty())
+      e.message += " (model '" + spec.model + "': " + out.model_reason + ")";
+    return e;
+  }
   if ((*agent)->provider_error && !unusable) {
     // Say what to do, not only what is missing (editors show this text as it is).
     (*agent)->provider_error->message +=

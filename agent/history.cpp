@@ -158,7 +158,7 @@ Result<const Entry*> History::BranchTo(const std::string& id, const std::string&
 Status History::Seed(std::vector<Entry> entries, const std::string& leaf,
                      std::vector<std::string>* repaired) {
   std::unordered_map<std::string, size_t> index;
-  index.reserve(entries.size());
+  index.reserve(entries.size());  // one allocation, no rehash while a long file is indexed
   for (size_t i = 0; i < entries.size(); ++i) {
     Entry& e = entries[i];
     if (e.id.empty())

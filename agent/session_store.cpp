@@ -83,6 +83,14 @@ struct LineSpan {
   bool blank = false;
 };
 
+// The number of zero bytes (NUL) that end `text`: where a crash left the file longer than what
+// had reached the disk (the file system extends it with zeros). No line lousho writes holds one.
+size_t ZeroTail(std::string_view text) {
+  size_t n = 0;
+  while (n < text.size() && text[text.size() - 1 - n] == '\0') ++n;
+  return n;
+}
+
 std::vector<LineSpan> IndexLines(std::string_view text) {
   std::vector<LineSpan> lines;
   size_t pos = 0;
@@ -103,11 +111,45 @@ std::vector<LineSpan> IndexLines(std::string_view text) {
   return lines;
 }
 
+// The length of the text up to the end of the last line kept: lines from `first` up to `end` (the
+// first one not kept; null: all are), a blank last line without a newline not counted.
+uint64_t ValidBytes(const std::vector<LineSpan>& lines, size_t first, const LineSpan* end) {
+  uint64_t valid = 0;
+  for (size_t i = first; i < lines.size() && &lines[i] != end; ++i)
+    if (!(lines[i].blank && lines[i].last)) valid = lines[i].next;
+  return valid;
+}
+
+// The lines of a session file's text, after the zeros that end it (cut off, with a warning in
+// *out); fails on a line longer than `max_line`.
+Result<std::vector<LineSpan>> SessionLines(std::string_view text, const std::string& name,
+                                           uint64_t max_line, SessionFileContents* out) {
+  if (const size_t zeros = ZeroTail(text); zeros > 0) {
+    text.remove_suffix(zeros);
+    out->warnings.push_back(name + ": skipped " + ByteSize(zeros) +
+                            " of zero bytes (NUL) at its end, after byte " +
+                            std::to_string(text.size()) +
+                            ": a crash left the file longer than what was written; they hold "
+                            "nothing of the session");
+  }
+  std::vector<LineSpan> lines = IndexLines(text);
+  for (const LineSpan& l : lines)
+    if (l.text.size() > max_line)
+      return FileError(name + ":" + std::to_string(l.number) + ": a line of " +
+                       ByteSize(l.text.size()) + ", more than the " + ByteSize(max_line) +
+                       " a session file line may hold; lousho writes none that long, so the "
+                       "file was changed by something else: it is left as it is");
+  return lines;
+}
+
 }  // namespace
 
-Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name) {
+Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name,
+                                             uint64_t max_line) {
   SessionFileContents out;
-  const std::vector<LineSpan> lines = IndexLines(text);
+  auto split = SessionLines(text, name, max_line, &out);
+  if (!split.ok()) return split.error();
+  const std::vector<LineSpan> lines = std::move(*split);
   size_t first = 0;
   while (first < lines.size() && lines[first].blank) ++first;
   if (first == lines.size()) return FileError(name + ": no session header");
@@ -152,14 +194,19 @@ Result<SessionFileContents> ParseSessionText(std::string_view text, const std::s
   // A whole line ends in a newline; a last line without one that still parses is kept, and the
   // next append starts a new line. A blank last line without one counts for nothing.
   const LineSpan* end = kept == entry_lines.size() ? nullptr : entry_lines[kept];
-  for (size_t i = first; i < lines.size() && &lines[i] != end; ++i)
-    if (!(lines[i].blank && lines[i].last)) out.valid_bytes = lines[i].next;
+  out.valid_bytes = ValidBytes(lines, first, end);
   return out;
 }
 
 Result<SessionFileContents> ReadSessionFile(const fs::path& path) {
   auto text = ReadDiskFile(path, kMaxSessionFileBytes);
-  if (!text.ok()) return FileError(path.string() + ": " + text.error().message);
+  if (!text.ok()) {
+    if (text.error().code == ErrorCode::kToolTooLarge)
+      return FileError("session file " + text.error().message +
+                       " of a session file that lousho reads back; it is left as it is: start a "
+                       "new session");
+    return FileError(path.string() + ": " + text.error().message);
+  }
   return ParseSessionText(*text, path.string());
 }
 

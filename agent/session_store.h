@@ -22,8 +22,13 @@ namespace lousho::agent {
 // The version written in every new header. Files of this version or older load; newer ones are
 // refused with an error naming the version.
 inline constexpr int kSessionFormatVersion = 1;
-// The largest session file read back (a guard against reading anything at all into memory).
-inline constexpr uint64_t kMaxSessionFileBytes = 1ULL << 30;
+// The largest session file read back, and the longest line in one (docs/session-format.md,
+// "Limits"): a larger file or a longer line is refused with an error naming it, and the file is
+// left as it is. No entry lousho writes comes near the line limit: the longest comes from one
+// input line of the ACP door (64 MiB by default), whose text JSON escaping makes at most three
+// times longer.
+inline constexpr uint64_t kMaxSessionFileBytes = 512ULL << 20;
+inline constexpr uint64_t kMaxSessionLineBytes = 192ULL << 20;
 
 // The first line of a session file. Plain value type.
 struct SessionHeader {
@@ -41,15 +46,20 @@ Result<SessionHeader> SessionHeaderFromJson(const Json::Value& v, const std::str
 struct SessionFileContents {
   SessionHeader header;
   std::vector<Entry> entries;
-  std::vector<std::string> warnings;  // what was skipped (a torn last line)
+  std::vector<std::string> warnings;  // what was skipped (zeros at the end, a torn last line)
   uint64_t valid_bytes = 0;           // the length of the file up to the last whole line kept
 };
 
-// Reads a session file. A last line cut short by a crash (no newline, not JSON) is skipped with a
-// warning and everything before it kept; any other malformed line fails with "<file>:<line>: ...".
+// Reads a session file. Zero bytes (NUL) at the end, which a crash can leave where a write had not
+// reached the disk, are skipped with a warning saying so; a last line cut short by a crash (no
+// newline, not JSON) is skipped with a warning and everything before it kept; any other malformed
+// line fails with "<file>:<line>: ...", and so does a line over kMaxSessionLineBytes; a file over
+// kMaxSessionFileBytes is refused before it is read.
 Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path);
-// The same over text already in memory (`name` is used in messages).
-Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name);
+// The same over text already in memory (`name` is used in messages); `max_line` is the longest
+// line accepted.
+Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name,
+                                             uint64_t max_line = kMaxSessionLineBytes);
 
 // HistoryRecorder (agent/history.h) is what a session records its entries through.
 

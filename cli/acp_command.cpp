@@ -1,5 +1,8 @@
 // `lousho acp [SPEC]`: serves an agent over ACP on stdin/stdout; without SPEC it takes the first
 // of LOUSHO_AGENT, .lousho/agent.yaml, the user's agent.yaml and the built-in coding agent.
+// A spec named on the command line that does not load ends lousho (exit 1); one that was found
+// does not: the editor's connection stays up, and each new session tells the user the error
+// until the spec is fixed (acp::ServerOptions::load_error).
 #include <unistd.h>
 
 #include <algorithm>
@@ -94,6 +97,21 @@ int PrintAgent(const agent::LoadedAgent& a) {
   return 0;
 }
 
+// What the editor is told when the agent found at start does not load: the error, where the
+// agent came from, and what to do.
+Error ExplainLoadError(Error e, const config::AgentChoice& choice) {
+  if (choice.source == config::AgentSource::kBuiltin) {
+    e.message +=
+        "; the built-in agent did not load: fix that setting in the agent's environment (in Zed: "
+        "the `env` of its agent_servers entry) and restart the agent";
+  } else {
+    e.message += "; the agent spec " + choice.path + " (" + choice.reason +
+                 ") did not load: fix it (`lousho validate " + choice.path +
+                 "` checks it), then start a new session (lousho reads it again)";
+  }
+  return e;
+}
+
 int RunAcp(const AcpOptions& o) {
   if (o.setup) return RunSetup(SetupOptions{});
   if (!o.spec_path.empty() && !o.agent_option.empty() && o.spec_path != o.agent_option)
@@ -102,11 +120,21 @@ int RunAcp(const AcpOptions& o) {
   const config::AgentChoice choice =
       config::ChooseAgent(o.spec_path.empty() ? o.agent_option : o.spec_path, ProcessEnv, cwd);
   auto loaded = agent::LoadAgent(choice, o.model, ProcessEnv);
-  if (!loaded.ok()) return Fail(loaded.error());
+  // Named: the caller sees the exit and stderr. Found: an editor started lousho and shows only
+  // what comes over the protocol, so the server starts and each new session says what is wrong.
+  const bool named = choice.source == config::AgentSource::kArgument;
+  if (!loaded.ok() && (named || o.print_agent)) return Fail(loaded.error());
   if (o.print_agent) return PrintAgent(*loaded);
-  std::shared_ptr<const agent::AgentConfig> agent = loaded->agent;
-  if (agent->provider_error) {
-    log::Warn(agent->provider_error->ToString() + "; sessions will fail until it is set");
+  std::optional<Error> load_error;
+  std::shared_ptr<const agent::AgentConfig> agent;
+  if (loaded.ok()) {
+    agent = loaded->agent;
+    if (agent->provider_error)
+      log::Warn(agent->provider_error->ToString() + "; sessions will fail until it is set");
+  } else {
+    load_error = ExplainLoadError(loaded.error(), choice);
+    log::Warn(load_error->ToString());
+    agent = std::make_shared<agent::AgentConfig>();  // a stand-in: answers initialize only
   }
 
   if (!o.record.empty()) {
@@ -115,7 +143,8 @@ int RunAcp(const AcpOptions& o) {
       return Fail(MakeError(ErrorCode::kUsage, "--record: cannot write " + o.record));
     std::fclose(f);
   }
-  log::Info("serving agent '" + agent->name + "' (" + loaded->model + ") over ACP");
+  if (loaded.ok())
+    log::Info("serving agent '" + agent->name + "' (" + loaded->model + ") over ACP");
   int stop_fd = InstallStopSignals();
   if (stop_fd < 0) log::Warn("cannot install signal handlers; signals end lousho at once");
   FdTransport transport(STDIN_FILENO, STDOUT_FILENO, o.max_line, stop_fd);
@@ -130,11 +159,14 @@ int RunAcp(const AcpOptions& o) {
   options.reload = [choice,
                     model = o.model]() -> Result<std::shared_ptr<const agent::AgentConfig>> {
     auto again = agent::LoadAgent(choice, model, ProcessEnv);
-    if (!again.ok()) return again.error();
+    if (!again.ok()) return ExplainLoadError(again.error(), choice);
     return again->agent;
   };
   options.cleanup_timeout_ms = o.cleanup_timeout_ms;
   options.session_root = SessionRoot(o, *agent);
+  options.load_error = load_error;
+  if (load_error)
+    options.session_root_of = [o](const agent::AgentConfig& a) { return SessionRoot(o, a); };
   acp::Server server(&transport, agent, options);
   server.Run();
   if (int sig = StopSignal(); sig != 0) {

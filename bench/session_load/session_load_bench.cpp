@@ -6,13 +6,17 @@
 //   json    decoding every line with jsoncpp (ParseJson) and nothing else: the library's share
 //   parse   ReadSessionFile: bytes -> header + entries (JSON decode of every line)
 //   session Session::Create with the entries as seed (index, branch, restored state)
-//   replay  acp::ReplayUpdates over the branch (what session/load sends before answering)
-//   write   each update as the JSON-RPC line the door writes (serialisation only, no I/O)
-// Usage: lousho_session_load_bench [runs=7] [sizes=1000,10000,100000] [scale=1]
-// `scale` multiplies the text sizes (1: about 1 KiB per entry; 0.25: short chat turns).
+//   replay  acp::ForEachReplayUpdate over the branch (what session/load sends before answering),
+//           each update written as the JSON-RPC line the door writes (serialisation, no I/O),
+//           one at a time as the door does
+// Usage: lousho_session_load_bench [runs=7] [sizes=1000,10000,100000,300000] [scale=1]
+// `scale` multiplies the text sizes (1: about 1 KiB per entry; 0.25: short chat turns; 0.02:
+// a few words per message, about 0.3 KiB per entry, as the probe's 300k-entry file).
 // "ready" is parse + session: the file read until the session can take a prompt (the store's
-// load); "with replay" adds what ACP's session/load sends the editor first (replay + write).
-// "(wall)" columns are the same stretches in wall time.
+// load); "with replay" adds what ACP's session/load sends the editor first.
+// "(wall)" columns are the same stretches in wall time. "peak" is the process's peak resident
+// memory during one load (VmHWM, reset before it through /proc/self/clear_refs) less what it
+// held before, and "÷ file" that over the file's size: ready, then with the replay.
 #include <time.h>
 #include <unistd.h>
 
@@ -126,6 +130,31 @@ fs::path WriteSession(const fs::path& dir, size_t n) {
   return path;
 }
 
+// The process's peak resident set (VmHWM) and current one (VmRSS), in bytes.
+struct Rss {
+  uint64_t peak = 0, now = 0;
+};
+Rss ReadRss() {
+  Rss r;
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return r;
+  char line[256];
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long long kb = 0;
+    if (std::sscanf(line, "VmHWM: %llu kB", &kb) == 1) r.peak = kb * 1024;
+    if (std::sscanf(line, "VmRSS: %llu kB", &kb) == 1) r.now = kb * 1024;
+  }
+  std::fclose(f);
+  return r;
+}
+// Starts a new peak (Linux: "5" to clear_refs sets VmHWM to the current VmRSS).
+void ResetPeak() {
+  FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (f == nullptr) return;
+  std::fputs("5", f);
+  std::fclose(f);
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -135,7 +164,7 @@ double Median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
-  std::vector<size_t> sizes = {1000, 10000, 100000};
+  std::vector<size_t> sizes = {1000, 10000, 100000, 300000};
   if (argc > 2) {
     sizes.clear();
     std::stringstream ss(argv[2]);
@@ -150,12 +179,14 @@ int main(int argc, char** argv) {
 
   std::printf(
       "| entries | file | floor: read bytes | floor: jsoncpp decode | parse | + session | "
-      "**ready** | ready (wall) | + replay | + write | with replay | with replay (wall) | "
-      "per entry | floor: read + jsoncpp |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "**ready** | ready (wall) | + replay | with replay | with replay (wall) | per entry | "
+      "floor: read + jsoncpp | peak: ready | ÷ file | peak: with replay | ÷ file |\n");
+  std::printf(
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t n : sizes) {
     const fs::path path = WriteSession(dir, n);
-    std::vector<double> floor, json, parse, session, replay, write, wall, ready_wall;
+    std::vector<double> floor, json, parse, session, replay, wall, ready_wall;
+    std::vector<double> peak_ready, peak_replay;
     size_t updates = 0;
     for (int r = 0; r < runs; ++r) {
       auto t0 = CpuNow();
@@ -172,6 +203,9 @@ int main(int argc, char** argv) {
       }
       json.push_back(Ms(t1, CpuNow()));
 
+      bytes = std::string();
+      ResetPeak();
+      const uint64_t before = ReadRss().now;
       const auto w0 = Clock::now();
       auto t2 = CpuNow();
       auto contents = agent::ReadSessionFile(path);
@@ -185,38 +219,37 @@ int main(int argc, char** argv) {
       auto t4 = CpuNow();
       ready_wall.push_back(Ms(w0, Clock::now()));
       if (!s.ok()) return std::fprintf(stderr, "%s\n", s.error().message.c_str()), 1;
-      std::vector<Json::Value> out;
+      peak_ready.push_back(static_cast<double>(ReadRss().peak - before));
+      ResetPeak();
+      // As the door sends them: each update made, written as its line, and let go.
+      size_t line_bytes = 0;
+      updates = 0;
       (*s)->VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-        out = acp::ReplayUpdates(branch);
+        acp::ForEachReplayUpdate(branch, [&](const Json::Value& u) {
+          std::string params = "{\"sessionId\":\"bench\",\"update\":" + WriteJson(u) + "}";
+          line_bytes += params.size() + 48;
+          ++updates;
+        });
       });
       auto t5 = CpuNow();
-      size_t line_bytes = 0;
-      for (const Json::Value& u : out) {
-        Json::Value note(Json::objectValue);
-        note["jsonrpc"] = "2.0";
-        note["method"] = "session/update";
-        note["params"]["sessionId"] = "bench";
-        note["params"]["update"] = u;
-        line_bytes += WriteJson(note).size() + 1;
-      }
-      auto t6 = CpuNow();
-      write.push_back(Ms(t5, t6));
       if (line_bytes == 0) return 1;
       wall.push_back(Ms(w0, Clock::now()));  // wall, parse to write
-      updates = out.size();
+      peak_replay.push_back(static_cast<double>(ReadRss().peak - before));
       parse.push_back(Ms(t2, t3));
       session.push_back(Ms(t3, t4));
       replay.push_back(Ms(t4, t5));
     }
     const double ready = Median(parse) + Median(session);
-    const double total = ready + Median(replay) + Median(write);
+    const double total = ready + Median(replay);
+    const double file_bytes = static_cast<double>(fs::file_size(path));
     std::printf(
         "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | **%.2f ms** | %.2f ms | %.2f "
-        "ms "
-        "| %.2f ms | %.2f ms | %.2f ms | %.2f µs | %.2f ms |\n",
-        n, fs::file_size(path) / 1048576.0, Median(floor), Median(json), Median(parse),
-        Median(session), ready, Median(ready_wall), Median(replay), Median(write), total,
-        Median(wall), total * 1000.0 / static_cast<double>(n), Median(json) + Median(floor));
+        "ms | %.2f ms | %.2f ms | %.2f µs | %.2f ms | %.0f MiB | %.2f | %.0f MiB | %.2f |\n",
+        n, file_bytes / 1048576.0, Median(floor), Median(json), Median(parse), Median(session),
+        ready, Median(ready_wall), Median(replay), total, Median(wall),
+        total * 1000.0 / static_cast<double>(n), Median(json) + Median(floor),
+        Median(peak_ready) / 1048576.0, Median(peak_ready) / file_bytes,
+        Median(peak_replay) / 1048576.0, Median(peak_replay) / file_bytes);
     std::fprintf(stderr, "%zu entries: %zu replay updates\n", n, updates);
   }
   if (!std::getenv("LOUSHO_BENCH_KEEP")) fs::remove_all(dir);

@@ -177,6 +177,8 @@ class Proc {
   // closed_stdin: the child starts with descriptor 0 closed (the registry's smoke test).
   Proc(const std::vector<std::string>& args, const std::vector<std::string>& env,
        const std::string& cwd, bool pty, bool closed_stdin = false) {
+    // A child that ended early makes a write fail (and the test with it), not end the tests.
+    signal(SIGPIPE, SIG_IGN);
     int in[2] = {-1, -1}, out[2] = {-1, -1};
     std::string slave;
     if (pty) {
@@ -371,17 +373,136 @@ TEST(DefaultAgentTest, PrintAgentNamesTheChoiceAndWhy) {
     p.CloseInput();
     EXPECT_EQ(p.Wait(), 0);
   }
-  // LOUSHO_AGENT comes before the project's file; a bad one is one line on stderr.
+  // LOUSHO_AGENT comes before the project's file; a bad one keeps the connection and is the
+  // answer to session/new (FoundSpecThatDoesNotLoadIsToldPerSession has the rest).
   {
     Proc p({LOUSHO_BINARY, "acp"}, MinimalEnv(home, {"LOUSHO_AGENT=/no/such/agent.yaml"}),
            project.string(), false);
+    p.Send(kInit + NewSession(2, project));
+    EXPECT_TRUE(ParseLine(p.Line())["result"].isObject());
+    Json::Value refused = ParseLine(p.Line());
+    EXPECT_EQ(refused["error"]["data"]["code"].asString(), "LOUSHO_CONFIG_NOT_FOUND") << refused;
+    EXPECT_EQ(refused["error"]["message"].asString().rfind(
+                  "LOUSHO_CONFIG_NOT_FOUND: /no/such/agent.yaml: no such file or folder; the agent "
+                  "spec /no/such/agent.yaml (LOUSHO_AGENT is set) did not load: fix it",
+                  0),
+              0u)
+        << refused;
     p.CloseInput();
-    EXPECT_EQ(p.ReadUntil(""), "");
-    EXPECT_EQ(p.Wait(), 1);
-    EXPECT_EQ(p.Stderr(), "LOUSHO_CONFIG_NOT_FOUND: /no/such/agent.yaml: no such file or folder\n");
+    EXPECT_EQ(p.Wait(), 0);
   }
   fs::remove_all(home);
   fs::remove_all(project);
+}
+
+// ---- a spec that does not load ----
+
+std::string Request(int id, const std::string& method, const std::string& params) {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method +
+         R"(","params":)" + params + "}\n";
+}
+
+// A project's .lousho/agent.yaml with a typo: lousho answers initialize (the editor's connection
+// stays up), and session/new and session/list answer the coded error with the spec's
+// file:line:col, in the message and in data.details (which Zed shows); once the file is fixed,
+// the next session/new loads it, and its sessionDir is where sessions are saved.
+TEST(AcpStartTest, FoundSpecThatDoesNotLoadIsToldPerSession) {
+  fs::path home = TempDir("found-home");
+  fs::path project = TempDir("found-project");
+  const fs::path spec = project / ".lousho/agent.yaml";
+  WriteFile(spec, "name: typo\nmodel: script/echo\nmaxStep: 3\n");
+  Proc p({LOUSHO_BINARY, "acp"}, MinimalEnv(home), project.string(), false);
+  p.Send(kInit);
+  Json::Value init = ParseLine(p.Line());
+  EXPECT_EQ(init["result"]["protocolVersion"].asInt(), 1) << init;
+  EXPECT_TRUE(init["result"]["agentCapabilities"]["loadSession"].asBool()) << init;
+
+  const std::string where = spec.string() + ":3:1: unknown key 'maxStep'";
+  auto expect_refused = [&](const Json::Value& r) {
+    EXPECT_EQ(r["error"]["code"].asInt(), -32603) << r;
+    const std::string message = r["error"]["message"].asString();
+    EXPECT_EQ(message.rfind("LOUSHO_CONFIG_INVALID: " + where, 0), 0u) << message;
+    EXPECT_NE(message.find("fix it (`lousho validate " + spec.string() + "` checks it)"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(r["error"]["data"]["code"].asString(), "LOUSHO_CONFIG_INVALID") << r;
+    EXPECT_EQ(r["error"]["data"]["details"].asString(), message);
+  };
+  p.Send(NewSession(2, project));
+  expect_refused(ParseLine(p.Line()));
+  p.Send(Request(3, "session/list", "{}"));
+  expect_refused(ParseLine(p.Line()));
+  p.Send(Request(4, "session/load",
+                 R"({"sessionId":"nope","cwd":")" + project.string() + R"(","mcpServers":[]})"));
+  expect_refused(ParseLine(p.Line()));
+
+  // Fixed, with a session folder of its own: the next session/new loads it.
+  const fs::path sessions = project / ".lousho/my-sessions";  // relative to the spec's folder
+  WriteFile(spec, ScriptSpec("fixed") + "sessionDir: my-sessions\n");
+  p.Send(NewSession(5, project));
+  Json::Value created = ParseLine(p.Line());
+  ASSERT_TRUE(created["result"]["sessionId"].isString()) << created;
+  const std::string sid = created["result"]["sessionId"].asString();
+  p.Send(Request(6, "session/prompt",
+                 R"({"sessionId":")" + sid + R"(","prompt":[{"type":"text","text":"hi"}]})"));
+  Json::Value answer;
+  while (!answer.isMember("id")) {
+    const std::string line = p.Line();
+    if (line.empty()) break;
+    Json::Value v = ParseLine(line);
+    if (v["id"] == 6) answer = v;
+  }
+  EXPECT_EQ(answer["result"]["stopReason"].asString(), "end_turn") << answer;
+  p.CloseInput();
+  EXPECT_EQ(p.Wait(), 0);
+  size_t files = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(sessions, ec), end; !ec && it != end; it.increment(ec))
+    files += it->path().extension() == ".jsonl" ? 1 : 0;
+  EXPECT_EQ(files, 1u) << "no session file under " << sessions;
+  // Told once on stderr at start too (Zed's log).
+  const std::string err = p.Stderr();
+  EXPECT_NE(err.find("LOUSHO_CONFIG_INVALID: " + where), std::string::npos) << err;
+  fs::remove_all(home);
+  fs::remove_all(project);
+}
+
+// The built-in agent with an LOUSHO_MODEL naming no provider: initialize is answered, and
+// session/new says the model came from LOUSHO_MODEL.
+TEST(AcpStartTest, BadLoushoModelIsToldPerSession) {
+  fs::path home = TempDir("model-home");
+  Proc p({LOUSHO_BINARY, "acp"}, MinimalEnv(home, {"LOUSHO_MODEL=nosuch/model-x"}), home.string(),
+         false);
+  p.Send(kInit + NewSession(2, home));
+  EXPECT_TRUE(ParseLine(p.Line())["result"].isObject());
+  Json::Value refused = ParseLine(p.Line());
+  EXPECT_EQ(refused["error"]["data"]["code"].asString(), "LOUSHO_CONFIG_INVALID") << refused;
+  const std::string message = refused["error"]["message"].asString();
+  EXPECT_NE(message.find("unknown provider 'nosuch'"), std::string::npos) << message;
+  EXPECT_NE(message.find("(model 'nosuch/model-x': LOUSHO_MODEL is set)"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("restart the agent"), std::string::npos) << message;
+  p.CloseInput();
+  EXPECT_EQ(p.Wait(), 0);
+  fs::remove_all(home);
+}
+
+// A spec named on the command line that does not load ends lousho: exit 1, the coded error on
+// stderr, nothing on stdout.
+TEST(AcpStartTest, NamedSpecThatDoesNotLoadExitsOne) {
+  fs::path home = TempDir("named-home");
+  const fs::path spec = home / "agent.yaml";
+  WriteFile(spec, "name: typo\nmodel: script/echo\nmaxStep: 3\n");
+  Proc p({LOUSHO_BINARY, "acp", spec.string()}, MinimalEnv(home), home.string(), false);
+  p.CloseInput();
+  EXPECT_EQ(p.ReadUntil(""), "");
+  EXPECT_EQ(p.Wait(), 1);
+  EXPECT_EQ(p.Stderr().rfind("LOUSHO_CONFIG_INVALID: " + spec.string() +
+                                 ":3:1: unknown key 'maxStep' (did you mean 'maxSteps'?)\n",
+                             0),
+            0u)
+      << p.Stderr();
+  fs::remove_all(home);
 }
 
 TEST(AuthenticateTest, MissingCredentialsThenStoredThenAuthenticate) {

@@ -230,6 +230,111 @@ TEST_F(SessionStoreTest, ATornLastLineIsSkippedAndCutBeforeTheNextAppend) {
   EXPECT_EQ(reread->entries[2].message.TextContent(), "again");
 }
 
+// A crash can leave a file longer than what reached the disk, the rest zeros (NUL): they are
+// reported as zeros, not as a torn line, and cut before the next append.
+TEST_F(SessionStoreTest, AZeroFilledTailIsReportedAsZerosAndCut) {
+  const fs::path path = dir_ / "s.jsonl";
+  {
+    auto writer = SessionWriter::ForNew(path, Header("zeros"));
+    auto entries = EveryKind();
+    writer->Record(entries[0]);
+    writer->Record(entries[1]);
+  }
+  const std::string whole = Slurp(path);
+  fs::resize_file(path, whole.size() + (1u << 20));  // sparse: the file system's zeros
+  auto read = ReadSessionFile(path);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->entries.size(), 2u);
+  ASSERT_EQ(read->warnings.size(), 1u);
+  EXPECT_EQ(read->warnings[0], path.string() +
+                                   ": skipped 1 MiB of zero bytes (NUL) at its end, after byte " +
+                                   std::to_string(whole.size()) +
+                                   ": a crash left the file longer than what was written; they "
+                                   "hold nothing of the session");
+  EXPECT_EQ(read->valid_bytes, whole.size());
+
+  // A torn line before the zeros is reported too, as what it is.
+  std::string torn = whole + R"({"type":"message","id":"0000000)";
+  torn.append(4096, '\0');
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << torn;
+  read = ReadSessionFile(path);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_EQ(read->warnings.size(), 2u);
+  EXPECT_NE(read->warnings[0].find("skipped 4 KiB of zero bytes (NUL)"), std::string::npos)
+      << read->warnings[0];
+  EXPECT_NE(read->warnings[1].find("s.jsonl:4: skipped a torn last line (31 bytes)"),
+            std::string::npos)
+      << read->warnings[1];
+
+  auto opened = SessionWriter::OpenExisting(path);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  EXPECT_EQ(Slurp(path), whole) << "the zeros and the torn line are cut, nothing before them";
+  Entry next = MessageEntry(Role::kUser, "again");
+  next.id = "00000009";
+  next.parent_id = opened->second.entries.back().id;
+  opened->first->Record(next);
+  opened->first->Close();
+  auto reread = ReadSessionFile(path);
+  ASSERT_TRUE(reread.ok()) << reread.error().message;
+  EXPECT_TRUE(reread->warnings.empty());
+  ASSERT_EQ(reread->entries.size(), 3u);
+}
+
+// A file over kMaxSessionFileBytes is refused before it is read, and left as it is.
+TEST_F(SessionStoreTest, AFileOverTheSizeLimitIsRefusedAndLeftAsItIs) {
+  const fs::path path = dir_ / "big.jsonl";
+  {
+    auto writer = SessionWriter::ForNew(path, Header("big"));
+    writer->Record(EveryKind()[0]);
+  }
+  const std::string head = Slurp(path);
+  fs::resize_file(path, kMaxSessionFileBytes + 1);  // sparse
+  auto read = ReadSessionFile(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().code, ErrorCode::kSessionFile);
+  EXPECT_EQ(read.error().message, "session file " + path.string() +
+                                      " is 512.0 MiB (536870913 bytes), more than the 512 MiB "
+                                      "limit of a session "
+                                      "file that lousho reads back; it is left as it is: start "
+                                      "a new session");
+  auto opened = SessionWriter::OpenExisting(path);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.error().code, ErrorCode::kSessionFile);
+  EXPECT_EQ(fs::file_size(path), kMaxSessionFileBytes + 1);
+  std::ifstream in(path, std::ios::binary);
+  std::string start(head.size(), ' ');
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  EXPECT_EQ(start, head);
+}
+
+// A line over the line limit (here zeros, then more lines; kMaxSessionLineBytes in a file, a
+// small one here) is refused with its number.
+TEST_F(SessionStoreTest, ALineOverTheLineLimitIsRefusedWithItsNumber) {
+  const fs::path path = dir_ / "s.jsonl";
+  {
+    auto writer = SessionWriter::ForNew(path, Header("long"));
+    writer->Record(EveryKind()[0]);
+  }
+  const std::string head = Slurp(path);
+  const std::string entry = head.substr(head.find('\n') + 1);
+  auto fits = ParseSessionText(head + std::string(4096, 'x') + "\n" + entry, "s.jsonl", 4096);
+  ASSERT_FALSE(fits.ok());
+  EXPECT_EQ(fits.error().message.rfind("s.jsonl:3: ", 0), 0u) << "a malformed line, not a long one";
+  EXPECT_EQ(fits.error().message.find("a line of"), std::string::npos) << fits.error().message;
+  auto read = ParseSessionText(head + std::string(4097, '\0') + "\n" + entry, "s.jsonl", 4096);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().code, ErrorCode::kSessionFile);
+  EXPECT_EQ(read.error().message.rfind("s.jsonl:3: a line of 4.0 KiB (4097 bytes), more than the "
+                                       "4 KiB a session file line may hold",
+                                       0),
+            0u)
+      << read.error().message;
+  // A last line too: it is no torn line lousho could have written.
+  read = ParseSessionText(head + std::string(4097, 'x'), "s.jsonl", 4096);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().message.rfind("s.jsonl:3: a line of", 0), 0u) << read.error().message;
+}
+
 TEST_F(SessionStoreTest, AMalformedLineBeforeTheLastFailsWithItsLine) {
   const fs::path path = dir_ / "s.jsonl";
   {
