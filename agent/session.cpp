@@ -252,7 +252,8 @@ void Session::RestoreFromBranch() {
   RestoreModel();
 }
 
-// A stored session continues with the model and thinking level last chosen on its branch.
+// A session continues with the model and thinking level last chosen on its branch; a branch that
+// chose none has the agent's, as the same branch read back from the file would.
 void Session::RestoreModel() {
   const Entry* model = nullptr;
   const Entry* thinking = nullptr;
@@ -260,19 +261,26 @@ void Session::RestoreModel() {
     if (e->kind == EntryKind::kModelChange) model = e;
     if (e->kind == EntryKind::kThinkingChange) thinking = e;
   }
-  if (model && (model->provider != model_.provider_name || model->model_id != model_.model_id)) {
+  ModelChoice chosen = agent_->model;
+  auto is = [](const ModelChoice& m, const Entry* e) {
+    return m.provider_name == e->provider && m.model_id == e->model_id;
+  };
+  if (model && is(model_, model)) {
+    chosen = model_;  // already built
+  } else if (model && !is(chosen, model)) {
     Result<ModelChoice> choice = MakeError(ErrorCode::kModelUnknown, "no model resolver");
     if (agent_->resolve_model) choice = agent_->resolve_model(model->provider, model->model_id);
     if (choice.ok()) {
-      choice->thinking = model_.thinking;
-      model_ = std::move(*choice);
+      chosen = std::move(*choice);
     } else {
       log::Warn("session " + id() + ": cannot restore model " + model->provider + "/" +
                 model->model_id + " (" + choice.error().message + "); using " +
-                model_.provider_name + "/" + model_.model_id);
+                chosen.provider_name + "/" + chosen.model_id);
     }
   }
-  if (thinking) model_.thinking = ParseThinkingLevel(thinking->thinking_level);
+  chosen.thinking =
+      thinking ? ParseThinkingLevel(thinking->thinking_level) : agent_->model.thinking;
+  model_ = std::move(chosen);
 }
 
 Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options)
@@ -531,8 +539,36 @@ void Session::SetQueueSettings(QueueSettings settings) {
 }
 
 void Session::AddContext(Message message) {
-  std::lock_guard<std::mutex> lock(mu_);
-  context_.push_back(std::move(message));
+  if (message.timestamp_ms == 0) message.timestamp_ms = NowMs();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!busy_) {
+      // Nothing runs: it joins the history now, as a branch move does.
+      AppendMessageLocked(message);
+      context_recorded_.push_back(std::move(message));
+    } else {
+      context_.push_back(std::move(message));
+    }
+  }
+  if (options_.recorder) options_.recorder->Flush();
+  // What a running prompt holds back joins once it ends (the worker takes tasks in order); without
+  // a worker the next prompt records it first.
+  Status st = Post([this] { RecordContext(); });
+  if (!st.ok())
+    log::Warn("session " + id() + ": context kept for the next prompt: " + st.error().message);
+}
+
+void Session::RecordContext() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (context_.empty()) return;
+    for (Message& m : context_) {
+      AppendMessageLocked(m);
+      context_recorded_.push_back(std::move(m));
+    }
+    context_.clear();
+  }
+  if (options_.recorder) options_.recorder->Flush();
 }
 
 void Session::SetAutoRetry(bool enabled) {
@@ -687,11 +723,16 @@ Usage Session::TotalUsage() const {
 void Session::AppendMessage(Message m, Turn* t) {
   if (m.timestamp_ms == 0) m.timestamp_ms = NowMs();
   if (t) t->added.push_back(m);
+  std::lock_guard<std::mutex> lock(mu_);
+  AppendMessageLocked(std::move(m));
+}
+
+void Session::AppendMessageLocked(Message m) {
+  if (m.timestamp_ms == 0) m.timestamp_ms = NowMs();
   Entry e;
   e.kind = EntryKind::kMessage;
   e.timestamp_ms = m.timestamp_ms;
   e.message = std::move(m);
-  std::lock_guard<std::mutex> lock(mu_);
   AppendEntryLocked(std::move(e));
 }
 
@@ -1002,15 +1043,17 @@ Result<TurnResult> Session::RunTurn(std::vector<ContentBlock> content, const Can
   }
 }
 
-// The messages a prompt starts with: context queued for it, then the user's (a command expanded).
+// The messages a prompt starts with: the context added since the last prompt (already in the
+// history), then the user's (a command expanded).
 void Session::StartPrompt(std::vector<ContentBlock> content, Turn& t) {
+  RecordContext();  // what no worker could record before
   std::vector<Message> context;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    context.swap(context_);
+    context.swap(context_recorded_);
   }
   for (Message& m : context) {
-    AppendMessage(std::move(m), &t);
+    t.added.push_back(std::move(m));
     EmitMessage(0, t.added.back());
   }
   Message user;

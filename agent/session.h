@@ -257,8 +257,10 @@ class Session : public std::enable_shared_from_this<Session> {
   size_t QueuedCount() const;
   QueueSettings queue_settings() const;
   void SetQueueSettings(QueueSettings settings);
-  // A message the next prompt puts in the history before the user's (the output of a command
-  // the user ran outside a turn, for example).
+  // A message for the model that the user's next prompt comes after (the output of a command the
+  // user ran outside a turn, for example). It joins the history and the session file at once, or
+  // when the running prompt ends (a crash before the next prompt loses nothing); the next prompt
+  // announces it (its message events, its agent_end) before the user's message.
   void AddContext(Message message);
 
   // Automatic retries of transient provider failures (on by default). AbortRetry ends the wait
@@ -412,11 +414,14 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<StreamInterrupt> WatchRules(const StreamDelta& d, int step);
   void EmitTtsr(const rules::Firing& f, int step);
   void RecordTtsr(const std::vector<std::string>& names);
+  // Appends the context AddContext held back (a prompt ran) to the history. Worker only.
+  void RecordContext();
   // Injects the prose rules that matched without interrupting; true when it did.
   bool InjectFollowUps(Turn& t);
 
   // History and events (worker only, except where locked inside).
   void AppendMessage(Message m, Turn* t);
+  void AppendMessageLocked(Message m);  // mu_ held
   // Appends to the history, which records it (the session file), and keeps the name. mu_ held.
   const Entry& AppendEntryLocked(Entry e);
   // Moves the leaf so that it lasts (History::BranchTo, recorded) and restores the mode, plan,
@@ -477,7 +482,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<std::vector<ContentBlock>> steering_, follow_up_;
   bool accepting_ = false;
   QueueSettings queue_;
-  std::vector<Message> context_;  // for the next prompt
+  std::vector<Message> context_;           // AddContext's, not yet in the history
+  std::vector<Message> context_recorded_;  // in the history, announced by the next prompt
   bool auto_retry_ = true;
   std::shared_ptr<CancelSource> retry_abort_;  // the stream in flight's retry wait
   // Null when no stream rule is registered: then a delta costs one pointer test.
