@@ -290,6 +290,10 @@ Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std
                            (tail.empty() ? "" : "; its stderr ends with:\n" + tail));
     }
     default:
+      if (e.message.rfind(kTransportErrorPrefix, 0) == 0)
+        return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name +
+                                                    "' gave no usable answer to " + method + ": " +
+                                                    e.message.substr(kTransportErrorPrefix.size()));
       return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name + "' answered " + method +
                                                   " with an error: " + e.message);
   }
