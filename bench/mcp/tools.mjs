@@ -93,6 +93,14 @@ const peakKb = (pid) => {
   return Number(line.split(/\s+/)[1]);
 };
 
+// CPU time (user + system) the process has used so far, in ms: what the machine's load does not
+// stretch, unlike the wall time.
+const cpuMs = (pid) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;  // utime, stime in 1/100 s
+};
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lousho-mcp-tools-bench-"));
 const serverPath = path.join(dir, "server.js");
 fs.writeFileSync(serverPath, server);
@@ -103,14 +111,17 @@ fs.writeFileSync(spec, ["name: mcp-tools-bench", "model: script/m", "mcp:", "  s
 
 const times = new Map(counts.map((n) => [n, []]));
 const peaks = new Map(counts.map((n) => [n, 0]));
+const cpu = new Map(counts.map((n) => [n, []]));
 for (let r = 0; r < rounds; r++) {
   for (const n of counts) {
     const a = new Rpc(bin, ["acp", spec, "--no-session"], { cwd: dir });
     await a.call("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const mcpServers = [{ name: "many", command: process.execPath, args: [serverPath],
                           env: [{ name: "TOOLS_N", value: String(n) }] }];
+    const cpu0 = cpuMs(a.child.pid);
     const t0 = performance.now();
     const res = await a.call("session/new", { cwd: dir, mcpServers });
+    cpu.get(n).push(cpuMs(a.child.pid) - cpu0);
     times.get(n).push(performance.now() - t0);
     if (!res.result) throw new Error(JSON.stringify(res));
     await new Promise((ok) => setTimeout(ok, 50));  // the notes follow the answer
@@ -122,10 +133,11 @@ for (let r = 0; r < rounds; r++) {
 }
 fs.rmSync(dir, { recursive: true, force: true });
 
-console.log(`| tools listed by the server | session/new (median of ${rounds}) | minus the 0-tool start | peak RSS |`);
-console.log("|---|---|---|---|");
+console.log(`| tools listed by the server | session/new (median of ${rounds}) | minus the 0-tool start | lousho CPU in session/new | peak RSS |`);
+console.log("|---|---|---|---|---|");
 const base = times.has(0) ? median(times.get(0)) : 0;
 for (const n of counts) {
   const m = median(times.get(n));
-  console.log(`| ${n} | ${m.toFixed(1)} ms | ${(m - base).toFixed(1)} ms | ${(peaks.get(n) / 1024).toFixed(1)} MB |`);
+  console.log(`| ${n} | ${m.toFixed(1)} ms | ${(m - base).toFixed(1)} ms | ${median(cpu.get(n)).toFixed(0)} ms | ` +
+    `${(peaks.get(n) / 1024).toFixed(1)} MB |`);
 }
