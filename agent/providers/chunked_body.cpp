@@ -67,65 +67,79 @@ bool ChunkedDecoder::SizeLine(std::string_view line) {
   return true;
 }
 
+bool ChunkedDecoder::SizeStep(std::string_view bytes, size_t* pos) {
+  bool too_long = false;
+  if (!TakeLine(bytes, pos, kMaxLineBytes, &too_long)) {
+    return !too_long ||
+           Fail("a chunk size line is longer than " + std::to_string(kMaxLineBytes) + " bytes");
+  }
+  std::string line = std::move(line_);
+  line_.clear();
+  return SizeLine(line);
+}
+
+void ChunkedDecoder::DataStep(std::string_view bytes, size_t* pos, std::string* out) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(left_, bytes.size() - *pos));
+  out->append(bytes.substr(*pos, n));
+  *pos += n;
+  left_ -= n;
+  if (left_ == 0) state_ = State::kDataEnd;
+}
+
+bool ChunkedDecoder::DataEndStep(std::string_view bytes, size_t* pos) {
+  // CRLF (a bare LF is taken too) ends the data.
+  const char c = bytes[(*pos)++];
+  if (c == '\r' && !data_end_cr_) {
+    data_end_cr_ = true;
+    return true;
+  }
+  if (c == '\n') {
+    data_end_cr_ = false;
+    state_ = State::kSize;
+    return true;
+  }
+  return Fail("chunk " + std::to_string(chunks_) + " holds more than the " +
+              std::to_string(chunk_size_) + " bytes its size line announced");
+}
+
+bool ChunkedDecoder::TrailerStep(std::string_view bytes, size_t* pos) {
+  bool too_long = false;
+  const size_t before = *pos;
+  const bool whole = TakeLine(bytes, pos, kMaxLineBytes, &too_long);
+  trailer_bytes_ += *pos - before;
+  if (too_long || trailer_bytes_ > kMaxTrailerBytes)
+    return Fail("the trailer after the last chunk is longer than " +
+                std::to_string(kMaxTrailerBytes) + " bytes");
+  if (!whole) return true;
+  if (line_.empty()) state_ = State::kDone;
+  line_.clear();
+  return true;
+}
+
 bool ChunkedDecoder::Feed(std::string_view bytes, std::string* out) {
   size_t pos = 0;
-  while (pos < bytes.size()) {
+  bool ok = state_ != State::kFailed;
+  while (ok && pos < bytes.size()) {
     switch (state_) {
-      case State::kSize: {
-        bool too_long = false;
-        if (!TakeLine(bytes, &pos, kMaxLineBytes, &too_long)) {
-          if (too_long)
-            return Fail("a chunk size line is longer than " + std::to_string(kMaxLineBytes) +
-                        " bytes");
-          break;
-        }
-        std::string line = std::move(line_);
-        line_.clear();
-        if (!SizeLine(line)) return false;
+      case State::kSize:
+        ok = SizeStep(bytes, &pos);
         break;
-      }
-      case State::kData: {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(left_, bytes.size() - pos));
-        out->append(bytes.substr(pos, n));
-        pos += n;
-        left_ -= n;
-        if (left_ == 0) state_ = State::kDataEnd;
+      case State::kData:
+        DataStep(bytes, &pos, out);
         break;
-      }
-      case State::kDataEnd: {
-        // CRLF (a bare LF is taken too) ends the data.
-        const char c = bytes[pos++];
-        if (c == '\r' && !data_end_cr_) {
-          data_end_cr_ = true;
-        } else if (c == '\n') {
-          data_end_cr_ = false;
-          state_ = State::kSize;
-        } else {
-          return Fail("chunk " + std::to_string(chunks_) + " holds more than the " +
-                      std::to_string(chunk_size_) + " bytes its size line announced");
-        }
+      case State::kDataEnd:
+        ok = DataEndStep(bytes, &pos);
         break;
-      }
-      case State::kTrailer: {
-        bool too_long = false;
-        const size_t before = pos;
-        const bool whole = TakeLine(bytes, &pos, kMaxLineBytes, &too_long);
-        trailer_bytes_ += pos - before;
-        if (too_long || trailer_bytes_ > kMaxTrailerBytes)
-          return Fail("the trailer after the last chunk is longer than " +
-                      std::to_string(kMaxTrailerBytes) + " bytes");
-        if (!whole) break;
-        if (line_.empty()) state_ = State::kDone;
-        line_.clear();
+      case State::kTrailer:
+        ok = TrailerStep(bytes, &pos);
         break;
-      }
       case State::kDone:
         return true;
       case State::kFailed:
         return false;
     }
   }
-  return state_ != State::kFailed;
+  return ok;
 }
 
 std::string ChunkedDecoder::WhereCut() const {

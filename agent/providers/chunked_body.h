@@ -32,6 +32,11 @@ class ChunkedDecoder {
   enum class State { kSize, kData, kDataEnd, kTrailer, kDone, kFailed };
   bool Fail(std::string why);
   bool SizeLine(std::string_view line);
+  // One step of Feed in each state, from bytes[*pos]; false once the framing failed.
+  bool SizeStep(std::string_view bytes, size_t* pos);
+  void DataStep(std::string_view bytes, size_t* pos, std::string* out);
+  bool DataEndStep(std::string_view bytes, size_t* pos);
+  bool TrailerStep(std::string_view bytes, size_t* pos);
   // Takes bytes into line_ until a line feed; true when line_ holds a whole line (without its
   // CRLF or LF). `max` bounds it.
   bool TakeLine(std::string_view bytes, size_t* pos, size_t max, bool* too_long);

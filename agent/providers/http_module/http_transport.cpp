@@ -60,7 +60,8 @@ struct BodyProgress {
   std::optional<uint64_t> length;  // Content-Length, when the body is not chunked
   uint64_t received = 0;           // body bytes as they came off the connection
   ChunkedDecoder chunks;
-  std::string decoded;  // scratch: one piece's data
+  std::string decoded;   // scratch: one piece's data
+  bool stopped = false;  // the body callback returned false
 };
 
 // httplib decodes the chunked coding itself and reports a malformed chunk and a closed
@@ -82,6 +83,38 @@ void TakeFraming(httplib::Response& r, BodyProgress* body) {
   char* end = nullptr;
   const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
   if (!v.empty() && end != nullptr && *end == '\0') body->length = n;
+}
+
+// One piece of the body as it came off the connection (see PostStreamImpl's content receiver):
+// decoded when chunked, kept when an error or a redirect, else handed to `on_body`. False stops
+// the read: a malformed chunk, the callback's wish, or the end of a chunked body.
+bool ReceiveBody(std::string_view raw, const BodyCallback& on_body, const MoreReady& more_ready,
+                 BodyProgress* body, HttpStreamResult* result) {
+  body->received += raw.size();
+  std::string_view piece = raw;
+  if (body->chunked) {
+    body->decoded.clear();
+    if (!body->chunks.Feed(raw, &body->decoded)) return false;
+    piece = body->decoded;
+  }
+  // A whole chunked body ends the read, whether or not the server closes the connection.
+  const bool more = !body->chunked || !body->chunks.done();
+  if (piece.empty()) return more;
+  if (result->status >= 300) {
+    // Error and redirect bodies are short; cap them so a misbehaving proxy cannot bloat memory.
+    if (result->error_body.size() < 64 * 1024UL) result->error_body.append(piece);
+    return more;
+  }
+  // The body callback decodes; a failure there is the response's, not the connection's, so it
+  // must not reach PostStreamImpl's catch (which reports a broken, retryable connection).
+  bool go_on = false;
+  try {
+    go_on = on_body(piece, more_ready);
+  } catch (const std::exception& e) {
+    result->transport_error = std::string("the response could not be handled: ") + e.what();
+  }
+  body->stopped = !go_on;
+  return go_on && more;
 }
 
 std::string ChunkedFailure(const ChunkedDecoder& chunks) {
@@ -162,6 +195,29 @@ std::string Describe(httplib::Error err, HttpOutcome outcome, const BodyProgress
       break;
   }
   return "the request failed (" + httplib::to_string(err) + ")";
+}
+
+// How a request that was not cancelled ended: `ok` and `err` are httplib's word, `status` the
+// response's, `idle_ms` the time since the last byte.
+void Settle(bool ok, httplib::Error err, int status, const BodyProgress& body, long long idle_ms,
+            const HttpOptions& options, HttpStreamResult* result) {
+  // A chunked body is whole at its last chunk (the read was stopped there, or the server closed
+  // the connection after it); any other body when httplib says so.
+  const bool whole = body.chunked ? body.chunks.done() : ok;
+  if (body.stopped) {
+    result->outcome = HttpOutcome::kStopped;
+  } else if (whole) {
+    result->outcome = HttpOutcome::kCompleted;
+    if (result->status == 0) result->status = status;
+  } else if (body.chunked && (ok || body.chunks.failed())) {
+    result->outcome = HttpOutcome::kBroken;
+    result->transport_error = ChunkedFailure(body.chunks);
+  } else {
+    result->outcome = OutcomeOf(err, idle_ms, options);
+    result->transport_error = body.chunked && result->outcome == HttpOutcome::kBroken
+                                  ? ChunkedFailure(body.chunks)
+                                  : Describe(err, result->outcome, body, options);
+  }
 }
 
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
@@ -245,7 +301,6 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
 
     std::atomic<long long> last_activity_ns{Clock::now().time_since_epoch().count()};
     auto touch = [&] { last_activity_ns = Clock::now().time_since_epoch().count(); };
-    bool stopped_by_callback = false;
 
     httplib::Request req;
     req.method = request.method;
@@ -267,60 +322,20 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
     };
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
       touch();
-      if (cancel.cancelled()) return false;
-      body.received += n;
-      std::string_view piece(data, n);
-      if (body.chunked) {
-        body.decoded.clear();
-        if (!body.chunks.Feed(piece, &body.decoded)) return false;
-        piece = body.decoded;
-      }
-      // A whole chunked body ends the read, whether or not the server closes the connection.
-      const bool more = !body.chunked || !body.chunks.done();
-      if (piece.empty()) return more;
-      if (result.status >= 300) {
-        // Error and redirect bodies are short; cap them so a misbehaving proxy cannot bloat
-        // memory.
-        if (result.error_body.size() < 64 * 1024UL) result.error_body.append(piece);
-        return more;
-      }
-      // The body callback decodes; a failure there is the response's, not the connection's, so
-      // it must not reach the catch below (which reports a broken, retryable connection).
-      bool go_on = false;
-      try {
-        go_on = on_body(piece, more_ready);
-      } catch (const std::exception& e) {
-        result.transport_error = std::string("the response could not be handled: ") + e.what();
-      }
-      if (!go_on) {
-        stopped_by_callback = true;
-        return false;
-      }
-      return more;
+      return !cancel.cancelled() &&
+             ReceiveBody(std::string_view(data, n), on_body, more_ready, &body, &result);
     };
     httplib::Response res;
     httplib::Error err = httplib::Error::Success;
     const bool ok = cli.send(req, res, err);
-    // A chunked body is whole at its last chunk (the read was stopped there, or the server
-    // closed the connection after it); any other body when httplib says so.
-    const bool whole = body.chunked ? body.chunks.done() : ok;
     if (cancel.cancelled()) {
       result.outcome = HttpOutcome::kCancelled;
-    } else if (stopped_by_callback) {
-      result.outcome = HttpOutcome::kStopped;
-    } else if (whole) {
-      result.outcome = HttpOutcome::kCompleted;
-      if (result.status == 0) result.status = res.status;
     } else {
-      long long idle_ms =
+      const long long idle_ms =
           std::chrono::duration_cast<std::chrono::milliseconds>(
               Clock::now().time_since_epoch() - Clock::duration(last_activity_ns.load()))
               .count();
-      const bool cut = body.chunked && (ok || body.chunks.failed());
-      result.outcome = cut ? HttpOutcome::kBroken : OutcomeOf(err, idle_ms, options);
-      result.transport_error = body.chunked && result.outcome == HttpOutcome::kBroken
-                                   ? ChunkedFailure(body.chunks)
-                                   : Describe(err, result.outcome, body, options);
+      Settle(ok, err, res.status, body, idle_ms, options, &result);
     }
   } catch (const std::exception& e) {
     // httplib and the standard library may throw (bad_alloc, regex errors); keep it here.
