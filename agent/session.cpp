@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "agent/builtin_commands.h"
 #include "agent/html_export.h"
@@ -312,15 +314,20 @@ void Session::CloseSources() {
 void Session::AddToolSource(std::shared_ptr<ToolSource> source) {
   std::vector<std::shared_ptr<Tool>> now = source->CurrentTools(CancelToken());
   std::lock_guard<std::mutex> lock(mu_);
+  // A source may bring tens of thousands of tools: each name is looked up in an index, not in
+  // the whole list. A tool replaces every tool of its name; the others join at the end.
+  std::unordered_map<std::string, std::vector<size_t>> at;
+  at.reserve(tools_.size() + now.size());
+  for (size_t i = 0; i < tools_.size(); ++i) at[tools_[i]->name()].push_back(i);
   for (auto& tool : now) {
-    source_tool_names_.push_back(tool->name());
-    bool replaced = false;
-    for (auto& t : tools_)
-      if (t->name() == tool->name()) {
-        t = tool;
-        replaced = true;
-      }
-    if (!replaced) tools_.push_back(std::move(tool));
+    std::string name = tool->name();
+    source_tool_names_.push_back(name);
+    std::vector<size_t>& same = at[std::move(name)];
+    for (size_t i : same) tools_[i] = tool;
+    if (same.empty()) {
+      same.push_back(tools_.size());
+      tools_.push_back(std::move(tool));
+    }
   }
   sources_.push_back(std::move(source));
 }
@@ -338,11 +345,11 @@ void Session::RefreshSourceTools(const CancelToken& cancel) {
     now.insert(now.end(), tools.begin(), tools.end());
   }
   std::lock_guard<std::mutex> lock(mu_);
-  auto from_source = [&](const std::string& name) {
-    return std::find(source_tool_names_.begin(), source_tool_names_.end(), name) !=
-           source_tool_names_.end();
-  };
-  std::erase_if(tools_, [&](const std::shared_ptr<Tool>& t) { return from_source(t->name()); });
+  // Looked up in a set: the sources' tools may be tens of thousands.
+  const std::unordered_set<std::string> from_source(source_tool_names_.begin(),
+                                                    source_tool_names_.end());
+  std::erase_if(tools_,
+                [&](const std::shared_ptr<Tool>& t) { return from_source.count(t->name()); });
   source_tool_names_.clear();
   for (auto& t : now) {
     source_tool_names_.push_back(t->name());

@@ -90,6 +90,33 @@ Result<std::unique_ptr<McpLineTransport>> OpenSpecTransport(const config::McpSer
   return MakeError(ErrorCode::kMcpServer, "unknown transport");
 }
 
+// Moves a member out of an object (null when `obj` is no object or has no such member): a tool
+// list may be megabytes, and copying it costs more than reading it.
+Json::Value TakeMember(Json::Value& obj, const char* key) {
+  Json::Value out;
+  if (obj.isObject()) obj.removeMember(key, &out);
+  return out;
+}
+
+// One entry of tools/list as a ToolInfo (its schemas moved out of `t`); nullopt without a name.
+std::optional<ToolInfo> ToolFrom(Json::Value& t) {
+  ToolInfo info;
+  info.name = StringOr(t, "name");
+  if (info.name.empty()) return std::nullopt;  // nothing to call it by
+  info.title = StringOr(t, "title");
+  info.description = StringOr(t, "description");
+  info.input_schema = TakeMember(t, "inputSchema");
+  if (!info.input_schema.isObject()) {
+    info.input_schema = Json::Value(Json::objectValue);
+    info.input_schema["type"] = "object";
+  }
+  info.output_schema = TakeMember(t, "outputSchema");
+  info.annotations = TakeMember(t, "annotations");
+  info.read_only = BoolOr(info.annotations, "readOnlyHint", false);
+  if (info.title.empty()) info.title = StringOr(info.annotations, "title");
+  return info;
+}
+
 long MsLeft(Clock::time_point deadline) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return ms < 0 ? 0 : static_cast<long>(ms);
@@ -290,6 +317,10 @@ Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std
                            (tail.empty() ? "" : "; its stderr ends with:\n" + tail));
     }
     default:
+      if (e.message.rfind(kTransportErrorPrefix, 0) == 0)
+        return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name +
+                                                    "' gave no usable answer to " + method + ": " +
+                                                    e.message.substr(kTransportErrorPrefix.size()));
       return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name + "' answered " + method +
                                                   " with an error: " + e.message);
   }
@@ -307,24 +338,9 @@ Result<std::vector<ToolInfo>> Client::ListTools(const CancelToken& cancel) {
     auto res =
         Request(*conn, "tools/list", params, cancel, std::min(options_.call_timeout_ms, 30000L));
     if (!res.ok()) return res.error();
-    const Json::Value& list = MemberOrNull(*res, "tools");
-    for (Json::ArrayIndex i = 0; i < list.size() && list.isArray(); ++i) {
-      const Json::Value& t = ElementOrNull(list, i);
-      ToolInfo info;
-      info.name = StringOr(t, "name");
-      if (info.name.empty()) continue;  // nothing to call it by
-      info.title = StringOr(t, "title");
-      info.description = StringOr(t, "description");
-      info.input_schema = MemberOrNull(t, "inputSchema");
-      if (!info.input_schema.isObject()) {
-        info.input_schema = Json::Value(Json::objectValue);
-        info.input_schema["type"] = "object";
-      }
-      info.output_schema = MemberOrNull(t, "outputSchema");
-      info.annotations = MemberOrNull(t, "annotations");
-      info.read_only = BoolOr(info.annotations, "readOnlyHint", false);
-      if (info.title.empty()) info.title = StringOr(info.annotations, "title");
-      tools.push_back(std::move(info));
+    Json::Value list = TakeMember(*res, "tools");
+    for (Json::ArrayIndex i = 0; list.isArray() && i < list.size(); ++i) {
+      if (auto info = ToolFrom(list[i])) tools.push_back(std::move(*info));
     }
     cursor = StringOr(*res, "nextCursor");
     if (cursor.empty()) return tools;

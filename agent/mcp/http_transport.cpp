@@ -27,7 +27,9 @@ std::string PathOf(const std::string& url) {
   return path;
 }
 
-// An error response to the request `line` (when it is one), so its Call ends at once.
+// An error response to the request `line` (when it is one), so its Call ends at once. Its
+// message starts with kTransportErrorPrefix: the client tells the user the request failed on
+// its way, not that the server answered with an error.
 std::optional<std::string> LocalError(const std::string& line, const std::string& message) {
   auto msg = ParseJson(line);
   if (!msg.ok() || !msg->isObject()) return std::nullopt;
@@ -37,7 +39,7 @@ std::optional<std::string> LocalError(const std::string& line, const std::string
   reply["jsonrpc"] = "2.0";
   reply["id"] = *id;
   reply["error"]["code"] = -32000;
-  reply["error"]["message"] = message;
+  reply["error"]["message"] = std::string(kTransportErrorPrefix) + message;
   return WriteJson(reply);
 }
 
@@ -46,9 +48,10 @@ std::string HeaderOf(const HeaderMap& headers, const std::string& name) {
   return it == headers.end() ? std::string() : it->second;
 }
 
-// What went wrong with a POST, or empty.
+// What went wrong with a POST, or empty. A redirect that was not followed says which, and why.
 std::string Problem(const HttpStreamResult& res, bool malformed) {
   if (malformed) return "the server's answer was too large or malformed";
+  if (res.outcome == HttpOutcome::kRedirected) return res.transport_error;
   if (res.status >= 400)
     return "HTTP " + std::to_string(res.status) +
            (res.error_body.empty() ? "" : ": " + res.error_body.substr(0, 500));
@@ -317,12 +320,15 @@ void HttpLineTransport::Resume(const std::string& line, const std::string& last_
     HttpStreamResult res =
         Client(options_.read_timeout_ms).PostStream(req, on_body, closing_.token());
     if (closing_.cancelled()) return;
-    if (res.status >= 400 || res.outcome == HttpOutcome::kConnectFailed) {
+    if (res.status >= 400 || res.outcome == HttpOutcome::kConnectFailed ||
+        res.outcome == HttpOutcome::kRedirected) {
       // Nothing will bring the answer now: the caller hears so at once.
-      if (auto err = LocalError(line,
-                                "the answer's event stream ended early and could not be "
-                                "resumed (HTTP " +
-                                    std::to_string(res.status) + ")")) {
+      const std::string why = res.status >= 400 || res.transport_error.empty()
+                                  ? "HTTP " + std::to_string(res.status)
+                                  : res.transport_error;
+      if (auto err =
+              LocalError(line, "the answer's event stream ended early and could not be resumed (" +
+                                   why + ")")) {
         std::lock_guard<std::mutex> lock(mu_);
         in_.push_back(*err);
         cv_.notify_all();
@@ -365,6 +371,8 @@ void HttpLineTransport::OpenEventStream(const std::string& path, bool legacy) {
       if (res.status >= 400 && res.status != 405)
         log::Info("MCP HTTP " + options_.url + ": no event stream (HTTP " +
                   std::to_string(res.status) + ")");
+      if (res.outcome == HttpOutcome::kRedirected)
+        log::Info("MCP HTTP " + options_.url + ": no event stream: " + res.transport_error);
       return;
     }
     std::string why = res.status >= 400 ? "HTTP " + std::to_string(res.status)

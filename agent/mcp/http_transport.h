@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -20,6 +21,10 @@
 #include "support/transport.h"
 
 namespace lousho::agent::mcp {
+
+// Starts the message of an error response the transport makes up itself for a request whose
+// POST failed (the server sent no answer).
+inline constexpr std::string_view kTransportErrorPrefix = "HTTP request failed: ";
 
 struct HttpTransportOptions {
   config::McpTransport kind = config::McpTransport::kHttp;  // kHttp or kSse

@@ -131,6 +131,13 @@ McpTool::McpTool(std::shared_ptr<Client> client, ToolInfo info, std::string mode
       schema_(AdaptSchema(info_.input_schema)),
       kind_(KindOf(info_)) {}
 
+McpTool::McpTool(const McpTool& other, std::string model_name)
+    : client_(other.client_),
+      info_(other.info_),
+      model_name_(std::move(model_name)),
+      schema_(other.schema_),
+      kind_(other.kind_) {}
+
 std::string McpTool::description() const {
   std::string d = info_.description.empty() ? info_.title : info_.description;
   return d.empty() ? "Tool " + info_.name + " of the MCP server " + client_->name() : d;

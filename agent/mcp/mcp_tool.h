@@ -30,6 +30,8 @@ ToolOutput OutputFromResult(const Json::Value& result);
 class McpTool : public Tool {
  public:
   McpTool(std::shared_ptr<Client> client, ToolInfo info, std::string model_name);
+  // The same tool under another name (a collision found when the tools of all servers met).
+  McpTool(const McpTool& other, std::string model_name);
 
   std::string name() const override { return model_name_; }
   std::string description() const override;

@@ -13,7 +13,9 @@ namespace lousho::agent::mcp {
 struct McpServers::Slot {
   config::McpServerSpec spec;
   std::shared_ptr<Client> client;
-  std::vector<ToolInfo> tools;
+  // Built by the starter (within the start's deadline) under the mangled name, which is the
+  // model's name unless the tools of all servers collide on it.
+  std::vector<std::shared_ptr<McpTool>> tools;
   ServerStatus status;
   bool done = false;      // the starter finished (guarded by McpServers::mu_)
   bool given_up = false;  // the deadline passed first
@@ -30,6 +32,18 @@ std::vector<config::McpServerSpec> MergeServers(std::vector<config::McpServerSpe
 }
 
 namespace {
+// The listed tools as session tools, under their mangled names (see McpServers::Slot).
+std::vector<std::shared_ptr<McpTool>> Build(const std::shared_ptr<Client>& client,
+                                            std::vector<ToolInfo> infos) {
+  std::vector<std::shared_ptr<McpTool>> tools;
+  tools.reserve(infos.size());
+  for (auto& info : infos) {
+    std::string name = MangleToolName(client->name(), info.name);
+    tools.push_back(std::make_shared<McpTool>(client, std::move(info), std::move(name)));
+  }
+  return tools;
+}
+
 // The last lines of a stderr tail, at most ~2 KiB, for a message.
 std::string LastLines(const std::string& tail, int lines) {
   std::string t = tail.size() > 2048 ? tail.substr(tail.size() - 2048) : tail;
@@ -98,11 +112,11 @@ std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServe
       ServerStatus st;
       st.name = slot->spec.name;
       Status connected = slot->client->Connect(stop);
-      std::vector<ToolInfo> tools;
+      std::vector<std::shared_ptr<McpTool>> tools;
       if (connected.ok()) {
         auto listed = slot->client->ListTools(stop);
         if (listed.ok()) {
-          tools = std::move(*listed);
+          tools = Build(slot->client, std::move(*listed));
         } else {
           connected = listed.error();
         }
@@ -174,19 +188,24 @@ McpServers::~McpServers() { Close(); }
 
 void McpServers::Rebuild() {
   std::vector<std::pair<std::string, std::string>> pairs;
-  std::vector<std::pair<Slot*, size_t>> where;
+  std::vector<const std::shared_ptr<McpTool>*> built;
   for (const auto& s : slots_) {
     if (!s->status.connected) continue;
-    for (size_t i = 0; i < s->tools.size(); ++i) {
-      pairs.emplace_back(s->spec.name, s->tools[i].name);
-      where.emplace_back(s.get(), i);
+    for (const auto& tool : s->tools) {
+      pairs.emplace_back(s->spec.name, tool->info().name);
+      built.push_back(&tool);
     }
   }
   std::vector<std::string> names = UniqueToolNames(pairs);
   tools_.clear();
+  tools_.reserve(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
-    Slot* s = where[i].first;
-    tools_.push_back(std::make_shared<McpTool>(s->client, s->tools[where[i].second], names[i]));
+    const std::shared_ptr<McpTool>& tool = *built[i];
+    if (tool->name() == names[i]) {
+      tools_.push_back(tool);
+    } else {
+      tools_.push_back(std::make_shared<McpTool>(*tool, std::move(names[i])));
+    }
   }
 }
 
@@ -214,11 +233,11 @@ std::vector<std::shared_ptr<Tool>> McpServers::CurrentTools(const CancelToken& c
     if (changed.empty()) return tools_;
   }
   // Listed outside the lock: a slow server must not hold up the others' calls.
-  std::vector<std::pair<std::shared_ptr<Slot>, std::vector<ToolInfo>>> fresh;
+  std::vector<std::pair<std::shared_ptr<Slot>, std::vector<std::shared_ptr<McpTool>>>> fresh;
   for (const auto& s : changed) {
     auto listed = s->client->ListTools(cancel);
     if (listed.ok()) {
-      fresh.emplace_back(s, std::move(*listed));
+      fresh.emplace_back(s, Build(s->client, std::move(*listed)));
     } else {
       log::Warn("MCP server '" + s->spec.name +
                 "': cannot list its tools again: " + listed.error().message);

@@ -3,8 +3,8 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <map>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace lousho::agent::mcp {
 namespace {
@@ -49,23 +49,34 @@ std::string MangleToolName(const std::string& server, const std::string& tool) {
 
 std::vector<std::string> UniqueToolNames(
     const std::vector<std::pair<std::string, std::string>>& server_tool) {
+  // Hash tables throughout: a server may list tens of thousands of tools, many of them alike.
   std::vector<std::string> names;
-  std::map<std::string, int> count;
+  names.reserve(server_tool.size());
+  std::unordered_map<std::string, int> count;
+  count.reserve(server_tool.size());
   for (const auto& [server, tool] : server_tool) {
     names.push_back(MangleToolName(server, tool));
     ++count[names.back()];
   }
-  std::set<std::string> taken;
+  std::unordered_set<std::string> taken;
+  taken.reserve(server_tool.size());
   for (const auto& n : names)
     if (count[n] == 1) taken.insert(n);
+  // For each name and suffix, the counter to try next: the counters below it are taken already
+  // (names are only ever added), so identical tools cost one step each, not one per twin.
+  std::unordered_map<std::string, int> next_counter;
   for (size_t i = 0; i < names.size(); ++i) {
     if (count[names[i]] == 1) continue;
     char hex[16];
     std::snprintf(hex, sizeof hex, "_%08x",
                   static_cast<unsigned>(Hash(server_tool[i].first, server_tool[i].second)));
     std::string candidate = WithSuffix(names[i], hex);
-    for (int n = 2; taken.count(candidate); ++n)
-      candidate = WithSuffix(names[i], std::string(hex) + "_" + std::to_string(n));
+    if (taken.count(candidate)) {
+      int& n = next_counter.try_emplace(names[i] + hex, 2).first->second;
+      do {
+        candidate = WithSuffix(names[i], std::string(hex) + "_" + std::to_string(n++));
+      } while (taken.count(candidate));
+    }
     taken.insert(candidate);
     names[i] = candidate;
   }

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <climits>
 #include <mutex>
+#include <optional>
 
 #include "agent/providers/http_module/http_module.h"
 #include "support/env.h"
@@ -112,6 +113,47 @@ const TransportModule& Transport() {
 
 }  // namespace
 
+namespace {
+
+bool Followable(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+std::string HeaderValue(const HeaderMap& headers, const std::string& name) {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+// A Location as a message shows it: at most 200 bytes, no control characters.
+std::string ShownLocation(const std::string& location) {
+  std::string out;
+  for (char c : location.substr(0, 200)) out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+  return location.size() > 200 ? out + "..." : out;
+}
+
+}  // namespace
+
+std::optional<std::string> SameOriginPath(const BaseUrl& base, const std::string& path,
+                                          const std::string& location) {
+  std::string target = location.substr(0, location.find('#'));
+  if (target.rfind("//", 0) == 0) target = base.scheme + ":" + target;
+  if (target.find("://") != std::string::npos && target.find("://") < target.find_first_of("/?")) {
+    auto other = ParseBaseUrl(target);
+    if (!other.ok() || other->scheme != base.scheme ||
+        AsciiLower(other->host) != AsciiLower(base.host) || other->port != base.port)
+      return std::nullopt;
+    const size_t rest = target.find_first_of("/?", target.find("://") + 3);
+    target = rest == std::string::npos ? "/" : target.substr(rest);
+    return target[0] == '?' ? "/" + target : target;
+  }
+  if (!target.empty() && target[0] == '/') return target;
+  // Relative to the request's folder (or its path, for a query alone).
+  std::string dir = path.substr(0, path.find('?'));
+  if (!target.empty() && target[0] == '?') return dir + target;
+  dir = dir.substr(0, dir.rfind('/') + 1);
+  return (dir.empty() ? "/" : dir) + target;
+}
+
 HttpStreamResult HttpClient::PostStream(const HttpPostRequest& request, const BodyCallback& on_body,
                                         const CancelToken& cancel) const {
   const TransportModule& t = Transport();
@@ -122,6 +164,47 @@ HttpStreamResult HttpClient::PostStream(const HttpPostRequest& request, const Bo
     return result;
   }
   t.post(base_, options_, request, on_body, cancel, &result);
+  // The request again at a redirect's target; copied only when there is one.
+  std::optional<HttpPostRequest> again;
+  for (int hops = 0; result.status >= 300 && result.status < 400; ++hops) {
+    if (cancel.cancelled() || result.outcome == HttpOutcome::kCancelled) {
+      result.outcome = HttpOutcome::kCancelled;
+      return result;
+    }
+    const HttpPostRequest& sent = again ? *again : request;
+    const std::string location = HeaderValue(result.headers, "location");
+    const std::string what = "the server answered the " + sent.method + " of " + base_.Origin() +
+                             sent.path + " with HTTP " + std::to_string(result.status);
+    result.outcome = HttpOutcome::kRedirected;
+    if (!Followable(result.status) || location.empty()) {
+      result.transport_error = what + (location.empty() ? " and no Location" : "") +
+                               ", a redirect lousho does not follow";
+      return result;
+    }
+    const std::string shown = ShownLocation(location);
+    std::optional<std::string> target = SameOriginPath(base_, sent.path, location);
+    if (!target) {
+      result.transport_error = what + " to " + shown +
+                               ", another origin: lousho follows redirects only within " +
+                               base_.Origin() + "; if that address is right, configure it instead";
+      return result;
+    }
+    if (sent.method != "GET" && result.status != 307 && result.status != 308) {
+      result.transport_error = what + " to " + shown + ", which would turn the " + sent.method +
+                               " into a GET; configure that address instead";
+      return result;
+    }
+    if (hops == kMaxRedirects) {
+      result.transport_error = what + " to " + shown + " after " + std::to_string(hops) +
+                               " redirects already; lousho stops there";
+      return result;
+    }
+    log::Debug("HTTP " + std::to_string(result.status) + ": " + sent.path + " -> " + *target);
+    if (!again) again = request;
+    again->path = *target;
+    result = HttpStreamResult();
+    t.post(base_, options_, *again, on_body, cancel, &result);
+  }
   return result;
 }
 

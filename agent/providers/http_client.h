@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +29,11 @@ struct BaseUrl {
 // Splits a base URL; errors (LOUSHO_PROVIDER_CONFIG) on a missing scheme or host, or a bad port.
 Result<BaseUrl> ParseBaseUrl(std::string_view url);
 
+// The path (and query) on `base`'s origin that a redirect's Location names, resolved against the
+// request's `path`; nullopt when it names another origin (scheme, host or port).
+std::optional<std::string> SameOriginPath(const BaseUrl& base, const std::string& path,
+                                          const std::string& location);
+
 struct HttpOptions {
   int connect_timeout_s = 10;
   int idle_timeout_s = 120;  // longest gap between two reads of the response
@@ -51,15 +57,18 @@ enum class HttpOutcome {
   kCancelled,      // the cancel token fired
   kConnectFailed,  // no connection (refused, DNS, TLS handshake/verification)
   kTimedOut,       // no byte for idle_timeout_s
-  kBroken,         // the connection dropped mid-response (or another transport error)
+  kBroken,         // the connection dropped mid-response, a malformed body, another failure
+  kRedirected,     // a redirect that was not followed (see HttpClient::PostStream)
 };
 
 struct HttpStreamResult {
   HttpOutcome outcome = HttpOutcome::kCompleted;
-  int status = 0;               // 0 when no response head arrived
-  HeaderMap headers;            // lower-case names
-  std::string error_body;       // the body when status >= 400 (it never goes to on_body)
-  std::string transport_error;  // human-readable cause for the failure outcomes
+  int status = 0;          // 0 when no response head arrived
+  HeaderMap headers;       // lower-case names
+  std::string error_body;  // the body when status >= 300 (capped; it never goes to on_body)
+  // What failed, in words for the user, for the failure outcomes ("the connection closed after
+  // 10 of the 200 bytes of the response body"); for kRedirected, which redirect and why not.
+  std::string transport_error;
 };
 
 // Asked inside a body callback: true when the bytes that follow the piece being handled already
@@ -72,8 +81,13 @@ using BodyCallback = std::function<bool(std::string_view bytes, const MoreReady&
 
 // Sends a POST and streams its response. Thread-compatible: each call opens its own connection,
 // so one HttpClient may serve concurrent calls. TLS certificates are always verified.
+// Redirects within the base URL's origin are followed, at most kMaxRedirects in a row: 307 and
+// 308 with the same method and body, 301, 302 and 303 for a GET only (for a POST they would turn
+// it into a GET). Any other 3xx ends the request as kRedirected, its transport_error naming the
+// status, the Location and why it was not followed.
 class HttpClient {
  public:
+  static constexpr int kMaxRedirects = 5;
   HttpClient(BaseUrl base, HttpOptions options)
       : base_(std::move(base)), options_(std::move(options)) {}
   const BaseUrl& base() const { return base_; }

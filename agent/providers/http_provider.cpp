@@ -47,9 +47,15 @@ Error TransportError(const HttpStreamResult& r, int idle_timeout_s) {
       e.message = "no data from the provider for " + std::to_string(idle_timeout_s) + " s";
       break;
     case HttpOutcome::kBroken:
+      // The transport says what broke: the connection, or the body's framing.
       e.code = kProviderUnavailable;
-      e.message = "connection lost: " + r.transport_error;
+      e.message = r.transport_error.empty() ? "connection lost" : r.transport_error;
       e.retryable = true;
+      break;
+    case HttpOutcome::kRedirected:
+      // Sent again, it would be redirected again: the base URL is what needs changing.
+      e.code = kProviderConfig;
+      e.message = r.transport_error;
       break;
     case HttpOutcome::kCompleted:
     case HttpOutcome::kStopped:

@@ -11,6 +11,7 @@
 
 #include "agent/mcp/client.h"
 #include "support/json_util.h"
+#include "tests/providers/raw_server.h"
 
 namespace lousho::agent::mcp {
 namespace {
@@ -73,6 +74,19 @@ class McpHttpTest : public ::testing::Test {
       Record(req, "");
       res.status = 200;
     });
+    // Redirects: /moved to /mcp on this origin (as Starlette sends /mcp to /mcp/), /elsewhere
+    // to /mcp on another origin (the same server named differently).
+    auto moved = [this](const httplib::Request&, httplib::Response& res) {
+      res.status = 307;
+      res.set_header("Location", "http://127.0.0.1:" + std::to_string(port_) + "/mcp");
+    };
+    svr_.Post("/moved", moved);
+    svr_.Get("/moved", moved);
+    svr_.Delete("/moved", moved);
+    svr_.Post("/elsewhere", [this](const httplib::Request&, httplib::Response& res) {
+      res.status = 307;
+      res.set_header("Location", "http://localhost:" + std::to_string(port_) + "/mcp");
+    });
     port_ = svr_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { svr_.listen_after_bind(); });
     while (!svr_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -100,14 +114,14 @@ class McpHttpTest : public ::testing::Test {
       return false;
     });
   }
-  std::unique_ptr<Client> Make() {
+  std::unique_ptr<Client> Make(const std::string& path = "/mcp", long connect_timeout_ms = 5000) {
     config::McpServerSpec spec;
     spec.name = "loop";
     spec.transport = config::McpTransport::kHttp;
-    spec.url = "http://127.0.0.1:" + std::to_string(port_) + "/mcp";
+    spec.url = "http://127.0.0.1:" + std::to_string(port_) + path;
     spec.headers = {{"Authorization", "Bearer sekrit"}};
     ClientOptions o;
-    o.connect_timeout_ms = 5000;
+    o.connect_timeout_ms = connect_timeout_ms;
     return std::make_unique<Client>(spec, o);
   }
 
@@ -165,6 +179,64 @@ TEST_F(McpHttpTest, AForgottenSessionStartsANewOne) {
   bool second = false;
   for (const auto& s : seen()) second = second || (s.rpc == "tools/call" && s.session == "s-2");
   EXPECT_TRUE(second);
+}
+
+// A server at /moved answers 307 to /mcp on the same origin: every request follows it, with
+// its method, body and headers.
+TEST_F(McpHttpTest, ARedirectOnTheSameOriginIsFollowed) {
+  auto client = Make("/moved");
+  Status st = client->Connect(CancelToken());
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(client->protocol_version(), "2025-06-18");
+  auto tools = client->ListTools(CancelToken());
+  ASSERT_TRUE(tools.ok()) << tools.error().message;
+  auto res = client->CallTool("t", Json::Value(Json::objectValue), nullptr, CancelToken());
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  EXPECT_EQ((*res)["content"][0]["text"].asString(), "called");
+  client->Close();
+  ASSERT_TRUE(WaitSeen([](const Seen& s) { return s.method == "DELETE"; }));
+  for (const auto& s : seen()) {
+    EXPECT_EQ(s.auth, "Bearer sekrit") << s.method << " " << s.rpc;
+    if (s.rpc != "initialize") {
+      EXPECT_EQ(s.session, "s-1") << s.method << " " << s.rpc;
+    }
+  }
+}
+
+// A redirect to another origin is not followed: the start fails at once (not at its timeout)
+// and says what the server answered.
+TEST_F(McpHttpTest, ARedirectToAnotherOriginFailsTheStartSayingWhere) {
+  auto client = Make("/elsewhere", 20000);
+  Status st = client->Connect(CancelToken());
+  ASSERT_FALSE(st.ok());
+  const std::string origin = "http://127.0.0.1:" + std::to_string(port_);
+  EXPECT_EQ(st.error().message,
+            "MCP server 'loop' gave no usable answer to initialize: the server answered the POST "
+            "of " +
+                origin + "/elsewhere with HTTP 307 to http://localhost:" + std::to_string(port_) +
+                "/mcp, another origin: lousho follows redirects only within " + origin +
+                "; if that address is right, configure it instead");
+  EXPECT_EQ(st.error().code, ErrorCode::kMcpServer);
+}
+
+// A chunked answer whose framing is garbage is reported as such, not as "Read".
+TEST(McpHttpErrorsTest, AMalformedChunkedAnswerSaysSo) {
+  testing::RawServer server(
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "zzzz\r\nnot hex\r\n",
+      false);
+  config::McpServerSpec spec;
+  spec.name = "raw";
+  spec.transport = config::McpTransport::kHttp;
+  spec.url = server.url("/mcp");
+  ClientOptions o;
+  o.connect_timeout_ms = 20000;
+  Client client(spec, o);
+  Status st = client.Connect(CancelToken());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            "MCP server 'raw' gave no usable answer to initialize: the server's response body was "
+            "malformed (chunked encoding: the chunk size line 'zzzz' is not a hexadecimal size)");
 }
 
 TEST_F(McpHttpTest, UnreachableServerFailsTheStartQuickly) {

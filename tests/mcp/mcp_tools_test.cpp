@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <random>
 #include <set>
 
 #include "agent/mcp/mcp_tool.h"
@@ -47,6 +50,76 @@ TEST(McpToolNamesTest, CollisionsAreUniqueAndDeterministic) {
   std::vector<std::pair<std::string, std::string>> reversed(pairs.rbegin(), pairs.rend());
   std::vector<std::string> again = UniqueToolNames(reversed);
   for (size_t i = 0; i < pairs.size(); ++i) EXPECT_EQ(names[i], again[pairs.size() - 1 - i]);
+}
+
+// The naming as it was first written (a scan of every taken name for each counter), kept here
+// as the reference the hashed version must match name for name.
+std::vector<std::string> ReferenceNames(
+    const std::vector<std::pair<std::string, std::string>>& server_tool) {
+  auto fnv = [](const std::string& server, const std::string& tool) {
+    uint32_t h = 2166136261u;
+    for (unsigned char c : server + std::string(1, '\0') + tool) {
+      h ^= c;
+      h *= 16777619u;
+    }
+    return h;
+  };
+  auto with_suffix = [](const std::string& base, const std::string& suffix) {
+    if (base.size() + suffix.size() <= kMaxToolNameBytes) return base + suffix;
+    return base.substr(0, kMaxToolNameBytes - suffix.size()) + suffix;
+  };
+  std::vector<std::string> names;
+  for (const auto& [server, tool] : server_tool) names.push_back(MangleToolName(server, tool));
+  auto count = [&](const std::string& n) { return std::count(names.begin(), names.end(), n); };
+  std::vector<std::string> taken;
+  for (const auto& n : names)
+    if (count(n) == 1) taken.push_back(n);
+  auto is_taken = [&](const std::string& n) {
+    return std::find(taken.begin(), taken.end(), n) != taken.end();
+  };
+  std::vector<std::string> out = names;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (count(names[i]) == 1) continue;
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "_%08x",
+                  static_cast<unsigned>(fnv(server_tool[i].first, server_tool[i].second)));
+    std::string candidate = with_suffix(names[i], hex);
+    for (int n = 2; is_taken(candidate); ++n)
+      candidate = with_suffix(names[i], std::string(hex) + "_" + std::to_string(n));
+    taken.push_back(candidate);
+    out[i] = candidate;
+  }
+  return out;
+}
+
+// A corpus rich in every kind of collision: the same tool listed many times, names that mangle
+// alike, long names cut to one prefix, and literal names equal to the suffixed names the others
+// get (so counters must step over them).
+TEST(McpToolNamesTest, CollisionNamingMatchesTheReferenceOnACorpus) {
+  std::vector<std::pair<std::string, std::string>> corpus;
+  std::mt19937 rng(18);
+  const std::string alphabet = "ab._- /";
+  for (int i = 0; i < 1500; ++i) {
+    std::string tool;
+    const size_t len = 1 + rng() % 4;
+    for (size_t k = 0; k < len; ++k) tool += alphabet[rng() % alphabet.size()];
+    corpus.emplace_back(rng() % 3 ? "srv" : "s.r.v", tool);
+  }
+  for (int i = 0; i < 100; ++i) corpus.emplace_back("srv", "dup");
+  for (int i = 0; i < 40; ++i)
+    corpus.emplace_back("srv", std::string(70, 'x') + std::to_string(i % 7));
+  // The suffixed names "dup" gets, as literal tools of their own.
+  const std::vector<std::string> dup_names =
+      ReferenceNames({{"srv", "dup"}, {"srv", "dup"}, {"srv", "dup"}});
+  for (const auto& n : dup_names)
+    corpus.emplace_back("srv", n.substr(std::string("mcp__srv__").size()));
+  corpus.emplace_back("srv", dup_names[1].substr(std::string("mcp__srv__").size()) + "_2");
+  std::shuffle(corpus.begin(), corpus.end(), rng);
+
+  std::vector<std::string> names = UniqueToolNames(corpus);
+  EXPECT_EQ(names, ReferenceNames(corpus));
+  std::set<std::string> unique(names.begin(), names.end());
+  EXPECT_EQ(unique.size(), corpus.size());
 }
 
 TEST(McpSchemaTest, AdaptedForEveryProvider) {

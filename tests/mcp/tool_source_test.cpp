@@ -2,6 +2,7 @@
 // before every model request, and the source is closed with the session.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <future>
@@ -98,6 +99,89 @@ TEST(ToolSourceTest, ToolsAreTakenAgainBeforeEachModelRequestAndClosedWithTheSes
   session->Close([&] { closed.set_value(); });
   closed.get_future().get();
   EXPECT_EQ(source->closed.load(), 1);
+  session->WaitIdle();
+}
+
+// A tool that counts how often its name is asked, across all tools of a test.
+class CountedTool : public NamedTool {
+ public:
+  CountedTool(std::string name, std::atomic<long>* asked) : NamedTool(name), asked_(asked) {}
+  std::string name() const override {
+    ++*asked_;
+    return NamedTool::name();
+  }
+
+ private:
+  std::atomic<long>* asked_;
+};
+
+class FixedSource : public ToolSource {
+ public:
+  std::vector<std::shared_ptr<Tool>> CurrentTools(const CancelToken&) override { return tools; }
+  void Close() override {}
+  std::vector<std::shared_ptr<Tool>> tools;
+};
+
+std::vector<std::string> Names(const std::vector<std::shared_ptr<Tool>>& tools) {
+  std::vector<std::string> out;
+  for (const auto& t : tools) out.push_back(t->name());
+  return out;
+}
+
+// A server may list tens of thousands of tools. Taking them into the session, and again before
+// each model request, asks each tool's name a few times, not once per other tool (which made
+// session/new take 20 s for 20,000 tools); and the set is the same as before: a source's tool
+// replaces the built-in of its name, the others follow the built-ins in the source's order.
+TEST(ToolSourceTest, ManyToolsJoinTheSessionWithAFewLookupsEach) {
+  constexpr long kTools = 3000;
+  std::atomic<long> asked{0};
+  config::Script script;
+  script.name = "t";
+  config::ScriptStep done;
+  done.text = "done";
+  script.replies.push_back(config::ScriptReply{"", {done}});
+  auto agent = std::make_shared<AgentConfig>();
+  agent->model.provider = std::make_shared<ScriptProvider>(script);
+  agent->tools = {std::make_shared<CountedTool>("builtin_a", &asked),
+                  std::make_shared<CountedTool>("shared", &asked),
+                  std::make_shared<CountedTool>("builtin_b", &asked)};
+  SessionOptions o;
+  o.id = "s";
+  o.cwd = std::filesystem::temp_directory_path();
+  auto session = *Session::Create(agent, std::move(o));
+  auto source = std::make_shared<FixedSource>();
+  std::vector<std::string> expected = {"builtin_a", "shared", "builtin_b"};
+  for (long i = 0; i < kTools; ++i) {
+    const std::string name = i == kTools / 2 ? "shared" : "src_" + std::to_string(i);
+    source->tools.push_back(std::make_shared<CountedTool>(name, &asked));
+    if (name != "shared") expected.push_back(name);
+  }
+  asked = 0;
+  session->AddToolSource(source);
+  EXPECT_LE(asked.load(), 4 * (kTools + 3)) << "names asked while adding the source";
+  asked = 0;
+  std::vector<std::shared_ptr<Tool>> tools = session->tools();
+  ASSERT_EQ(Names(tools), expected);
+  EXPECT_EQ(tools[1], source->tools[kTools / 2]) << "the source's tool replaced the built-in";
+
+  // A model request takes the source's tools again: the same tools, each name asked a few times.
+  asked = 0;
+  std::promise<Result<TurnResult>> p;
+  ASSERT_TRUE(session
+                  ->Prompt({ContentBlock::Text("go")},
+                           [&](Result<TurnResult> r) { p.set_value(std::move(r)); })
+                  .ok());
+  auto r = p.get_future().get();
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_LE(asked.load(), 8 * (kTools + 3)) << "names asked for one model request";
+  std::vector<std::string> after = Names(session->tools());
+  std::vector<std::string> before = expected;
+  std::sort(after.begin(), after.end());
+  std::sort(before.begin(), before.end());
+  EXPECT_EQ(after, before);
+  std::promise<void> closed;
+  session->Close([&] { closed.set_value(); });
+  closed.get_future().get();
   session->WaitIdle();
 }
 

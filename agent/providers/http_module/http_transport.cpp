@@ -9,10 +9,14 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 
+#include "agent/providers/chunked_body.h"
 #include "agent/providers/http_module/http_module.h"
 #include "support/env.h"
 #include "support/text.h"
@@ -48,6 +52,174 @@ bool QueuedEventReady(int fd, bool tls) {
   return queued.find("\r\r") != std::string_view::npos ||
          queued.find("\r\n\r\n") != std::string_view::npos;
 }
+// What is known of a response's body as it is read, for the transport's own framing and for
+// saying what went wrong.
+struct BodyProgress {
+  bool head = false;               // the status line and headers came
+  bool chunked = false;            // Transfer-Encoding: chunked, decoded here
+  std::optional<uint64_t> length;  // Content-Length, when the body is not chunked
+  uint64_t received = 0;           // body bytes as they came off the connection
+  ChunkedDecoder chunks;
+  std::string decoded;   // scratch: one piece's data
+  bool stopped = false;  // the body callback returned false
+};
+
+// httplib decodes the chunked coding itself and reports a malformed chunk and a closed
+// connection alike ("Read"). Taking Transfer-Encoding (and the Content-Length it overrides) out
+// of the response as its head arrives makes httplib hand the raw body over until the connection
+// ends; ChunkedDecoder then reads the framing and can say what was wrong. httplib reads the body
+// by the headers of the same Response object the handler is given (a non-const one).
+void TakeFraming(httplib::Response& r, BodyProgress* body) {
+  // Answers that never have a body (httplib reads none for them either).
+  if (r.status == 204 || r.status == 304 || (r.status >= 100 && r.status < 200)) return;
+  if (AsciiLower(r.get_header_value("Transfer-Encoding")) == "chunked") {
+    body->chunked = true;
+    r.headers.erase("Transfer-Encoding");
+    r.headers.erase("Content-Length");
+    return;
+  }
+  if (!r.has_header("Content-Length")) return;
+  const std::string v = r.get_header_value("Content-Length");
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (!v.empty() && end != nullptr && *end == '\0') body->length = n;
+}
+
+// One piece of the body as it came off the connection (see PostStreamImpl's content receiver):
+// decoded when chunked, kept when an error or a redirect, else handed to `on_body`. False stops
+// the read: a malformed chunk, the callback's wish, or the end of a chunked body.
+bool ReceiveBody(std::string_view raw, const BodyCallback& on_body, const MoreReady& more_ready,
+                 BodyProgress* body, HttpStreamResult* result) {
+  body->received += raw.size();
+  std::string_view piece = raw;
+  if (body->chunked) {
+    body->decoded.clear();
+    if (!body->chunks.Feed(raw, &body->decoded)) return false;
+    piece = body->decoded;
+  }
+  // A whole chunked body ends the read, whether or not the server closes the connection.
+  const bool more = !body->chunked || !body->chunks.done();
+  if (piece.empty()) return more;
+  if (result->status >= 300) {
+    // Error and redirect bodies are short; cap them so a misbehaving proxy cannot bloat memory.
+    if (result->error_body.size() < 64 * 1024UL) result->error_body.append(piece);
+    return more;
+  }
+  // The body callback decodes; a failure there is the response's, not the connection's, so it
+  // must not reach PostStreamImpl's catch (which reports a broken, retryable connection).
+  bool go_on = false;
+  try {
+    go_on = on_body(piece, more_ready);
+  } catch (const std::exception& e) {
+    result->transport_error = std::string("the response could not be handled: ") + e.what();
+  }
+  body->stopped = !go_on;
+  return go_on && more;
+}
+
+std::string ChunkedFailure(const ChunkedDecoder& chunks) {
+  if (chunks.failed())
+    return "the server's response body was malformed (chunked encoding: " + chunks.error() + ")";
+  return "the connection closed before the response body was complete (chunked encoding: " +
+         chunks.WhereCut() + ")";
+}
+
+HttpOutcome OutcomeOf(httplib::Error err, long long idle_ms, const HttpOptions& options) {
+  switch (err) {
+    case httplib::Error::Connection:
+    case httplib::Error::BindIPAddress:
+    case httplib::Error::SSLConnection:
+    case httplib::Error::SSLLoadingCerts:
+    case httplib::Error::SSLServerVerification:
+    case httplib::Error::ConnectionTimeout:
+      return HttpOutcome::kConnectFailed;
+    case httplib::Error::Read:
+      // httplib reports an idle timeout and a dropped connection alike; the clock tells them
+      // apart (the read timeout is the only way to sit idle that long).
+      return idle_ms + 150 >= options.idle_timeout_s * 1000LL ? HttpOutcome::kTimedOut
+                                                              : HttpOutcome::kBroken;
+    case httplib::Error::Success:
+    case httplib::Error::Unknown:
+    case httplib::Error::Write:
+    case httplib::Error::ExceedRedirectCount:
+    case httplib::Error::Canceled:
+    case httplib::Error::UnsupportedMultipartBoundaryChars:
+    case httplib::Error::Compression:
+      return HttpOutcome::kBroken;
+  }
+  return HttpOutcome::kBroken;
+}
+
+// Why reading the response failed: httplib says only "Read".
+std::string ReadFailure(HttpOutcome outcome, const BodyProgress& body, const HttpOptions& options) {
+  if (outcome == HttpOutcome::kTimedOut)
+    return "no data from the server for " + std::to_string(options.idle_timeout_s) + " s" +
+           (body.head ? " while the response body was read" : ", and no response yet");
+  if (!body.head)
+    return "no HTTP response came: the connection closed before a whole response head, or the "
+           "server's answer is not HTTP";
+  if (body.length)
+    return "the connection closed after " + std::to_string(body.received) + " of the " +
+           std::to_string(*body.length) + " bytes of the response body";
+  return "the connection broke while the response body was read, after " +
+         std::to_string(body.received) + " bytes";
+}
+
+// What failed, in words for the user: httplib names only the step ("Read", "Connection").
+std::string Describe(httplib::Error err, HttpOutcome outcome, const BodyProgress& body,
+                     const HttpOptions& options) {
+  switch (err) {
+    case httplib::Error::Connection:
+      return "the connection was refused, or the host is unreachable or unknown";
+    case httplib::Error::ConnectionTimeout:
+      return "no connection within " + std::to_string(options.connect_timeout_s) + " s";
+    case httplib::Error::BindIPAddress:
+      return "the local address could not be bound";
+    case httplib::Error::SSLConnection:
+      return "the TLS handshake failed";
+    case httplib::Error::SSLLoadingCerts:
+      return "the CA certificates could not be loaded";
+    case httplib::Error::SSLServerVerification:
+      return "the server's TLS certificate could not be verified";
+    case httplib::Error::Read:
+      return ReadFailure(outcome, body, options);
+    case httplib::Error::Write:
+      return "the connection closed while the request was sent";
+    case httplib::Error::Compression:
+      return "the response body could not be decompressed";
+    case httplib::Error::Success:
+    case httplib::Error::Unknown:
+    case httplib::Error::ExceedRedirectCount:
+    case httplib::Error::Canceled:
+    case httplib::Error::UnsupportedMultipartBoundaryChars:
+      break;
+  }
+  return "the request failed (" + httplib::to_string(err) + ")";
+}
+
+// How a request that was not cancelled ended: `ok` and `err` are httplib's word, `status` the
+// response's, `idle_ms` the time since the last byte.
+void Settle(bool ok, httplib::Error err, int status, const BodyProgress& body, long long idle_ms,
+            const HttpOptions& options, HttpStreamResult* result) {
+  // A chunked body is whole at its last chunk (the read was stopped there, or the server closed
+  // the connection after it); any other body when httplib says so.
+  const bool whole = body.chunked ? body.chunks.done() : ok;
+  if (body.stopped) {
+    result->outcome = HttpOutcome::kStopped;
+  } else if (whole) {
+    result->outcome = HttpOutcome::kCompleted;
+    if (result->status == 0) result->status = status;
+  } else if (body.chunked && (ok || body.chunks.failed())) {
+    result->outcome = HttpOutcome::kBroken;
+    result->transport_error = ChunkedFailure(body.chunks);
+  } else {
+    result->outcome = OutcomeOf(err, idle_ms, options);
+    result->transport_error = body.chunked && result->outcome == HttpOutcome::kBroken
+                                  ? ChunkedFailure(body.chunks)
+                                  : Describe(err, result->outcome, body, options);
+  }
+}
+
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
 // The CA bundle to verify servers with, when OpenSSL's built-in default does not exist: a
 // release build carries the OpenSSL of the build machine (Debian: /usr/lib/ssl), and other
@@ -129,7 +301,6 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
 
     std::atomic<long long> last_activity_ns{Clock::now().time_since_epoch().count()};
     auto touch = [&] { last_activity_ns = Clock::now().time_since_epoch().count(); };
-    bool stopped_by_callback = false;
 
     httplib::Request req;
     req.method = request.method;
@@ -140,75 +311,31 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
       req.headers.emplace("Content-Type", "application/json");
       req.body = request.body;
     }
+    BodyProgress body;
     req.response_handler = [&](const httplib::Response& r) {
       touch();
+      body.head = true;
       result.status = r.status;
       for (const auto& [k, v] : r.headers) result.headers.emplace(AsciiLower(k), v);
+      TakeFraming(const_cast<httplib::Response&>(r), &body);
       return !cancel.cancelled();
     };
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
       touch();
-      if (cancel.cancelled()) return false;
-      if (result.status >= 400) {
-        // Error bodies are short JSON; cap them so a misbehaving proxy cannot bloat memory.
-        if (result.error_body.size() < 64 * 1024UL) result.error_body.append(data, n);
-        return true;
-      }
-      // The body callback decodes; a failure there is the response's, not the connection's, so
-      // it must not reach the catch below (which reports a broken, retryable connection).
-      bool go_on = false;
-      try {
-        go_on = on_body(std::string_view(data, n), more_ready);
-      } catch (const std::exception& e) {
-        result.transport_error = std::string("the response could not be handled: ") + e.what();
-      }
-      if (!go_on) {
-        stopped_by_callback = true;
-        return false;
-      }
-      return true;
+      return !cancel.cancelled() &&
+             ReceiveBody(std::string_view(data, n), on_body, more_ready, &body, &result);
     };
     httplib::Response res;
     httplib::Error err = httplib::Error::Success;
-    bool ok = cli.send(req, res, err);
+    const bool ok = cli.send(req, res, err);
     if (cancel.cancelled()) {
       result.outcome = HttpOutcome::kCancelled;
-    } else if (stopped_by_callback) {
-      result.outcome = HttpOutcome::kStopped;
-    } else if (ok) {
-      result.outcome = HttpOutcome::kCompleted;
-      if (result.status == 0) result.status = res.status;
     } else {
-      result.transport_error = httplib::to_string(err);
-      long long idle_ms =
+      const long long idle_ms =
           std::chrono::duration_cast<std::chrono::milliseconds>(
               Clock::now().time_since_epoch() - Clock::duration(last_activity_ns.load()))
               .count();
-      switch (err) {
-        case httplib::Error::Connection:
-        case httplib::Error::BindIPAddress:
-        case httplib::Error::SSLConnection:
-        case httplib::Error::SSLLoadingCerts:
-        case httplib::Error::SSLServerVerification:
-        case httplib::Error::ConnectionTimeout:
-          result.outcome = HttpOutcome::kConnectFailed;
-          break;
-        case httplib::Error::Read:
-          // httplib reports an idle timeout and a dropped connection alike; the clock tells
-          // them apart (the read timeout is the only way to sit idle that long).
-          result.outcome = idle_ms + 150 >= options.idle_timeout_s * 1000LL ? HttpOutcome::kTimedOut
-                                                                            : HttpOutcome::kBroken;
-          break;
-        case httplib::Error::Success:
-        case httplib::Error::Unknown:
-        case httplib::Error::Write:
-        case httplib::Error::ExceedRedirectCount:
-        case httplib::Error::Canceled:
-        case httplib::Error::UnsupportedMultipartBoundaryChars:
-        case httplib::Error::Compression:
-          result.outcome = HttpOutcome::kBroken;
-          break;
-      }
+      Settle(ok, err, res.status, body, idle_ms, options, &result);
     }
   } catch (const std::exception& e) {
     // httplib and the standard library may throw (bad_alloc, regex errors); keep it here.
