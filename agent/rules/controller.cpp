@@ -173,7 +173,8 @@ Controller::Buffer Controller::MakeBuffer(Source source, const std::string& tool
   }
   if (!items.empty()) {
     auto it = joined_.find(key);
-    if (it == joined_.end()) it = joined_.emplace(key, ConditionSet::Join(items)).first;
+    if (it == joined_.end())
+      it = joined_.emplace(key, ConditionSet::Join(items, &join_cache_)).first;
     b.conditions.emplace(std::move(items), it->second);
   }
   return b;

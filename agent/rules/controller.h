@@ -107,6 +107,7 @@ class Controller {
   std::vector<size_t> condition_rule_;                               // condition tag -> rule index
   std::vector<const Condition*> conditions_;                         // by tag
   std::map<std::string, std::vector<ConditionSet::Joined>> joined_;  // by tag list
+  ConditionSet::JoinCache join_cache_;  // alternations by pattern, across tag lists
   struct State {
     bool injected = false;
     long long at = 0;  // turns_ when last injected

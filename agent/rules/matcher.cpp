@@ -18,6 +18,18 @@ size_t BackChars(std::string_view text, size_t pos, size_t chars) {
   return i;
 }
 
+// An alternation from the cache, else compiled (and cached); null when it does not compile.
+std::shared_ptr<const Regex> CompileJoined(const std::string& joined,
+                                           ConditionSet::JoinCache* cache) {
+  if (cache)
+    if (auto it = cache->find(joined); it != cache->end()) return it->second;
+  auto compiled = Regex::Compile(joined, ConditionOptions());
+  if (!compiled.ok()) return nullptr;
+  auto re = std::make_shared<const Regex>(std::move(*compiled));
+  if (cache) (*cache)[joined] = re;
+  return re;
+}
+
 }  // namespace
 
 bool IncrementalSafe(std::string_view p) {
@@ -96,7 +108,8 @@ Result<bool> StreamMatcher::Update(std::string_view text) {
   return false;
 }
 
-std::vector<ConditionSet::Joined> ConditionSet::Join(const std::vector<Item>& items) {
+std::vector<ConditionSet::Joined> ConditionSet::Join(const std::vector<Item>& items,
+                                                     JoinCache* cache) {
   // Kinds: 0 first characters, 1 line start, 2 nothing known; +3 when it looks behind.
   std::vector<size_t> kinds[6];
   for (size_t i = 0; i < items.size(); ++i) {
@@ -122,9 +135,9 @@ std::vector<ConditionSet::Joined> ConditionSet::Join(const std::vector<Item>& it
     if (members.size() < 2) continue;
     std::string joined;
     for (size_t i : members) joined += (joined.empty() ? "(?:" : "|(?:") + items[i].pattern + ")";
-    auto re = Regex::Compile(joined, ConditionOptions());
-    if (!re.ok()) continue;  // duplicate group names, say: each runs alone
-    out.push_back(Joined{std::make_shared<const Regex>(std::move(*re)), members});
+    auto re = CompileJoined(joined, cache);
+    if (!re) continue;  // duplicate group names, say: each runs alone
+    out.push_back(Joined{std::move(re), members});
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // follows the delta, not the text, with the answer of a search over the whole text each time.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,8 +64,11 @@ class ConditionSet {
     std::shared_ptr<const Regex> regex;
     std::vector<size_t> members;  // indices into the items
   };
-  // The joined regexes for `items`. Costly: compile once per set of conditions and share.
-  static std::vector<Joined> Join(const std::vector<Item>& items);
+  // Compiled alternations by their pattern, to share between calls of Join.
+  using JoinCache = std::map<std::string, std::shared_ptr<const Regex>>;
+  // The joined regexes for `items`. Costly: compile once per set of conditions and share; with
+  // a cache, an alternation already compiled (the same conditions of one kind) is reused.
+  static std::vector<Joined> Join(const std::vector<Item>& items, JoinCache* cache = nullptr);
 
   // `joined`: what Join returned for these items (empty: all run alone).
   ConditionSet(std::vector<Item> items, std::vector<Joined> joined);
