@@ -681,6 +681,11 @@ struct UpdateVisitor {
     u["content"] = content;
     return u;
   }
+  // As the notes about MCP servers that did not start: a paragraph of the agent's text, which
+  // every client shows. The session sends it between messages, never inside a streamed one.
+  Update operator()(const ev::Warning& e) const {
+    return Chunk("agent_message_chunk", "\n\n" + e.text + "\n");
+  }
   // No ACP counterpart: the prompt's response and the updates above carry what ACP shows.
   Update operator()(const ev::AgentStart&) const { return std::nullopt; }
   Update operator()(const ev::AgentEnd&) const { return std::nullopt; }

@@ -165,6 +165,13 @@ struct AutoCompactionEnd {
   long long tokens_before = 0;
   long long tokens_after = 0;  // estimated: the summary and the kept messages
 };
+// Something the user should know that is no message of the conversation, told once: a stream
+// rule switched off because its condition could not be searched. `source` names what it is
+// about ("stream-rule:NAME"); `text` says what happened and what to do.
+struct Warning {
+  std::string source;
+  std::string text;
+};
 // The session got a name (the first prompt's gist, /name, or a door's call).
 struct SessionInfoChanged {
   std::string name;
@@ -181,14 +188,13 @@ struct SessionSaveChanged {
 
 }  // namespace event
 
-using Event =
-    std::variant<event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd,
-                 event::MessageStart, event::MessageUpdate, event::MessageEnd,
-                 event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
-                 event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
-                 event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
-                 event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear,
-                 event::ModelChanged, event::SessionInfoChanged, event::SessionSaveChanged>;
+using Event = std::variant<
+    event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd, event::MessageStart,
+    event::MessageUpdate, event::MessageEnd, event::ToolExecutionStart, event::ToolExecutionUpdate,
+    event::ToolExecutionEnd, event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate,
+    event::ModeChanged, event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
+    event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear, event::ModelChanged,
+    event::SessionInfoChanged, event::SessionSaveChanged, event::Warning>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -1545,6 +1545,9 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   EmitUsage(t, out.message, model);
   if (!out.message.content.empty()) AppendMessage(out.message, &t);
   Emit(event::MessageEnd{step, &out.message});
+  // Rules switched off during the stream are told after it, not inside the text being shown.
+  if (rules_)
+    for (auto& w : rules_->TakeWarnings()) Emit(event::Warning{"stream-rules", std::move(w)});
   return out;
 }
 

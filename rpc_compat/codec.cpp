@@ -518,6 +518,14 @@ struct FrameVisitor {
     f["maxAttempts"] = e.max_attempts;
     out->push_back(f);
   }
+  // As an MCP server that did not start: the dialect's frame for a failure the host shows.
+  void operator()(const agent::event::Warning& e) const {
+    Json::Value f = Frame(frame::kExtensionError);
+    f["extensionPath"] = e.source;
+    f["event"] = "warning";
+    f["error"] = e.text;
+    out->push_back(f);
+  }
   void operator()(const agent::event::TodoAutoClear&) const {
     out->push_back(Frame(frame::kTodoAutoClear));
   }

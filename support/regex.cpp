@@ -9,20 +9,25 @@
 
 namespace lousho {
 
-// The compiled pattern and the match context that carries the limits. Both are read-only once
-// built, which is what PCRE2 needs to share them between threads.
+namespace {
+struct Limits {
+  RegexLimit match, depth, heap_kib;
+};
+}  // namespace
+
+// The compiled pattern and its limits. Read-only once built, which is what PCRE2 needs to share
+// the code between threads; the limits go into the calling thread's match context per search.
 struct Regex::Code {
   Code() = default;
   Code(const Code&) = delete;
   Code& operator=(const Code&) = delete;
   ~Code() {
-    if (context) pcre2_match_context_free(context);
     if (code) pcre2_code_free(code);
   }
 
   std::string pattern;
   pcre2_code* code = nullptr;
-  pcre2_match_context* context = nullptr;
+  Limits limits;
   uint32_t pairs = 1;  // ovector pairs: the whole match and each capture group
   uint32_t max_lookbehind = 0;
   bool jit_complete = false;
@@ -61,6 +66,7 @@ class Scratch {
   Scratch& operator=(const Scratch&) = delete;
   ~Scratch() {
     Release();
+    if (context_) pcre2_match_context_free(context_);
     if (stack_) pcre2_jit_stack_free(stack_);
   }
 
@@ -81,11 +87,14 @@ class Scratch {
     if (!stack_) stack_ = pcre2_jit_stack_create(kJitStackStart, kJitStackMax, nullptr);
     return stack_;
   }
+  // The match context of this thread's searches, with limits set for each (null: no memory).
+  pcre2_match_context* Context();
 
  private:
   pcre2_match_data* md_ = nullptr;
   uint32_t pairs_ = 0;
   pcre2_jit_stack* stack_ = nullptr;
+  pcre2_match_context* context_ = nullptr;
 };
 
 Scratch& ThreadScratch() {
@@ -94,6 +103,15 @@ Scratch& ThreadScratch() {
 }
 
 pcre2_jit_stack* ThreadJitStack(void* /*data*/) { return ThreadScratch().Stack(); }
+
+pcre2_match_context* Scratch::Context() {
+  if (!context_) {
+    context_ = pcre2_match_context_create(nullptr);
+    // The JIT stack cannot be shared between threads, so the callback hands out the caller's.
+    if (context_) pcre2_jit_stack_assign(context_, ThreadJitStack, nullptr);
+  }
+  return context_;
+}
 
 Error MatchError(int rc) {
   switch (rc) {
@@ -170,6 +188,12 @@ size_t AlignStart(std::string_view text, size_t start) {
 
 }  // namespace
 
+uint32_t RegexLimit::For(size_t bytes) const {
+  const uint64_t grown = floor + static_cast<uint64_t>(per_kib) * (bytes / 1024) +
+                         static_cast<uint64_t>(per_kib) * (bytes % 1024) / 1024;
+  return static_cast<uint32_t>(std::min<uint64_t>(grown, cap));
+}
+
 std::string_view Match::Group(std::string_view text, size_t i) const {
   if (i >= groups.size()) return {};
   const Span& s = groups[i];
@@ -218,14 +242,7 @@ Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& optio
       c->jit_partial_soft = pcre2_jit_compile(c->code, PCRE2_JIT_PARTIAL_SOFT) == 0;
   }
 
-  c->context = pcre2_match_context_create(nullptr);
-  if (!c->context)
-    return MakeError(ErrorCode::kResourceExhausted, "out of memory compiling a regular expression");
-  pcre2_set_match_limit(c->context, options.match_limit);
-  pcre2_set_depth_limit(c->context, options.depth_limit);
-  pcre2_set_heap_limit(c->context, options.heap_limit_kib);
-  // The JIT stack cannot be shared between threads, so the callback hands out the caller's.
-  pcre2_jit_stack_assign(c->context, ThreadJitStack, nullptr);
+  c->limits = Limits{options.match_limit, options.depth_limit, options.heap_limit_kib};
   return Regex(std::move(c));
 }
 
@@ -234,7 +251,7 @@ namespace {
 // One pcre2_match call. Returns PCRE2's code when it is a match (>= 0), PCRE2_ERROR_NOMATCH or
 // PCRE2_ERROR_PARTIAL, with the offsets copied into *groups (when given) for a match or partial
 // match; any other code becomes an Error.
-Result<int> Exec(const pcre2_code* code, pcre2_match_context* context, uint32_t pairs, bool jit,
+Result<int> Exec(const pcre2_code* code, const Limits& limits, uint32_t pairs, bool jit,
                  std::string_view text, size_t start, uint32_t flags, std::vector<Span>* groups) {
   if (start > text.size())
     return MakeError(ErrorCode::kRegexInvalid, "start offset " + std::to_string(start) +
@@ -243,7 +260,14 @@ Result<int> Exec(const pcre2_code* code, pcre2_match_context* context, uint32_t 
   start = AlignStart(text, start);
   Scratch& scratch = ThreadScratch();
   pcre2_match_data* md = scratch.Get(pairs);
-  if (!md) return MatchError(PCRE2_ERROR_NOMEMORY);
+  pcre2_match_context* context = scratch.Context();
+  if (!md || !context) return MatchError(PCRE2_ERROR_NOMEMORY);
+  // The limits follow the text this search may look at, so a short text cannot cost what a long
+  // one may.
+  const size_t searched = text.size() - start;
+  pcre2_set_match_limit(context, limits.match.For(searched));
+  pcre2_set_depth_limit(context, limits.depth.For(searched));
+  pcre2_set_heap_limit(context, limits.heap_kib.For(searched));
   int rc = pcre2_match(code, Ptr(text), text.size(), start, flags, md, context);
   if (rc == PCRE2_ERROR_JIT_STACKLIMIT) {
     // The JIT stack is bounded; the interpreter keeps its frames on the heap, where the depth
@@ -270,7 +294,7 @@ Result<int> Exec(const pcre2_code* code, pcre2_match_context* context, uint32_t 
 }  // namespace
 
 Result<bool> Regex::Search(std::string_view text, size_t start, bool not_bol) const {
-  auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, start,
+  auto rc = Exec(code_->code, code_->limits, code_->pairs, code_->jit_complete, text, start,
                  not_bol ? PCRE2_NOTBOL : 0, nullptr);
   if (!rc.ok()) return rc.error();
   return *rc >= 0;
@@ -278,7 +302,7 @@ Result<bool> Regex::Search(std::string_view text, size_t start, bool not_bol) co
 
 Result<std::optional<Match>> Regex::Find(std::string_view text, size_t start) const {
   Match m;
-  auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, start, 0,
+  auto rc = Exec(code_->code, code_->limits, code_->pairs, code_->jit_complete, text, start, 0,
                  &m.groups);
   if (!rc.ok()) return rc.error();
   if (*rc < 0) return std::optional<Match>();
@@ -291,7 +315,7 @@ Status Regex::ForEachMatch(std::string_view text, const std::function<bool(const
   uint32_t flags = 0;
   Match m;
   while (true) {
-    auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, text, pos, flags,
+    auto rc = Exec(code_->code, code_->limits, code_->pairs, code_->jit_complete, text, pos, flags,
                    &m.groups);
     if (!rc.ok()) return rc.error();
     if (*rc < 0) return Status::Ok();
@@ -349,14 +373,14 @@ Result<PartialMatch> Regex::PartialSearch(std::string_view text, size_t start, b
   size_t valid_from = ValidSuffixStart(known);
   size_t from = start;
   if (start < valid_from) {
-    auto rc = Exec(code_->code, code_->context, code_->pairs, code_->jit_complete, known, start,
-                   bol, &groups);
+    auto rc = Exec(code_->code, code_->limits, code_->pairs, code_->jit_complete, known, start, bol,
+                   &groups);
     if (!rc.ok()) return rc.error();
     if (*rc >= 0 && groups[0].begin < valid_from)
       return PartialMatch{PartialKind::kFull, groups[0]};
     from = valid_from;
   }
-  auto rc = Exec(code_->code, code_->context, code_->pairs,
+  auto rc = Exec(code_->code, code_->limits, code_->pairs,
                  soft ? code_->jit_partial_soft : code_->jit_partial, known, from,
                  (soft ? PCRE2_PARTIAL_SOFT : PCRE2_PARTIAL_HARD) | bol, &groups);
   if (!rc.ok()) return rc.error();

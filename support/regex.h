@@ -14,6 +14,18 @@
 
 namespace lousho {
 
+// One of PCRE2's limits on a match attempt, set for each search from the length of the text it
+// searches (the bytes from the start offset to the end): `floor` plus `per_kib` for each KiB of
+// that text, at most `cap`. A fixed limit has per_kib 0.
+struct RegexLimit {
+  uint32_t floor = 0;
+  uint32_t per_kib = 0;
+  uint32_t cap = 0;
+
+  static constexpr RegexLimit Fixed(uint32_t n) { return RegexLimit{n, 0, n}; }
+  uint32_t For(size_t bytes) const;
+};
+
 struct RegexOptions {
   bool case_insensitive = false;
   // `^` and `$` also match at line starts and ends, not only at the ends of the text.
@@ -34,15 +46,17 @@ struct RegexOptions {
   // soft partial search runs in the interpreter.
   bool jit_partial_soft = false;
   // Bounds on the work of one match attempt, so that a pattern that backtracks exponentially
-  // (`(a+)+$` against "aaa…b") ends with LOUSHO_REGEX_LIMIT instead of running for hours.
-  // match_limit counts backtracking steps (10 million: about 50 ms with the JIT and 0.4 s in the
-  // interpreter on that pattern). depth_limit and heap_limit bound the interpreter's
-  // backtracking memory (the JIT ignores them; its stack is 8 MiB per thread): `(?:a|b)*$` needs
-  // a depth of about 2.5 per character and some 100 bytes per level, so the interpreter matches
-  // lines up to about 800 KB with it (the JIT manages about 300 KB, then hands over).
-  uint32_t match_limit = 10'000'000;
-  uint32_t depth_limit = 2'000'000;
-  uint32_t heap_limit_kib = 512 * 1024;
+  // (`(a+)+$` against "aaa…b") ends with LOUSHO_REGEX_LIMIT instead of running for hours. Each
+  // grows with the text searched (see RegexLimit); the defaults are fixed.
+  // match_limit counts backtracking steps from one start position (10 million: about 50 ms with
+  // the JIT and 0.4 s in the interpreter on that pattern). depth_limit and heap_limit_kib bound
+  // the interpreter's backtracking memory (the JIT ignores them; its stack is 8 MiB per thread):
+  // `(?:a|b)*$` needs a depth of about 2.5 per character and some 100 bytes per level, so the
+  // interpreter matches lines up to about 800 KB with these (the JIT manages about 300 KB, then
+  // hands over).
+  RegexLimit match_limit = RegexLimit::Fixed(10'000'000);
+  RegexLimit depth_limit = RegexLimit::Fixed(2'000'000);
+  RegexLimit heap_limit_kib = RegexLimit::Fixed(512 * 1024);
 };
 
 // A byte range [begin, end) of the searched text; both are kUnset for a group that took no part

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "support/json_util.h"
+#include "support/log.h"
 #include "support/text.h"
 
 namespace lousho::agent::rules {
@@ -98,6 +99,7 @@ Verdict Evaluate(const Rule& rule, Source source, const std::string& tool,
 Controller::Controller(RuleSet set, fs::path cwd, std::string home)
     : set_(std::move(set)), cwd_(std::move(cwd)), home_(std::move(home)) {
   state_.resize(set_.rules.size());
+  off_.assign(set_.rules.size(), false);
   for (size_t i = 0; i < set_.rules.size(); ++i) {
     const Rule& r = set_.rules[i];
     if (r.thinking) watches_thinking_ = true;
@@ -152,7 +154,7 @@ Controller::Buffer Controller::MakeBuffer(Source source, const std::string& tool
   for (size_t tag = 0; tag < conditions_.size(); ++tag) {
     const size_t ri = condition_rule_[tag];
     const Rule& r = set_.rules[ri];
-    if (!Repeatable(ri)) continue;
+    if (off_[ri] || !Repeatable(ri)) continue;
     bool admits = false;
     switch (source) {
       case Source::kText:
@@ -171,7 +173,8 @@ Controller::Buffer Controller::MakeBuffer(Source source, const std::string& tool
   }
   if (!items.empty()) {
     auto it = joined_.find(key);
-    if (it == joined_.end()) it = joined_.emplace(key, ConditionSet::Join(items)).first;
+    if (it == joined_.end())
+      it = joined_.emplace(key, ConditionSet::Join(items, &join_cache_)).first;
     b.conditions.emplace(std::move(items), it->second);
   }
   return b;
@@ -227,7 +230,11 @@ std::optional<Firing> Controller::OnDelta(const StreamDelta& d) {
 }
 
 std::optional<Firing> Controller::Match(Buffer& b) {
-  std::vector<size_t> tags = b.conditions->Update(Whole(b.text));
+  std::vector<ConditionSet::Failure> failures;
+  std::vector<size_t> tags = b.conditions->Update(Whole(b.text), &failures);
+  for (const auto& f : failures)
+    SwitchOff(condition_rule_[f.tag], conditions_[f.tag]->pattern, f.error);
+  if (!failures.empty()) RemakeConditions();
   if (tags.empty()) return std::nullopt;
   std::vector<size_t> rules;
   for (size_t tag : tags) {
@@ -235,6 +242,43 @@ std::optional<Firing> Controller::Match(Buffer& b) {
     if (std::find(rules.begin(), rules.end(), ri) == rules.end()) rules.push_back(ri);
   }
   return Fire(b, rules);
+}
+
+void Controller::SwitchOff(size_t rule, const std::string& condition, const Error& error) {
+  if (off_[rule]) return;
+  off_[rule] = true;
+  const Rule& r = set_.rules[rule];
+  std::string text = "Stream rule '" + r.name + "' (" + ShownPath(r) +
+                     ") is switched off for the rest of this session: its condition '" + condition +
+                     "' could not be searched: " + error.message +
+                     ". Once it is fixed, a new session uses the rule again.";
+  log::Warn(text);
+  warnings_.push_back(std::move(text));
+}
+
+void Controller::RemakeConditions() {
+  // Every stream of this turn stops searching the rules switched off: their condition sets are
+  // made again without them, so that the conditions joined with them are joined again (alone,
+  // they would cost a search each per delta). A new set searches the text so far once; a rule
+  // that fired on a stream does not fire there again.
+  auto remake = [&](Buffer& b) {
+    if (b.conditions) b.conditions = MakeBuffer(b.source, b.tool_name).conditions;
+  };
+  for (auto* b : {&text_, &thinking_})
+    if (*b) remake(**b);
+  for (auto& [index, b] : tools_) remake(b);
+}
+
+std::vector<std::string> Controller::TakeWarnings() {
+  std::vector<std::string> out;
+  out.swap(warnings_);
+  return out;
+}
+
+bool Controller::switched_off(const std::string& name) const {
+  for (size_t i = 0; i < set_.rules.size(); ++i)
+    if (set_.rules[i].name == name) return off_[i];
+  return false;
 }
 
 std::optional<Firing> Controller::CheckFinalArgs(Buffer& b, const std::string& raw) {
@@ -246,27 +290,36 @@ std::optional<Firing> Controller::CheckFinalArgs(Buffer& b, const std::string& r
   std::vector<std::string> paths;
   if (parsed.ok()) paths = CandidatePaths(*parsed, cwd_);
   std::vector<size_t> rules;
+  bool switched = false;
   for (size_t ri = 0; ri < set_.rules.size(); ++ri) {
-    if (b.fired[ri] || !Repeatable(ri) || !ScopeAdmitsTool(set_.rules[ri], b.tool_name, &paths))
+    if (b.fired[ri] || off_[ri] || !Repeatable(ri) ||
+        !ScopeAdmitsTool(set_.rules[ri], b.tool_name, &paths))
       continue;
     for (const auto& c : set_.rules[ri].conditions) {
       auto hit = c.regex.Search(text);
-      if (hit.ok() && *hit) {
+      if (!hit.ok()) {
+        SwitchOff(ri, c.pattern, hit.error());
+        switched = true;
+        break;
+      }
+      if (*hit) {
         rules.push_back(ri);
         break;
       }
     }
   }
+  if (switched) RemakeConditions();
   b.text = text;
   if (rules.empty()) return std::nullopt;
   return Fire(b, rules);
 }
 
 std::optional<Firing> Controller::Fire(Buffer& b, const std::vector<size_t>& rules) {
-  // Gates: once per stream (the end re-check must not fire twice), and the repeat policy.
+  // Gates: once per stream (the end re-check must not fire twice), not switched off, and the
+  // repeat policy.
   std::vector<size_t> eligible;
   for (size_t ri : rules)
-    if (!b.fired[ri] && Repeatable(ri)) eligible.push_back(ri);
+    if (!b.fired[ri] && !off_[ri] && Repeatable(ri)) eligible.push_back(ri);
   if (eligible.empty()) return std::nullopt;
   Firing f;
   f.source = b.source;

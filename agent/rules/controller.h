@@ -74,6 +74,12 @@ class Controller {
   std::string ShownPath(const Rule& rule) const;
   bool injected(const std::string& name) const;
 
+  // A rule whose condition could not be searched (it hit a matching limit: it backtracks too
+  // much for its text) is switched off for the rest of the session, at its first failure: no
+  // buffer searches it again. Each comes back here once, as the text that tells the user.
+  std::vector<std::string> TakeWarnings();
+  bool switched_off(const std::string& name) const;
+
  private:
   struct Buffer {
     Source source = Source::kText;
@@ -90,6 +96,9 @@ class Controller {
   std::optional<Firing> Match(Buffer& b);
   std::optional<Firing> CheckFinalArgs(Buffer& b, const std::string& raw);
   std::optional<Firing> Fire(Buffer& b, const std::vector<size_t>& rules);
+  // Marks a rule off and queues the warning; RemakeConditions then leaves it out of the streams.
+  void SwitchOff(size_t rule, const std::string& condition, const Error& error);
+  void RemakeConditions();
 
   RuleSet set_;
   std::filesystem::path cwd_;
@@ -98,11 +107,14 @@ class Controller {
   std::vector<size_t> condition_rule_;                               // condition tag -> rule index
   std::vector<const Condition*> conditions_;                         // by tag
   std::map<std::string, std::vector<ConditionSet::Joined>> joined_;  // by tag list
+  ConditionSet::JoinCache join_cache_;  // alternations by pattern, across tag lists
   struct State {
     bool injected = false;
     long long at = 0;  // turns_ when last injected
   };
   std::vector<State> state_;
+  std::vector<bool> off_;  // per rule: switched off (SwitchOff)
+  std::vector<std::string> warnings_;
   long long turns_ = 0;
   std::optional<Buffer> text_, thinking_;
   std::map<int, Buffer> tools_;  // by content index

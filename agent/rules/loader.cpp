@@ -21,7 +21,13 @@ bool IsRuleFile(const fs::path& p) {
 }
 
 void ReadOne(const fs::path& file, const std::string& origin, std::vector<Rule>* rules,
-             std::vector<Skipped>* skipped, std::vector<std::string>* warnings) {
+             std::vector<Skipped>* skipped, std::vector<std::string>* warnings,
+             std::set<std::string>* seen) {
+  if (seen) {
+    std::error_code ec;
+    fs::path resolved = fs::weakly_canonical(file, ec);
+    if (!seen->insert(ec ? file.lexically_normal().string() : resolved.string()).second) return;
+  }
   auto text = ReadDiskFile(file, kMaxRuleFileBytes);
   if (!text.ok()) {
     warnings->push_back(file.string() + ": cannot read (" + text.error().message + ")");
@@ -87,10 +93,11 @@ void ApplySettings(const Json::Value& t, const std::string& from, Settings* s,
 }  // namespace
 
 void ReadRulePath(const fs::path& path, const std::string& origin, std::vector<Rule>* rules,
-                  std::vector<Skipped>* skipped, std::vector<std::string>* warnings) {
+                  std::vector<Skipped>* skipped, std::vector<std::string>* warnings,
+                  std::set<std::string>* seen) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
-    ReadOne(path, origin, rules, skipped, warnings);
+    ReadOne(path, origin, rules, skipped, warnings, seen);
     return;
   }
   if (!fs::is_directory(path, ec)) return;
@@ -102,7 +109,7 @@ void ReadRulePath(const fs::path& path, const std::string& origin, std::vector<R
   }
   if (ec) warnings->push_back(path.string() + ": cannot list (" + ec.message() + ")");
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) ReadOne(f, origin, rules, skipped, warnings);
+  for (const auto& f : files) ReadOne(f, origin, rules, skipped, warnings, seen);
 }
 
 std::shared_ptr<const AgentRules> LoadAgentRules(const config::AgentSpec& spec,
@@ -125,7 +132,7 @@ std::shared_ptr<const AgentRules> LoadAgentRules(const config::AgentSpec& spec,
 
   for (const auto& r : spec.rules) {
     if (!r.path.empty()) {
-      ReadRulePath(r.path, "spec", &a->spec_rules, &a->skipped, &a->warnings);
+      ReadRulePath(r.path, "spec", &a->spec_rules, &a->skipped, &a->warnings, &a->files);
       continue;
     }
     std::string why;
@@ -137,10 +144,10 @@ std::shared_ptr<const AgentRules> LoadAgentRules(const config::AgentSpec& spec,
     }
   }
   if (!spec.rules_dir.empty())
-    ReadRulePath(spec.rules_dir, "agent", &a->spec_rules, &a->skipped, &a->warnings);
+    ReadRulePath(spec.rules_dir, "agent", &a->spec_rules, &a->skipped, &a->warnings, &a->files);
   if (!home.empty())
     ReadRulePath(fs::path(home) / ".lousho" / "rules", "user", &a->user_rules, &a->skipped,
-                 &a->warnings);
+                 &a->warnings, &a->files);
   return a;
 }
 
@@ -173,11 +180,14 @@ RuleSet LoadSessionRules(const AgentRules& agent, const fs::path& cwd) {
     break;
   }
 
+  // The agent's files (its folder may be the project's .lousho/, the home the project) are not
+  // read again.
+  std::set<std::string> seen = agent.files;
   std::vector<Rule> project;
-  ReadRulePath(cwd / ".lousho" / "rules", "project", &project, &set.skipped, &set.warnings);
-  ReadRulePath(cwd / ".omp" / "rules", ".omp", &project, &set.skipped, &set.warnings);
-  ReadRulePath(cwd / ".agents" / "rules", ".agents", &project, &set.skipped, &set.warnings);
-  ReadRulePath(cwd / ".cursor" / "rules", ".cursor", &project, &set.skipped, &set.warnings);
+  for (const auto& [dir, origin] :
+       {std::pair{".lousho", "project"}, std::pair{".omp", ".omp"}, std::pair{".agents", ".agents"},
+        std::pair{".cursor", ".cursor"}})
+    ReadRulePath(cwd / dir / "rules", origin, &project, &set.skipped, &set.warnings, &seen);
 
   std::set<std::string> names;
   auto take = [&](const std::vector<Rule>& layer) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,8 @@ struct AgentRules {
   std::vector<Rule> user_rules;  // ~/.lousho/rules
   std::vector<Skipped> skipped;
   std::vector<std::string> warnings;
-  std::string home;  // for showing paths as ~/…; empty: unknown
+  std::string home;             // for showing paths as ~/…; empty: unknown
+  std::set<std::string> files;  // the rule files read, resolved: a session reads none twice
 };
 
 // Reads the agent's rules. Nothing here fails: unreadable files and invalid regexes are warnings
@@ -51,9 +53,12 @@ std::shared_ptr<const AgentRules> LoadAgentRules(const config::AgentSpec& spec,
 // registered keeps its first rule. Reads a few small files; call when the session opens.
 RuleSet LoadSessionRules(const AgentRules& agent, const std::filesystem::path& cwd);
 
-// Reads every *.md / *.mdc of a folder (sorted by name), or one file, into rules.
+// Reads every *.md / *.mdc of a folder (sorted by name), or one file, into rules. A file
+// already in `*seen` (by its resolved path) is passed over: a folder named twice (the spec's
+// `rules:` listing its own rules/, a project whose .lousho/ holds the spec) is read once. Files
+// read are added to `*seen`; null: no such check.
 void ReadRulePath(const std::filesystem::path& path, const std::string& origin,
                   std::vector<Rule>* rules, std::vector<Skipped>* skipped,
-                  std::vector<std::string>* warnings);
+                  std::vector<std::string>* warnings, std::set<std::string>* seen = nullptr);
 
 }  // namespace lousho::agent::rules

@@ -1,7 +1,7 @@
 // Stream rules: incremental matching over PCRE2 partial matches, and joined condition sets.
 #include "agent/rules/matcher.h"
 
-#include "support/log.h"
+#include "agent/rules/rule.h"
 
 namespace lousho::agent::rules {
 
@@ -16,6 +16,18 @@ size_t BackChars(std::string_view text, size_t pos, size_t chars) {
     --chars;
   }
   return i;
+}
+
+// An alternation from the cache, else compiled (and cached); null when it does not compile.
+std::shared_ptr<const Regex> CompileJoined(const std::string& joined,
+                                           ConditionSet::JoinCache* cache) {
+  if (cache)
+    if (auto it = cache->find(joined); it != cache->end()) return it->second;
+  auto compiled = Regex::Compile(joined, ConditionOptions());
+  if (!compiled.ok()) return nullptr;
+  auto re = std::make_shared<const Regex>(std::move(*compiled));
+  if (cache) (*cache)[joined] = re;
+  return re;
 }
 
 }  // namespace
@@ -96,7 +108,8 @@ Result<bool> StreamMatcher::Update(std::string_view text) {
   return false;
 }
 
-std::vector<ConditionSet::Joined> ConditionSet::Join(const std::vector<Item>& items) {
+std::vector<ConditionSet::Joined> ConditionSet::Join(const std::vector<Item>& items,
+                                                     JoinCache* cache) {
   // Kinds: 0 first characters, 1 line start, 2 nothing known; +3 when it looks behind.
   std::vector<size_t> kinds[6];
   for (size_t i = 0; i < items.size(); ++i) {
@@ -122,12 +135,9 @@ std::vector<ConditionSet::Joined> ConditionSet::Join(const std::vector<Item>& it
     if (members.size() < 2) continue;
     std::string joined;
     for (size_t i : members) joined += (joined.empty() ? "(?:" : "|(?:") + items[i].pattern + ")";
-    RegexOptions o;
-    o.ecmascript = true;
-    o.jit_partial_soft = true;
-    auto re = Regex::Compile(joined, o);
-    if (!re.ok()) continue;  // duplicate group names, say: each runs alone
-    out.push_back(Joined{std::make_shared<const Regex>(std::move(*re)), members});
+    auto re = CompileJoined(joined, cache);
+    if (!re) continue;  // duplicate group names, say: each runs alone
+    out.push_back(Joined{std::move(re), members});
   }
   return out;
 }
@@ -137,6 +147,7 @@ ConditionSet::ConditionSet(std::vector<Item> items, std::vector<Joined> joined)
   const size_t n = items_.size();
   alone_.resize(n);
   reported_.assign(n, false);
+  dropped_.assign(n, false);
   std::vector<bool> in_group(n, false);
   for (auto& j : joined) {
     for (size_t i : j.members) in_group[i] = true;
@@ -148,10 +159,13 @@ ConditionSet::ConditionSet(std::vector<Item> items, std::vector<Joined> joined)
     if (!in_group[i]) alone_[i].emplace(items_[i].regex, IncrementalSafe(items_[i].pattern));
 }
 
-void ConditionSet::RunAlone(size_t i, std::string_view text, std::vector<size_t>* hits) {
+void ConditionSet::RunAlone(size_t i, std::string_view text, std::vector<size_t>* hits,
+                            std::vector<Failure>* failures) {
   auto hit = alone_[i]->Update(text);
   if (!hit.ok()) {
-    log::Warn("stream rule condition '" + items_[i].pattern + "': " + hit.error().message);
+    dropped_[i] = true;
+    alone_[i].reset();
+    if (failures) failures->push_back(Failure{items_[i].tag, hit.error()});
     return;
   }
   if (*hit) {
@@ -160,22 +174,25 @@ void ConditionSet::RunAlone(size_t i, std::string_view text, std::vector<size_t>
   }
 }
 
-std::vector<size_t> ConditionSet::Update(std::string_view text) {
+void ConditionSet::Split(Group& g) {
+  g.matcher.reset();
+  for (size_t i : g.joined.members)
+    if (Live(i)) alone_[i].emplace(items_[i].regex, true);
+}
+
+std::vector<size_t> ConditionSet::Update(std::string_view text, std::vector<Failure>* failures) {
   std::vector<size_t> hits;
   for (size_t i = 0; i < items_.size(); ++i)
-    if (!reported_[i] && alone_[i]) RunAlone(i, text, &hits);
+    if (Live(i) && alone_[i]) RunAlone(i, text, &hits, failures);
   for (auto& g : groups_) {
     if (!g.matcher) continue;
     auto any = g.matcher->Update(text);
-    if (!any.ok()) log::Warn("stream rules: " + any.error().message);
     if (any.ok() && !*any) continue;
     // One of them matched (or the joined search failed): each goes on alone from here, after
-    // one search over the whole text.
-    g.matcher.reset();
-    for (size_t i : g.joined.members) {
-      alone_[i].emplace(items_[i].regex, true);
-      RunAlone(i, text, &hits);
-    }
+    // one search over the whole text, which tells which matched (or which cannot be searched).
+    Split(g);
+    for (size_t i : g.joined.members)
+      if (Live(i)) RunAlone(i, text, &hits, failures);
   }
   return hits;
 }

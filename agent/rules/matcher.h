@@ -2,6 +2,7 @@
 // follows the delta, not the text, with the answer of a search over the whole text each time.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,15 +64,25 @@ class ConditionSet {
     std::shared_ptr<const Regex> regex;
     std::vector<size_t> members;  // indices into the items
   };
-  // The joined regexes for `items`. Costly: compile once per set of conditions and share.
-  static std::vector<Joined> Join(const std::vector<Item>& items);
+  // Compiled alternations by their pattern, to share between calls of Join.
+  using JoinCache = std::map<std::string, std::shared_ptr<const Regex>>;
+  // The joined regexes for `items`. Costly: compile once per set of conditions and share; with
+  // a cache, an alternation already compiled (the same conditions of one kind) is reused.
+  static std::vector<Joined> Join(const std::vector<Item>& items, JoinCache* cache = nullptr);
 
   // `joined`: what Join returned for these items (empty: all run alone).
   ConditionSet(std::vector<Item> items, std::vector<Joined> joined);
 
+  // A condition whose search failed (a matching limit: it backtracks too much for its text).
+  struct Failure {
+    size_t tag;
+    Error error;
+  };
   // Feeds the whole text so far (see StreamMatcher::Update); returns the tags of the conditions
-  // that match for the first time. A condition whose search fails is logged and skipped.
-  std::vector<size_t> Update(std::string_view text);
+  // that match for the first time. A condition whose search fails is dropped (never searched
+  // here again) and added to *failures; a joined search that fails only makes its members go
+  // on alone.
+  std::vector<size_t> Update(std::string_view text, std::vector<Failure>* failures = nullptr);
   bool empty() const { return items_.empty(); }
 
  private:
@@ -79,12 +90,17 @@ class ConditionSet {
     Joined joined;
     std::optional<StreamMatcher> matcher;
   };
-  void RunAlone(size_t i, std::string_view text, std::vector<size_t>* hits);
+  void RunAlone(size_t i, std::string_view text, std::vector<size_t>* hits,
+                std::vector<Failure>* failures);
+  // Ends a joined search: its members still searched go on alone, from the start of the text.
+  void Split(Group& g);
+  bool Live(size_t i) const { return !reported_[i] && !dropped_[i]; }
 
   std::vector<Item> items_;
   std::vector<Group> groups_;
   std::vector<std::optional<StreamMatcher>> alone_;  // per item, when not (or no longer) joined
   std::vector<bool> reported_;
+  std::vector<bool> dropped_;
 };
 
 }  // namespace lousho::agent::rules

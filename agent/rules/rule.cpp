@@ -243,6 +243,53 @@ bool AddScope(Rule* r, const std::string& raw) {
   return true;
 }
 
+// The key RuleFromFields takes its conditions from.
+const char* ConditionKey(const Json::Value& fields) {
+  for (const char* key : {"condition", "ttsr_trigger", "ttsrTrigger"})
+    if (!Strings(MemberOrNull(fields, key)).empty()) return key;
+  return nullptr;
+}
+
+// Where each condition string of a rule file is written, as "<path>:<line>:<col>", in the order
+// RuleFromFields reads them (a list item that is no string has no place, as it is no
+// condition); empty when not known. Front matter YAML refuses was read line by line: then the
+// key's line stands for its one condition.
+std::vector<std::string> ConditionPlaces(const FrontMatter& fm, const std::string& path) {
+  const char* key = ConditionKey(fm.fields);
+  if (!key || fm.block_line == 0) return {};
+  auto at = [&](size_t line, size_t col) {
+    return path + ":" + std::to_string(fm.block_line + line) + ":" + std::to_string(col + 1);
+  };
+  std::vector<std::string> out;
+  try {
+    const YAML::Node root = YAML::Load(fm.block);
+    if (root.IsMap()) {
+      const YAML::Node v = root[key];
+      auto place = [&](const YAML::Node& n) {
+        const YAML::Mark m = n.Mark();
+        out.push_back(m.line >= 0 && m.column >= 0
+                          ? at(static_cast<size_t>(m.line), static_cast<size_t>(m.column))
+                          : path);
+      };
+      if (v.IsScalar()) place(v);
+      if (v.IsSequence())
+        for (const auto& item : v)
+          if (AsString(YamlToJson(item))) place(item);
+      return out;
+    }
+  } catch (const std::exception&) {
+  }
+  const std::string prefix = std::string(key) + ":";
+  size_t line = 0;
+  for (size_t pos = 0; pos <= fm.block.size(); ++line) {
+    size_t nl = fm.block.find('\n', pos);
+    if (fm.block.compare(pos, prefix.size(), prefix) == 0) return {at(line, 0)};
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<Json::Value> LoadYaml(const std::string& text) {
@@ -264,6 +311,8 @@ FrontMatter ParseFrontMatter(std::string_view text) {
   }
   size_t first_nl = text.find('\n');
   std::string_view block = text.substr(first_nl + 1, end > first_nl ? end - first_nl - 1 : 0);
+  fm.block = std::string(block);
+  fm.block_line = 2;
   size_t after = text.find('\n', end + 4);
   fm.body = after == std::string_view::npos ? "" : std::string(Trim(text.substr(after + 1)));
   auto parsed = LoadYaml(std::string(block));
@@ -324,10 +373,24 @@ bool LooksLikeGlob(std::string_view token) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
 }
 
-Result<Regex> CompileCondition(std::string_view pattern) {
+RegexOptions ConditionOptions() {
   RegexOptions o;
   o.ecmascript = true;
   o.jit_partial_soft = true;  // matched on streams (rules/matcher.h)
+  // A condition is searched on every delta of a reply, so one search may cost what its text
+  // warrants and little more. Normal conditions need at most about one step per byte from a
+  // start position (`BEGIN.*END`) and a depth of 2.5 per byte (`(?:a|b)*$`); the floors let any
+  // of them run on short text, the caps are the fixed limits of other searches (the heap's is
+  // lower: a stream's text is held in memory already). A backtracking condition (`(a+)+b`)
+  // fails on the first delta at the cost of the floor (about 1 ms with the JIT).
+  o.match_limit = RegexLimit{100'000, 64 * 1024, 10'000'000};  // 64 steps per byte
+  o.depth_limit = RegexLimit{20'000, 4 * 1024, 2'000'000};     // 4 levels per byte
+  o.heap_limit_kib = RegexLimit{2 * 1024, 512, 128 * 1024};    // 512 bytes per byte
+  return o;
+}
+
+Result<Regex> CompileCondition(std::string_view pattern) {
+  RegexOptions o = ConditionOptions();
   // A leading flags group of i/m/s is how people write JavaScript flags in a string.
   if (pattern.size() > 3 && pattern.substr(0, 2) == "(?") {
     size_t close = pattern.find(')');
@@ -344,10 +407,40 @@ Result<Regex> CompileCondition(std::string_view pattern) {
   return Regex::Compile(pattern, o);
 }
 
+namespace {
+
+// Adds a rule's conditions to it: a glob-looking one becomes edit and write scopes, an invalid
+// regex a warning at `at[i]` (else at the rule's path). Returns whether any was a glob.
+bool AddConditions(Rule* r, const std::vector<std::string>& conditions,
+                   const std::vector<std::string>& at, std::vector<std::string>* warnings) {
+  bool had_glob = false;
+  for (size_t i = 0; i < conditions.size(); ++i) {
+    const std::string& c = conditions[i];
+    if (LooksLikeGlob(c)) {
+      had_glob = true;
+      AddScope(r, "tool:edit(" + c + ")");
+      AddScope(r, "tool:write(" + c + ")");
+      continue;
+    }
+    auto re = CompileCondition(c);
+    if (!re.ok()) {
+      if (warnings)
+        warnings->push_back((i < at.size() ? at[i] : r->path) + ": condition " +
+                            std::to_string(i + 1) + " '" + c + "' is not a valid regex (" +
+                            re.error().message + "); skipped");
+      continue;
+    }
+    r->conditions.push_back(Condition{c, *re});
+  }
+  return had_glob;
+}
+
+}  // namespace
+
 std::optional<Rule> RuleFromFields(const std::string& name, const std::string& path,
                                    const std::string& origin, const Json::Value& fields,
                                    std::string content, std::vector<std::string>* warnings,
-                                   std::string* why) {
+                                   std::string* why, const std::vector<std::string>& condition_at) {
   auto warn = [&](const std::string& w) {
     if (warnings) warnings->push_back(path + ": " + w);
   };
@@ -378,23 +471,7 @@ std::optional<Rule> RuleFromFields(const std::string& name, const std::string& p
   for (const auto& t : tokens)
     if (!AddScope(&r, t)) warn("scope '" + t + "' is not text, thinking, tool or tool:NAME(GLOB)");
 
-  bool had_glob = false;
-  for (size_t i = 0; i < conditions.size(); ++i) {
-    const std::string& c = conditions[i];
-    if (LooksLikeGlob(c)) {
-      had_glob = true;
-      AddScope(&r, "tool:edit(" + c + ")");
-      AddScope(&r, "tool:write(" + c + ")");
-      continue;
-    }
-    auto re = CompileCondition(c);
-    if (!re.ok()) {
-      warn("condition " + std::to_string(i + 1) + " '" + c + "' is not a valid regex (" +
-           re.error().message + "); skipped");
-      continue;
-    }
-    r.conditions.push_back(Condition{c, *re});
-  }
+  const bool had_glob = AddConditions(&r, conditions, condition_at, warnings);
   if (r.conditions.empty() && had_glob)
     r.conditions.push_back(Condition{".*", *CompileCondition(".*")});
   if (r.conditions.empty()) return no("no valid condition");
@@ -423,7 +500,8 @@ std::optional<Rule> ParseRuleText(const std::string& name, const std::string& pa
                                   const std::string& origin, std::string_view text,
                                   std::vector<std::string>* warnings, std::string* why) {
   FrontMatter fm = ParseFrontMatter(text);
-  return RuleFromFields(name, path, origin, fm.fields, std::move(fm.body), warnings, why);
+  const std::vector<std::string> at = ConditionPlaces(fm, path);
+  return RuleFromFields(name, path, origin, fm.fields, std::move(fm.body), warnings, why, at);
 }
 
 std::vector<std::string> CandidatePaths(const Json::Value& args, const fs::path& cwd) {

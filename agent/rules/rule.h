@@ -73,17 +73,21 @@ struct Rule {
   bool needs_paths() const;
 };
 
-// Reads a rule from its file text. `warnings` get "<path>: …" lines (invalid regexes name the
-// offset). Returns nullopt for a file that is not a stream rule (no condition, a scope that
-// excludes everything) or is disabled; `why` then says which.
+// Reads a rule from its file text. `warnings` get "<path>: …" lines (an invalid regex:
+// "<path>:<line>:<col>: …", and the offset in the pattern). Returns nullopt for a file that is not
+// a stream rule (no condition, a scope that excludes everything) or is disabled; `why` then says
+// which.
 std::optional<Rule> ParseRuleText(const std::string& name, const std::string& path,
                                   const std::string& origin, std::string_view text,
                                   std::vector<std::string>* warnings, std::string* why);
 // Builds a rule from front-matter keys already parsed (a spec's inline rule, or a file's).
+// `condition_at`: where each condition string is written ("<file>:<line>:<col>"), in the order
+// of the condition list, for the warnings about it; empty: `path` stands for all.
 std::optional<Rule> RuleFromFields(const std::string& name, const std::string& path,
                                    const std::string& origin, const Json::Value& fields,
                                    std::string content, std::vector<std::string>* warnings,
-                                   std::string* why);
+                                   std::string* why,
+                                   const std::vector<std::string>& condition_at = {});
 
 // Front matter: the YAML between a leading `---` line and the next `\n---`, leniently (a block
 // YAML refuses is read line by line as `key: value`, keys with `-` camel-cased). The body is
@@ -91,6 +95,8 @@ std::optional<Rule> RuleFromFields(const std::string& name, const std::string& p
 struct FrontMatter {
   Json::Value fields{Json::objectValue};
   std::string body;
+  std::string block;      // the YAML text between the `---` lines
+  size_t block_line = 0;  // the file's line (from 1) the block starts on; 0: no front matter
 };
 FrontMatter ParseFrontMatter(std::string_view text);
 // YAML text as JSON (plain scalars typed); nullopt when YAML refuses it. Never throws.
@@ -100,7 +106,9 @@ std::optional<Json::Value> LoadYaml(const std::string& text);
 std::vector<std::string> SplitList(std::string_view s);
 // A condition that looks like a file glob (`src/**/*.ts`, `*.py`) rather than a regex.
 bool LooksLikeGlob(std::string_view token);
-// Compiles one condition with the ECMAScript-like options; a leading `(?i)`/`(?m)`/`(?s)` group
+// The options conditions are compiled with: ECMAScript-like, with limits that grow with the text.
+RegexOptions ConditionOptions();
+// Compiles one condition with ConditionOptions(); a leading `(?i)`/`(?m)`/`(?s)` group
 // (any mix of those letters) becomes the matching flags.
 Result<Regex> CompileCondition(std::string_view pattern);
 

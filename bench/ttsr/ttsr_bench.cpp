@@ -2,6 +2,9 @@
 // 1-24 bytes. Compares the engine's incremental matching (the session's controller, joined
 // alternation; and each rule alone) with rescanning the whole buffer after every delta, against
 // the floor of one JIT search of the whole 1 MB per rule (and of the joined alternation).
+// Then the hostile case: a 30 KB reply streamed through the controller with the 100 rules, and
+// with four rules that backtrack exponentially on it added (each is switched off at its first
+// limit error), for the time with them against the time without.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -116,6 +119,9 @@ std::vector<std::string> Deltas(const std::string& text, std::mt19937& rng) {
   return out;
 }
 
+// The four conditions a hostile repository may plant (issue 18, N4).
+const char* const kHostile[] = {"(a+)+b", "(a|aa)*c\\d", "(?s)(.*)*X", "(\\w+\\s?)*$z"};
+
 double BestMs(int runs, const std::function<void()>& f) {
   double best = 1e300;
   for (int i = 0; i < runs; ++i) {
@@ -228,5 +234,53 @@ int main(int argc, char** argv) {
               rescan * scale * scale);
   std::printf("controller / floor: per rule %.2fx, one alternation %.2fx, per group %.2fx\n",
               controller / floor_each, controller / floor_joined, controller / floor_groups);
+
+  // The hostile case. The reply is the probe's (30,000 a's and a c) and 30 KB of the prose
+  // above, in 100-byte and in 1-24-byte deltas; the rules are the 100, with and without the four.
+  std::vector<rules::Rule> hostile_list = rule_list;
+  for (const char* p : kHostile) {
+    Json::Value fields(Json::objectValue);
+    fields["condition"] = p;
+    hostile_list.push_back(*rules::RuleFromFields("hostile" + std::to_string(hostile_list.size()),
+                                                  "/bench/.cursor/rules/h.mdc", ".cursor", fields,
+                                                  "x", nullptr, nullptr));
+  }
+  const std::string run = std::string(30'000, 'a') + "c";
+  const std::string prose = text.substr(0, 30'000);
+  std::vector<std::string> run_fixed, prose_fixed;
+  for (size_t i = 0; i < run.size(); i += 100) run_fixed.push_back(run.substr(i, 100));
+  for (size_t i = 0; i < prose.size(); i += 100) prose_fixed.push_back(prose.substr(i, 100));
+  size_t told = 0;
+  auto stream = [&](const std::vector<rules::Rule>& list, const std::vector<std::string>& ds) {
+    return BestMs(5, [&] {
+      rules::RuleSet set;
+      set.rules = list;
+      rules::Controller c(std::move(set), "/bench", "");
+      c.ResetBuffers();
+      StreamDelta d;
+      d.kind = DeltaKind::kText;
+      for (const auto& piece : ds) {
+        d.text = piece;
+        if (c.OnDelta(d)) ++fired;
+      }
+      told += c.TakeWarnings().size();
+    });
+  };
+  std::printf("\n30 KB reply through the controller: 100 rules, then with the 4 hostile ones\n");
+  std::printf("| reply, deltas | without (ms) | with (ms) | ratio |\n|---|---|---|---|\n");
+  const std::pair<const char*, const std::vector<std::string>*> cases[] = {
+      {"30,000 a's + c, 100 bytes", &run_fixed},
+      {"prose, 100 bytes", &prose_fixed},
+      {"30,000 a's + c, 1-24 bytes", nullptr},
+      {"prose, 1-24 bytes", nullptr}};
+  std::vector<std::string> run_small = Deltas(run, rng);
+  std::vector<std::string> prose_small = Deltas(prose, rng);
+  for (const auto& [name, ds] : cases) {
+    const auto& deltas_used = ds ? *ds : (name[0] == '3' ? run_small : prose_small);
+    const double without = stream(rule_list, deltas_used);
+    const double with = stream(hostile_list, deltas_used);
+    std::printf("| %s | %.2f | %.2f | %.2fx |\n", name, without, with, with / without);
+  }
+  std::printf("rules switched off, summed over the runs with them: %zu\n", told);
   return fired == 0 ? 0 : 1;
 }

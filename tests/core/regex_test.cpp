@@ -303,7 +303,7 @@ TEST(RegexTest, CatastrophicBacktrackingHitsTheMatchLimit) {
   }
   // A lower limit is reached sooner; the pattern itself is fine on short text.
   RegexOptions tight;
-  tight.match_limit = 1000;
+  tight.match_limit = RegexLimit::Fixed(1000);
   Regex re = Re("(a+)+$", tight);
   EXPECT_TRUE(Hit(re, "aaaa"));
   EXPECT_FALSE(re.Search(std::string(20, 'a') + "b").ok());
@@ -317,7 +317,7 @@ TEST(RegexTest, DepthLimitBoundsTheInterpreter) {
   EXPECT_TRUE(Hit(Re("(?:a|b)*$"), text));
   EXPECT_TRUE(Hit(Re("(?:a|b)*$", NoJit()), text));
   RegexOptions shallow = NoJit();
-  shallow.depth_limit = 10000;
+  shallow.depth_limit = RegexLimit::Fixed(10000);
   auto r = Re("(?:a|b)*$", shallow).Search(text);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kRegexLimit);

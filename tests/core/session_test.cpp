@@ -182,6 +182,7 @@ class SessionTest : public ::testing::Test {
       std::string operator()(const event::SessionSaveChanged& e) const {
         return e.resumed ? "saving_resumed" : "saving_failed";
       }
+      std::string operator()(const event::Warning& e) const { return "warning:" + e.source; }
     };
     return std::visit(V{}, e);
   }

@@ -2,8 +2,9 @@
 // "> {json}" are sent, "< {json}" are expected (compared as JSON after normalization), "#" lines
 // are directives: "# args: acp <spec>" (relative to the transcript folder), "# close" (close
 // stdin), "# exit: N", "# env: NAME=VALUE" (set for the binary; $DIR expands). $CWD stands for a
-// fresh workspace holding notes.txt; $DIR for the transcript folder. UPDATE_GOLDENS=1 rewrites the
-// "<" lines from what the binary writes. tests/transcripts/rpc/ holds the RPC door's transcripts
+// fresh workspace holding notes.txt; $DIR for the transcript folder (in output too: a spec's path
+// in a message). UPDATE_GOLDENS=1 rewrites the "<" lines from what the binary writes.
+// tests/transcripts/rpc/ holds the RPC door's transcripts
 // (`# args: --mode rpc ...`); there every "timestamp" member is compared as 0, since RPC messages
 // carry their wall-clock time, a "firstKeptEntryId" as ENTRY (entry ids are random), and a
 // "sessionFile" name's time prefix reads TIME. Session files go to a fresh LOUSHO_HOME, which $HOME
@@ -291,7 +292,8 @@ TEST_P(TranscriptTest, Replays) {
                       home.string());
   };
   auto normalize = [&](const std::string& s) {
-    std::string out = ReplaceAll(ReplaceAll(s, cwd_s, "$CWD"), home.string(), "$HOME");
+    std::string out = ReplaceAll(ReplaceAll(ReplaceAll(s, cwd_s, "$CWD"), home.string(), "$HOME"),
+                                 dir.string(), "$DIR");
     if (!rpc && !mask_usage) return out;
     auto j = ParseJson(out);
     if (!j.ok()) return out;

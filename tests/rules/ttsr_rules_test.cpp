@@ -274,7 +274,7 @@ TEST_F(TtsrLoaderTest, EnabledFalseRegistersNothing) {
   EXPECT_EQ(set.skipped[0].why, "ttsr.enabled is false");
 }
 
-TEST_F(TtsrLoaderTest, InvalidRegexInAFileWarnsWithFileAndOffset) {
+TEST_F(TtsrLoaderTest, InvalidRegexInAFileWarnsWithFileLineAndOffset) {
   Write("agent/agent.yaml", "model: script/echo\n");
   Write("proj/.lousho/rules/bad.md", "---\ncondition: [\"a(b\", \"good\"]\n---\nb\n");
   auto spec = config::LoadAgentSpec((root_ / "agent" / "agent.yaml").string(), {});
@@ -282,9 +282,48 @@ TEST_F(TtsrLoaderTest, InvalidRegexInAFileWarnsWithFileAndOffset) {
   RuleSet set = LoadSessionRules(*LoadAgentRules(*spec, ""), root_ / "proj");
   ASSERT_EQ(set.rules.size(), 1u);
   ASSERT_EQ(set.warnings.size(), 1u);
-  EXPECT_NE(set.warnings[0].find("bad.md: condition 1 'a(b'"), std::string::npos)
+  EXPECT_NE(set.warnings[0].find("bad.md:2:13: condition 1 'a(b'"), std::string::npos)
       << set.warnings[0];
   EXPECT_NE(set.warnings[0].find("offset"), std::string::npos);
+}
+
+TEST_F(TtsrLoaderTest, InvalidRegexWarningsGiveTheLineOfTheCondition) {
+  // A list (items on their own lines), a scalar, the legacy key, and front matter YAML refuses
+  // (read line by line): each warning points at where the condition is written.
+  Write("proj/.cursor/rules/list.md",
+        "---\ndescription: x\ncondition:\n  - \"ok1\"\n  - 7\n  - \"a{2,1}\"\n  - "
+        "\"(?<=a+)b\"\n---\nbody\n");
+  Write("proj/.cursor/rules/scalar.md", "---\n\ncondition:   \"(unclosed[group\"\n---\nbody\n");
+  Write("proj/.cursor/rules/legacy.md", "---\nttsr_trigger: \"x(\"\n---\nbody\n");
+  Write("proj/.cursor/rules/lines.md", "---\ndescription: [unclosed\ncondition: (bad\n---\nbody\n");
+  Write("agent/agent.yaml", "model: script/echo\n");
+  auto spec = config::LoadAgentSpec((root_ / "agent" / "agent.yaml").string(), {});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  RuleSet set = LoadSessionRules(*LoadAgentRules(*spec, ""), root_ / "proj");
+  const std::string dir = (root_ / "proj" / ".cursor" / "rules").string();
+  std::vector<std::string> got;
+  for (const auto& w : set.warnings) got.push_back(w.substr(0, w.find(": condition")));
+  EXPECT_EQ(got, (std::vector<std::string>{dir + "/legacy.md:2:15", dir + "/lines.md:3:1",
+                                           dir + "/list.md:6:5", dir + "/list.md:7:5",
+                                           dir + "/scalar.md:3:14"}));
+  for (const auto& w : set.warnings) EXPECT_NE(w.find("offset"), std::string::npos) << w;
+}
+
+TEST_F(TtsrLoaderTest, AFolderReachedTwiceIsReadOnce) {
+  // The spec lists its own rules/ (also read as the agent folder's), and the spec lives in the
+  // project's .lousho/ (whose rules/ the session reads as the project's): one rule each, no
+  // "shadowed" copies, each warning once.
+  Write("proj/.lousho/agent.yaml", "model: script/echo\nrules:\n  - rules\n  - rules/a.md\n");
+  Write("proj/.lousho/rules/a.md", Rule("aaa", "a"));
+  Write("proj/.lousho/rules/bad.md", "---\ncondition: [\"ok\", \"(x\"]\n---\nbad\n");
+  auto spec = config::LoadAgentSpec((root_ / "proj" / ".lousho" / "agent.yaml").string(), {});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  RuleSet set = LoadSessionRules(*LoadAgentRules(*spec, ""), root_ / "proj");
+  std::vector<std::string> names;
+  for (const auto& r : set.rules) names.push_back(r.name + ":" + r.origin);
+  EXPECT_EQ(names, (std::vector<std::string>{"a:spec", "bad:spec"}));
+  EXPECT_TRUE(set.skipped.empty()) << set.skipped[0].name << ": " << set.skipped[0].why;
+  EXPECT_EQ(set.warnings.size(), 1u);
 }
 
 TEST_F(TtsrLoaderTest, SpecKeysAreCheckedWithPositions) {
