@@ -681,10 +681,13 @@ struct UpdateVisitor {
     u["content"] = content;
     return u;
   }
-  // As the notes about MCP servers that did not start: a paragraph of the agent's text, which
-  // every client shows. The session sends it between messages, never inside a streamed one.
+  // As the notes about MCP servers that did not start: a paragraph of the agent's text, set apart
+  // from the answer around it, which every client shows; a client that declared
+  // `session.notices` gets a notice as well (NoticeUpdateFromEvent). The session sends it
+  // between messages, never inside a streamed one.
   Update operator()(const ev::Warning& e) const {
-    return Chunk("agent_message_chunk", "\n\n" + e.text + "\n");
+    return Chunk("agent_message_chunk",
+                 "\n\n" + std::string(e.info ? "" : "**Warning:** ") + e.text + "\n\n");
   }
   // No ACP counterpart: the prompt's response and the updates above carry what ACP shows.
   Update operator()(const ev::AgentStart&) const { return std::nullopt; }
@@ -754,15 +757,6 @@ struct UpdateVisitor {
     u["title"] = e.name;
     return u;
   }
-  // Every client shows an agent message (set apart from the answer around it); a client that
-  // declared `session.notices` gets a notice as well (NoticeUpdateFromEvent).
-  Update operator()(const ev::SessionSaveChanged& e) const {
-    Json::Value u(Json::objectValue);
-    u["sessionUpdate"] = "agent_message_chunk";
-    u["content"] =
-        TextBlock("\n\n" + std::string(e.resumed ? "" : "**Warning:** ") + e.message + "\n\n");
-    return u;
-  }
 };
 }  // namespace
 
@@ -771,13 +765,13 @@ std::optional<Json::Value> UpdateFromEvent(const Event& e) {
 }
 
 std::optional<Json::Value> NoticeUpdateFromEvent(const Event& e) {
-  const auto* save = std::get_if<agent::event::SessionSaveChanged>(&e);
-  if (save == nullptr) return std::nullopt;
+  const auto* w = std::get_if<agent::event::Warning>(&e);
+  if (w == nullptr) return std::nullopt;
   Json::Value u(Json::objectValue);
   u["sessionUpdate"] = "notice";
-  u["severity"] = save->resumed ? "info" : "warning";
-  u["title"] = save->title;
-  u["description"] = save->message;
+  u["severity"] = w->info ? "info" : "warning";
+  u["title"] = w->title.empty() ? w->text : w->title;
+  u["description"] = w->text;
   return u;
 }
 

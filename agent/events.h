@@ -166,35 +166,32 @@ struct AutoCompactionEnd {
   long long tokens_after = 0;  // estimated: the summary and the kept messages
 };
 // Something the user should know that is no message of the conversation, told once: a stream
-// rule switched off because its condition could not be searched. `source` names what it is
-// about ("stream-rule:NAME"); `text` says what happened and what to do.
+// rule switched off because its condition could not be searched ("stream-rules"); saving the
+// session file failed, or works again after a failure ("session-file"). `source` names what it is
+// about; `text` says what happened and what to do; `title` is a short line that stands alone.
+// `info`: good news (saving works again), not a warning. The doors show it where the user sees it
+// (ACP: an agent message, and a notice for clients that take them; RPC: a notify).
 struct Warning {
   std::string source;
   std::string text;
+  std::string title;
+  bool info = false;
 };
 // The session got a name (the first prompt's gist, /name, or a door's call).
 struct SessionInfoChanged {
   std::string name;
 };
-// Saving the session file failed (the session goes on in memory; every later entry retries), or
-// works again after a failure (what was missed is written). Told once per outage; the doors show
-// it to the user as a warning they can see.
-struct SessionSaveChanged {
-  bool resumed = false;  // false: failed; true: works again
-  std::string path;      // the session file
-  std::string title;     // a short line that stands alone
-  std::string message;   // what happened and what to do
-};
 
 }  // namespace event
 
-using Event = std::variant<
-    event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd, event::MessageStart,
-    event::MessageUpdate, event::MessageEnd, event::ToolExecutionStart, event::ToolExecutionUpdate,
-    event::ToolExecutionEnd, event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate,
-    event::ModeChanged, event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
-    event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear, event::ModelChanged,
-    event::SessionInfoChanged, event::SessionSaveChanged, event::Warning>;
+using Event =
+    std::variant<event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd,
+                 event::MessageStart, event::MessageUpdate, event::MessageEnd,
+                 event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
+                 event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
+                 event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
+                 event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear,
+                 event::ModelChanged, event::SessionInfoChanged, event::Warning>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -768,8 +768,8 @@ void Session::TellSaving() {
   if (!options_.recorder || !options_.recorder->HasReports()) return;
   for (SaveReport& r : options_.recorder->TakeReports()) {
     if (options_.sink)
-      options_.sink(event::SessionSaveChanged{r.resumed, std::move(r.path), std::move(r.title),
-                                              std::move(r.message)});
+      options_.sink(
+          event::Warning{"session-file", std::move(r.message), std::move(r.title), r.resumed});
   }
 }
 
@@ -1547,7 +1547,8 @@ Session::Streamed Session::StreamMessage(Turn& t) {
   Emit(event::MessageEnd{step, &out.message});
   // Rules switched off during the stream are told after it, not inside the text being shown.
   if (rules_)
-    for (auto& w : rules_->TakeWarnings()) Emit(event::Warning{"stream-rules", std::move(w)});
+    for (auto& w : rules_->TakeWarnings())
+      Emit(event::Warning{"stream-rules", std::move(w), "A stream rule was switched off"});
   return out;
 }
 

@@ -495,8 +495,6 @@ struct FrameVisitor {
   void operator()(const agent::event::ModeChanged&) const {}  // no permission modes here
   // The name is set by set_session_name and read with get_state; the protocol has no event for it.
   void operator()(const agent::event::SessionInfoChanged&) const {}
-  // An extension_ui_request notify, which needs a request id: the server writes it (SendEvent).
-  void operator()(const agent::event::SessionSaveChanged&) const {}
   void operator()(const agent::event::UsageUpdate&) const {}  // get_session_stats has it
   void operator()(const agent::event::TtsrTriggered& e) const {
     Json::Value f = Frame(frame::kTtsrTriggered);
@@ -518,14 +516,8 @@ struct FrameVisitor {
     f["maxAttempts"] = e.max_attempts;
     out->push_back(f);
   }
-  // As an MCP server that did not start: the dialect's frame for a failure the host shows.
-  void operator()(const agent::event::Warning& e) const {
-    Json::Value f = Frame(frame::kExtensionError);
-    f["extensionPath"] = e.source;
-    f["event"] = "warning";
-    f["error"] = e.text;
-    out->push_back(f);
-  }
+  // An extension_ui_request notify, which needs a request id: the server writes it (SendEvent).
+  void operator()(const agent::event::Warning&) const {}
   void operator()(const agent::event::TodoAutoClear&) const {
     out->push_back(Frame(frame::kTodoAutoClear));
   }

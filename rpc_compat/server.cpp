@@ -330,15 +330,15 @@ void Server::SendEvent(const agent::Event& e) {
     transport_->WriteLine(std::move(*line));
     return;
   }
-  // Saving the session failed or works again: a notify the host shows (fire-and-forget; a
-  // reply to it is ignored as any unknown one is).
-  if (const auto* save = std::get_if<agent::event::SessionSaveChanged>(&e)) {
+  // What the user should know (a stream rule switched off, saving failed or works again): a
+  // notify the host shows (fire-and-forget; a reply to it is ignored as any unknown one is).
+  if (const auto* w = std::get_if<agent::event::Warning>(&e)) {
     Json::Value f = Obj();
     f["type"] = frame::kExtensionUiRequest;
     f["id"] = NextId("ui_");
     f["method"] = ui::kNotify;
-    f["message"] = save->message;
-    f["notifyType"] = save->resumed ? "info" : "warning";
+    f["message"] = w->text;
+    f["notifyType"] = w->info ? "info" : "warning";
     Write(f);
     return;
   }

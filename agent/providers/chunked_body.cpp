@@ -78,12 +78,15 @@ bool ChunkedDecoder::SizeStep(std::string_view bytes, size_t* pos) {
   return SizeLine(line);
 }
 
-void ChunkedDecoder::DataStep(std::string_view bytes, size_t* pos, std::string* out) {
+void ChunkedDecoder::DataStep(std::string_view bytes, size_t* pos, std::string* out,
+                              std::vector<size_t>* ends) {
   const size_t n = static_cast<size_t>(std::min<uint64_t>(left_, bytes.size() - *pos));
   out->append(bytes.substr(*pos, n));
   *pos += n;
   left_ -= n;
-  if (left_ == 0) state_ = State::kDataEnd;
+  if (left_ != 0) return;
+  state_ = State::kDataEnd;
+  if (ends) ends->push_back(out->size());
 }
 
 bool ChunkedDecoder::DataEndStep(std::string_view bytes, size_t* pos) {
@@ -116,7 +119,7 @@ bool ChunkedDecoder::TrailerStep(std::string_view bytes, size_t* pos) {
   return true;
 }
 
-bool ChunkedDecoder::Feed(std::string_view bytes, std::string* out) {
+bool ChunkedDecoder::Feed(std::string_view bytes, std::string* out, std::vector<size_t>* ends) {
   size_t pos = 0;
   bool ok = state_ != State::kFailed;
   while (ok && pos < bytes.size()) {
@@ -125,7 +128,7 @@ bool ChunkedDecoder::Feed(std::string_view bytes, std::string* out) {
         ok = SizeStep(bytes, &pos);
         break;
       case State::kData:
-        DataStep(bytes, &pos, out);
+        DataStep(bytes, &pos, out, ends);
         break;
       case State::kDataEnd:
         ok = DataEndStep(bytes, &pos);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lousho::agent {
 
@@ -17,8 +18,10 @@ class ChunkedDecoder {
   static constexpr size_t kMaxTrailerBytes = 64 * 1024;
 
   // Appends the data `bytes` carries to *out. False when the framing is malformed (error()
-  // then says how); bytes after the last chunk's trailer are ignored.
-  bool Feed(std::string_view bytes, std::string* out);
+  // then says how); bytes after the last chunk's trailer are ignored. With `ends`, the size of
+  // *out where each chunk's data ended is added to it, so that a reader can hand the data on
+  // chunk by chunk, as the server sent it.
+  bool Feed(std::string_view bytes, std::string* out, std::vector<size_t>* ends = nullptr);
   // The last chunk and its trailer have been read: the body is whole.
   bool done() const { return state_ == State::kDone; }
   bool failed() const { return state_ == State::kFailed; }
@@ -34,7 +37,7 @@ class ChunkedDecoder {
   bool SizeLine(std::string_view line);
   // One step of Feed in each state, from bytes[*pos]; false once the framing failed.
   bool SizeStep(std::string_view bytes, size_t* pos);
-  void DataStep(std::string_view bytes, size_t* pos, std::string* out);
+  void DataStep(std::string_view bytes, size_t* pos, std::string* out, std::vector<size_t>* ends);
   bool DataEndStep(std::string_view bytes, size_t* pos);
   bool TrailerStep(std::string_view bytes, size_t* pos);
   // Takes bytes into line_ until a line feed; true when line_ holds a whole line (without its

@@ -219,8 +219,8 @@ TEST_F(SessionSaveFailureTest, ASessionTellsItsSinkOncePerOutage) {
   o.session_file = path.string();
   o.recorder = SessionWriter::ForNew(path, Header());
   o.sink = [&seen](const Event& e) {
-    if (const auto* save = std::get_if<event::SessionSaveChanged>(&e))
-      seen.push_back(save->resumed ? "resumed" : "failed: " + save->message);
+    if (const auto* save = std::get_if<event::Warning>(&e); save && save->source == "session-file")
+      seen.push_back(save->info ? "resumed" : "failed: " + save->text);
     else if (std::holds_alternative<event::AgentEnd>(e))
       seen.push_back("agent_end");
   };

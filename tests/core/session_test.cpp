@@ -179,9 +179,6 @@ class SessionTest : public ::testing::Test {
       std::string operator()(const event::TodoReminder&) const { return "todo_reminder"; }
       std::string operator()(const event::TodoAutoClear&) const { return "todo_auto_clear"; }
       std::string operator()(const event::SessionInfoChanged& e) const { return "name:" + e.name; }
-      std::string operator()(const event::SessionSaveChanged& e) const {
-        return e.resumed ? "saving_resumed" : "saving_failed";
-      }
       std::string operator()(const event::Warning& e) const { return "warning:" + e.source; }
     };
     return std::visit(V{}, e);

@@ -87,5 +87,22 @@ TEST(ChunkedDecoderTest, WhereACutBodyEnds) {
   }
 }
 
+// The reader hands the data on chunk by chunk (a stream's events as the server sent them): the
+// decoder says where each chunk's data ends, also when a chunk is split across reads.
+TEST(ChunkedDecoderTest, SaysWhereEachChunksDataEnds) {
+  ChunkedDecoder d;
+  std::string out;
+  std::vector<size_t> ends;
+  ASSERT_TRUE(d.Feed("3\r\nabc\r\n2\r\nde\r\n4\r\nfg", &out, &ends));
+  EXPECT_EQ(out, "abcdefg");
+  EXPECT_EQ(ends, (std::vector<size_t>{3, 5}));  // the third chunk is not whole yet
+  out.clear();
+  ends.clear();
+  ASSERT_TRUE(d.Feed("hi\r\n0\r\n\r\n", &out, &ends));
+  EXPECT_EQ(out, "hi");
+  EXPECT_EQ(ends, (std::vector<size_t>{2}));
+  EXPECT_TRUE(d.done());
+}
+
 }  // namespace
 }  // namespace lousho::agent

@@ -60,8 +60,9 @@ struct BodyProgress {
   std::optional<uint64_t> length;  // Content-Length, when the body is not chunked
   uint64_t received = 0;           // body bytes as they came off the connection
   ChunkedDecoder chunks;
-  std::string decoded;   // scratch: one piece's data
-  bool stopped = false;  // the body callback returned false
+  std::string decoded;               // scratch: one piece's data
+  std::vector<size_t> decoded_ends;  // scratch: where each chunk's data ends in `decoded`
+  bool stopped = false;              // the body callback returned false
 };
 
 // httplib decodes the chunked coding itself and reports a malformed chunk and a closed
@@ -85,25 +86,14 @@ void TakeFraming(httplib::Response& r, BodyProgress* body) {
   if (!v.empty() && end != nullptr && *end == '\0') body->length = n;
 }
 
-// One piece of the body as it came off the connection (see PostStreamImpl's content receiver):
-// decoded when chunked, kept when an error or a redirect, else handed to `on_body`. False stops
-// the read: a malformed chunk, the callback's wish, or the end of a chunked body.
-bool ReceiveBody(std::string_view raw, const BodyCallback& on_body, const MoreReady& more_ready,
-                 BodyProgress* body, HttpStreamResult* result) {
-  body->received += raw.size();
-  std::string_view piece = raw;
-  if (body->chunked) {
-    body->decoded.clear();
-    if (!body->chunks.Feed(raw, &body->decoded)) return false;
-    piece = body->decoded;
-  }
-  // A whole chunked body ends the read, whether or not the server closes the connection.
-  const bool more = !body->chunked || !body->chunks.done();
-  if (piece.empty()) return more;
+// One piece of the body's data: kept when an error or a redirect, else handed to `on_body`. False
+// stops the read.
+bool HandPiece(std::string_view piece, const BodyCallback& on_body, const MoreReady& more_ready,
+               BodyProgress* body, HttpStreamResult* result) {
   if (result->status >= 300) {
     // Error and redirect bodies are short; cap them so a misbehaving proxy cannot bloat memory.
     if (result->error_body.size() < 64 * 1024UL) result->error_body.append(piece);
-    return more;
+    return true;
   }
   // The body callback decodes; a failure there is the response's, not the connection's, so it
   // must not reach PostStreamImpl's catch (which reports a broken, retryable connection).
@@ -114,7 +104,33 @@ bool ReceiveBody(std::string_view raw, const BodyCallback& on_body, const MoreRe
     result->transport_error = std::string("the response could not be handled: ") + e.what();
   }
   body->stopped = !go_on;
-  return go_on && more;
+  return go_on;
+}
+
+// One piece of the body as it came off the connection (see PostStreamImpl's content receiver):
+// decoded when chunked and handed on chunk by chunk, as the server sent them (as httplib's own
+// decoding did: a reader that merges what arrives together decides that by more_ready, not by
+// how the chunks fell into reads). False stops the read: a malformed chunk, the callback's wish,
+// or the end of a chunked body.
+bool ReceiveBody(std::string_view raw, const BodyCallback& on_body, const MoreReady& more_ready,
+                 BodyProgress* body, HttpStreamResult* result) {
+  body->received += raw.size();
+  if (!body->chunked) return raw.empty() || HandPiece(raw, on_body, more_ready, body, result);
+  body->decoded.clear();
+  body->decoded_ends.clear();
+  if (!body->chunks.Feed(raw, &body->decoded, &body->decoded_ends)) return false;
+  // A chunk cut by the read's end is handed on as far as it came.
+  if (body->decoded_ends.empty() || body->decoded_ends.back() != body->decoded.size())
+    body->decoded_ends.push_back(body->decoded.size());
+  size_t from = 0;
+  for (size_t end : body->decoded_ends) {
+    if (end > from && !HandPiece(std::string_view(body->decoded).substr(from, end - from), on_body,
+                                 more_ready, body, result))
+      return false;
+    from = end;
+  }
+  // A whole chunked body ends the read, whether or not the server closes the connection.
+  return !body->chunks.done();
 }
 
 std::string ChunkedFailure(const ChunkedDecoder& chunks) {
