@@ -119,6 +119,7 @@ class Client {
 
   mutable std::mutex mu_;  // conn_, restarts_, negotiated values, last stderr
   std::shared_ptr<Conn> conn_;
+  std::shared_ptr<Conn> opening_;  // the connection Open is starting: Close stops it as well
   int restarts_ = 0;
   bool closed_ = false;
   std::string protocol_version_;
