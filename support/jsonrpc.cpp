@@ -218,11 +218,10 @@ void Peer::Oversized(std::string_view head, const std::string& why, size_t size)
     for (const auto& id : ids) FailPending(id, why, ErrorCode::kToolTooLarge);
   }
   if (options_.answer_malformed)
-    Send(ErrorMessage(h.id && ValidId(*h.id) && h.has_method ? *h.id : Json::Value(),
-                      RpcError{kInvalidRequest,
-                               "Message of " + std::to_string(size) +
-                                   " bytes exceeds the line size limit; skipped",
-                               Json::Value()}));
+    Send(ErrorMessage(Json::Value(), RpcError{kInvalidRequest,
+                                              "Message of " + std::to_string(size) +
+                                                  " bytes exceeds the line size limit; skipped",
+                                              Json::Value()}));
 }
 
 void Peer::Refuse(const Json::Value& id, const RpcError& error, std::string_view line) {
