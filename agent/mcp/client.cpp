@@ -433,6 +433,9 @@ void Client::Close() {
   // Wakes calls in flight, the handshake of a start included: their input ends.
   if (conn) conn->transport->Close();
   if (opening) opening->transport->Close();
+  // A start still under way ends at once now (its input ended, or it finds closed_): wait for
+  // it, so that its server is gone when Close returns.
+  std::lock_guard<std::mutex> started(connect_mu_);
 }
 
 std::string Client::protocol_version() const {

@@ -88,7 +88,8 @@ class Client {
                                const std::function<void(const Progress&)>& on_progress,
                                const CancelToken& cancel);
   Status Ping(const CancelToken& cancel);
-  // Ends the connection (the server's process tree, or the HTTP session). Idempotent.
+  // Ends the connection (the server's process tree, or the HTTP session), the one a start is
+  // opening too, and returns once that start has ended. Idempotent.
   void Close();
 
   const config::McpServerSpec& spec() const { return spec_; }
