@@ -1784,6 +1784,8 @@ Session::CallRun Session::StartCall(const ContentBlock& call, const std::shared_
 }
 
 void Session::CompleteCall(CallRun& run, ToolOutput out, Turn& t) {
+  if (!out.details.isNull() && !JsonFitsIn(out.details, kMaxToolDetailsBytes))
+    out.details = DetailsTooLarge();
   Emit(event::ToolExecutionEnd{t.step, &run.shown, &out, out.is_error});
   if (rules_) {
     // Rules that matched this call's arguments without interrupting: the model reads them

@@ -66,6 +66,19 @@ struct ResourceRef {
   std::optional<std::string> blob;  // embedded binary, base64
 };
 
+// The most of a tool's machine-readable result (ToolOutput::details) that reaches the editor
+// (ACP rawOutput, the RPC door's details) and the session file, written as JSON: larger details
+// are replaced by DetailsTooLarge() when the call completes. The model's content has its own
+// limits.
+inline constexpr size_t kMaxToolDetailsBytes = 256 * 1024;
+inline Json::Value DetailsTooLarge() {
+  Json::Value d(Json::objectValue);
+  d["truncated"] = true;
+  d["note"] = "The raw result is over " + std::to_string(kMaxToolDetailsBytes / 1024) +
+              " KiB and is not kept; the content shows what the model got.";
+  return d;
+}
+
 // What a tool run produced.
 struct ToolOutput {
   std::vector<ContentBlock> content;  // text / image blocks for the model

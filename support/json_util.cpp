@@ -496,6 +496,61 @@ bool JsonCursor::End() {
   return true;
 }
 
+namespace {
+// The bytes of a string written as JSON, at most: quotes, 2 for an escaped quote or backslash,
+// 6 for a control byte, 3 per non-ASCII byte (\uXXXX for 2 bytes, a pair of them for 4).
+size_t JsonStringBytes(const char* begin, const char* end, size_t stop_after) {
+  size_t n = 2;
+  for (const char* p = begin; p < end && n <= stop_after; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    n += c >= 0x80 ? 3 : c < 0x20 ? 6 : (c == '"' || c == '\\') ? 2 : 1;
+  }
+  return n;
+}
+
+bool FitsIn(const Json::Value& v, size_t max_bytes, size_t* used) {
+  auto add = [&](size_t n) {
+    *used += n;
+    return *used <= max_bytes;
+  };
+  switch (v.type()) {
+    case Json::nullValue:
+    case Json::booleanValue:
+      return add(5);
+    case Json::intValue:
+    case Json::uintValue:
+    case Json::realValue:
+      return add(25);
+    case Json::stringValue: {
+      const char* b = nullptr;
+      const char* e = nullptr;
+      v.getString(&b, &e);
+      return add(b == nullptr ? 2 : JsonStringBytes(b, e, max_bytes - *used));
+    }
+    case Json::arrayValue:
+      if (!add(2)) return false;
+      for (Json::ArrayIndex i = 0; i < v.size(); ++i)
+        if (!add(1) || !FitsIn(ElementOrNull(v, i), max_bytes, used)) return false;
+      return true;
+    case Json::objectValue:
+      if (!add(2)) return false;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        const char* end = nullptr;
+        const char* key = it.memberName(&end);
+        if (!add(2 + JsonStringBytes(key, end, max_bytes - *used)) || !FitsIn(*it, max_bytes, used))
+          return false;
+      }
+      return true;
+  }
+  return true;
+}
+}  // namespace
+
+bool JsonFitsIn(const Json::Value& v, size_t max_bytes) {
+  size_t used = 0;
+  return FitsIn(v, max_bytes, &used);
+}
+
 std::string WriteJsonPretty(const Json::Value& v) {
   Json::StreamWriterBuilder b;
   b["indentation"] = "  ";

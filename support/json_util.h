@@ -84,6 +84,11 @@ class JsonCursor {
   std::string error_;
 };
 
+// Whether `v` written as compact JSON (WriteJson) takes at most max_bytes, counted from above
+// without writing it (non-ASCII as its escapes at most take) and stopping as soon as it is over:
+// the work is bounded by max_bytes, however large `v` is.
+bool JsonFitsIn(const Json::Value& v, size_t max_bytes);
+
 // Multi-line, indented (for files a person reads).
 std::string WriteJsonPretty(const Json::Value& v);
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "support/files.h"
 #include "support/json_util.h"
 #include "support/log.h"
 
@@ -31,6 +32,63 @@ Json::Value ErrorMessage(const Json::Value& id, const RpcError& e) {
 bool ValidId(const Json::Value& id) {
   return id.isString() || id.isNull() || id.type() == Json::intValue ||
          (id.type() == Json::uintValue && id.isInt64());
+}
+
+// What the first bytes of a message cut short tell: its id, when a top-level "id" member with a
+// whole value comes before the cut, and whether a "method" member does (a request or a
+// notification, no answer).
+struct Head {
+  std::optional<Json::Value> id;
+  bool has_method = false;
+};
+
+Head ReadHead(std::string_view head) {
+  Head h;
+  JsonCursor c(head);
+  if (c.Peek() != JsonCursor::Kind::kObject || !c.BeginObject()) return h;
+  std::string key;
+  while (c.NextMember(&key)) {
+    if (key == "method") h.has_method = true;
+    if (key != "id") {
+      if (!c.Skip()) break;
+      continue;
+    }
+    Json::Value id;
+    // A value that reaches the cut may be cut short itself ("id":12 of 123).
+    if (!c.Value(&id) || c.offset() >= head.size()) break;
+    h.id = std::move(id);
+  }
+  return h;
+}
+
+// A line as a log shows it: its start, as a JSON string (control bytes escaped).
+std::string Excerpt(std::string_view line) {
+  constexpr size_t kMax = 120;
+  std::string out;
+  AppendJsonString(line.substr(0, kMax), &out);
+  if (line.size() > kMax) out += "...";
+  return out;
+}
+
+// The items of a JSON text (elements and members after the first: commas; containers: their
+// openings), counted up to just past `stop_after`, without parsing it.
+size_t CountJsonItems(std::string_view s, size_t stop_after) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size() && n <= stop_after; ++i) {
+    const char c = s[i];
+    if (c == ',' || c == '{' || c == '[') {
+      ++n;
+    } else if (c == '"') {
+      // Skip the string: to its closing quote, past escapes.
+      for (++i; i < s.size() && s[i] != '"'; ++i) i += s[i] == '\\' ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+bool PowerOfTen(unsigned long long n) {
+  while (n >= 10 && n % 10 == 0) n /= 10;
+  return n == 1;
 }
 }  // namespace
 
@@ -118,11 +176,19 @@ void Peer::Run() {
     ReadStatus st = transport_->ReadLine(&line, &size);
     if (st == ReadStatus::kEof) break;
     if (st == ReadStatus::kTooLong) {
-      log::Warn("skipped an input line of " + std::to_string(size) + " bytes (over the limit)");
-      Send(ErrorMessage(Json::Value(), RpcError{kInvalidRequest,
-                                                "Message of " + std::to_string(size) +
-                                                    " bytes exceeds the line size limit; skipped",
-                                                Json::Value()}));
+      const size_t limit = transport_->max_line_bytes();
+      Oversized(line,
+                "a message of " + ByteSize(size) +
+                    (limit > 0 ? ", over the limit of " + ByteSize(limit) : ""),
+                size);
+      continue;
+    }
+    if (options_.max_items > 0 && line.size() > options_.max_items &&
+        CountJsonItems(line, options_.max_items) > options_.max_items) {
+      Oversized(
+          std::string_view(line).substr(0, LineTransport::kTooLongHeadBytes),
+          "a message of more than " + std::to_string(options_.max_items) + " JSON items, the limit",
+          line.size());
       continue;
     }
     Record('>', line);
@@ -135,18 +201,58 @@ void Peer::Run() {
   cv_.notify_all();
 }
 
+void Peer::Oversized(std::string_view head, const std::string& why, size_t size) {
+  log::Warn((options_.name.empty() ? std::string("the peer") : options_.name) + " sent " + why +
+            "; skipped");
+  // The call it answers fails now; when its id is not in the first bytes, any call may be it.
+  // A request or notification (its method comes first) answers none.
+  Head h = ReadHead(head);
+  if (!h.has_method && h.id) {
+    FailPending(*h.id, why, ErrorCode::kToolTooLarge);
+  } else if (!h.has_method) {
+    std::vector<Json::Value> ids;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [id, pending] : pending_) ids.emplace_back(static_cast<Json::Int64>(id));
+    }
+    for (const auto& id : ids) FailPending(id, why, ErrorCode::kToolTooLarge);
+  }
+  if (options_.answer_malformed)
+    Send(ErrorMessage(Json::Value(), RpcError{kInvalidRequest,
+                                              "Message of " + std::to_string(size) +
+                                                  " bytes exceeds the line size limit; skipped",
+                                              Json::Value()}));
+}
+
+void Peer::Refuse(const Json::Value& id, const RpcError& error, std::string_view line) {
+  if (options_.answer_malformed) {
+    Send(ErrorMessage(id, error));
+    return;
+  }
+  ++refused_;
+  const std::string who = options_.name.empty() ? std::string("the peer") : options_.name;
+  if (refused_ <= 3) {
+    log::Warn(who + ": ignored a line that is not JSON-RPC (" + error.message +
+              "): " + Excerpt(line));
+  } else if (PowerOfTen(refused_)) {
+    log::Warn(who + ": ignored " + std::to_string(refused_) +
+              " lines that are not JSON-RPC so far (only JSON-RPC belongs on its stdout; logs "
+              "belong on stderr)");
+  }
+}
+
 void Peer::Dispatch(const std::string& line) {
   auto parsed = ParseJson(line);
   if (!parsed.ok()) {
-    Send(ErrorMessage(Json::Value(), RpcError{kParseError, "Parse error: " + parsed.error().message,
-                                              Json::Value()}));
+    Refuse(Json::Value(),
+           RpcError{kParseError, "Parse error: " + parsed.error().message, Json::Value()}, line);
     return;
   }
-  const Json::Value& msg = *parsed;
+  Json::Value& msg = *parsed;
   if (!msg.isObject()) {
-    Send(ErrorMessage(
-        Json::Value(),
-        RpcError{kInvalidRequest, "Invalid Request: expected a JSON object", Json::Value()}));
+    Refuse(Json::Value(),
+           RpcError{kInvalidRequest, "Invalid Request: expected a JSON object", Json::Value()},
+           line);
     return;
   }
   const Json::Value* method = FindMember(msg, "method");
@@ -156,9 +262,9 @@ void Peer::Dispatch(const std::string& line) {
   if (!version || !version->isString() || StringOr(msg, "jsonrpc") != "2.0") {
     if (method || !id) {
       if (id || !method)
-        Send(ErrorMessage(
-            reply_id,
-            RpcError{kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"", Json::Value()}));
+        Refuse(reply_id,
+               RpcError{kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"", Json::Value()},
+               line);
       return;
     }
   }
@@ -167,14 +273,13 @@ void Peer::Dispatch(const std::string& line) {
       // Neither a request nor a response: when it names one of our calls, that call failed;
       // answering it would put our call's id on an error the client could take for its own.
       if (!FailPending(*id, "the client sent a reply with neither result nor error"))
-        Send(ErrorMessage(
-            Json::Value(),
-            RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}));
+        Refuse(Json::Value(),
+               RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}, line);
       return;
     }
     if (!id) {
-      Send(ErrorMessage(
-          reply_id, RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}));
+      Refuse(reply_id, RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()},
+             line);
       return;
     }
     DispatchResponse(msg, *id);
@@ -182,9 +287,9 @@ void Peer::Dispatch(const std::string& line) {
   }
   if (!method->isString()) {
     if (id)
-      Send(ErrorMessage(
-          reply_id,
-          RpcError{kInvalidRequest, "Invalid Request: method must be a string", Json::Value()}));
+      Refuse(reply_id,
+             RpcError{kInvalidRequest, "Invalid Request: method must be a string", Json::Value()},
+             line);
     return;
   }
   const std::string name = StringOr(msg, "method");
@@ -198,9 +303,10 @@ void Peer::Dispatch(const std::string& line) {
     return;  // unknown notifications are ignored
   }
   if (!ValidId(*id)) {
-    Send(ErrorMessage(Json::Value(),
-                      RpcError{kInvalidRequest, "Invalid Request: id must be a string or integer",
-                               Json::Value()}));
+    Refuse(
+        Json::Value(),
+        RpcError{kInvalidRequest, "Invalid Request: id must be a string or integer", Json::Value()},
+        line);
     return;
   }
   Reply reply([this](const Json::Value& m) { Send(m); }, *id);
@@ -224,21 +330,22 @@ void Peer::Dispatch(const std::string& line) {
 
 // A response to one of our requests. One that answers no pending call (an id we never issued,
 // of any JSON type or size, or one already given up) is dropped: there is no one to tell.
-void Peer::DispatchResponse(const Json::Value& msg, const Json::Value& id) {
+void Peer::DispatchResponse(Json::Value& msg, const Json::Value& id) {
   std::optional<long long> key = AsInt64(id);
   if (!key) return;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pending_.find(*key);
   if (it == pending_.end()) return;
-  const Json::Value* error = FindMember(msg, "error");
+  // Moved, not copied: a result may be large.
+  const bool error = FindMember(msg, "error") != nullptr;
   it->second->done = true;
-  it->second->is_error = error != nullptr;
-  it->second->value = error ? *error : MemberOrNull(msg, "result");
+  it->second->is_error = error;
+  msg.removeMember(error ? "error" : "result", &it->second->value);
   pending_.erase(it);
   cv_.notify_all();
 }
 
-bool Peer::FailPending(const Json::Value& id, const std::string& why) {
+bool Peer::FailPending(const Json::Value& id, const std::string& why, ErrorCode code) {
   std::optional<long long> key = AsInt64(id);
   if (!key) return false;
   std::lock_guard<std::mutex> lock(mu_);
@@ -246,6 +353,7 @@ bool Peer::FailPending(const Json::Value& id, const std::string& why) {
   if (it == pending_.end()) return false;
   it->second->done = true;
   it->second->is_error = true;
+  it->second->code = code;
   it->second->value = Json::Value(Json::objectValue);
   it->second->value["message"] = why;
   pending_.erase(it);
@@ -318,9 +426,9 @@ Result<Json::Value> Peer::Call(const std::string& method, const Json::Value& par
     if (pending->is_error) {
       // The error object may be anything a client sends; its message only when it is a string.
       std::string message = StringOr(pending->value, "message", "error");
-      return MakeError(ErrorCode::kClientError, message);
+      return MakeError(pending->code, message);
     }
-    return pending->value;
+    return std::move(pending->value);
   }
   pending_.erase(id);
   lock.unlock();

@@ -66,6 +66,18 @@ struct PeerOptions {
   // The notification a cancelled or timed-out Call sends with {"requestId": id}: ACP's
   // "$/cancel_request", MCP's "notifications/cancelled".
   std::string cancel_method = "$/cancel_request";
+  // A line that is no JSON-RPC message (not JSON, not an object, no valid jsonrpc, method or
+  // id) is answered with -32700 or -32600, as JSON-RPC asks of a server (the ACP door's
+  // stdin). False (an MCP server's stdout, where such lines are stray logging): it is logged,
+  // the first few and then a count at 10, 100, 1000... lines, and dropped, never answered:
+  // answering a server that floods its stdout only fills its stdin.
+  bool answer_malformed = true;
+  // Names the other side in logs (e.g. "MCP server 'github'"); empty: "the peer".
+  std::string name{};
+  // More than this many JSON items (array elements, object members, containers) in one line:
+  // it is not parsed (a million tiny values would take gigabytes) but refused as one over the
+  // line limit is (Oversized). 0: no limit.
+  size_t max_items = 0;
 };
 
 // Lets a caller do other work on its own thread while its Call waits (an MCP tool call relays
@@ -111,12 +123,20 @@ class Peer {
   struct Pending {
     bool done = false;
     bool is_error = false;
+    ErrorCode code = ErrorCode::kClientError;  // of a failure made here (FailPending)
     Json::Value value;
   };
   void Dispatch(const std::string& line);
-  void DispatchResponse(const Json::Value& msg, const Json::Value& id);
+  void DispatchResponse(Json::Value& msg, const Json::Value& id);
   // Fails the pending call with that id; false when there is none.
-  bool FailPending(const Json::Value& id, const std::string& why);
+  bool FailPending(const Json::Value& id, const std::string& why,
+                   ErrorCode code = ErrorCode::kClientError);
+  // A line over the transport's limit (or max_items), of which `head` is the start and `why`
+  // says how large: the call it answers fails at once (LOUSHO_TOOL_TOO_LARGE) rather than
+  // waiting for its timeout.
+  void Oversized(std::string_view head, const std::string& why, size_t size);
+  // Answers a line that is no JSON-RPC message, or logs and drops it (answer_malformed).
+  void Refuse(const Json::Value& id, const RpcError& error, std::string_view line);
   void Send(const Json::Value& msg);
   void SendLine(std::string line);
   void Record(char dir, const std::string& line);
@@ -130,6 +150,7 @@ class Peer {
   std::map<long long, std::shared_ptr<Pending>> pending_;
   long long next_id_ = 0;
   std::atomic<bool> closed_{false};
+  unsigned long long refused_ = 0;  // lines dropped by Refuse (reader thread only)
   std::mutex record_mu_;
   FILE* record_ = nullptr;
 };

@@ -683,9 +683,9 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessOptions& 
   if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
   ExecPrep prep;
   PrepareExec(options.argv, options.env, &prep);
-  Fd in_r, in_w, out_r, out_w, err_r, err_w, wake_r, wake_w;
+  Fd in_r, in_w, out_r, out_w, err_r, err_w, wake_r, wake_w, stdin_wake_r, stdin_wake_w;
   if (!MakePipe(&in_r, &in_w) || !MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w) ||
-      !MakePipe(&wake_r, &wake_w))
+      !MakePipe(&wake_r, &wake_w) || !MakePipe(&stdin_wake_r, &stdin_wake_w))
     return MakeError(ErrorCode::kSubprocess, std::string("pipe: ") + std::strerror(errno));
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   Keeper k;
@@ -700,6 +700,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessOptions& 
   p->keeper_ = k.pid;
   p->grace_ms_ = std::max(0L, options.kill_grace_ms);
   p->tail_cap_ = options.stderr_tail_bytes;
+  p->stdin_cap_ = options.stdin_queue_bytes;
   p->stdin_w_ = fcntl(in_w.get(), F_DUPFD_CLOEXEC, 0);
   p->stdout_r_ = fcntl(out_r.get(), F_DUPFD_CLOEXEC, 0);
   p->stderr_r_ = fcntl(err_r.get(), F_DUPFD_CLOEXEC, 0);
@@ -708,15 +709,20 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessOptions& 
   p->ctl_r_ = fcntl(k.ctl_r.get(), F_DUPFD_CLOEXEC, 0);
   p->wake_r_ = fcntl(wake_r.get(), F_DUPFD_CLOEXEC, 0);
   p->wake_w_ = fcntl(wake_w.get(), F_DUPFD_CLOEXEC, 0);
+  p->stdin_wake_r_ = fcntl(stdin_wake_r.get(), F_DUPFD_CLOEXEC, 0);
+  p->stdin_wake_w_ = fcntl(stdin_wake_w.get(), F_DUPFD_CLOEXEC, 0);
   for (int fd : {p->stdin_w_, p->stdout_r_, p->stderr_r_, p->stat_r_, p->ctl_w_, p->ctl_r_,
-                 p->wake_r_, p->wake_w_})
+                 p->wake_r_, p->wake_w_, p->stdin_wake_r_, p->stdin_wake_w_})
     if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
-  fcntl(p->stdin_w_, F_SETFL, 0);   // writes block: the command reads at its own pace
+  // The stdin thread waits in poll, where Stop can wake it, never in a write.
+  fcntl(p->stdin_w_, F_SETFL, O_NONBLOCK);
   fcntl(p->stdout_r_, F_SETFL, 0);  // the reader thread blocks on it
   fcntl(p->wake_w_, F_SETFL, O_NONBLOCK);
+  fcntl(p->stdin_wake_w_, F_SETFL, O_NONBLOCK);
   ChildProcess* raw = p.get();
   try {
     p->stderr_thread_ = std::thread([raw] { raw->CollectStderr(); });
+    p->stdin_thread_ = std::thread([raw] { raw->WriteStdinLoop(); });
   } catch (const std::system_error& e) {
     p->Stop();
     return MakeError(ErrorCode::kResourceExhausted, std::string("thread: ") + e.what());
@@ -750,51 +756,108 @@ std::string ChildProcess::StderrTail() const {
   return tail_;
 }
 
-bool ChildProcess::WriteStdin(const std::string& data) {
+bool ChildProcess::WriteStdin(std::string data) {
   std::lock_guard<std::mutex> lock(stdin_mu_);
-  if (stdin_w_ < 0) return false;
+  if (stdin_closed_) return false;
+  if (stdin_cap_ > 0 && stdin_queued_ + data.size() > stdin_cap_) {
+    stdin_full_ = true;
+    return false;
+  }
+  stdin_queued_ += data.size();
+  stdin_queue_.push_back(std::move(data));
+  stdin_cv_.notify_all();
+  return true;
+}
+
+bool ChildProcess::stdin_full() const {
+  std::lock_guard<std::mutex> lock(stdin_mu_);
+  return stdin_full_;
+}
+
+void ChildProcess::WriteStdinLoop() {
   // A command that has gone would raise SIGPIPE, which ends a process that does not ignore it
-  // (the tests): it is blocked on this thread while writing, and a raised one is consumed.
-  sigset_t pipe_set, old;
+  // (the tests): it stays blocked on this thread, and a raised one is consumed.
+  sigset_t pipe_set;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, nullptr);
+  std::unique_lock<std::mutex> lock(stdin_mu_);
+  for (;;) {
+    stdin_cv_.wait(lock, [&] { return !stdin_queue_.empty() || stdin_closed_; });
+    if (stdin_closed_) return;
+    std::string data = std::move(stdin_queue_.front());
+    stdin_queue_.pop_front();
+    lock.unlock();
+    const bool ok = WriteToStdin(data);
+    lock.lock();
+    stdin_queued_ -= data.size();
+    if (!ok) {
+      // The command is gone (or Stop came): what waits is never read.
+      stdin_closed_ = true;
+      stdin_queue_.clear();
+      stdin_queued_ = 0;
+      return;
+    }
+  }
+}
+
+bool ChildProcess::WriteToStdin(const std::string& data) {
   const char* p = data.data();
   size_t left = data.size();
-  bool ok = true;
   while (left > 0) {
     ssize_t n = write(stdin_w_, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (errno == EPIPE) {
-        timespec zero{0, 0};
-        sigtimedwait(&pipe_set, nullptr, &zero);
-      }
-      ok = false;
-      break;
+    if (n > 0) {
+      p += n;
+      left -= static_cast<size_t>(n);
+      continue;
     }
-    p += n;
-    left -= static_cast<size_t>(n);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd fds[2] = {{stdin_w_, POLLOUT, 0}, {stdin_wake_r_, POLLIN, 0}};
+      if (poll(fds, 2, -1) < 0 && errno != EINTR) return false;
+      if (fds[1].revents != 0) return false;  // Stop: leave the write
+      continue;
+    }
+    if (n < 0 && errno == EPIPE) {
+      sigset_t pipe_set;
+      sigemptyset(&pipe_set);
+      sigaddset(&pipe_set, SIGPIPE);
+      timespec zero{0, 0};
+      sigtimedwait(&pipe_set, nullptr, &zero);
+    }
+    return false;
   }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  return ok;
+  return true;
+}
+
+void ChildProcess::Terminate() {
+  std::lock_guard<std::mutex> lock(ctl_mu_);
+  if (ctl_w_ < 0) return;
+  char c = 'T';
+  ssize_t ignored = write(ctl_w_, &c, 1);
+  (void)ignored;
 }
 
 void ChildProcess::Stop() {
   std::lock_guard<std::mutex> lock(stop_mu_);
   if (stopped_) return;
   stopped_ = true;
-  // A server reads its end of input as the request to leave; the signals follow at once, as a
-  // session that closes must not wait on a server that ignores its stdin. A write blocked on a
-  // full pipe holds stdin until the signals end the command.
-  if (stdin_mu_.try_lock()) {
-    if (stdin_w_ >= 0) close(stdin_w_);
-    stdin_w_ = -1;
-    stdin_mu_.unlock();
+  // The stdin thread leaves at once, even from a write the command does not read; what still
+  // waits is dropped. A server reads its end of input as the request to leave; the signals
+  // follow at once, as a session that closes must not wait on a server that ignores its stdin.
+  {
+    std::lock_guard<std::mutex> stdin_lock(stdin_mu_);
+    stdin_closed_ = true;
+    stdin_queue_.clear();
+    stdin_cv_.notify_all();
   }
-  char c = 'T';
-  ssize_t ignored = write(ctl_w_, &c, 1);
+  char x = 'x';
+  ssize_t ignored = write(stdin_wake_w_, &x, 1);
   (void)ignored;
+  if (stdin_thread_.joinable()) stdin_thread_.join();
+  if (stdin_w_ >= 0) close(stdin_w_);
+  stdin_w_ = -1;
+  Terminate();
   // The keeper closes its report pipe when the whole tree is gone.
   const auto give_up = Clock::now() + std::chrono::milliseconds(grace_ms_ + kKeeperSlackMs);
   KeeperReports reports;
@@ -812,16 +875,17 @@ void ChildProcess::Stop() {
     }
   }
   WaitForKeeper(keeper_);
-  {
-    std::lock_guard<std::mutex> stdin_lock(stdin_mu_);
-    if (stdin_w_ >= 0) close(stdin_w_);
-    stdin_w_ = -1;
-  }
   char w = 'w';
   ignored = write(wake_w_, &w, 1);
   if (stderr_thread_.joinable()) stderr_thread_.join();
+  {
+    std::lock_guard<std::mutex> ctl_lock(ctl_mu_);
+    if (ctl_w_ >= 0) close(ctl_w_);
+    ctl_w_ = -1;
+  }
   // stdout stays open until destruction: a reader thread may still be about to read its EOF.
-  for (int* fd : {&stderr_r_, &stat_r_, &ctl_w_, &ctl_r_, &wake_r_, &wake_w_}) {
+  for (int* fd :
+       {&stderr_r_, &stat_r_, &ctl_r_, &wake_r_, &wake_w_, &stdin_wake_r_, &stdin_wake_w_}) {
     if (*fd >= 0) close(*fd);
     *fd = -1;
   }

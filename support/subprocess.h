@@ -2,7 +2,9 @@
 // cancellation, and nothing the command started outlives it.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -73,10 +75,13 @@ struct ProcessOptions {
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
   long kill_grace_ms = 2000;                             // between SIGTERM and SIGKILL
   size_t stderr_tail_bytes = 16384;
+  // Bytes that may wait for the command to read its stdin; WriteStdin refuses more.
+  size_t stdin_queue_bytes = size_t{16} << 20;
 };
 
-// Owns the child's pipes and a thread that collects its stderr. Thread-safe: Stop() may be
-// called from any thread, any number of times; the destructor calls it.
+// Owns the child's pipes, a thread that collects its stderr and one that writes its stdin.
+// Thread-safe: Stop() may be called from any thread, any number of times; the destructor calls
+// it.
 class ChildProcess {
  public:
   // Fails when the program cannot be started (not found, not executable, cwd missing).
@@ -85,26 +90,47 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
-  // Writes all of `data` to the command's stdin (blocking while its pipe is full); false once
-  // the command is gone or stdin was closed. Never raises SIGPIPE.
-  bool WriteStdin(const std::string& data);
+  // Queues `data` for the command's stdin and returns at once: the stdin thread writes it, in
+  // the order of the calls, so no caller (a thread reading the command's stdout above all) ever
+  // waits on a command that does not read. False, with nothing queued, once stdin is closed or
+  // the command is gone, and when more than stdin_queue_bytes already wait (the command has
+  // stopped reading: stdin_full() then says so). Never raises SIGPIPE.
+  bool WriteStdin(std::string data);
+  // True once a WriteStdin was refused because the queue was full.
+  bool stdin_full() const;
+  // Asks the keeper to end the tree (SIGTERM, SIGKILL after the grace) and returns at once;
+  // the command's stdout then ends. Stop() still reaps it.
+  void Terminate();
   int stdout_fd() const { return stdout_r_; }  // read end, blocking; EOF once the tree is gone
   int pid() const { return pid_; }             // also its process group id
   // The last bytes the command wrote to stderr.
   std::string StderrTail() const;
-  // Closes stdin (at once when no write is blocked on it), sends the tree SIGTERM, then SIGKILL
-  // after the grace, and reaps the keeper.
+  // Drops what still waits for stdin, closes it, sends the tree SIGTERM, then SIGKILL after the
+  // grace, and reaps the keeper.
   // Returns when every process of the tree is gone (or the keeper stopped answering, logged).
   void Stop();
 
  private:
   ChildProcess() = default;
   void CollectStderr();
+  void WriteStdinLoop();
+  // Writes all of `data` unless stdin breaks or Stop wakes the stdin thread; false then.
+  bool WriteToStdin(const std::string& data);
 
   int pid_ = 0;
   int keeper_ = -1;
-  std::mutex stdin_mu_;  // serializes writes and the close of stdin
-  int stdin_w_ = -1;     // guarded by stdin_mu_
+  int stdin_w_ = -1;  // non-blocking; written by the stdin thread only, closed by Stop
+  int stdin_wake_r_ = -1;
+  int stdin_wake_w_ = -1;  // Stop writes here: the stdin thread leaves a blocked write
+  mutable std::mutex stdin_mu_;
+  std::condition_variable stdin_cv_;
+  std::deque<std::string> stdin_queue_;  // guarded by stdin_mu_
+  size_t stdin_queued_ = 0;              // bytes in stdin_queue_ and in the write under way
+  size_t stdin_cap_ = 0;
+  bool stdin_closed_ = false;  // Stop, or a broken pipe: nothing more is written
+  bool stdin_full_ = false;
+  std::thread stdin_thread_;
+  std::mutex ctl_mu_;  // the write of 'T' by Terminate and the close of ctl_w_ by Stop
   int stdout_r_ = -1;
   int stderr_r_ = -1;
   int stat_r_ = -1;

@@ -9,8 +9,21 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <system_error>
+
+#include "support/log.h"
 
 namespace lousho {
+
+namespace {
+// What a skipped line keeps: its first kTooLongHeadBytes, from the part read so far and `more`.
+void KeepHead(std::string* line, const char* more, size_t len) {
+  const size_t head = LineTransport::kTooLongHeadBytes;
+  if (line->size() < head) line->append(more, std::min(len, head - line->size()));
+  line->resize(std::min(line->size(), head));
+  line->shrink_to_fit();
+}
+}  // namespace
 
 FdTransport::FdTransport(int in_fd, int out_fd, size_t max_line_bytes, int stop_fd)
     : in_fd_(in_fd),
@@ -20,6 +33,7 @@ FdTransport::FdTransport(int in_fd, int out_fd, size_t max_line_bytes, int stop_
       buf_(new char[kReadBufferBytes]) {}
 
 ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
+  reader_.store(std::this_thread::get_id(), std::memory_order_relaxed);
   line->clear();
   size_t skipped = 0;  // bytes of an over-long line already thrown away
   bool skipping = false;
@@ -30,8 +44,8 @@ ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
       size_t pos = static_cast<char*>(nl) - buf_.get();
       size_t len = pos - start_;
       if (skipping || line->size() + len > max_line_bytes_) {
-        if (line_size) *line_size = skipped + line->size() + len;
-        line->clear();
+        if (line_size) *line_size = skipped + (skipping ? 0 : line->size()) + len;
+        if (!skipping) KeepHead(line, buf_.get() + start_, len);
         start_ = pos + 1;
         return ReadStatus::kTooLong;
       }
@@ -48,8 +62,7 @@ ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
     } else if (line->size() + len > max_line_bytes_) {
       skipping = true;
       skipped = line->size() + len;
-      line->clear();
-      line->shrink_to_fit();
+      KeepHead(line, buf_.get() + start_, len);
     } else {
       line->append(buf_.get() + start_, len);
     }
@@ -90,17 +103,30 @@ FdTransport::~FdTransport() {
   // A line queued by another thread is written by the thread writing now; wait for it.
   std::unique_lock<std::mutex> lock(write_mu_);
   write_cv_.wait(lock, [&] { return !writing_; });
+  stopping_ = true;
+  write_cv_.notify_all();
+  lock.unlock();
+  if (helper_.joinable()) helper_.join();
 }
 
 void FdTransport::WriteLine(std::string line) {
+  const bool from_reader = std::this_thread::get_id() == reader_.load();
   std::unique_lock<std::mutex> lock(write_mu_);
   if (broken_) return;
+  if (from_reader) {
+    QueueFromReader(lock, std::move(line));
+    return;
+  }
   write_cv_.wait(lock, [&] { return !writing_ || queued_bytes_ < kMaxQueuedBytes; });
   if (broken_) return;
   queued_bytes_ += line.size() + 1;
   queued_.push_back(std::move(line));
   if (writing_) return;  // the writing thread takes it, in order, before it returns
   writing_ = true;
+  Drain(lock);
+}
+
+void FdTransport::Drain(std::unique_lock<std::mutex>& lock) {
   std::vector<std::string> batch;
   while (!queued_.empty() && !broken_) {
     batch.clear();
@@ -116,6 +142,40 @@ void FdTransport::WriteLine(std::string line) {
   queued_bytes_ = 0;
   writing_ = false;
   write_cv_.notify_all();
+}
+
+void FdTransport::QueueFromReader(std::unique_lock<std::mutex>& lock, std::string line) {
+  if (queued_bytes_ > kMaxReaderQueuedBytes) {
+    if (!told_dropped_)
+      log::Warn("the other side has not read " + std::to_string(queued_bytes_) +
+                " bytes of output; dropping the answers it does not read");
+    told_dropped_ = true;
+    return;
+  }
+  queued_bytes_ += line.size() + 1;
+  queued_.push_back(std::move(line));
+  if (writing_) return;  // the writing thread takes it
+  writing_ = true;
+  if (!helper_.joinable()) {
+    try {
+      helper_ = std::thread([this] { HelperLoop(); });
+    } catch (const std::system_error&) {
+      Drain(lock);  // no thread to spare: written here, as before
+      return;
+    }
+  }
+  helper_turn_ = true;
+  write_cv_.notify_all();
+}
+
+void FdTransport::HelperLoop() {
+  std::unique_lock<std::mutex> lock(write_mu_);
+  for (;;) {
+    write_cv_.wait(lock, [&] { return helper_turn_ || stopping_; });
+    if (!helper_turn_) return;
+    helper_turn_ = false;
+    Drain(lock);
+  }
 }
 
 bool FdTransport::WriteBatch(const std::vector<std::string>& lines) {

@@ -1,6 +1,7 @@
 // Line transports: one message per line, over stdio or in memory.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace lousho {
@@ -20,26 +22,36 @@ class LineTransport {
  public:
   virtual ~LineTransport() = default;
   // Reads the next line (without its terminator; a trailing '\r' is dropped). A line longer
-  // than the limit is skipped whole and reported as kTooLong with its size in *line_size.
+  // than the limit is skipped whole and reported as kTooLong with its size in *line_size, and
+  // its first bytes (at most kTooLongHeadBytes; a transport may give none) in *line, enough to
+  // tell which request it answers.
   virtual ReadStatus ReadLine(std::string* line, size_t* line_size) = 0;
+  static constexpr size_t kTooLongHeadBytes = 4096;
   virtual void WriteLine(std::string line) = 0;
+  // The longest line ReadLine returns whole; 0 when unknown (for messages).
+  virtual size_t max_line_bytes() const { return 0; }
 };
 
 // File-descriptor transport (stdin/stdout in production). Lines written while another thread is
 // writing join a queue that thread writes before it returns, all ready lines in one writev: no
-// line waits for a later one, and no thread is added. A caller finding more than
-// kMaxQueuedBytes queued waits for the writer, so a client that stops reading holds the
-// writers back rather than growing memory. When stop_fd (>= 0) becomes readable
-// (a signal handler writes to a self-pipe), input ends as if in_fd had reached EOF: a blocked
-// ReadLine wakes and returns kEof, and so does every later call. Lines already buffered before
-// that are still returned.
+// line waits for a later one. A caller finding more than kMaxQueuedBytes queued waits for the
+// writer, so a client that stops reading holds the writers back rather than growing memory.
+// The thread reading (the last to call ReadLine) never waits in a write, so that it keeps
+// reading whatever the other side does: its lines join the queue, a helper thread (started on
+// first need) writes them when no one else is, and past kMaxReaderQueuedBytes waiting they are
+// dropped (logged once), as the other side has long stopped reading. When stop_fd (>= 0) becomes
+// readable (a signal handler writes to a self-pipe), input ends as if in_fd had reached EOF: a
+// blocked ReadLine wakes and returns kEof, and so does every later call. Lines already buffered
+// before that are still returned.
 class FdTransport : public LineTransport {
  public:
   FdTransport(int in_fd, int out_fd, size_t max_line_bytes, int stop_fd = -1);
   ~FdTransport() override;
   ReadStatus ReadLine(std::string* line, size_t* line_size) override;
   void WriteLine(std::string line) override;
+  size_t max_line_bytes() const override { return max_line_bytes_; }
   static constexpr size_t kMaxQueuedBytes = size_t{4} << 20;
+  static constexpr size_t kMaxReaderQueuedBytes = size_t{16} << 20;
 
  private:
   int in_fd_;
@@ -55,12 +67,22 @@ class FdTransport : public LineTransport {
   bool eof_ = false;
   // Writes the lines, each followed by a newline; false once the peer is gone.
   bool WriteBatch(const std::vector<std::string>& lines);
+  // Writes what is queued until the queue is empty, then clears writing_ (which the caller set).
+  void Drain(std::unique_lock<std::mutex>& lock);
+  // A line of the reading thread: queued, and written by the helper when no one is writing.
+  void QueueFromReader(std::unique_lock<std::mutex>& lock, std::string line);
+  void HelperLoop();
+  std::atomic<std::thread::id> reader_{};
   std::mutex write_mu_;
   std::condition_variable write_cv_;
   std::vector<std::string> queued_;  // lines waiting for the writing thread
   size_t queued_bytes_ = 0;
   bool writing_ = false;  // a thread is in WriteBatch
   bool broken_ = false;   // the peer is gone: lines are dropped
+  std::thread helper_;    // writes the reading thread's lines
+  bool helper_turn_ = false;
+  bool stopping_ = false;
+  bool told_dropped_ = false;
 };
 
 // In-memory transport for tests: Push() feeds input lines, Close() ends input, written lines are

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "agent/mcp/http_transport.h"
+#include "support/files.h"
 #include "support/json_util.h"
 #include "support/jsonrpc.h"
 #include "support/log.h"
@@ -19,25 +20,41 @@ using Clock = std::chrono::steady_clock;
 // A single message may carry images or files; past this a line is refused.
 constexpr size_t kMaxLineBytes = size_t{64} << 20;
 constexpr int kMaxPages = 1000;
+// And past this many JSON items (a million one-letter content blocks once took 3 GB to read);
+// 20,000 tools with their schemas take a few hundred thousand.
+constexpr size_t kMaxItems = 1000000;
 
-// A server's stdin and stdout, under a ChildProcess that owns its process tree.
+// A server's stdin and stdout, under a ChildProcess that owns its process tree. Writes are
+// queued (ChildProcess::WriteStdin), so neither the reader thread answering the server nor a
+// caller ever waits on a server that does not read; one that lets the queue fill is stopped.
 class StdioTransport : public McpLineTransport {
  public:
-  explicit StdioTransport(std::unique_ptr<ChildProcess> proc)
-      : proc_(std::move(proc)), reader_(proc_->stdout_fd(), -1, kMaxLineBytes) {}
+  StdioTransport(std::unique_ptr<ChildProcess> proc, std::string name)
+      : proc_(std::move(proc)),
+        reader_(proc_->stdout_fd(), -1, kMaxLineBytes),
+        name_(std::move(name)) {}
   ReadStatus ReadLine(std::string* line, size_t* line_size) override {
     return reader_.ReadLine(line, line_size);
   }
   void WriteLine(std::string line) override {
     line.push_back('\n');
-    proc_->WriteStdin(line);
+    if (proc_->WriteStdin(std::move(line)) || !proc_->stdin_full()) return;
+    // Its output ends once it is gone: the calls waiting on it fail then.
+    if (!stopping_.exchange(true)) {
+      log::Warn("MCP server '" + name_ + "' has stopped reading its input (" +
+                ByteSize(ProcessOptions().stdin_queue_bytes) + " waiting); stopping it");
+      proc_->Terminate();
+    }
   }
   void Close() override { proc_->Stop(); }
   std::string StderrTail() const override { return proc_->StderrTail(); }
+  size_t max_line_bytes() const override { return kMaxLineBytes; }
 
  private:
   std::unique_ptr<ChildProcess> proc_;
   FdTransport reader_;
+  std::string name_;
+  std::atomic<bool> stopping_{false};
 };
 
 class HttpTransport : public McpLineTransport {
@@ -71,7 +88,7 @@ Result<std::unique_ptr<McpLineTransport>> OpenSpecTransport(const config::McpSer
       po.cwd = spec.cwd.empty() ? options.cwd : spec.cwd;
       auto proc = ChildProcess::Start(po);
       if (!proc.ok()) return MakeError(ErrorCode::kMcpServer, proc.error().message);
-      return std::unique_ptr<McpLineTransport>(new StdioTransport(std::move(*proc)));
+      return std::unique_ptr<McpLineTransport>(new StdioTransport(std::move(*proc), spec.name));
     }
     case config::McpTransport::kHttp:
     case config::McpTransport::kSse: {
@@ -205,8 +222,27 @@ Result<std::shared_ptr<Client::Conn>> Client::Open(const CancelToken& cancel, lo
   if (!transport.ok()) return transport.error();
   auto conn = std::make_shared<Conn>();
   conn->transport = std::move(*transport);
+  // Close (a start that timed out, a session that closes) stops this server too, so that no
+  // wait below outlasts it.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return MakeError(ErrorCode::kMcpServer, spec_.name + ": closed");
+    opening_ = conn;
+  }
+  struct Opened {
+    Client* client;
+    ~Opened() {
+      std::shared_ptr<Conn> last;  // a failed start's connection ends here, outside the lock
+      std::lock_guard<std::mutex> lock(client->mu_);
+      last = std::move(client->opening_);
+    }
+  } opened{this};
   jsonrpc::PeerOptions po;
   po.cancel_method = "notifications/cancelled";
+  // What a server writes on stdout that is no JSON-RPC is stray logging: dropped, not answered.
+  po.answer_malformed = false;
+  po.name = "MCP server '" + spec_.name + "'";
+  po.max_items = kMaxItems;
   conn->peer = std::make_unique<jsonrpc::Peer>(conn->transport.get(), po);
   BindHandlers(conn.get());
   try {
@@ -316,6 +352,14 @@ Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std
                        "MCP server '" + spec_.name + "' closed the connection during " + method +
                            (tail.empty() ? "" : "; its stderr ends with:\n" + tail));
     }
+    case ErrorCode::kToolTooLarge: {
+      const std::string what = method == "tools/call"
+                                   ? "the result of tool '" + StringOr(params, "name") + "'"
+                                   : "its answer to " + method;
+      return MakeError(ErrorCode::kToolTooLarge,
+                       "MCP server '" + spec_.name + "': " + what + " is too large (" + e.message +
+                           ") and was dropped; ask for less (a narrower query, a smaller page)");
+    }
     default:
       if (e.message.rfind(kTransportErrorPrefix, 0) == 0)
         return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name +
@@ -395,12 +439,19 @@ Status Client::Ping(const CancelToken& cancel) {
 
 void Client::Close() {
   std::shared_ptr<Conn> conn;
+  std::shared_ptr<Conn> opening;
   {
     std::lock_guard<std::mutex> lock(mu_);
     closed_ = true;
     conn = std::move(conn_);
+    opening = opening_;
   }
-  if (conn) conn->transport->Close();  // wakes calls in flight: their input ends
+  // Wakes calls in flight, the handshake of a start included: their input ends.
+  if (conn) conn->transport->Close();
+  if (opening) opening->transport->Close();
+  // A start still under way ends at once now (its input ended, or it finds closed_): wait for
+  // it, so that its server is gone when Close returns.
+  std::lock_guard<std::mutex> started(connect_mu_);
 }
 
 std::string Client::protocol_version() const {

@@ -88,7 +88,8 @@ class Client {
                                const std::function<void(const Progress&)>& on_progress,
                                const CancelToken& cancel);
   Status Ping(const CancelToken& cancel);
-  // Ends the connection (the server's process tree, or the HTTP session). Idempotent.
+  // Ends the connection (the server's process tree, or the HTTP session), the one a start is
+  // opening too, and returns once that start has ended. Idempotent.
   void Close();
 
   const config::McpServerSpec& spec() const { return spec_; }
@@ -119,6 +120,7 @@ class Client {
 
   mutable std::mutex mu_;  // conn_, restarts_, negotiated values, last stderr
   std::shared_ptr<Conn> conn_;
+  std::shared_ptr<Conn> opening_;  // the connection Open is starting: Close stops it as well
   int restarts_ = 0;
   bool closed_ = false;
   std::string protocol_version_;

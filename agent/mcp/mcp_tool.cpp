@@ -30,6 +30,11 @@ std::string Summary(const Json::Value& args) {
 
 std::string Note(const std::string& what) { return "[" + what + "]"; }
 
+// The most content blocks of one result the model gets; the rest are counted in a note.
+constexpr size_t kMaxResultBlocks = 256;
+// The most image data (base64) of one result the model gets, as much as the read tool takes.
+constexpr size_t kMaxResultImageBytes = size_t{10} << 20;
+
 }  // namespace
 
 Json::Value AdaptSchema(const Json::Value& schema) {
@@ -48,79 +53,139 @@ ToolKind KindOf(const ToolInfo& info) {
   return ToolKind::kRead;
 }
 
-ToolOutput OutputFromResult(const Json::Value& result) {
-  ToolOutput out;
-  out.details = result;
-  out.is_error = BoolOr(result, "isError", false);
-  const Json::Value& content = MemberOrNull(result, "content");
-  size_t text_bytes = 0;
-  bool cut = false;
-  auto add_text = [&](std::string text) {
-    if (cut) return;
-    if (text_bytes + text.size() > tools::kMaxToolOutputBytes) {
-      size_t room = tools::kMaxToolOutputBytes - text_bytes;
-      text = text.substr(0, tools::Utf8Prefix(text, room));
-      cut = true;
+namespace {
+
+// Reads a CallToolResult's content into a ToolOutput within the limits: text up to
+// kMaxToolOutputBytes, kMaxResultBlocks blocks and kMaxResultImageBytes of images; what is left
+// out is counted and told in notes at the end.
+class ResultReader {
+ public:
+  explicit ResultReader(ToolOutput* out) : out_(out) {}
+
+  void Block(const Json::Value& b) {
+    if (shown_ == kMaxResultBlocks) {
+      ++blocks_left_out_;
+      return;
     }
-    text_bytes += text.size();
-    out.content.push_back(ContentBlock::Text(std::move(text)));
-  };
-  std::vector<std::string> texts;
-  for (Json::ArrayIndex i = 0; content.isArray() && i < content.size(); ++i) {
-    const Json::Value& b = ElementOrNull(content, i);
+    ++shown_;
     const std::string type = StringOr(b, "type");
     if (type == "text") {
-      texts.push_back(StringOr(b, "text"));
-      add_text(texts.back());
+      texts_.push_back(&MemberOrNull(b, "text"));
+      AddText(StringOr(b, "text"));
     } else if (type == "image") {
-      out.content.push_back(ContentBlock::Image(StringOr(b, "mimeType"), StringOr(b, "data")));
+      AddImage(StringOr(b, "mimeType"), StringOr(b, "data"));
     } else if (type == "audio") {
-      add_text(Note("audio (" + StringOr(b, "mimeType", "unknown type") + ") not shown"));
+      AddText(Note("audio (" + StringOr(b, "mimeType", "unknown type") + ") not shown"));
     } else if (type == "resource_link") {
       ResourceRef r;
       r.uri = StringOr(b, "uri");
       r.name = StringOr(b, "name", r.uri);
       r.mime_type = StringOr(b, "mimeType");
-      add_text("[" + r.name + "](" + r.uri + ")");
-      out.resources.push_back(std::move(r));
+      AddText("[" + r.name + "](" + r.uri + ")");
+      out_->resources.push_back(std::move(r));
     } else if (type == "resource") {
-      const Json::Value& res = MemberOrNull(b, "resource");
-      ResourceRef r;
-      r.embedded = true;
-      r.uri = StringOr(res, "uri");
-      r.name = r.uri;
-      r.mime_type = StringOr(res, "mimeType");
-      r.text = AsString(MemberOrNull(res, "text"));
-      r.blob = AsString(MemberOrNull(res, "blob"));
-      if (r.text) {
-        add_text("Contents of " + r.uri + ":\n" + *r.text);
-      } else if (r.blob && r.mime_type.rfind("image/", 0) == 0) {
-        out.content.push_back(ContentBlock::Image(r.mime_type, *r.blob));
-      } else {
-        add_text(Note("binary resource " + r.uri +
-                      (r.mime_type.empty() ? "" : " (" + r.mime_type + ")") + " not shown"));
-      }
-      out.resources.push_back(std::move(r));
+      Resource(MemberOrNull(b, "resource"));
     } else {
-      add_text(Note("a " + (type.empty() ? std::string("malformed") : type) +
-                    " block the client does not show"));
+      AddText(Note("a " + (type.empty() ? std::string("malformed") : type) +
+                   " block the client does not show"));
     }
   }
+
   // The structured result, unless a text block already carries it (servers should send both).
-  const Json::Value& structured = MemberOrNull(result, "structuredContent");
-  if (!structured.isNull()) {
-    bool carried = false;
-    for (const auto& t : texts) {
-      auto parsed = ParseJson(t);
-      carried = carried || (parsed.ok() && *parsed == structured);
+  void Structured(const Json::Value& structured) {
+    if (structured.isNull()) return;
+    for (const Json::Value* t : texts_) {
+      auto text = AsString(*t);
+      if (!text) continue;
+      auto parsed = ParseJson(*text);
+      if (parsed.ok() && *parsed == structured) return;
     }
-    if (!carried) add_text("Structured result:\n" + WriteJson(structured));
+    AddText("Structured result:\n" + WriteJson(structured));
   }
-  if (cut)
-    out.content.push_back(ContentBlock::Text("\n[Output cut at " +
-                                             std::to_string(tools::kMaxToolOutputBytes / 1024) +
-                                             " KiB: the tool returned more.]"));
-  if (out.content.empty()) out.content.push_back(ContentBlock::Text("(no output)"));
+
+  void Finish() {
+    if (cut_)
+      out_->content.push_back(ContentBlock::Text("\n[Output cut at " +
+                                                 std::to_string(tools::kMaxToolOutputBytes / 1024) +
+                                                 " KiB: the tool returned more.]"));
+    if (blocks_left_out_ > 0)
+      out_->content.push_back(ContentBlock::Text(Note(
+          std::to_string(blocks_left_out_) + " more content blocks not shown: a result shows " +
+          std::to_string(kMaxResultBlocks))));
+    if (out_->content.empty()) out_->content.push_back(ContentBlock::Text("(no output)"));
+  }
+
+ private:
+  void AddText(std::string text) {
+    if (cut_) return;
+    if (text_bytes_ + text.size() > tools::kMaxToolOutputBytes) {
+      size_t room = tools::kMaxToolOutputBytes - text_bytes_;
+      text = text.substr(0, tools::Utf8Prefix(text, room));
+      cut_ = true;
+    }
+    text_bytes_ += text.size();
+    out_->content.push_back(ContentBlock::Text(std::move(text)));
+  }
+
+  void AddImage(const std::string& mime_type, std::string data) {
+    if (image_bytes_ + data.size() > kMaxResultImageBytes) {
+      AddText(Note("image (" + (mime_type.empty() ? std::string("unknown type") : mime_type) +
+                   ", " + ByteSize(data.size()) + ") not shown: a result shows " +
+                   ByteSize(kMaxResultImageBytes) + " of images"));
+      return;
+    }
+    image_bytes_ += data.size();
+    out_->content.push_back(ContentBlock::Image(mime_type, std::move(data)));
+  }
+
+  void Resource(const Json::Value& res) {
+    ResourceRef r;
+    r.embedded = true;
+    r.uri = StringOr(res, "uri");
+    r.name = r.uri;
+    r.mime_type = StringOr(res, "mimeType");
+    r.text = AsString(MemberOrNull(res, "text"));
+    r.blob = AsString(MemberOrNull(res, "blob"));
+    if (r.text) {
+      AddText("Contents of " + r.uri + ":\n" + *r.text);
+    } else if (r.blob && r.mime_type.rfind("image/", 0) == 0) {
+      AddImage(r.mime_type, *r.blob);
+    } else {
+      AddText(Note("binary resource " + r.uri +
+                   (r.mime_type.empty() ? "" : " (" + r.mime_type + ")") + " not shown"));
+    }
+    // The editor gets the reference; embedded text or data past the limit stays with the server.
+    if ((r.text && r.text->size() > kMaxToolDetailsBytes) ||
+        (r.blob && r.blob->size() > kMaxToolDetailsBytes)) {
+      r.embedded = false;
+      r.text.reset();
+      r.blob.reset();
+    }
+    out_->resources.push_back(std::move(r));
+  }
+
+  ToolOutput* out_;
+  size_t text_bytes_ = 0;
+  size_t image_bytes_ = 0;
+  size_t shown_ = 0;
+  size_t blocks_left_out_ = 0;
+  bool cut_ = false;
+  std::vector<const Json::Value*> texts_;  // the text blocks, for Structured
+};
+
+}  // namespace
+
+ToolOutput OutputFromResult(const Json::Value& result) {
+  ToolOutput out;
+  // The raw result for the editor, unless it is too large to send (CompleteCall would drop it).
+  out.details = JsonFitsIn(result, kMaxToolDetailsBytes) ? result : DetailsTooLarge();
+  out.is_error = BoolOr(result, "isError", false);
+  ResultReader reader(&out);
+  const Json::Value& content = MemberOrNull(result, "content");
+  for (Json::ArrayIndex i = 0; content.isArray() && i < content.size(); ++i)
+    reader.Block(ElementOrNull(content, i));
+  reader.Structured(MemberOrNull(result, "structuredContent"));
+  reader.Finish();
   return out;
 }
 

@@ -206,6 +206,35 @@ TEST(McpOutputTest, LargeTextIsCutAndSaysSo) {
   EXPECT_NE(out.content.back().text.find("[Output cut at 50 KiB"), std::string::npos);
 }
 
+// 300,000 tiny blocks (or many images) become a bounded output: the first blocks and a note
+// that counts the rest, images within their budget, and no raw copy of the whole result.
+TEST(McpOutputTest, ManyBlocksAndLargeImagesAreCappedWhileReading) {
+  Json::Value r(Json::objectValue);
+  Json::Value& content = r["content"];
+  content = Json::Value(Json::arrayValue);
+  for (int i = 0; i < 3; ++i) {
+    Json::Value img(Json::objectValue);
+    img["type"] = "image";
+    img["mimeType"] = "image/png";
+    img["data"] = std::string(4 << 20, 'A');
+    content.append(img);
+  }
+  Json::Value b(Json::objectValue);
+  b["type"] = "text";
+  b["text"] = "b";
+  for (int i = 0; i < 300000; ++i) content.append(b);
+  ToolOutput out = OutputFromResult(r);
+  size_t images = 0, texts = 0;
+  for (const auto& block : out.content) (block.type == BlockType::kImage ? images : texts)++;
+  EXPECT_EQ(images, 2u) << "10 MiB of images: the third is a note";
+  EXPECT_NE(out.content[2].text.find("image (image/png, 4 MiB) not shown"), std::string::npos)
+      << out.content[2].text;
+  EXPECT_LE(out.content.size(), 258u);
+  EXPECT_NE(out.content.back().text.find("299747 more content blocks not shown"), std::string::npos)
+      << out.content.back().text;
+  EXPECT_EQ(out.details, DetailsTooLarge()) << "the raw result is too large for the editor";
+}
+
 class McpPermissionTest : public ::testing::Test {
  protected:
   std::shared_ptr<McpTool> Tool(const std::string& server, const std::string& name,

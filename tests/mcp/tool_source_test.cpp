@@ -9,6 +9,7 @@
 
 #include "agent/providers/script_provider.h"
 #include "agent/session.h"
+#include "support/json_util.h"
 
 namespace lousho::agent {
 namespace {
@@ -179,6 +180,76 @@ TEST(ToolSourceTest, ManyToolsJoinTheSessionWithAFewLookupsEach) {
   std::sort(after.begin(), after.end());
   std::sort(before.begin(), before.end());
   EXPECT_EQ(after, before);
+  std::promise<void> closed;
+  session->Close([&] { closed.set_value(); });
+  closed.get_future().get();
+  session->WaitIdle();
+}
+
+// A tool whose machine-readable details are huge (an MCP server's raw result): what reaches
+// the editor (the ToolExecutionEnd event every door encodes, ACP rawOutput and the RPC door's
+// details) and the history is a short note instead; the content the model gets is untouched.
+class HugeDetailsTool : public NamedTool {
+ public:
+  HugeDetailsTool() : NamedTool("huge") {}
+  ToolOutput Run(const Json::Value&, ToolContext&) override {
+    ToolOutput out = ToolOutput::Text("short content");
+    out.details["blob"] = std::string(kMaxToolDetailsBytes + 1, 'x');
+    return out;
+  }
+};
+
+class HugeSource : public ToolSource {
+ public:
+  std::vector<std::shared_ptr<Tool>> CurrentTools(const CancelToken&) override { return {tool}; }
+  void Close() override {}
+  std::shared_ptr<Tool> tool = std::make_shared<HugeDetailsTool>();
+};
+
+TEST(ToolSourceTest, ToolDetailsOverTheLimitDoNotReachTheEditor) {
+  config::Script script;
+  script.name = "t";
+  config::ScriptStep done;
+  done.text = "done";
+  script.replies.push_back(config::ScriptReply{"", {Calls("huge"), done}});
+  auto agent = std::make_shared<AgentConfig>();
+  agent->model.provider = std::make_shared<ScriptProvider>(script);
+  agent->max_steps = 10;
+  std::vector<std::string> details;
+  std::vector<std::string> content;
+  std::mutex mu;
+  SessionOptions o;
+  o.id = "s";
+  o.cwd = std::filesystem::temp_directory_path();
+  o.sink = [&](const Event& e) {
+    if (auto* end = std::get_if<event::ToolExecutionEnd>(&e); end && end->output) {
+      std::lock_guard<std::mutex> lock(mu);
+      details.push_back(WriteJson(end->output->details));
+      content.push_back(end->output->content.empty() ? "" : end->output->content[0].text);
+    }
+  };
+  auto session = *Session::Create(agent, std::move(o));
+  session->AddToolSource(std::make_shared<HugeSource>());
+  std::promise<Result<TurnResult>> p;
+  ASSERT_TRUE(session
+                  ->Prompt({ContentBlock::Text("go")},
+                           [&](Result<TurnResult> r) { p.set_value(std::move(r)); })
+                  .ok());
+  auto r = p.get_future().get();
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(details.size(), 1u);
+    EXPECT_EQ(details[0], WriteJson(DetailsTooLarge()));
+    EXPECT_EQ(content[0], "short content");
+  }
+  bool found = false;
+  for (const auto& m : session->History()) {
+    if (m.role != Role::kToolResult) continue;
+    found = true;
+    EXPECT_EQ(WriteJson(m.tool.details), WriteJson(DetailsTooLarge()));
+  }
+  EXPECT_TRUE(found);
   std::promise<void> closed;
   session->Close([&] { closed.set_value(); });
   closed.get_future().get();

@@ -7,8 +7,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -300,6 +302,54 @@ TEST(ChildProcessTest, StopEndsTheWholeTreeEvenWhenTermIsIgnored) {
   (*p)->Stop();
   EXPECT_TRUE(ProcessGone((*p)->pid()));
   EXPECT_TRUE(ProcessGone(grandchild));
+}
+
+// A command that never reads its stdin: writes are queued and return at once, up to the queue's
+// limit (then refused, and stdin_full says so), and Stop ends it at once with writes pending.
+// The writes run on a thread of their own so that a write that blocks fails the test (after a
+// generous bound) instead of hanging it.
+TEST(ChildProcessTest, WriteStdinNeverWaitsForACommandThatDoesNotRead) {
+  ProcessOptions o;
+  o.argv = {"/bin/sh", "-c", "exec sleep 1000"};
+  o.stdin_queue_bytes = size_t{4} << 20;
+  o.kill_grace_ms = 200;
+  auto p = ChildProcess::Start(o);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ChildProcess* child = p->get();
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  int accepted = 0;
+  int refused = 0;
+  std::thread writer([&] {
+    // 64 KiB lines: the pipe takes one, the queue 4 MiB; 100 of them are over both.
+    const std::string line(64 * 1024 - 1, 'x');
+    int yes = 0, no = 0;
+    for (int i = 0; i < 100; ++i) {
+      if (child->WriteStdin(line + "\n")) {
+        ++yes;
+      } else {
+        ++no;
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    accepted = yes;
+    refused = no;
+    done = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return done; }))
+        << "WriteStdin blocked on a command that does not read";
+  }
+  child->Stop();  // ends a blocked write too (the command is killed)
+  writer.join();
+  EXPECT_GE(accepted, 60);
+  EXPECT_GT(refused, 0);
+  EXPECT_TRUE(child->stdin_full());
+  EXPECT_TRUE(ProcessGone(child->pid()));
+  EXPECT_FALSE(child->WriteStdin("late\n"));
 }
 
 TEST(ChildProcessTest, MissingProgramIsAnError) {
