@@ -9,11 +9,13 @@
 
 namespace lousho {
 
-namespace {
+// Not in this file's anonymous namespace: a unity build includes this file in another, where a
+// field of such a type in Regex::Code would be an error (-Wsubobject-linkage).
+namespace regex_internal {
 struct Limits {
   RegexLimit match, depth, heap_kib;
 };
-}  // namespace
+}  // namespace regex_internal
 
 // The compiled pattern and its limits. Read-only once built, which is what PCRE2 needs to share
 // the code between threads; the limits go into the calling thread's match context per search.
@@ -27,7 +29,7 @@ struct Regex::Code {
 
   std::string pattern;
   pcre2_code* code = nullptr;
-  Limits limits;
+  regex_internal::Limits limits;
   uint32_t pairs = 1;  // ovector pairs: the whole match and each capture group
   uint32_t max_lookbehind = 0;
   bool jit_complete = false;
@@ -242,7 +244,8 @@ Result<Regex> Regex::Compile(std::string_view pattern, const RegexOptions& optio
       c->jit_partial_soft = pcre2_jit_compile(c->code, PCRE2_JIT_PARTIAL_SOFT) == 0;
   }
 
-  c->limits = Limits{options.match_limit, options.depth_limit, options.heap_limit_kib};
+  c->limits =
+      regex_internal::Limits{options.match_limit, options.depth_limit, options.heap_limit_kib};
   return Regex(std::move(c));
 }
 
@@ -251,8 +254,9 @@ namespace {
 // One pcre2_match call. Returns PCRE2's code when it is a match (>= 0), PCRE2_ERROR_NOMATCH or
 // PCRE2_ERROR_PARTIAL, with the offsets copied into *groups (when given) for a match or partial
 // match; any other code becomes an Error.
-Result<int> Exec(const pcre2_code* code, const Limits& limits, uint32_t pairs, bool jit,
-                 std::string_view text, size_t start, uint32_t flags, std::vector<Span>* groups) {
+Result<int> Exec(const pcre2_code* code, const regex_internal::Limits& limits, uint32_t pairs,
+                 bool jit, std::string_view text, size_t start, uint32_t flags,
+                 std::vector<Span>* groups) {
   if (start > text.size())
     return MakeError(ErrorCode::kRegexInvalid, "start offset " + std::to_string(start) +
                                                    " is past the end of the text (" +

@@ -2,11 +2,12 @@
 // binary, against the same server driven directly from node. Not a test; run on demand:
 //   LOUSHO_BIN=build/lousho node bench/mcp/run.mjs [rounds]
 // Uses @modelcontextprotocol/server-everything from tests/e2e/node_modules.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+
+import { Rpc, median, p90 } from "./rpc.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "../..");
@@ -15,52 +16,7 @@ const everything = path.join(repo, "tests/e2e/node_modules/@modelcontextprotocol
 const rounds = Number(process.argv[2] || 15);
 const calls = 200;
 
-// Newline-delimited JSON-RPC over a child's stdio.
-class Rpc {
-  constructor(cmd, args, opts = {}) {
-    this.child = spawn(cmd, args, { stdio: ["pipe", "pipe", "ignore"], ...opts });
-    this.next = 1;
-    this.pending = new Map();
-    this.onNote = () => {};
-    let buf = "";
-    this.child.stdout.on("data", (d) => {
-      buf += d;
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (!line.trim()) continue;
-        const m = JSON.parse(line);
-        if (m.id !== undefined && this.pending.has(m.id) && !m.method) {
-          this.pending.get(m.id)(m);
-          this.pending.delete(m.id);
-        } else if (m.method && m.id !== undefined) {
-          // A request to us (permission): allow.
-          this.send({ jsonrpc: "2.0", id: m.id, result: { outcome: { outcome: "selected", optionId: "allow_once" } } });
-        } else {
-          this.onNote(m);
-        }
-      }
-    });
-  }
-  send(m) {
-    this.child.stdin.write(JSON.stringify(m) + "\n");
-  }
-  call(method, params) {
-    const id = this.next++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.send({ jsonrpc: "2.0", id, method, params });
-    });
-  }
-  close() {
-    this.child.stdin.end();
-    return new Promise((r) => this.child.on("exit", r));
-  }
-}
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
 
 // A server started from node: spawn, initialize, initialized, tools/list.
 async function directStart() {

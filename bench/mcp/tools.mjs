@@ -4,11 +4,12 @@
 // on demand:
 //   LOUSHO_BIN=build/lousho node bench/mcp/tools.mjs [rounds] [counts...]
 // Each count runs in a fresh lousho process (so its peak RSS is its own); rounds interleave.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+
+import { Rpc, median } from "./rpc.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "../..");
@@ -46,48 +47,7 @@ process.stdin.on("data", (d) => {
 process.stdin.on("end", () => process.exit(0));
 `;
 
-// Newline-delimited JSON-RPC over a child's stdio.
-class Rpc {
-  constructor(cmd, args, opts = {}) {
-    this.child = spawn(cmd, args, { stdio: ["pipe", "pipe", "ignore"], ...opts });
-    this.next = 1;
-    this.pending = new Map();
-    this.notes = [];
-    let buf = "";
-    this.child.stdout.on("data", (d) => {
-      buf += d;
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (!line.trim()) continue;
-        const m = JSON.parse(line);
-        if (m.id !== undefined && this.pending.has(m.id) && !m.method) {
-          this.pending.get(m.id)(m);
-          this.pending.delete(m.id);
-        } else if (m.method === "session/update") {
-          this.notes.push(m.params);
-        }
-      }
-    });
-  }
-  send(m) {
-    this.child.stdin.write(JSON.stringify(m) + "\n");
-  }
-  call(method, params) {
-    const id = this.next++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.send({ jsonrpc: "2.0", id, method, params });
-    });
-  }
-  close() {
-    this.child.stdin.end();
-    return new Promise((r) => this.child.on("exit", r));
-  }
-}
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const peakKb = (pid) => {
   const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM"));
   return Number(line.split(/\s+/)[1]);
@@ -120,12 +80,14 @@ for (let r = 0; r < rounds; r++) {
                           env: [{ name: "TOOLS_N", value: String(n) }] }];
     const cpu0 = cpuMs(a.child.pid);
     const t0 = performance.now();
+    // The commands are the last thing a session announces, after any note of a failed server.
+    const announced = a.waitNote((m) => m.params?.update?.sessionUpdate === "available_commands_update");
     const res = await a.call("session/new", { cwd: dir, mcpServers });
     cpu.get(n).push(cpuMs(a.child.pid) - cpu0);
     times.get(n).push(performance.now() - t0);
     if (!res.result) throw new Error(JSON.stringify(res));
-    await new Promise((ok) => setTimeout(ok, 50));  // the notes follow the answer
-    const failed = a.notes.filter((u) => u.update?.sessionUpdate === "agent_message_chunk");
+    await announced;
+    const failed = a.notes.filter((m) => m.params?.update?.sessionUpdate === "agent_message_chunk");
     if (failed.length) throw new Error(`${n} tools: ${JSON.stringify(failed)}`);
     peaks.set(n, Math.max(peaks.get(n), peakKb(a.child.pid)));
     await a.close();
