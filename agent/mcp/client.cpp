@@ -383,8 +383,10 @@ Result<std::vector<ToolInfo>> Client::ListTools(const CancelToken& cancel) {
         Request(*conn, "tools/list", params, cancel, std::min(options_.call_timeout_ms, 30000L));
     if (!res.ok()) return res.error();
     Json::Value list = TakeMember(*res, "tools");
-    for (Json::ArrayIndex i = 0; list.isArray() && i < list.size(); ++i) {
-      if (auto info = ToolFrom(list[i])) tools.push_back(std::move(*info));
+    if (list.isArray()) {
+      tools.reserve(tools.size() + list.size());
+      for (Json::Value& t : list)
+        if (auto info = ToolFrom(t)) tools.push_back(std::move(*info));
     }
     cursor = StringOr(*res, "nextCursor");
     if (cursor.empty()) return tools;

@@ -194,8 +194,8 @@ class DurabilityTest : public ::testing::Test {
 // Runs one prompt to its end; returns whether it ended without an error.
 bool RunPrompt(Session& s, const std::string& text) {
   std::promise<bool> done;
-  Status st =
-      s.Prompt({ContentBlock::Text(text)}, [&](Result<TurnResult> r) { done.set_value(r.ok()); });
+  Status st = s.Prompt({ContentBlock::Text(text)},
+                       [&](const Result<TurnResult>& r) { done.set_value(r.ok()); });
   if (!st.ok()) return false;
   return done.get_future().get();
 }
@@ -220,7 +220,7 @@ struct Life {
   void Compact() {
     *log += "compact; ";
     std::promise<void> done;
-    Status st = s.Compact("", [&](Result<CompactionResult>) { done.set_value(); });
+    Status st = s.Compact("", [&](const Result<CompactionResult>&) { done.set_value(); });
     if (st.ok()) done.get_future().get();  // "nothing to compact" is an answer too
   }
   void BranchBeforeUser() {

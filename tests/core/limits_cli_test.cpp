@@ -77,6 +77,7 @@ class Lousho {
     fs::create_directories(dir_);
     args.insert(args.begin(), LOUSHO_BINARY);
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     // The first of duplicate variables counts; session files stay in the test's folder.
@@ -84,6 +85,7 @@ class Lousho {
     env.push_back("LOUSHO_HOME=" + (dir_ / "home").string());
     for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
     std::vector<char*> envp;
+    envp.reserve(env.size() + 1);
     for (auto& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
     const std::string err = (dir_ / "err").string();

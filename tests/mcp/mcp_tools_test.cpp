@@ -69,6 +69,7 @@ std::vector<std::string> ReferenceNames(
     return base.substr(0, kMaxToolNameBytes - suffix.size()) + suffix;
   };
   std::vector<std::string> names;
+  names.reserve(server_tool.size());
   for (const auto& [server, tool] : server_tool) names.push_back(MangleToolName(server, tool));
   auto count = [&](const std::string& n) { return std::count(names.begin(), names.end(), n); };
   std::vector<std::string> taken;

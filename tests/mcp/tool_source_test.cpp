@@ -106,7 +106,8 @@ TEST(ToolSourceTest, ToolsAreTakenAgainBeforeEachModelRequestAndClosedWithTheSes
 // A tool that counts how often its name is asked, across all tools of a test.
 class CountedTool : public NamedTool {
  public:
-  CountedTool(std::string name, std::atomic<long>* asked) : NamedTool(name), asked_(asked) {}
+  CountedTool(std::string name, std::atomic<long>* asked)
+      : NamedTool(std::move(name)), asked_(asked) {}
   std::string name() const override {
     ++*asked_;
     return NamedTool::name();
@@ -125,6 +126,7 @@ class FixedSource : public ToolSource {
 
 std::vector<std::string> Names(const std::vector<std::shared_ptr<Tool>>& tools) {
   std::vector<std::string> out;
+  out.reserve(tools.size());
   for (const auto& t : tools) out.push_back(t->name());
   return out;
 }

@@ -84,7 +84,7 @@ TEST(DiskWriteTest, FullDiskLeavesTheOriginalByteForByte) {
   Json::Value write =
       J(R"({"path":"important.txt","content":")" + std::string(100000, 'w') + R"("})");
   {
-    FileSizeLimit full(64 * 1024);
+    FileSizeLimit full(rlim_t{64} * 1024);
     auto out = tools::MakeEditTool()->Run(edit, ctx);
     EXPECT_TRUE(out.is_error);
     EXPECT_NE(TextOf(out).find("File too large"), std::string::npos) << TextOf(out);
