@@ -325,9 +325,7 @@ void SessionWriter::FailedLocked(const std::string& what, int err) {
               "write everything missed to " +
               path_.string() + ".";
   log::Warn("session file: " + r.message);
-  if (closed_) return;  // a closing session tells nobody
-  reports_.push_back(std::move(r));
-  has_reports_.store(true, std::memory_order_release);
+  ReportLocked(std::move(r));
 }
 
 void SessionWriter::SavedLocked(size_t entries) {
@@ -340,7 +338,11 @@ void SessionWriter::SavedLocked(size_t entries) {
               (entries == 1 ? " entry" : " entries") + " not saved before " +
               (entries == 1 ? "is" : "are") + " now in " + path_.string() + ".";
   log::Info("session file: " + r.message);
-  if (closed_) return;
+  ReportLocked(std::move(r));
+}
+
+void SessionWriter::ReportLocked(SaveReport r) {
+  if (closed_) return;  // a closing session tells nobody
   reports_.push_back(std::move(r));
   has_reports_.store(true, std::memory_order_release);
 }

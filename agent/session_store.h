@@ -102,6 +102,8 @@ class SessionWriter : public HistoryRecorder {
   bool DrainLocked();
   void FailedLocked(const std::string& what, int err);
   void SavedLocked(size_t entries);
+  // Queues a report for TakeReports (none once closed).
+  void ReportLocked(SaveReport r);
 
   const std::filesystem::path path_;
   mutable std::mutex mu_;
