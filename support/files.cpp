@@ -433,17 +433,10 @@ Status WritePrivateFile(const fs::path& path, const std::string& content) {
   // mkstemp creates the file 0600 with O_EXCL: nobody else can have it open.
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) return fail("cannot create a file in " + dir.string(), errno);
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return fail("cannot write " + tmp, err);
-    }
-    done += static_cast<size_t>(n);
+  if (int err = WriteFully(fd, content); err != 0) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return fail("cannot write " + tmp, err);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     int err = errno;
