@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/client_services.h"
-#include "agent/content.h"
-#include "agent/events.h"
+#include "core/client_services.h"
+#include "core/content.h"
+#include "core/events.h"
 #include "agent/permissions.h"
 #include "agent/session.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "acp/codec.h"
-#include "agent/client_services.h"
+#include "core/client_services.h"
 #include "agent/mcp/servers.h"
 #include "agent/session.h"
 #include "agent/session_store.h"

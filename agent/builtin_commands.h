@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/content.h"
+#include "core/content.h"
 
 namespace lousho::agent {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/content.h"
+#include "core/content.h"
 #include "agent/history.h"
-#include "agent/provider.h"
+#include "core/provider.h"
 #include "support/status.h"
 
 namespace lousho::agent {

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/content.h"
+#include "core/content.h"
 #include "support/status.h"
 
 namespace lousho::agent {

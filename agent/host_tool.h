@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "agent/client_services.h"
-#include "agent/tool.h"
+#include "core/client_services.h"
+#include "core/tool.h"
 
 namespace lousho::agent {
 

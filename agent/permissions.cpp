@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "agent/paths.h"
+#include "core/paths.h"
 #include "support/glob.h"
 #include "support/json_util.h"
 #include "support/shell_words.h"

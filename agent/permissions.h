@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/tool.h"
+#include "core/tool.h"
 #include "support/glob.h"
 #include "support/shell_words.h"
 #include "support/status.h"

@@ -10,7 +10,7 @@
 
 #include "agent/builtin_commands.h"
 #include "agent/html_export.h"
-#include "agent/message_builder.h"
+#include "core/message_builder.h"
 #include "support/files.h"
 #include "support/json_util.h"
 #include "support/log.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/content.h"
+#include "core/content.h"
 #include "support/cancel.h"
 #include "support/status.h"
 

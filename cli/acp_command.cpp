@@ -14,7 +14,7 @@
 #include <string>
 
 #include "acp/server.h"
-#include "agent/agent_builder.h"
+#include "host/agent_builder.h"
 #include "agent/session_store.h"
 #include "cli/command.h"
 #include "support/env.h"

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "agent/tool.h"
+#include "core/tool.h"
 #include "cli/command.h"
 #include "support/posix.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/agent_builder.h"
+#include "host/agent_builder.h"
 #include "agent/session_store.h"
 #include "cli/command.h"
 #include "config/model_catalog.h"

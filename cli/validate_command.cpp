@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "agent/agent_builder.h"
+#include "host/agent_builder.h"
 #include "cli/command.h"
 #include "support/env.h"
 

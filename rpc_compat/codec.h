@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/client_services.h"
-#include "agent/content.h"
-#include "agent/events.h"
+#include "core/client_services.h"
+#include "core/content.h"
+#include "core/events.h"
 #include "agent/session.h"
 #include "support/status.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/client_services.h"
+#include "core/client_services.h"
 #include "agent/session.h"
 #include "rpc_compat/codec.h"
 #include "support/cancel.h"

@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "agent/providers/sse_parser.h"
+#include "support/http/sse_parser.h"
 #include "support/json_util.h"
 #include "support/log.h"
 #include "support/text.h"

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/providers/http_client.h"
+#include "support/http/http_client.h"
 #include "config/agent_spec.h"
 #include "support/cancel.h"
 #include "support/status.h"

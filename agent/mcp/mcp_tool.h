@@ -8,7 +8,7 @@
 #include <string>
 
 #include "agent/mcp/client.h"
-#include "agent/tool.h"
+#include "core/tool.h"
 
 namespace lousho::agent::mcp {
 

@@ -13,7 +13,7 @@
 
 #include "agent/mcp/client.h"
 #include "agent/mcp/mcp_tool.h"
-#include "agent/tool.h"
+#include "core/tool.h"
 #include "config/agent_spec.h"
 #include "support/cancel.h"
 

@@ -3,7 +3,7 @@
 
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/openai_chat.h"
-#include "agent/providers/provider_errors.h"
+#include "support/http/provider_errors.h"
 #include "config/model_catalog.h"
 
 namespace lousho::agent {

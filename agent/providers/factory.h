@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "agent/provider.h"
+#include "core/provider.h"
 #include "config/provider_settings.h"
 #include "support/env.h"
 #include "support/status.h"

@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "agent/provider.h"
-#include "agent/providers/http_client.h"
-#include "agent/providers/retry.h"
+#include "core/provider.h"
+#include "support/http/http_client.h"
+#include "support/http/retry.h"
 #include "agent/providers/stream_decoder.h"
 #include "config/provider_settings.h"
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "agent/providers/provider_errors.h"
+#include "support/http/provider_errors.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {

@@ -3,7 +3,7 @@
 
 #include <span>
 
-#include "agent/message_builder.h"
+#include "core/message_builder.h"
 #include "support/json_util.h"
 #include "support/regex.h"
 

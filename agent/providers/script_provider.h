@@ -2,7 +2,7 @@
 // test double and the README demo's model.
 #pragma once
 
-#include "agent/provider.h"
+#include "core/provider.h"
 #include "config/agent_spec.h"
 
 namespace lousho::agent {

@@ -1,10 +1,10 @@
 // The interface the HTTP driver uses to turn one provider's SSE events into deltas and a message.
 #pragma once
 
-#include "agent/content.h"
-#include "agent/message_builder.h"
-#include "agent/provider.h"
-#include "agent/providers/sse_parser.h"
+#include "core/content.h"
+#include "core/message_builder.h"
+#include "core/provider.h"
+#include "support/http/sse_parser.h"
 #include "support/status.h"
 
 namespace lousho::agent {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/provider.h"
+#include "core/provider.h"
 #include "agent/rules/loader.h"
 #include "agent/rules/matcher.h"
 

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "agent/tool.h"
+#include "core/tool.h"
 
 namespace lousho::agent::tools {
 

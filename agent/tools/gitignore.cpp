@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <system_error>
 
-#include "agent/paths.h"
+#include "core/paths.h"
 #include "agent/tools/tool_util.h"
 
 namespace lousho::agent::tools {

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "agent/paths.h"
+#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/gitignore.h"
 #include "agent/tools/tool_util.h"

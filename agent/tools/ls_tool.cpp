@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <system_error>
 
-#include "agent/paths.h"
+#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/paths.h"
-#include "agent/tool.h"
+#include "core/paths.h"
+#include "core/tool.h"
 #include "support/cancel.h"
 #include "support/files.h"
 #include "support/json_util.h"

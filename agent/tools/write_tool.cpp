@@ -1,7 +1,7 @@
 // The `write` tool: create or overwrite a file, reporting the change as a diff.
 #include <system_error>
 
-#include "agent/paths.h"
+#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
 

@@ -36,7 +36,7 @@
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/factory.h"
 #include "agent/providers/openai_chat.h"
-#include "agent/providers/sse_parser.h"
+#include "support/http/sse_parser.h"
 #include "config/model_catalog.h"
 #include "support/json_util.h"
 #include "support/log.h"

@@ -1,5 +1,5 @@
 // Tests of the one accumulator of streamed assistant messages (engine and providers).
-#include "agent/message_builder.h"
+#include "core/message_builder.h"
 
 #include <gtest/gtest.h>
 

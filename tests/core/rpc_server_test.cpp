@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "agent/agent_builder.h"
-#include "agent/tool.h"
+#include "host/agent_builder.h"
+#include "core/tool.h"
 #include "rpc_compat/server.h"
 #include "support/env.h"
 #include "support/json_util.h"

@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "acp/server.h"
-#include "agent/agent_builder.h"
+#include "host/agent_builder.h"
 #include "agent/session.h"
-#include "agent/tool.h"
+#include "core/tool.h"
 #include "config/agent_spec.h"
 #include "support/json_util.h"
 #include "support/transport.h"

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "agent/agent_builder.h"
+#include "host/agent_builder.h"
 #include "agent/session.h"
-#include "agent/tool.h"
+#include "core/tool.h"
 #include "config/agent_spec.h"
 #include "tests/fuzz/fuzz_util.h"
 

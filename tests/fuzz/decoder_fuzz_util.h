@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/providers/sse_parser.h"
+#include "support/http/sse_parser.h"
 #include "agent/providers/stream_decoder.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "agent/providers/sse_parser.h"
+#include "support/http/sse_parser.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace {

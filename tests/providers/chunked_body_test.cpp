@@ -1,6 +1,6 @@
 // Tests of the chunked transfer coding decoder: whole bodies split at every point, extensions,
 // trailers, and what it says of malformed or cut bodies.
-#include "agent/providers/chunked_body.h"
+#include "support/http/chunked_body.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/providers/sse_parser.h"
+#include "support/http/sse_parser.h"
 #include "agent/providers/stream_decoder.h"
 #include "support/json_util.h"
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/providers/http_client.h"
+#include "support/http/http_client.h"
 #include "tests/providers/raw_server.h"
 
 namespace lousho::agent {

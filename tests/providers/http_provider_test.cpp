@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "agent/providers/factory.h"
-#include "agent/providers/http_client.h"
-#include "agent/providers/provider_errors.h"
-#include "agent/providers/sse_parser.h"
+#include "support/http/http_client.h"
+#include "support/http/provider_errors.h"
+#include "support/http/sse_parser.h"
 #include "config/model_catalog.h"
 #include "support/json_util.h"
 #include "tests/providers/loopback_server.h"

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "agent/providers/provider_errors.h"
+#include "support/http/provider_errors.h"
 #include "support/json_util.h"
 #include "tests/providers/decoder_test_util.h"
 #include "tests/providers/random_request.h"

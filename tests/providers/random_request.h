@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/provider.h"
+#include "core/provider.h"
 
 namespace lousho::agent::testing {
 

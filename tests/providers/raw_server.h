@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "agent/providers/http_client.h"
+#include "support/http/http_client.h"
 
 namespace lousho::agent::testing {
 

@@ -1,9 +1,9 @@
 // Tests of backoff, Retry-After parsing and the HTTP error mapping.
-#include "agent/providers/retry.h"
+#include "support/http/retry.h"
 
 #include <gtest/gtest.h>
 
-#include "agent/providers/provider_errors.h"
+#include "support/http/provider_errors.h"
 
 namespace lousho::agent {
 namespace {

@@ -1,5 +1,5 @@
 // Tests of the incremental SSE parser, feeding byte-exact streams split at every offset.
-#include "agent/providers/sse_parser.h"
+#include "support/http/sse_parser.h"
 
 #include <gtest/gtest.h>
 

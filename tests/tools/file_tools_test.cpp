@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "agent/paths.h"
+#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
 #include "tests/tools/tool_test_util.h"

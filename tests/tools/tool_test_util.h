@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/client_services.h"
-#include "agent/tool.h"
+#include "core/client_services.h"
+#include "core/tool.h"
 #include "support/json_util.h"
 
 namespace lousho::agent::testing {

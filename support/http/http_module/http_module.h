@@ -1,7 +1,7 @@
 // The entry point of the HTTP transport module (a shared object loaded on first use).
 #pragma once
 
-#include "agent/providers/http_client.h"
+#include "support/http/http_client.h"
 
 namespace lousho::agent {
 

@@ -1,10 +1,10 @@
 // Mapping of HTTP and in-stream failures to LOUSHO_PROVIDER_* errors.
-#include "agent/providers/provider_errors.h"
+#include "support/http/provider_errors.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "agent/providers/retry.h"
+#include "support/http/retry.h"
 #include "support/json_util.h"
 #include "support/text.h"
 

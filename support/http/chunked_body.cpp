@@ -1,5 +1,5 @@
 // The chunked transfer coding (RFC 9112, section 7.1).
-#include "agent/providers/chunked_body.h"
+#include "support/http/chunked_body.h"
 
 #include <algorithm>
 #include <cstdio>

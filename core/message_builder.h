@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/content.h"
-#include "agent/provider.h"
+#include "core/content.h"
+#include "core/provider.h"
 
 namespace lousho::agent {
 

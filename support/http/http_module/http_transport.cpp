@@ -16,8 +16,8 @@
 #include <optional>
 #include <string>
 
-#include "agent/providers/chunked_body.h"
-#include "agent/providers/http_module/http_module.h"
+#include "support/http/chunked_body.h"
+#include "support/http/http_module/http_module.h"
 #include "support/env.h"
 #include "support/text.h"
 

@@ -7,10 +7,10 @@
 #include <variant>
 #include <vector>
 
-#include "agent/client_services.h"
-#include "agent/content.h"
-#include "agent/provider.h"
-#include "agent/tool.h"
+#include "core/client_services.h"
+#include "core/content.h"
+#include "core/provider.h"
+#include "core/tool.h"
 
 namespace lousho::agent {
 

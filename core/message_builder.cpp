@@ -1,5 +1,5 @@
 // Accumulates streamed deltas into the assistant message.
-#include "agent/message_builder.h"
+#include "core/message_builder.h"
 
 #include "support/json_util.h"
 

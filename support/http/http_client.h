@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/providers/provider_errors.h"
+#include "support/http/provider_errors.h"
 #include "support/cancel.h"
 #include "support/status.h"
 

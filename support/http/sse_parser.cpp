@@ -1,7 +1,7 @@
 // Incremental Server-Sent Events parser.
-#include "agent/providers/sse_parser.h"
+#include "support/http/sse_parser.h"
 
-#include "agent/providers/provider_errors.h"
+#include "support/http/provider_errors.h"
 
 namespace lousho::agent {
 

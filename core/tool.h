@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/client_services.h"
-#include "agent/content.h"
+#include "core/client_services.h"
+#include "core/content.h"
 #include "support/cancel.h"
 #include "support/status.h"
 

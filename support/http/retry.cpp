@@ -1,5 +1,5 @@
 // Retry policy: backoff with jitter and Retry-After parsing.
-#include "agent/providers/retry.h"
+#include "support/http/retry.h"
 
 #include <algorithm>
 #include <chrono>

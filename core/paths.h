@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "agent/tool.h"
+#include "core/tool.h"
 #include "support/status.h"
 
 namespace lousho::agent {

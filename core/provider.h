@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/content.h"
+#include "core/content.h"
 #include "support/cancel.h"
 #include "support/status.h"
 

@@ -1,5 +1,5 @@
 // Agent building: the spec's model, tools and permission rules.
-#include "agent/agent_builder.h"
+#include "host/agent_builder.h"
 
 #include "agent/providers/factory.h"
 #include "agent/providers/script_provider.h"

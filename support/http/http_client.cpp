@@ -1,5 +1,5 @@
 // Base URLs, and the HTTP client that runs in the lazily loaded transport module.
-#include "agent/providers/http_client.h"
+#include "support/http/http_client.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <optional>
 
-#include "agent/providers/http_module/http_module.h"
+#include "support/http/http_module/http_module.h"
 #include "support/env.h"
 #include "support/log.h"
 #include "support/text.h"

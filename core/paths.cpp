@@ -1,5 +1,5 @@
 // Workspace path safety: component-wise symlink resolution and root containment.
-#include "agent/paths.h"
+#include "core/paths.h"
 
 #include <deque>
 #include <system_error>
