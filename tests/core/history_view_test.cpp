@@ -144,20 +144,24 @@ TEST(HistoryViewTest, ContextTokensCountFromTheLastReportAfterTheLastCompaction)
   EXPECT_LT(h.ContextTokens(), 5000);
 }
 
+// Appends more than a block of the view's table, moves the branch and compacts.
+void GrowMoveAndCompact(History* h) {
+  for (int i = 0; i < 3 * static_cast<int>(MessageTable::kBlockSize); ++i)
+    h->Append(TextEntry(Role::kAssistant, "n" + std::to_string(i)));
+  ASSERT_TRUE(h->BranchTo(h->entries()[10].id, "left").ok());
+  Entry c;
+  c.kind = EntryKind::kCompaction;
+  c.summary = "s";
+  h->Append(std::move(c));
+}
+
 TEST(HistoryViewTest, ASnapshotStaysAsItWasTaken) {
   History h;
   for (int i = 0; i < 100; ++i) h.Append(TextEntry(Role::kUser, "m" + std::to_string(i)));
   const MessageView snapshot = h.messages();
   std::vector<const Message*> before;
   for (const Message& m : snapshot) before.push_back(&m);
-  // More than a block of the table, a branch move and a compaction later:
-  for (int i = 0; i < 3 * static_cast<int>(MessageTable::kBlockSize); ++i)
-    h.Append(TextEntry(Role::kAssistant, "n" + std::to_string(i)));
-  ASSERT_TRUE(h.BranchTo(h.entries()[10].id, "left").ok());
-  Entry c;
-  c.kind = EntryKind::kCompaction;
-  c.summary = "s";
-  h.Append(std::move(c));
+  GrowMoveAndCompact(&h);
   ASSERT_EQ(snapshot.size(), 100u);
   for (size_t i = 0; i < snapshot.size(); ++i) {
     EXPECT_EQ(&snapshot[i], before[i]);
@@ -166,22 +170,27 @@ TEST(HistoryViewTest, ASnapshotStaysAsItWasTaken) {
   EXPECT_NE(h.messages().size(), snapshot.size());
 }
 
+// Whether every message of `h`'s view is its entry's own message (by address), in `ids` order.
+void ExpectViewIsTheEntries(const History& h, const std::vector<std::string>& ids) {
+  const MessageView view = h.messages();
+  ASSERT_EQ(view.size(), ids.size());
+  for (size_t i = 0; i < view.size(); ++i) ASSERT_EQ(&view[i], &h.Find(ids[i])->message) << i;
+}
+
 TEST(HistoryViewTest, TheViewAndTheTreeShareEachMessage) {
   History h;
-  std::vector<const Entry*> stored;
-  for (int i = 0; i < 2500; ++i)
-    stored.push_back(&h.Append(TextEntry(i % 2 ? Role::kAssistant : Role::kUser, "t")));
+  const Entry* first = &h.Append(TextEntry(Role::kUser, "t"));
+  std::vector<std::string> ids{first->id};
+  ids.reserve(2500);
+  for (int i = 1; i < 2500; ++i)
+    ids.push_back(h.Append(TextEntry(i % 2 ? Role::kAssistant : Role::kUser, "t")).id);
   // Entries never move: the first one is where it was after thousands of appends.
-  EXPECT_EQ(h.Find(stored[0]->id), stored[0]);
-  const MessageView view = h.messages();
-  ASSERT_EQ(view.size(), stored.size());
-  for (size_t i = 0; i < view.size(); ++i) ASSERT_EQ(&view[i], &stored[i]->message) << i;
+  EXPECT_EQ(h.Find(ids[0]), first);
+  ExpectViewIsTheEntries(h, ids);
   // Also after a reload: the seeded entries are the view's messages, not copies of them.
   History reloaded;
   ASSERT_TRUE(reloaded.Seed(h.entries().ToVector()).ok());
-  const MessageView again = reloaded.messages();
-  for (size_t i = 0; i < again.size(); ++i)
-    ASSERT_EQ(&again[i], &reloaded.Find(stored[i]->id)->message) << i;
+  ExpectViewIsTheEntries(reloaded, ids);
 }
 
 }  // namespace
