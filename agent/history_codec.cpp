@@ -262,4 +262,15 @@ Json::Value EntryToJson(const Entry& e) {
   return j;
 }
 
+Result<Entry> EntryFromText(std::string_view line, const std::string& where) {
+  Entry e;
+  Status read = DecodeEntryLine(line, where, &e);
+  if (!read.ok()) return read.error();
+  return e;
+}
+
+Result<Entry> EntryFromJson(const Json::Value& v, const std::string& where) {
+  return EntryFromText(WriteJson(v), where);
+}
+
 }  // namespace lousho::agent

@@ -1,5 +1,8 @@
-// The history's JSON codec, reading: a session file's entry lines decoded straight from their
-// text (docs/session-format.md).
+// The history's codec, reading (docs/session-format.md): a pull decoder over each line's text
+// (JsonCursor) puts fields straight into the Entry and builds a Json::Value only for free-form
+// members (tool arguments, details, data). Members come in any order, unknown ones are skipped,
+// what a field must be is checked once the object is read; errors name the path as FieldReader
+// does ("<where>.message.content[0].type: required").
 #include <cmath>
 #include <optional>
 
@@ -7,15 +10,6 @@
 #include "support/json_util.h"
 
 namespace lousho::agent {
-
-// --- reading entry lines ---
-//
-// Session files are read with a pull decoder over each line's text (support/json_util's
-// JsonCursor): fields go straight into the Entry, and a Json::Value is built only for the
-// free-form members (tool arguments, details, data). Members may come in any order and unknown
-// ones are skipped; what a field must be is checked once the whole object is read. Messages name
-// the path the way FieldReader does ("<where>.message.content[0].type: required").
-
 namespace {
 Error Invalid(const std::string& message) { return MakeError(ErrorCode::kHistoryInvalid, message); }
 
@@ -35,6 +29,8 @@ struct At {
   }
 };
 
+const At kNowhere{nullptr, ""};  // where the lenient readers read (they report no error)
+
 class LineDecoder {
  public:
   explicit LineDecoder(std::string_view text) : c_(text) {}
@@ -44,8 +40,7 @@ class LineDecoder {
   bool ok() const { return c_.ok() && error_.empty(); }
   std::string error() const { return c_.ok() ? error_ : "invalid JSON: " + c_.error(); }
 
-  // Decodes into *e, which must be a fresh Entry.
-  Status ReadEntry(const std::string& where, Entry* out);
+  Status ReadEntry(const std::string& where, Entry* out);  // into a fresh Entry
   Result<ContentBlock> ReadBlock(const std::string& where) {
     ContentBlock b;
     if (!Block(At{nullptr, where}, &b) || !c_.End()) return Invalid(error());
@@ -66,10 +61,9 @@ class LineDecoder {
   void StrOr(std::string* out);
   void IntOr(long long* out);
   void DoubleOr(double* out);
-  // Objects and arrays: `member(key, at)` / `element(at)` read each member / element; false when
-  // the value is not one (an error unless it is null).
   // Opens the object or array (`want`) at the cursor: a null reads as absent (false, no error),
-  // another value is an error.
+  // another value is an error. Object / Array then read each member (`member(key, at)`) or
+  // element (`element(at)`).
   bool Open(const At& at, JsonCursor::Kind want);
   template <typename Fn>
   bool Object(const At& at, Fn&& member);
@@ -93,7 +87,6 @@ class LineDecoder {
   Status AssembleEntry(const At& root, EntryFields& x, Entry* e);
 
   JsonCursor c_;
-  std::string key_;
   std::string error_;
 };
 
@@ -263,8 +256,7 @@ bool LineDecoder::Content(const At& at, std::vector<ContentBlock>* out) {
 }
 
 void LineDecoder::Usage(lousho::agent::Usage* u) {
-  const At none{nullptr, ""};
-  Object(none, [&](std::string_view k, const At&) {
+  Object(kNowhere, [&](std::string_view k, const At&) {
     if (k == "input") {
       IntOr(&u->input);
     } else if (k == "output") {
@@ -274,7 +266,7 @@ void LineDecoder::Usage(lousho::agent::Usage* u) {
     } else if (k == "cacheWrite") {
       IntOr(&u->cache_write);
     } else if (k == "cost" && c_.Peek() == JsonCursor::Kind::kObject) {
-      Object(none, [&](std::string_view ck, const At&) {
+      Object(kNowhere, [&](std::string_view ck, const At&) {
         if (ck == "total")
           DoubleOr(&u->cost);
         else
@@ -287,14 +279,13 @@ void LineDecoder::Usage(lousho::agent::Usage* u) {
 }
 
 void LineDecoder::Location(ToolDisplay* t) {
-  const At none{nullptr, ""};
   if (c_.Peek() != JsonCursor::Kind::kObject) {
     c_.Skip();
     return;
   }
   ToolLocation loc;
   long long line = 0;
-  Object(none, [&](std::string_view k, const At&) {
+  Object(kNowhere, [&](std::string_view k, const At&) {
     if (k == "path")
       StrOr(&loc.path);
     else if (k == "line")
@@ -307,13 +298,12 @@ void LineDecoder::Location(ToolDisplay* t) {
 }
 
 void LineDecoder::Diff(ToolDisplay* t) {
-  const At none{nullptr, ""};
   if (c_.Peek() != JsonCursor::Kind::kObject) {
     c_.Skip();
     return;
   }
   FileDiff diff;
-  Object(none, [&](std::string_view k, const At&) {
+  Object(kNowhere, [&](std::string_view k, const At&) {
     if (k == "path") {
       StrOr(&diff.path);
     } else if (k == "newText") {
@@ -329,9 +319,8 @@ void LineDecoder::Diff(ToolDisplay* t) {
 }
 
 void LineDecoder::Display(ToolDisplay* t) {
-  const At none{nullptr, ""};
   std::string kind = "other";
-  Object(none, [&](std::string_view k, const At&) {
+  Object(kNowhere, [&](std::string_view k, const At&) {
     if (k == "title") {
       StrOr(&t->title);
     } else if (k == "kind") {
@@ -341,9 +330,9 @@ void LineDecoder::Display(ToolDisplay* t) {
     } else if (k == "terminalId") {
       StrOr(&t->terminal_id);
     } else if (k == "locations" && c_.Peek() == JsonCursor::Kind::kArray) {
-      Array(none, [&](const At&) { Location(t); });
+      Array(kNowhere, [&](const At&) { Location(t); });
     } else if (k == "diffs" && c_.Peek() == JsonCursor::Kind::kArray) {
-      Array(none, [&](const At&) { Diff(t); });
+      Array(kNowhere, [&](const At&) { Diff(t); });
     } else {
       c_.Skip();
     }
@@ -601,17 +590,6 @@ Status DecodeEntryLine(std::string_view line, const std::string& where, Entry* o
   const std::string normal = WriteJson(*json);
   *out = Entry();
   return LineDecoder(normal).ReadEntry(where, out);
-}
-
-Result<Entry> EntryFromText(std::string_view line, const std::string& where) {
-  Entry e;
-  Status read = DecodeEntryLine(line, where, &e);
-  if (!read.ok()) return read.error();
-  return e;
-}
-
-Result<Entry> EntryFromJson(const Json::Value& v, const std::string& where) {
-  return EntryFromText(WriteJson(v), where);
 }
 
 Result<ContentBlock> ContentBlockFromJson(const Json::Value& v, const std::string& where) {
