@@ -101,7 +101,7 @@ long long EstimateTokens(const Message& m) {
   return CharsToTokens(chars) + images * kImageTokens;
 }
 
-long long ContextTokens(std::span<const Message> context, size_t fresh_from) {
+long long ContextTokens(const MessageView& context, size_t fresh_from) {
   size_t reported = context.size();
   for (size_t i = context.size(); i-- > fresh_from && i < context.size();) {
     const Message& m = context[i];
@@ -126,14 +126,14 @@ bool ShouldCompact(const CompactionSettings& settings, long long context_tokens,
 }
 
 Result<CompactionPlan> PlanCompaction(const History& history, long long keep_recent_tokens) {
-  const std::vector<Message>& msgs = history.messages();
-  const std::vector<std::string>& ids = history.message_ids();
+  const MessageView msgs = history.messages();
+  auto ids = [&history](size_t i) -> const std::string& { return history.message_id(i); };
   const size_t n = msgs.size();
   size_t cut = n;
   long long kept = 0;
   for (size_t i = n; i-- > 1;) {
     kept += EstimateTokens(msgs[i]);
-    if (kept >= keep_recent_tokens && CanStartKeptPart(msgs[i], ids[i])) {
+    if (kept >= keep_recent_tokens && CanStartKeptPart(msgs[i], ids(i))) {
       cut = i;
       break;
     }
@@ -141,9 +141,9 @@ Result<CompactionPlan> PlanCompaction(const History& history, long long keep_rec
   if (cut == n) {
     // All of it is recent: keep the last turn of the user, else the last point a cut may take.
     for (size_t i = n; i-- > 1 && cut == n;)
-      if (msgs[i].role == Role::kUser && !msgs[i].is_custom() && !ids[i].empty()) cut = i;
+      if (msgs[i].role == Role::kUser && !msgs[i].is_custom() && !ids(i).empty()) cut = i;
     for (size_t i = n; i-- > 1 && cut == n;)
-      if (CanStartKeptPart(msgs[i], ids[i])) cut = i;
+      if (CanStartKeptPart(msgs[i], ids(i))) cut = i;
   }
   bool anything_new = false;
   for (size_t i = 0; i < cut && i < n; ++i)
@@ -151,7 +151,7 @@ Result<CompactionPlan> PlanCompaction(const History& history, long long keep_rec
   if (cut >= n || !anything_new)
     return MakeError(ErrorCode::kCompaction, "Nothing to compact: the history is already short");
   CompactionPlan plan;
-  plan.first_kept_id = ids[cut];
+  plan.first_kept_id = ids(cut);
   plan.to_summarize.assign(msgs.begin(), msgs.begin() + static_cast<std::ptrdiff_t>(cut));
   plan.kept_messages = n - cut;
   for (size_t i = cut; i < n; ++i) plan.kept_tokens += EstimateTokens(msgs[i]);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/content.h"
 #include "agent/history.h"
+#include "core/content.h"
 #include "core/provider.h"
 #include "support/status.h"
 
@@ -26,8 +26,9 @@ long long EstimateTokens(const Message& message);
 
 // The tokens the context holds: the usage the provider reported for the last assistant message
 // made after the last compaction (index >= `fresh_from`), plus estimates of the messages after
-// it; estimates alone when there is no such report.
-long long ContextTokens(std::span<const Message> context, size_t fresh_from);
+// it; estimates alone when there is no such report. A count over the whole context: the session
+// asks History::ContextTokens(), which keeps the same figure as messages are appended.
+long long ContextTokens(const MessageView& context, size_t fresh_from);
 
 // Whether the context has reached the threshold of `window` (false when the window is unknown).
 bool ShouldCompact(const CompactionSettings& settings, long long context_tokens, long long window);

@@ -4,13 +4,17 @@
 
 #include <json/json.h>
 
+#include <deque>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "core/content.h"
+#include "core/message_view.h"
 #include "support/status.h"
 
 namespace lousho::agent {
@@ -29,6 +33,7 @@ enum class EntryKind {
 };
 
 const char* EntryKindName(EntryKind kind);
+std::optional<EntryKind> ParseEntryKindName(std::string_view name);  // nullopt: not a kind
 
 // One entry. Which fields are used depends on `kind`. Plain value type.
 struct Entry {
@@ -79,16 +84,52 @@ class HistoryRecorder {
   virtual std::vector<SaveReport> TakeReports() { return {}; }
 };
 
+// The entries of a History in the order they were added: a view, valid while the History lives
+// (appends leave it valid but do not show in it; a Seed ends it). Iterating it is a walk of a
+// vector and a deque.
+class EntryList {
+ public:
+  using iterator = IndexIterator<EntryList, Entry>;
+  using const_iterator = iterator;
+  using value_type = Entry;
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Entry& operator[](size_t i) const {
+    return i < seeded_->size() ? (*seeded_)[i] : (*appended_)[i - seeded_->size()];
+  }
+  const Entry& back() const { return (*this)[size_ - 1]; }
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, size_}; }
+  // A copy of the entries (a Seed of another History, a caller that keeps them).
+  std::vector<Entry> ToVector() const { return std::vector<Entry>(begin(), end()); }
+
+ private:
+  friend class History;
+  EntryList(const std::vector<Entry>* seeded, const std::deque<Entry>* appended)
+      : seeded_(seeded), appended_(appended), size_(seeded->size() + appended->size()) {}
+  const std::vector<Entry>* seeded_;
+  const std::deque<Entry>* appended_;
+  size_t size_;
+};
+
 // The tree. Not thread-safe (the session guards it). Appends hang off the leaf; moving the leaf
-// branches; nothing is ever rewritten. The current branch's messages are kept as a vector that
-// grows with appends, so a model request reads it without walking or copying the tree.
+// branches; nothing is ever rewritten. Entries never move once stored (the seeded ones stay in
+// the vector Seed was given, appended ones go to a deque), so the current branch's messages are
+// kept as pointers to them, in a table that grows with appends: a model request reads a snapshot
+// of it (messages()) without walking or copying the tree, and there is one copy of each message.
 //
-// That vector is the model's context: after a compaction entry on the branch it holds the
+// The branch view is the model's context: after a compaction entry on the branch it holds the
 // compaction's summary (a hidden custom message), then the messages from the entry named by
 // first_kept_id up to the compaction, then the messages after it. Everything before
 // first_kept_id stays in the tree (and the session file) but is no longer sent. A branch summary
 // with a summary is sent as a hidden message where it stands; an empty one (it only records that
 // the leaf moved there) is not.
+//
+// Running figures kept with the view, so that nothing a request needs grows with the history:
+// the token estimate of every message in the view (prefix sums), and the last assistant message
+// after the last compaction with a usage report. ContextTokens() is therefore what
+// ContextTokens(messages(), context_start()) in agent/compaction.h counts, at constant cost.
 //
 // Append is the only way an entry enters the tree after Seed, and it hands every entry it stores
 // to the recorder (when one is attached): nothing reaches the history without reaching the file.
@@ -97,9 +138,13 @@ class History {
   History();
   // Records every later append (Append, BranchTo) through `recorder`; null: none.
   explicit History(std::shared_ptr<HistoryRecorder> recorder);
+  // The branch view points into the History's own entries.
+  History(const History&) = delete;
+  History& operator=(const History&) = delete;
 
   // Appends at the leaf, moves the leaf to it and records it. Assigns a fresh random id (8 hex
-  // digits) and the timestamp when they are empty / 0. Returns the stored entry.
+  // digits) and the timestamp when they are empty / 0. Returns the stored entry (its address
+  // never changes).
   const Entry& Append(Entry entry);
   // Moves the leaf to `id` (empty: before the first entry), in memory only: a file holding the
   // tree would still end at the old leaf. Fails on an unknown id. Session::SetLeaf is the lasting
@@ -113,11 +158,12 @@ class History {
   // unknown id.
   Result<const Entry*> BranchTo(const std::string& id, const std::string& summary = {});
   // Replaces the tree with stored entries (unique ids, parents before children) and sets the leaf
-  // (empty: the last entry). Nothing is recorded: they are what the file already holds. An entry
-  // whose parent is not among the entries before it (a file written by a lousho that appended
-  // entries without recording them) hangs off the entry before it instead (the first becomes a
-  // root), and a warning naming both ids is added to *repaired when it is given; an entry without
-  // an id, a duplicate id or an unknown leaf fails.
+  // (empty: the last entry). The vector is kept as it is (no entry is copied or moved). Nothing
+  // is recorded: they are what the file already holds. An entry whose parent is not among the
+  // entries before it (a file written by a lousho that appended entries without recording them)
+  // hangs off the entry before it instead (the first becomes a root), and a warning naming both
+  // ids is added to *repaired when it is given; an entry without an id, a duplicate id or an
+  // unknown leaf fails. Views and snapshots taken before a Seed must not be used after it.
   Status Seed(std::vector<Entry> entries, const std::string& leaf = {},
               std::vector<std::string>* repaired = nullptr);
 
@@ -125,26 +171,45 @@ class History {
 
   const std::string& leaf() const { return leaf_; }
   const Entry* Find(const std::string& id) const;
-  const std::vector<Entry>& entries() const { return entries_; }
+  EntryList entries() const { return EntryList(&seeded_, &appended_); }
   // The entries from the root to the leaf.
   std::vector<const Entry*> Branch() const;
-  // The messages the model sees for the current branch, in order (see above).
-  const std::vector<Message>& messages() const { return branch_messages_; }
-  // For each of messages(), the id of its entry (empty for a compaction's summary).
-  const std::vector<std::string>& message_ids() const { return branch_message_ids_; }
+  // The messages the model sees for the current branch, in order (see above): a snapshot that
+  // later appends and branch moves leave as it is, valid while the History lives (until a Seed).
+  // Taking it costs the same at any size.
+  MessageView messages() const { return MessageView(table_, count_); }
+  // The id of the entry messages()[i] comes from (empty for a compaction's summary).
+  const std::string& message_id(size_t i) const;
   // The index in messages() of the first message made after the branch's last compaction (0
   // when there is none): usage figures from before it describe a context that no longer is.
   size_t context_start() const { return context_start_; }
+  // The tokens the context holds: the usage reported for the last assistant message at or after
+  // context_start() (not an error, usage above 0), plus estimates (EstimateTokens) of the
+  // messages after it; estimates of all of them when there is no such report.
+  long long ContextTokens() const;
 
  private:
   std::string NewId();
+  const Entry& Store(Entry entry);
   void RebuildBranch();
+  void ClearView(size_t capacity);
+  // Adds a message to the branch view (`from`: its entry; null for a compaction's summary).
+  void PushMessage(const Message* m, const Entry* from);
+  // The hidden message a compaction or a non-empty branch summary is sent as, made once.
+  const Message* SummaryOf(const Entry& e);
 
-  std::vector<Entry> entries_;
-  std::unordered_map<std::string, size_t> index_;  // id -> position in entries_
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  std::vector<Entry> seeded_;  // as Seed took them
+  std::deque<Entry> appended_;
+  std::unordered_map<std::string_view, size_t> index_;  // id (in its entry) -> position
   std::string leaf_;
-  std::vector<Message> branch_messages_;
-  std::vector<std::string> branch_message_ids_;
+  std::unordered_map<const Entry*, Message> summaries_;
+  // The branch view: messages()[i] is table_->at(i), from branch_entries_[i].
+  std::shared_ptr<MessageTable> table_;
+  size_t count_ = 0;
+  std::vector<const Entry*> branch_entries_;
+  std::vector<long long> token_prefix_{0};  // [i]: the estimates of messages [0, i)
+  size_t reported_ = kNone;                 // see ContextTokens()
   size_t context_start_ = 0;
   std::mt19937_64 rng_;
   std::shared_ptr<HistoryRecorder> recorder_;

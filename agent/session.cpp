@@ -709,12 +709,13 @@ std::shared_ptr<Tool> Session::FindTool(const std::string& name) const {
 
 std::vector<Message> Session::History() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return history_.messages();
+  return history_.messages().ToVector();
 }
 
 std::vector<Entry> Session::Entries() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return history_.entries();
+  const EntryList all = history_.entries();
+  return {all.begin(), all.end()};
 }
 
 std::string Session::Leaf() const {
@@ -1188,7 +1189,7 @@ void Session::MaybeCompact(Turn& t) {
   long long tokens = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    tokens = ContextTokens(history_.messages(), history_.context_start());
+    tokens = history_.ContextTokens();
   }
   CompactionSettings settings = agent_->compaction;
   settings.auto_compact = true;  // the session's own switch (SetAutoCompaction) was checked
@@ -1208,7 +1209,7 @@ Result<CompactionResult> Session::RunCompaction(const std::string& reason,
   Result<CompactionPlan> plan = MakeError(ErrorCode::kCompaction, "not planned");
   {
     std::lock_guard<std::mutex> lock(mu_);
-    start.tokens_before = ContextTokens(history_.messages(), history_.context_start());
+    start.tokens_before = history_.ContextTokens();
     plan = PlanCompaction(history_, agent_->compaction.keep_recent_tokens);
   }
   Emit(start);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/content.h"
+#include "core/message_view.h"
 #include "support/cancel.h"
 #include "support/status.h"
 
@@ -25,8 +26,9 @@ struct ToolSchema {
 struct ModelRequest {
   std::string model;   // model id at the provider (no "provider/" prefix)
   std::string system;  // system prompt
-  // The conversation so far, not copied: it must stay unchanged while Stream() runs.
-  std::span<const Message> messages;
+  // The conversation so far, not copied: a session's is a snapshot of its branch that appends
+  // made while Stream() runs leave unchanged (MessageView).
+  MessageView messages;
   std::vector<ToolSchema> tools;
   ThinkingLevel thinking = ThinkingLevel::kOff;
   int max_output_tokens = 0;  // 0: provider/model default

@@ -57,7 +57,7 @@ struct Prompt {
   size_t input_chars = 0;  // the size of the conversation, for the usage figures
 };
 
-Prompt ReadPrompt(std::span<const Message> messages) {
+Prompt ReadPrompt(const MessageView& messages) {
   Prompt p;
   size_t last_user = messages.size();
   for (size_t i = messages.size(); i-- > 0;) {

@@ -56,7 +56,8 @@ TEST(CompactionHistoryTest, ContextIsSummaryThenKeptThenNewer) {
   EXPECT_FALSE(h.messages()[0].display);
   EXPECT_NE(h.messages()[0].TextContent().find("they counted to two"), std::string::npos);
   EXPECT_EQ(h.messages()[1].TextContent(), "three");
-  EXPECT_EQ(h.message_ids(), (std::vector<std::string>{"", "e5", "e6"}));
+  EXPECT_EQ((std::vector<std::string>{h.message_id(0), h.message_id(1), h.message_id(2)}),
+            (std::vector<std::string>{"", "e5", "e6"}));
   EXPECT_EQ(h.context_start(), 3u);
   h.Append(MsgEntry("e7", "", Role::kUser, "four"));
   EXPECT_EQ(h.messages().size(), 4u);
@@ -64,7 +65,7 @@ TEST(CompactionHistoryTest, ContextIsSummaryThenKeptThenNewer) {
   // The whole tree stays; a reload of it gives the same context.
   EXPECT_EQ(h.entries().size(), 8u);
   History again;
-  ASSERT_TRUE(again.Seed(h.entries()).ok());
+  ASSERT_TRUE(again.Seed(h.entries().ToVector()).ok());
   ASSERT_EQ(again.messages().size(), 4u);
   EXPECT_EQ(again.messages()[0].TextContent(), h.messages()[0].TextContent());
   EXPECT_EQ(again.messages()[3].TextContent(), "four");

@@ -68,7 +68,7 @@ TEST(HistoryTest, BranchToAppendsASummaryThatKeepsTheLeafOnReload) {
   EXPECT_EQ(StringOr(summary.data, "abandonedLeafId"), d);
   EXPECT_EQ(h.leaf(), summary.id);
   ASSERT_EQ(h.messages().size(), 2u) << "an empty summary is never sent to the model";
-  EXPECT_EQ(h.message_ids().back(), b);
+  EXPECT_EQ(h.message_id(h.messages().size() - 1), b);
   for (size_t i = 0; i < before.size(); ++i)
     EXPECT_EQ(EntryToJson(h.entries()[i]), before[i]) << "entry " << i << " was rewritten";
 
@@ -82,7 +82,7 @@ TEST(HistoryTest, BranchToAppendsASummaryThatKeepsTheLeafOnReload) {
 
   // Reloaded (the entries in order, the last one the leaf): the branch comes back.
   History reloaded;
-  ASSERT_TRUE(reloaded.Seed(h.entries()).ok());
+  ASSERT_TRUE(reloaded.Seed(h.entries().ToVector()).ok());
   EXPECT_EQ(reloaded.leaf(), summary.id);
   ASSERT_EQ(reloaded.messages().size(), 2u);
   EXPECT_EQ(reloaded.messages()[1].TextContent(), "b");
@@ -115,9 +115,9 @@ TEST(HistoryTest, ANonEmptyBranchSummaryIsAHiddenMessage) {
   EXPECT_EQ(m.custom_type, kBranchSummaryType);
   EXPECT_FALSE(m.display);
   EXPECT_NE(m.TextContent().find("Tried editing main.cpp; the build broke."), std::string::npos);
-  EXPECT_EQ(h.message_ids()[1], (*moved)->id);
+  EXPECT_EQ(h.message_id(1), (*moved)->id);
   History reloaded;
-  ASSERT_TRUE(reloaded.Seed(h.entries()).ok());
+  ASSERT_TRUE(reloaded.Seed(h.entries().ToVector()).ok());
   ASSERT_EQ(reloaded.messages().size(), 2u) << "rebuilt the same way";
   EXPECT_EQ(reloaded.messages()[1].TextContent(), m.TextContent());
 }
