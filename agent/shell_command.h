@@ -26,7 +26,7 @@ struct ShellCommandResult {
   std::string working_dir;
 };
 
-inline constexpr size_t kShellCommandMaxOutputBytes = 50 * 1024;
+inline constexpr size_t kShellCommandMaxOutputBytes = size_t{50} * 1024;
 
 // Runs `command` with /bin/bash in `cwd` until it ends or `cancel` fires (then its process tree
 // is killed). `on_output` (may be empty) gets each piece of output as it arrives. Blocks.

@@ -79,6 +79,51 @@ Json::Value ToolJson(const agent::mcp::McpTool& t) {
   return j;
 }
 
+// One server's line of `mcp list`: connected (with what it runs) or why not.
+void PrintServer(const agent::mcp::ServerStatus& st, const agent::mcp::Client* client) {
+  if (!client) {
+    std::printf("%s\n", agent::mcp::FailureMessage(st).c_str());
+    return;
+  }
+  std::printf("%s: connected (MCP %s, %s %s), %zu tool(s)\n", st.name.c_str(),
+              client->protocol_version().c_str(),
+              StringOr(client->server_info(), "name", "?").c_str(),
+              StringOr(client->server_info(), "version").c_str(), st.tools);
+}
+
+void PrintTool(const agent::mcp::McpTool& t) {
+  std::string desc = t.info().description.substr(0, t.info().description.find('\n'));
+  std::printf("  %s%s  (model sees: %s)\n    %s\n    input: %s\n", t.info().name.c_str(),
+              t.info().read_only ? " [read-only]" : "", t.name().c_str(), desc.c_str(),
+              WriteJson(t.info().input_schema).c_str());
+}
+
+// One server of `mcp list`: printed unless --json; its JSON entry either way.
+Json::Value ListServer(const McpOptions& o, const agent::mcp::McpServers& started,
+                       const agent::mcp::ServerStatus& st,
+                       const std::vector<std::shared_ptr<agent::Tool>>& tools) {
+  Json::Value s(Json::objectValue);
+  s["name"] = st.name;
+  s["connected"] = st.connected;
+  auto client = started.Find(st.name);
+  if (client) {
+    s["protocolVersion"] = client->protocol_version();
+    s["serverInfo"] = client->server_info();
+  } else {
+    s["error"] = st.error;
+    if (!st.stderr_tail.empty()) s["stderr"] = st.stderr_tail;
+  }
+  s["tools"] = Json::Value(Json::arrayValue);
+  if (!o.json) PrintServer(st, client.get());
+  for (const auto& tool : tools) {
+    auto* t = dynamic_cast<agent::mcp::McpTool*>(tool.get());
+    if (!t || t->server() != st.name) continue;
+    s["tools"].append(ToolJson(*t));
+    if (!o.json) PrintTool(*t);
+  }
+  return s;
+}
+
 int List(const McpOptions& o) {
   auto servers = ServersOf(o);
   if (!servers.ok()) return Fail(servers.error());
@@ -93,40 +138,7 @@ int List(const McpOptions& o) {
   out["servers"] = Json::Value(Json::arrayValue);
   for (const auto& st : started->status()) {
     all = all && st.connected;
-    Json::Value s(Json::objectValue);
-    s["name"] = st.name;
-    s["connected"] = st.connected;
-    auto client = started->Find(st.name);
-    if (client) {
-      s["protocolVersion"] = client->protocol_version();
-      s["serverInfo"] = client->server_info();
-    } else {
-      s["error"] = st.error;
-      if (!st.stderr_tail.empty()) s["stderr"] = st.stderr_tail;
-    }
-    s["tools"] = Json::Value(Json::arrayValue);
-    if (!o.json) {
-      if (client) {
-        std::printf("%s: connected (MCP %s, %s %s), %zu tool(s)\n", st.name.c_str(),
-                    client->protocol_version().c_str(),
-                    StringOr(client->server_info(), "name", "?").c_str(),
-                    StringOr(client->server_info(), "version").c_str(), st.tools);
-      } else {
-        std::printf("%s\n", agent::mcp::FailureMessage(st).c_str());
-      }
-    }
-    for (const auto& tool : tools) {
-      auto* t = dynamic_cast<agent::mcp::McpTool*>(tool.get());
-      if (!t || t->server() != st.name) continue;
-      s["tools"].append(ToolJson(*t));
-      if (!o.json) {
-        std::string desc = t->info().description.substr(0, t->info().description.find('\n'));
-        std::printf("  %s%s  (model sees: %s)\n    %s\n    input: %s\n", t->info().name.c_str(),
-                    t->info().read_only ? " [read-only]" : "", t->name().c_str(), desc.c_str(),
-                    WriteJson(t->info().input_schema).c_str());
-      }
-    }
-    out["servers"].append(s);
+    out["servers"].append(ListServer(o, *started, st, tools));
   }
   if (o.json) std::printf("%s\n", WriteJsonPretty(out).c_str());
   started->Close();

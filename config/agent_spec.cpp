@@ -123,30 +123,32 @@ bool Bool(const Ctx& ctx, const YAML::Node& n, const std::string& what) {
   ctx.Fail(n, what + ": expected true or false");
 }
 
+// A plain (unquoted) YAML scalar as JSON: a boolean, null, a number, or else a string.
+Json::Value PlainScalarToJson(const std::string& s) {
+  if (s == "true") return true;
+  if (s == "false") return false;
+  if (s == "null" || s == "~") return Json::Value();
+  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-')) return s;
+  try {
+    size_t used = 0;
+    long long i = std::stoll(s, &used);
+    if (used == s.size()) return static_cast<Json::Int64>(i);
+    double d = std::stod(s, &used);
+    if (used == s.size()) return d;
+  } catch (...) {
+  }
+  return s;
+}
+
 // YAML -> JSON, keeping plain scalars typed (numbers, booleans, null) and quoted ones as strings.
 Json::Value ToJson(const YAML::Node& n) {
   switch (n.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
       return Json::Value();
-    case YAML::NodeType::Scalar: {
-      const std::string& s = n.Scalar();
-      if (n.Tag() == "!") return s;  // quoted
-      if (s == "true") return true;
-      if (s == "false") return false;
-      if (s == "null" || s == "~") return Json::Value();
-      if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-')) {
-        try {
-          size_t used = 0;
-          long long i = std::stoll(s, &used);
-          if (used == s.size()) return static_cast<Json::Int64>(i);
-          double d = std::stod(s, &used);
-          if (used == s.size()) return d;
-        } catch (...) {
-        }
-      }
-      return s;
-    }
+    case YAML::NodeType::Scalar:
+      if (n.Tag() == "!") return n.Scalar();  // quoted
+      return PlainScalarToJson(n.Scalar());
     case YAML::NodeType::Sequence: {
       Json::Value arr(Json::arrayValue);
       for (const auto& item : n) arr.append(ToJson(item));
@@ -182,6 +184,33 @@ YAML::Node ParseYaml(const Ctx& ctx, const std::string& text) {
   }
 }
 
+ScriptToolCall ParseScriptToolCall(const Ctx& ctx, const YAML::Node& tc) {
+  ExpectMap(ctx, tc, "tool call");
+  CheckKeys(ctx, tc, "tool call", {"id", "name", "arguments"});
+  ScriptToolCall call;
+  if (!tc["name"]) ctx.Fail(tc, "tool call: missing required key 'name'");
+  call.name = Str(ctx, tc["name"], "name");
+  if (tc["id"]) call.id = Str(ctx, tc["id"], "id");
+  if (tc["arguments"]) {
+    if (!tc["arguments"].IsMap()) ctx.Fail(tc["arguments"], "arguments: expected a mapping");
+    call.arguments = ToJson(tc["arguments"]);
+  }
+  return call;
+}
+
+// A step's `error:`: the model call fails with this code (provider_unavailable by default).
+void ParseScriptError(const Ctx& ctx, const YAML::Node& e, ScriptStep& s) {
+  ExpectMap(ctx, e, "error");
+  CheckKeys(ctx, e, "error", {"code", "message"});
+  s.error_code = ErrorCode::kProviderUnavailable;
+  if (e["code"]) {
+    // Only the codes the engine knows can be scripted: each has a fixed wire name.
+    s.error_code = ParseErrorCode(Str(ctx, e["code"], "code"));
+    if (!s.error_code) ctx.Fail(e["code"], "code: unknown error code");
+  }
+  s.error_message = e["message"] ? Str(ctx, e["message"], "message") : "scripted failure";
+}
+
 // `inline_reply`: the step is written inside a reply, which may also hold `match`.
 ScriptStep ParseStep(const Ctx& ctx, const YAML::Node& n, bool inline_reply) {
   ExpectMap(ctx, n, "script step");
@@ -194,37 +223,14 @@ ScriptStep ParseStep(const Ctx& ctx, const YAML::Node& n, bool inline_reply) {
   if (n["text"]) s.text = Str(ctx, n["text"], "text");
   if (n["toolCalls"]) {
     if (!n["toolCalls"].IsSequence()) ctx.Fail(n["toolCalls"], "toolCalls: expected a list");
-    for (const auto& tc : n["toolCalls"]) {
-      ExpectMap(ctx, tc, "tool call");
-      CheckKeys(ctx, tc, "tool call", {"id", "name", "arguments"});
-      ScriptToolCall call;
-      if (!tc["name"]) ctx.Fail(tc, "tool call: missing required key 'name'");
-      call.name = Str(ctx, tc["name"], "name");
-      if (tc["id"]) call.id = Str(ctx, tc["id"], "id");
-      if (tc["arguments"]) {
-        if (!tc["arguments"].IsMap()) ctx.Fail(tc["arguments"], "arguments: expected a mapping");
-        call.arguments = ToJson(tc["arguments"]);
-      }
-      s.tool_calls.push_back(std::move(call));
-    }
+    for (const auto& tc : n["toolCalls"]) s.tool_calls.push_back(ParseScriptToolCall(ctx, tc));
   }
   if (n["stopReason"]) {
     s.stop_reason = Str(ctx, n["stopReason"], "stopReason");
     if (s.stop_reason != "end_turn" && s.stop_reason != "max_tokens" && s.stop_reason != "refusal")
       ctx.Fail(n["stopReason"], "stopReason: expected end_turn, max_tokens or refusal");
   }
-  if (n["error"]) {
-    const YAML::Node& e = n["error"];
-    ExpectMap(ctx, e, "error");
-    CheckKeys(ctx, e, "error", {"code", "message"});
-    s.error_code = ErrorCode::kProviderUnavailable;
-    if (e["code"]) {
-      // Only the codes the engine knows can be scripted: each has a fixed wire name.
-      s.error_code = ParseErrorCode(Str(ctx, e["code"], "code"));
-      if (!s.error_code) ctx.Fail(e["code"], "code: unknown error code");
-    }
-    s.error_message = e["message"] ? Str(ctx, e["message"], "message") : "scripted failure";
-  }
+  if (n["error"]) ParseScriptError(ctx, n["error"], s);
   if (n["delayMs"]) s.delay_ms = static_cast<int>(Int(ctx, n["delayMs"], "delayMs", 0));
   if (n["chunkSize"]) s.chunk_size = static_cast<int>(Int(ctx, n["chunkSize"], "chunkSize", 0));
   return s;
@@ -264,26 +270,51 @@ Script ParseScriptNode(const Ctx& ctx, const YAML::Node& n, const std::string& n
   return s;
 }
 
-ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YAML::Node& n) {
-  ExpectMap(ctx, n, "provider '" + name + "'");
-  CheckKeys(ctx, n, "provider '" + name + "'",
-            {"api", "baseUrl", "apiKeyEnv", "headers", "auth", "models", "connectTimeoutSec",
-             "idleTimeoutSec", "maxRetries", "retryBaseMs", "retryMaxDelayMs"});
-  // A built-in provider's name starts from its settings: the spec changes only what it names.
-  const ProviderSettings* builtin = FindBuiltinProvider(name);
-  ProviderSettings p = builtin ? *builtin : ProviderSettings{};
-  p.name = name;
-  if (!n["api"] && !builtin) ctx.Fail(n, "provider '" + name + "': missing required key 'api'");
+// One entry of a provider's `models:`: an id, or a mapping with the model's details.
+ModelInfo ParseModelInfo(const Ctx& ctx, const YAML::Node& m) {
+  ModelInfo info;
+  if (m.IsScalar()) {
+    info.id = m.Scalar();
+    info.name = info.id;
+    return info;
+  }
+  ExpectMap(ctx, m, "model");
+  CheckKeys(ctx, m, "model",
+            {"id", "name", "contextWindow", "maxOutput", "inputPrice", "outputPrice",
+             "cacheReadPrice", "cacheWritePrice", "images", "reasoning"});
+  if (!m["id"]) ctx.Fail(m, "model: missing required key 'id'");
+  info.id = Str(ctx, m["id"], "id");
+  if (m["name"]) info.name = Str(ctx, m["name"], "name");
+  if (m["contextWindow"]) info.context_window = Int(ctx, m["contextWindow"], "contextWindow", 1);
+  if (m["maxOutput"]) info.max_output = Int(ctx, m["maxOutput"], "maxOutput", 1);
+  if (m["inputPrice"]) info.input_price = Num(ctx, m["inputPrice"], "inputPrice");
+  if (m["outputPrice"]) info.output_price = Num(ctx, m["outputPrice"], "outputPrice");
+  if (m["cacheReadPrice"]) info.cache_read_price = Num(ctx, m["cacheReadPrice"], "cacheReadPrice");
+  if (m["cacheWritePrice"])
+    info.cache_write_price = Num(ctx, m["cacheWritePrice"], "cacheWritePrice");
+  if (m["images"]) info.images = Bool(ctx, m["images"], "images");
+  if (m["reasoning"]) info.reasoning = Bool(ctx, m["reasoning"], "reasoning");
+  if (info.name.empty()) info.name = info.id;
+  return info;
+}
+
+bool IsHttpUrl(const std::string& url) {
+  return url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
+}
+
+// Where a provider is and how it is spoken to: api, baseUrl, apiKeyEnv, auth, headers.
+void ParseProviderEndpoint(const Ctx& ctx, const YAML::Node& n, bool builtin, ProviderSettings& p) {
+  if (!n["api"] && !builtin) ctx.Fail(n, "provider '" + p.name + "': missing required key 'api'");
   if (n["api"]) p.api = Str(ctx, n["api"], "api");
   if (p.api != "openai-chat" && p.api != "anthropic-messages")
     ctx.Fail(n["api"], "api: expected openai-chat or anthropic-messages, got '" + p.api + "'");
   if (!n["baseUrl"] && !builtin)
-    ctx.Fail(n, "provider '" + name + "': missing required key 'baseUrl'");
+    ctx.Fail(n, "provider '" + p.name + "': missing required key 'baseUrl'");
   if (n["baseUrl"]) {
     p.base_url = Str(ctx, n["baseUrl"], "baseUrl");
     p.base_url_env.clear();  // the spec's URL wins over the environment's
   }
-  if (p.base_url.rfind("http://", 0) != 0 && p.base_url.rfind("https://", 0) != 0)
+  if (!IsHttpUrl(p.base_url))
     ctx.Fail(n["baseUrl"], "baseUrl: must start with http:// or https://");
   if (n["apiKeyEnv"]) p.api_key_env = Str(ctx, n["apiKeyEnv"], "apiKeyEnv");
   if (n["auth"]) {
@@ -296,6 +327,10 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
     for (const auto& kv : n["headers"])
       p.headers[kv.first.Scalar()] = Str(ctx, kv.second, "headers." + kv.first.Scalar());
   }
+}
+
+// How long a provider's requests may take and how often they are retried.
+void ParseProviderTimeouts(const Ctx& ctx, const YAML::Node& n, ProviderSettings& p) {
   if (n["connectTimeoutSec"])
     p.connect_timeout_s =
         static_cast<int>(Int(ctx, n["connectTimeoutSec"], "connectTimeoutSec", 1));
@@ -306,36 +341,23 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
     p.retry_base_ms = static_cast<long>(Int(ctx, n["retryBaseMs"], "retryBaseMs", 0));
   if (n["retryMaxDelayMs"])
     p.retry_max_delay_ms = static_cast<long>(Int(ctx, n["retryMaxDelayMs"], "retryMaxDelayMs", 0));
+}
+
+ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YAML::Node& n) {
+  ExpectMap(ctx, n, "provider '" + name + "'");
+  CheckKeys(ctx, n, "provider '" + name + "'",
+            {"api", "baseUrl", "apiKeyEnv", "headers", "auth", "models", "connectTimeoutSec",
+             "idleTimeoutSec", "maxRetries", "retryBaseMs", "retryMaxDelayMs"});
+  // A built-in provider's name starts from its settings: the spec changes only what it names.
+  const ProviderSettings* builtin = FindBuiltinProvider(name);
+  ProviderSettings p = builtin ? *builtin : ProviderSettings{};
+  p.name = name;
+  ParseProviderEndpoint(ctx, n, builtin != nullptr, p);
+  ParseProviderTimeouts(ctx, n, p);
   if (n["models"]) {
     if (!n["models"].IsSequence()) ctx.Fail(n["models"], "models: expected a list");
     p.models.clear();
-    for (const auto& m : n["models"]) {
-      ModelInfo info;
-      if (m.IsScalar()) {
-        info.id = m.Scalar();
-      } else {
-        ExpectMap(ctx, m, "model");
-        CheckKeys(ctx, m, "model",
-                  {"id", "name", "contextWindow", "maxOutput", "inputPrice", "outputPrice",
-                   "cacheReadPrice", "cacheWritePrice", "images", "reasoning"});
-        if (!m["id"]) ctx.Fail(m, "model: missing required key 'id'");
-        info.id = Str(ctx, m["id"], "id");
-        if (m["name"]) info.name = Str(ctx, m["name"], "name");
-        if (m["contextWindow"])
-          info.context_window = Int(ctx, m["contextWindow"], "contextWindow", 1);
-        if (m["maxOutput"]) info.max_output = Int(ctx, m["maxOutput"], "maxOutput", 1);
-        if (m["inputPrice"]) info.input_price = Num(ctx, m["inputPrice"], "inputPrice");
-        if (m["outputPrice"]) info.output_price = Num(ctx, m["outputPrice"], "outputPrice");
-        if (m["cacheReadPrice"])
-          info.cache_read_price = Num(ctx, m["cacheReadPrice"], "cacheReadPrice");
-        if (m["cacheWritePrice"])
-          info.cache_write_price = Num(ctx, m["cacheWritePrice"], "cacheWritePrice");
-        if (m["images"]) info.images = Bool(ctx, m["images"], "images");
-        if (m["reasoning"]) info.reasoning = Bool(ctx, m["reasoning"], "reasoning");
-      }
-      if (info.name.empty()) info.name = info.id;
-      p.models.push_back(std::move(info));
-    }
+    for (const auto& m : n["models"]) p.models.push_back(ParseModelInfo(ctx, m));
   }
   return p;
 }
@@ -379,6 +401,43 @@ std::vector<std::pair<std::string, std::string>> McpPairs(const Ctx& ctx, const 
   return out;
 }
 
+McpTransport McpTransportOf(const Ctx& ctx, const YAML::Node& n) {
+  std::string type = n["type"] ? Str(ctx, n["type"], "type") : (n["url"] ? "http" : "stdio");
+  if (type == "stdio") return McpTransport::kStdio;
+  if (type == "http" || type == "streamableHttp" || type == "streamable-http")
+    return McpTransport::kHttp;
+  if (type == "sse") return McpTransport::kSse;
+  ctx.Fail(n["type"], "type: expected stdio, http or sse, got '" + type + "'");
+}
+
+// A server started as a process: command, args, env, cwd.
+void ParseMcpStdio(const Ctx& ctx, const std::string& where, const YAML::Node& n, const EnvFn& env,
+                   McpServerSpec& m) {
+  if (!n["command"]) ctx.Fail(n, where + ": missing required key 'command'");
+  if (n["url"] || n["headers"])
+    ctx.Fail(n["url"] ? n["url"] : n["headers"],
+             where + ": 'url' and 'headers' need type http or sse");
+  m.command = McpStr(ctx, n["command"], "command", env);
+  if (m.command.empty()) ctx.Fail(n["command"], "command: must not be empty");
+  if (n["args"]) {
+    if (!n["args"].IsSequence()) ctx.Fail(n["args"], "args: expected a list of strings");
+    for (const auto& a : n["args"]) m.args.push_back(McpStr(ctx, a, "args", env));
+  }
+  if (n["env"]) m.env = McpPairs(ctx, n["env"], "env", env);
+  if (n["cwd"]) m.cwd = McpStr(ctx, n["cwd"], "cwd", env);
+}
+
+// A server reached over HTTP: url, headers.
+void ParseMcpRemote(const Ctx& ctx, const std::string& where, const YAML::Node& n, const EnvFn& env,
+                    McpServerSpec& m) {
+  if (!n["url"]) ctx.Fail(n, where + ": missing required key 'url'");
+  for (const char* k : {"command", "args", "env", "cwd"})
+    if (n[k]) ctx.Fail(n[k], std::string(k) + ": only stdio servers take '" + k + "'");
+  m.url = McpStr(ctx, n["url"], "url", env);
+  if (!IsHttpUrl(m.url)) ctx.Fail(n["url"], "url: must start with http:// or https://");
+  if (n["headers"]) m.headers = McpPairs(ctx, n["headers"], "headers", env);
+}
+
 McpServerSpec ParseMcpServer(const Ctx& ctx, const std::string& name, const YAML::Node& n,
                              const EnvFn& env) {
   const std::string where = "mcp server '" + name + "'";
@@ -386,37 +445,11 @@ McpServerSpec ParseMcpServer(const Ctx& ctx, const std::string& name, const YAML
   CheckKeys(ctx, n, where, {"type", "command", "args", "env", "cwd", "url", "headers"});
   McpServerSpec m;
   m.name = name;
-  std::string type = n["type"] ? Str(ctx, n["type"], "type") : (n["url"] ? "http" : "stdio");
-  if (type == "stdio") {
-    m.transport = McpTransport::kStdio;
-  } else if (type == "http" || type == "streamableHttp" || type == "streamable-http") {
-    m.transport = McpTransport::kHttp;
-  } else if (type == "sse") {
-    m.transport = McpTransport::kSse;
-  } else {
-    ctx.Fail(n["type"], "type: expected stdio, http or sse, got '" + type + "'");
-  }
+  m.transport = McpTransportOf(ctx, n);
   if (m.transport == McpTransport::kStdio) {
-    if (!n["command"]) ctx.Fail(n, where + ": missing required key 'command'");
-    if (n["url"] || n["headers"])
-      ctx.Fail(n["url"] ? n["url"] : n["headers"],
-               where + ": 'url' and 'headers' need type http or sse");
-    m.command = McpStr(ctx, n["command"], "command", env);
-    if (m.command.empty()) ctx.Fail(n["command"], "command: must not be empty");
-    if (n["args"]) {
-      if (!n["args"].IsSequence()) ctx.Fail(n["args"], "args: expected a list of strings");
-      for (const auto& a : n["args"]) m.args.push_back(McpStr(ctx, a, "args", env));
-    }
-    if (n["env"]) m.env = McpPairs(ctx, n["env"], "env", env);
-    if (n["cwd"]) m.cwd = McpStr(ctx, n["cwd"], "cwd", env);
+    ParseMcpStdio(ctx, where, n, env, m);
   } else {
-    if (!n["url"]) ctx.Fail(n, where + ": missing required key 'url'");
-    for (const char* k : {"command", "args", "env", "cwd"})
-      if (n[k]) ctx.Fail(n[k], std::string(k) + ": only stdio servers take '" + k + "'");
-    m.url = McpStr(ctx, n["url"], "url", env);
-    if (m.url.rfind("http://", 0) != 0 && m.url.rfind("https://", 0) != 0)
-      ctx.Fail(n["url"], "url: must start with http:// or https://");
-    if (n["headers"]) m.headers = McpPairs(ctx, n["headers"], "headers", env);
+    ParseMcpRemote(ctx, where, n, env, m);
   }
   return m;
 }
@@ -497,6 +530,36 @@ void CheckStrings(const Ctx& ctx, const YAML::Node& n, const std::string& what) 
   for (const auto& item : n) Str(ctx, item, what);
 }
 
+// A rule file or folder named in `rules:`, which must exist.
+std::string ExistingRulePath(const Ctx& ctx, const YAML::Node& n, const std::string& what,
+                             const std::string& dir) {
+  std::string path = SpecPath(ctx, n, what, dir).lexically_normal().string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) ctx.Fail(n, what + ": no such file or folder " + Shown(n.Scalar()));
+  return path;
+}
+
+// A rule written inline: its name, its text and the front matter's keys.
+void ParseInlineRule(const Ctx& ctx, const YAML::Node& item, RuleSpec& r) {
+  if (!item["name"]) ctx.Fail(item, "rule: 'name' is required for a rule written inline");
+  r.name = Str(ctx, item["name"], "rule name");
+  if (r.name.empty()) ctx.Fail(item["name"], "rule name: expected a name");
+  if (!item["content"])
+    ctx.Fail(item, "rule '" + r.name + "': 'content' (the text injected) is required");
+  r.content = Str(ctx, item["content"], "rule content");
+  if (!item["condition"] && !item["ttsr_trigger"] && !item["ttsrTrigger"])
+    ctx.Fail(item, "rule '" + r.name + "': 'condition' is required");
+  for (const char* key : {"condition", "ttsr_trigger", "ttsrTrigger", "scope", "globs"})
+    if (item[key]) CheckStrings(ctx, item[key], std::string("rule ") + key);
+  if (item["interruptMode"])
+    CheckOneOf(ctx, item["interruptMode"], "rule interruptMode",
+               {"always", "prose-only", "tool-only", "never"});
+  if (item["description"]) Str(ctx, item["description"], "rule description");
+  if (item["alwaysApply"]) Bool(ctx, item["alwaysApply"], "rule alwaysApply");
+  if (item["enabled"]) Bool(ctx, item["enabled"], "rule enabled");
+  r.fields = ToJson(item);
+}
+
 std::vector<RuleSpec> ParseRules(const Ctx& ctx, const YAML::Node& n, const std::string& dir) {
   if (!n.IsSequence()) ctx.Fail(n, "rules: expected a list of rule files, folders or rules");
   std::vector<RuleSpec> out;
@@ -504,42 +567,18 @@ std::vector<RuleSpec> ParseRules(const Ctx& ctx, const YAML::Node& n, const std:
     RuleSpec r;
     r.where = Where(ctx, item);
     if (item.IsScalar()) {
-      r.path = SpecPath(ctx, item, "rules", dir).lexically_normal().string();
-      std::error_code ec;
-      if (!fs::exists(r.path, ec))
-        ctx.Fail(item, "rules: no such file or folder " + Shown(item.Scalar()));
-      out.push_back(std::move(r));
-      continue;
-    }
-    ExpectMap(ctx, item, "rule");
-    CheckKeys(ctx, item, "rule", kInlineRuleKeys);
-    if (item["path"]) {
-      if (item.size() != 1)
+      r.path = ExistingRulePath(ctx, item, "rules", dir);
+    } else {
+      ExpectMap(ctx, item, "rule");
+      CheckKeys(ctx, item, "rule", kInlineRuleKeys);
+      if (item["path"] && item.size() != 1)
         ctx.Fail(item, "rule: 'path' names a file or folder; give no other key");
-      r.path = SpecPath(ctx, item["path"], "rule path", dir).lexically_normal().string();
-      std::error_code ec;
-      if (!fs::exists(r.path, ec))
-        ctx.Fail(item["path"], "rule path: no such file or folder " + Shown(item["path"].Scalar()));
-      out.push_back(std::move(r));
-      continue;
+      if (item["path"]) {
+        r.path = ExistingRulePath(ctx, item["path"], "rule path", dir);
+      } else {
+        ParseInlineRule(ctx, item, r);
+      }
     }
-    if (!item["name"]) ctx.Fail(item, "rule: 'name' is required for a rule written inline");
-    r.name = Str(ctx, item["name"], "rule name");
-    if (r.name.empty()) ctx.Fail(item["name"], "rule name: expected a name");
-    if (!item["content"])
-      ctx.Fail(item, "rule '" + r.name + "': 'content' (the text injected) is required");
-    r.content = Str(ctx, item["content"], "rule content");
-    if (!item["condition"] && !item["ttsr_trigger"] && !item["ttsrTrigger"])
-      ctx.Fail(item, "rule '" + r.name + "': 'condition' is required");
-    for (const char* key : {"condition", "ttsr_trigger", "ttsrTrigger", "scope", "globs"})
-      if (item[key]) CheckStrings(ctx, item[key], std::string("rule ") + key);
-    if (item["interruptMode"])
-      CheckOneOf(ctx, item["interruptMode"], "rule interruptMode",
-                 {"always", "prose-only", "tool-only", "never"});
-    if (item["description"]) Str(ctx, item["description"], "rule description");
-    if (item["alwaysApply"]) Bool(ctx, item["alwaysApply"], "rule alwaysApply");
-    if (item["enabled"]) Bool(ctx, item["enabled"], "rule enabled");
-    r.fields = ToJson(item);
     out.push_back(std::move(r));
   }
   return out;
@@ -568,6 +607,261 @@ TtsrSpec ParseTtsr(const Ctx& ctx, const YAML::Node& n) {
   return t;
 }
 
+// `models:`: "provider/model" names, each once.
+std::vector<std::string> ParseModelList(const Ctx& ctx, const YAML::Node& m) {
+  if (!m.IsSequence()) ctx.Fail(m, "models: expected a list of 'provider/model' names");
+  std::vector<std::string> models;
+  for (const auto& item : m) {
+    std::string id = Str(ctx, item, "models");
+    if (!IsProviderModel(id)) ctx.Fail(item, "models: expected 'provider/model', got '" + id + "'");
+    if (std::find(models.begin(), models.end(), id) != models.end())
+      ctx.Fail(item, "models: '" + id + "' is listed twice");
+    models.push_back(id);
+  }
+  return models;
+}
+
+CompactionSpec ParseCompaction(const Ctx& ctx, const YAML::Node& c) {
+  ExpectMap(ctx, c, "compaction");
+  CheckKeys(ctx, c, "compaction", {"auto", "threshold", "keepRecentTokens"});
+  CompactionSpec out;
+  if (c["auto"]) out.auto_compact = Bool(ctx, c["auto"], "compaction.auto");
+  if (c["threshold"]) {
+    const long long t = Int(ctx, c["threshold"], "compaction.threshold", 1);
+    if (t > 100) ctx.Fail(c["threshold"], "compaction.threshold: a percentage, 1 to 100");
+    out.threshold_percent = static_cast<int>(t);
+  }
+  if (c["keepRecentTokens"])
+    out.keep_recent_tokens = Int(ctx, c["keepRecentTokens"], "compaction.keepRecentTokens", 0);
+  return out;
+}
+
+// `instructions:` or `instructionsFile:` (at most one of them).
+void ParseInstructions(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
+                       AgentSpec& spec) {
+  if (root["instructions"] && root["instructionsFile"])
+    ctx.Fail(root["instructionsFile"], "use either 'instructions' or 'instructionsFile', not both");
+  if (root["instructions"]) spec.instructions = Str(ctx, root["instructions"], "instructions");
+  if (root["instructionsFile"]) {
+    fs::path p = SpecPath(ctx, root["instructionsFile"], "instructionsFile", dir);
+    auto text = ReadFile(p.string());
+    if (!text.ok())
+      ctx.Fail(root["instructionsFile"], "instructionsFile: cannot read " + p.string());
+    spec.instructions = *text;
+  }
+}
+
+// A string that must be one of `allowed`; `error` is the message when it is not.
+std::string ChosenWord(const Ctx& ctx, const YAML::Node& n, const std::string& what,
+                       const std::vector<std::string>& allowed, const std::string& error) {
+  std::string v = Str(ctx, n, what);
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) ctx.Fail(n, error);
+  return v;
+}
+
+std::vector<std::string> ParseToolList(const Ctx& ctx, const YAML::Node& t,
+                                       const std::vector<std::string>& known) {
+  if (!t.IsSequence()) ctx.Fail(t, "tools: expected a list of tool names");
+  std::vector<std::string> tools;
+  for (const auto& item : t) {
+    std::string name = Str(ctx, item, "tools");
+    if (!known.empty() && std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string hint = Suggest(name, known);
+      ctx.Fail(item,
+               "unknown tool '" + name + "'" +
+                   (hint.rfind(" (did", 0) == 0 ? hint : " (built-in tools:" + hint.substr(13)));
+    }
+    tools.push_back(name);
+  }
+  return tools;
+}
+
+Limits ParseLimits(const Ctx& ctx, const YAML::Node& l) {
+  ExpectMap(ctx, l, "limits");
+  CheckKeys(ctx, l, "limits", {"maxOutputTokens", "maxTotalTokens"});
+  Limits out;
+  if (l["maxOutputTokens"])
+    out.max_output_tokens = Int(ctx, l["maxOutputTokens"], "maxOutputTokens", 1);
+  if (l["maxTotalTokens"])
+    out.max_total_tokens = Int(ctx, l["maxTotalTokens"], "maxTotalTokens", 1);
+  return out;
+}
+
+// `roots:`: folders, resolved (they need not exist yet).
+std::vector<std::string> ParseRoots(const Ctx& ctx, const YAML::Node& n, const std::string& dir) {
+  if (!n.IsSequence()) ctx.Fail(n, "roots: expected a list of folders");
+  std::vector<std::string> roots;
+  for (const auto& r : n) {
+    fs::path p = SpecPath(ctx, r, "roots", dir);
+    std::error_code ec;
+    fs::path resolved = fs::weakly_canonical(p, ec);
+    if (ec) ctx.Fail(r, "roots: cannot resolve " + Shown(r.Scalar()) + ": " + ec.message());
+    roots.push_back(resolved.string());
+  }
+  return roots;
+}
+
+// What the engine does: model settings, instructions, tools, limits, permissions, files.
+void ParseBehaviour(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
+                    const LoadOptions& options, AgentSpec& spec) {
+  if (root["compaction"]) spec.compaction = ParseCompaction(ctx, root["compaction"]);
+  ParseInstructions(ctx, root, dir, spec);
+  if (root["thinking"])
+    spec.thinking = ChosenWord(ctx, root["thinking"], "thinking",
+                               {"off", "minimal", "low", "medium", "high", "xhigh"},
+                               "thinking: expected one of off, minimal, low, medium, high, xhigh");
+  if (root["tools"]) {
+    spec.tools = ParseToolList(ctx, root["tools"], options.known_tools);
+    spec.tools_set = true;
+  }
+  if (root["maxSteps"])
+    spec.max_steps = static_cast<int>(Int(ctx, root["maxSteps"], "maxSteps", 1));
+  if (root["limits"]) spec.limits = ParseLimits(ctx, root["limits"]);
+  if (const YAML::Node& p = root["permissions"]) {
+    if (!p.IsMap() && !p.IsSequence()) ctx.Fail(p, "permissions: expected a list or a mapping");
+    spec.permissions = ToJson(p);
+  }
+  if (root["mode"])
+    spec.default_mode =
+        ChosenWord(ctx, root["mode"], "mode", {"default", "accept-edits", "plan", "bypass"},
+                   "mode: expected one of default, accept-edits, plan, bypass");
+  if (root["roots"]) spec.roots = ParseRoots(ctx, root["roots"], dir);
+  if (root["sessionDir"])
+    spec.session_dir = SpecPath(ctx, root["sessionDir"], "sessionDir", dir).lexically_normal();
+}
+
+std::map<std::string, ProviderSettings> ParseProviders(const Ctx& ctx, const YAML::Node& p) {
+  ExpectMap(ctx, p, "providers");
+  std::map<std::string, ProviderSettings> providers;
+  for (const auto& kv : p) {
+    std::string name = kv.first.Scalar();
+    if (name == "script") ctx.Fail(kv.first, "providers: 'script' is reserved for offline scripts");
+    providers[name] = ParseProvider(ctx, name, kv.second);
+  }
+  return providers;
+}
+
+SlashCommand ParseCommand(const Ctx& ctx, const YAML::Node& item) {
+  ExpectMap(ctx, item, "command");
+  CheckKeys(ctx, item, "command", {"name", "description", "prompt", "hint"});
+  SlashCommand cmd;
+  if (!item["name"]) ctx.Fail(item, "command: missing required key 'name'");
+  cmd.name = Str(ctx, item["name"], "name");
+  if (!cmd.name.empty() && cmd.name[0] == '/') cmd.name.erase(0, 1);
+  if (cmd.name.empty() || cmd.name.find_first_of(" \t\n") != std::string::npos)
+    ctx.Fail(item["name"], "command name must be one word");
+  if (!item["prompt"]) ctx.Fail(item, "command '" + cmd.name + "': missing required key 'prompt'");
+  cmd.prompt = Str(ctx, item["prompt"], "prompt");
+  if (item["description"]) cmd.description = Str(ctx, item["description"], "description");
+  if (item["hint"]) cmd.hint = Str(ctx, item["hint"], "hint");
+  return cmd;
+}
+
+std::vector<SlashCommand> ParseCommands(const Ctx& ctx, const YAML::Node& c) {
+  if (!c.IsSequence()) ctx.Fail(c, "commands: expected a list");
+  std::vector<SlashCommand> commands;
+  for (const auto& item : c) commands.push_back(ParseCommand(ctx, item));
+  return commands;
+}
+
+// `scripts:`: each a file beside the spec (a string) or written inline.
+std::map<std::string, Script> ParseScripts(const Ctx& ctx, const YAML::Node& s,
+                                           const std::string& dir) {
+  ExpectMap(ctx, s, "scripts");
+  std::map<std::string, Script> scripts;
+  for (const auto& kv : s) {
+    std::string name = kv.first.Scalar();
+    if (!kv.second.IsScalar()) {
+      scripts[name] = ParseScriptNode(ctx, kv.second, name);
+      continue;
+    }
+    fs::path p = SpecPath(ctx, kv.second, "scripts." + name, dir);
+    auto loaded = LoadScriptFile(p.string(), name);
+    if (!loaded.ok()) ctx.Fail(kv.second, "scripts." + name + ": " + loaded.error().message);
+    scripts[name] = std::move(*loaded);
+  }
+  return scripts;
+}
+
+std::vector<McpServerSpec> ParseMcpServers(const Ctx& ctx, const YAML::Node& m,
+                                           const LoadOptions& options) {
+  ExpectMap(ctx, m, "mcp_servers");
+  EnvFn env = options.env ? options.env : EnvFn([](const std::string& k) { return ProcessEnv(k); });
+  std::vector<McpServerSpec> servers;
+  for (const auto& kv : m) {
+    std::string name = kv.first.Scalar();
+    if (name.empty()) ctx.Fail(kv.first, "mcp_servers: a server needs a name");
+    servers.push_back(ParseMcpServer(ctx, name, kv.second, env));
+  }
+  return servers;
+}
+
+McpSettings ParseMcpSettings(const Ctx& ctx, const YAML::Node& m) {
+  ExpectMap(ctx, m, "mcp");
+  CheckKeys(ctx, m, "mcp", {"startTimeoutMs", "callTimeoutMs", "maxRestarts"});
+  McpSettings out;
+  if (m["startTimeoutMs"])
+    out.start_timeout_ms = static_cast<long>(Int(ctx, m["startTimeoutMs"], "startTimeoutMs", 1));
+  if (m["callTimeoutMs"])
+    out.call_timeout_ms = static_cast<long>(Int(ctx, m["callTimeoutMs"], "callTimeoutMs", 1));
+  if (m["maxRestarts"])
+    out.max_restarts = static_cast<int>(Int(ctx, m["maxRestarts"], "maxRestarts", 0));
+  return out;
+}
+
+// What the engine is given: rules, providers, commands, scripts, MCP servers.
+void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
+                     const LoadOptions& options, AgentSpec& spec) {
+  if (root["rules"]) spec.rules = ParseRules(ctx, root["rules"], dir);
+  if (root["ttsr"]) spec.ttsr = ParseTtsr(ctx, root["ttsr"]);
+  std::error_code ec;
+  if (fs::is_directory(fs::path(dir) / "rules", ec))
+    spec.rules_dir = (fs::path(dir) / "rules").string();
+  if (root["providers"]) spec.providers = ParseProviders(ctx, root["providers"]);
+  if (root["commands"]) spec.commands = ParseCommands(ctx, root["commands"]);
+  if (root["scripts"]) spec.scripts = ParseScripts(ctx, root["scripts"], dir);
+  if (root["mcp_servers"]) spec.mcp_servers = ParseMcpServers(ctx, root["mcp_servers"], options);
+  if (root["mcp"]) spec.mcp = ParseMcpSettings(ctx, root["mcp"]);
+}
+
+bool HasScript(const AgentSpec& spec, const std::string& name) {
+  return spec.scripts.count(name) || BuiltinScripts().count(name);
+}
+
+// A script model must name a script the spec has, a file beside it, or a built-in one.
+void ResolveScriptModel(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
+                        AgentSpec& spec) {
+  if (spec.model.rfind("script/", 0) != 0) return;
+  std::string name = spec.model.substr(7);
+  for (const char* ext : {".script.yaml", ".script.yml", ".script.json"}) {
+    fs::path p = fs::path(dir) / (name + ext);
+    std::error_code ec;
+    if (spec.scripts.count(name) || !fs::is_regular_file(p, ec)) continue;
+    auto loaded = LoadScriptFile(p.string(), name);
+    if (!loaded.ok()) throw SpecError{loaded.error().message};
+    spec.scripts[name] = std::move(*loaded);
+  }
+  if (!HasScript(spec, name))
+    ctx.Fail(root["model"] ? root["model"] : root, "model: no script named '" + name +
+                                                       "' (define scripts." + name + " or add " +
+                                                       name + ".script.yaml beside the spec)");
+}
+
+// Every offered model names a provider the spec can reach (its key is checked when chosen).
+void CheckOfferedModels(const Ctx& ctx, const YAML::Node& models, const AgentSpec& spec) {
+  for (const auto& item : models) {
+    const std::string id = item.Scalar();
+    const std::string provider = id.substr(0, id.find('/'));
+    const std::string name = id.substr(id.find('/') + 1);
+    if (provider == "script") {
+      if (!HasScript(spec, name)) ctx.Fail(item, "models: no script named '" + name + "'");
+    } else if (!spec.providers.count(provider) && !FindBuiltinProvider(provider)) {
+      ctx.Fail(item, "models: unknown provider '" + provider + "'" +
+                         Suggest(provider, BuiltinProviderNames()));
+    }
+  }
+}
+
 AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
                     const LoadOptions& options) {
   AgentSpec spec;
@@ -583,177 +877,9 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
     if (!IsProviderModel(spec.model))
       ctx.Fail(root["model"], "model: expected 'provider/model', got '" + spec.model + "'");
   }
-  if (root["models"]) {
-    const YAML::Node& m = root["models"];
-    if (!m.IsSequence()) ctx.Fail(m, "models: expected a list of 'provider/model' names");
-    for (const auto& item : m) {
-      std::string id = Str(ctx, item, "models");
-      if (!IsProviderModel(id))
-        ctx.Fail(item, "models: expected 'provider/model', got '" + id + "'");
-      if (std::find(spec.models.begin(), spec.models.end(), id) != spec.models.end())
-        ctx.Fail(item, "models: '" + id + "' is listed twice");
-      spec.models.push_back(id);
-    }
-  }
-  if (root["compaction"]) {
-    const YAML::Node& c = root["compaction"];
-    ExpectMap(ctx, c, "compaction");
-    CheckKeys(ctx, c, "compaction", {"auto", "threshold", "keepRecentTokens"});
-    if (c["auto"]) spec.compaction.auto_compact = Bool(ctx, c["auto"], "compaction.auto");
-    if (c["threshold"]) {
-      const long long t = Int(ctx, c["threshold"], "compaction.threshold", 1);
-      if (t > 100) ctx.Fail(c["threshold"], "compaction.threshold: a percentage, 1 to 100");
-      spec.compaction.threshold_percent = static_cast<int>(t);
-    }
-    if (c["keepRecentTokens"])
-      spec.compaction.keep_recent_tokens =
-          Int(ctx, c["keepRecentTokens"], "compaction.keepRecentTokens", 0);
-  }
-  if (root["instructions"] && root["instructionsFile"])
-    ctx.Fail(root["instructionsFile"], "use either 'instructions' or 'instructionsFile', not both");
-  if (root["instructions"]) spec.instructions = Str(ctx, root["instructions"], "instructions");
-  if (root["instructionsFile"]) {
-    fs::path p = SpecPath(ctx, root["instructionsFile"], "instructionsFile", dir);
-    auto text = ReadFile(p.string());
-    if (!text.ok())
-      ctx.Fail(root["instructionsFile"], "instructionsFile: cannot read " + p.string());
-    spec.instructions = *text;
-  }
-  if (root["thinking"]) {
-    spec.thinking = Str(ctx, root["thinking"], "thinking");
-    static const std::vector<std::string> levels = {"off",    "minimal", "low",
-                                                    "medium", "high",    "xhigh"};
-    if (std::find(levels.begin(), levels.end(), spec.thinking) == levels.end())
-      ctx.Fail(root["thinking"],
-               "thinking: expected one of off, minimal, low, medium, high, xhigh");
-  }
-  if (root["tools"]) {
-    const YAML::Node& t = root["tools"];
-    if (!t.IsSequence()) ctx.Fail(t, "tools: expected a list of tool names");
-    spec.tools_set = true;
-    for (const auto& item : t) {
-      std::string name = Str(ctx, item, "tools");
-      if (!options.known_tools.empty() &&
-          std::find(options.known_tools.begin(), options.known_tools.end(), name) ==
-              options.known_tools.end()) {
-        std::string hint = Suggest(name, options.known_tools);
-        ctx.Fail(item,
-                 "unknown tool '" + name + "'" +
-                     (hint.rfind(" (did", 0) == 0 ? hint : " (built-in tools:" + hint.substr(13)));
-      }
-      spec.tools.push_back(name);
-    }
-  }
-  if (root["maxSteps"])
-    spec.max_steps = static_cast<int>(Int(ctx, root["maxSteps"], "maxSteps", 1));
-  if (root["limits"]) {
-    const YAML::Node& l = root["limits"];
-    ExpectMap(ctx, l, "limits");
-    CheckKeys(ctx, l, "limits", {"maxOutputTokens", "maxTotalTokens"});
-    if (l["maxOutputTokens"])
-      spec.limits.max_output_tokens = Int(ctx, l["maxOutputTokens"], "maxOutputTokens", 1);
-    if (l["maxTotalTokens"])
-      spec.limits.max_total_tokens = Int(ctx, l["maxTotalTokens"], "maxTotalTokens", 1);
-  }
-  if (root["permissions"]) {
-    const YAML::Node& p = root["permissions"];
-    if (!p.IsMap() && !p.IsSequence()) ctx.Fail(p, "permissions: expected a list or a mapping");
-    spec.permissions = ToJson(p);
-  }
-  if (root["mode"]) {
-    spec.default_mode = Str(ctx, root["mode"], "mode");
-    static const std::vector<std::string> modes = {"default", "accept-edits", "plan", "bypass"};
-    if (std::find(modes.begin(), modes.end(), spec.default_mode) == modes.end())
-      ctx.Fail(root["mode"], "mode: expected one of default, accept-edits, plan, bypass");
-  }
-  if (root["roots"]) {
-    if (!root["roots"].IsSequence()) ctx.Fail(root["roots"], "roots: expected a list of folders");
-    for (const auto& r : root["roots"]) {
-      fs::path p = SpecPath(ctx, r, "roots", dir);
-      std::error_code ec;
-      fs::path resolved = fs::weakly_canonical(p, ec);
-      if (ec) ctx.Fail(r, "roots: cannot resolve " + Shown(r.Scalar()) + ": " + ec.message());
-      spec.roots.push_back(resolved.string());
-    }
-  }
-  if (root["sessionDir"])
-    spec.session_dir = SpecPath(ctx, root["sessionDir"], "sessionDir", dir).lexically_normal();
-  if (root["rules"]) spec.rules = ParseRules(ctx, root["rules"], dir);
-  if (root["ttsr"]) spec.ttsr = ParseTtsr(ctx, root["ttsr"]);
-  {
-    std::error_code ec;
-    if (fs::is_directory(fs::path(dir) / "rules", ec))
-      spec.rules_dir = (fs::path(dir) / "rules").string();
-  }
-  if (root["providers"]) {
-    const YAML::Node& p = root["providers"];
-    ExpectMap(ctx, p, "providers");
-    for (const auto& kv : p) {
-      std::string name = kv.first.Scalar();
-      if (name == "script")
-        ctx.Fail(kv.first, "providers: 'script' is reserved for offline scripts");
-      spec.providers[name] = ParseProvider(ctx, name, kv.second);
-    }
-  }
-  if (root["commands"]) {
-    const YAML::Node& c = root["commands"];
-    if (!c.IsSequence()) ctx.Fail(c, "commands: expected a list");
-    for (const auto& item : c) {
-      ExpectMap(ctx, item, "command");
-      CheckKeys(ctx, item, "command", {"name", "description", "prompt", "hint"});
-      SlashCommand cmd;
-      if (!item["name"]) ctx.Fail(item, "command: missing required key 'name'");
-      cmd.name = Str(ctx, item["name"], "name");
-      if (!cmd.name.empty() && cmd.name[0] == '/') cmd.name.erase(0, 1);
-      if (cmd.name.empty() || cmd.name.find_first_of(" \t\n") != std::string::npos)
-        ctx.Fail(item["name"], "command name must be one word");
-      if (!item["prompt"])
-        ctx.Fail(item, "command '" + cmd.name + "': missing required key 'prompt'");
-      cmd.prompt = Str(ctx, item["prompt"], "prompt");
-      if (item["description"]) cmd.description = Str(ctx, item["description"], "description");
-      if (item["hint"]) cmd.hint = Str(ctx, item["hint"], "hint");
-      spec.commands.push_back(std::move(cmd));
-    }
-  }
-  if (root["scripts"]) {
-    const YAML::Node& s = root["scripts"];
-    ExpectMap(ctx, s, "scripts");
-    for (const auto& kv : s) {
-      std::string name = kv.first.Scalar();
-      if (kv.second.IsScalar()) {
-        fs::path p = SpecPath(ctx, kv.second, "scripts." + name, dir);
-        auto loaded = LoadScriptFile(p.string(), name);
-        if (!loaded.ok()) ctx.Fail(kv.second, "scripts." + name + ": " + loaded.error().message);
-        spec.scripts[name] = std::move(*loaded);
-      } else {
-        spec.scripts[name] = ParseScriptNode(ctx, kv.second, name);
-      }
-    }
-  }
-  if (root["mcp_servers"]) {
-    const YAML::Node& m = root["mcp_servers"];
-    ExpectMap(ctx, m, "mcp_servers");
-    EnvFn env =
-        options.env ? options.env : EnvFn([](const std::string& k) { return ProcessEnv(k); });
-    for (const auto& kv : m) {
-      std::string name = kv.first.Scalar();
-      if (name.empty()) ctx.Fail(kv.first, "mcp_servers: a server needs a name");
-      spec.mcp_servers.push_back(ParseMcpServer(ctx, name, kv.second, env));
-    }
-  }
-  if (root["mcp"]) {
-    const YAML::Node& m = root["mcp"];
-    ExpectMap(ctx, m, "mcp");
-    CheckKeys(ctx, m, "mcp", {"startTimeoutMs", "callTimeoutMs", "maxRestarts"});
-    if (m["startTimeoutMs"])
-      spec.mcp.start_timeout_ms =
-          static_cast<long>(Int(ctx, m["startTimeoutMs"], "startTimeoutMs", 1));
-    if (m["callTimeoutMs"])
-      spec.mcp.call_timeout_ms =
-          static_cast<long>(Int(ctx, m["callTimeoutMs"], "callTimeoutMs", 1));
-    if (m["maxRestarts"])
-      spec.mcp.max_restarts = static_cast<int>(Int(ctx, m["maxRestarts"], "maxRestarts", 0));
-  }
+  if (root["models"]) spec.models = ParseModelList(ctx, root["models"]);
+  ParseBehaviour(ctx, root, dir, options, spec);
+  ParseExtensions(ctx, root, dir, options, spec);
   if (!options.model_override.empty()) {
     spec.model = options.model_override;
     if (!IsProviderModel(spec.model))
@@ -761,41 +887,8 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   }
   if (spec.model.empty())
     ctx.Fail(root, "missing required key 'model' (e.g. model: openai/gpt-4o-mini)");
-  // A script model must name a script the spec has, a file beside it, or a built-in one.
-  if (spec.model.rfind("script/", 0) == 0) {
-    std::string name = spec.model.substr(7);
-    if (!spec.scripts.count(name)) {
-      for (const char* ext : {".script.yaml", ".script.yml", ".script.json"}) {
-        fs::path p = fs::path(dir) / (name + ext);
-        std::error_code ec;
-        if (fs::is_regular_file(p, ec)) {
-          auto loaded = LoadScriptFile(p.string(), name);
-          if (!loaded.ok()) throw SpecError{loaded.error().message};
-          spec.scripts[name] = std::move(*loaded);
-          break;
-        }
-      }
-    }
-    if (!spec.scripts.count(name) && !BuiltinScripts().count(name))
-      ctx.Fail(root["model"] ? root["model"] : root, "model: no script named '" + name +
-                                                         "' (define scripts." + name + " or add " +
-                                                         name + ".script.yaml beside the spec)");
-  }
-  // Every offered model names a provider the spec can reach (its key is checked when chosen).
-  if (root["models"]) {
-    for (const auto& item : root["models"]) {
-      const std::string id = item.Scalar();
-      const std::string provider = id.substr(0, id.find('/'));
-      const std::string name = id.substr(id.find('/') + 1);
-      if (provider == "script") {
-        if (!spec.scripts.count(name) && !BuiltinScripts().count(name))
-          ctx.Fail(item, "models: no script named '" + name + "'");
-      } else if (!spec.providers.count(provider) && !FindBuiltinProvider(provider)) {
-        ctx.Fail(item, "models: unknown provider '" + provider + "'" +
-                           Suggest(provider, BuiltinProviderNames()));
-      }
-    }
-  }
+  ResolveScriptModel(ctx, root, dir, spec);
+  if (root["models"]) CheckOfferedModels(ctx, root["models"], spec);
   // Other providers are checked when the engine builds them (BuildAgent).
   return spec;
 }

@@ -70,7 +70,7 @@ struct ResourceRef {
 // (ACP rawOutput, the RPC door's details) and the session file, written as JSON: larger details
 // are replaced by DetailsTooLarge() when the call completes. The model's content has its own
 // limits.
-inline constexpr size_t kMaxToolDetailsBytes = 256 * 1024;
+inline constexpr size_t kMaxToolDetailsBytes = size_t{256} * 1024;
 inline Json::Value DetailsTooLarge() {
   Json::Value d(Json::objectValue);
   d["truncated"] = true;

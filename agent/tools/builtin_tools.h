@@ -9,10 +9,10 @@
 namespace lousho::agent::tools {
 
 struct BashOptions {
-  long default_timeout_s = 0;           // 0: none unless the model asks for one
-  size_t max_output_bytes = 50 * 1024;  // tail kept
-  size_t max_output_lines = 2000;       // tail kept
-  long kill_grace_ms = 2000;            // SIGTERM -> SIGKILL after a timeout
+  long default_timeout_s = 0;                   // 0: none unless the model asks for one
+  size_t max_output_bytes = size_t{50} * 1024;  // tail kept
+  size_t max_output_lines = 2000;               // tail kept
+  long kill_grace_ms = 2000;                    // SIGTERM -> SIGKILL after a timeout
 };
 
 std::unique_ptr<Tool> MakeReadTool();

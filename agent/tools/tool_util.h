@@ -22,7 +22,7 @@ namespace lousho::agent::tools {
 
 // The most of a tool's text output the model gets (built-in look-ups and MCP results); more is
 // cut, and the output says so.
-inline constexpr size_t kMaxToolOutputBytes = 50 * 1024;
+inline constexpr size_t kMaxToolOutputBytes = size_t{50} * 1024;
 
 // Reads tool arguments. Models send numbers as strings and booleans as "true" now and then, so
 // those are accepted; anything else wrong is kept as the first error, naming the field.

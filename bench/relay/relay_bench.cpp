@@ -36,8 +36,8 @@
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/factory.h"
 #include "agent/providers/openai_chat.h"
-#include "support/http/sse_parser.h"
 #include "config/model_catalog.h"
+#include "support/http/sse_parser.h"
 #include "support/json_util.h"
 #include "support/log.h"
 
@@ -813,14 +813,183 @@ long long ProcessCpuTicksNs(pid_t pid) {
   return (utime + stime) * (1000000000LL / ::sysconf(_SC_CLK_TCK));
 }
 
+// What one end-to-end run (one door, one API) works with.
+struct E2eContext {
+  Door door = Door::kAcp;
+  bool anthropic = false;
+  int chunks = 0;
+  int rounds = 0;
+  int paced = 0;
+  int pace_us = 0;
+  std::filesystem::path tmp;
+  std::atomic<const Plan*>* current = nullptr;
+  int port = 0;
+  std::string label;  // "openai", "rpc/anthropic", ...
+  const char* api = "";
+  const char* line_kind = "";
+};
+
+// Time to first chunk: 20 one-chunk prompts in one session, then 20 in a new session each
+// (sent right after the session/new reply, so the session's new worker thread is involved).
+bool FirstChunkTimes(const E2eContext& x, E2eDriver& driver) {
+  const char* kFirstKinds[] = {"same session:", "new session each:"};
+  for (int kind = 0; kind < 2; ++kind) {
+    std::vector<double> first;
+    std::vector<double> to_request;  // prompt line written -> the mock's handler runs
+    std::string session = kind == 0 ? driver.NewSession() : "";
+    for (int i = 0; i < 20; ++i) {
+      E2eRun one(1);
+      auto p = driver.Prompt(&one, 0, session);
+      if (!p.has_value() || one.recv_ns[0] <= 0) return false;
+      first.push_back(static_cast<double>(one.recv_ns[0] - p->prompt_sent_ns) / 1000.0);
+      to_request.push_back(static_cast<double>(p->request_ns - p->prompt_sent_ns) / 1000.0);
+    }
+    std::printf(
+        "%-10s e2e prompt line->first %s chunk line, %-16s p50 %5.0f us  max %5.0f us"
+        "  (prompt line->HTTP request at the mock: p50 %.0f us)\n",
+        x.api, x.line_kind, kFirstKinds[kind], Percentile(first, 0.5), Percentile(first, 1.0),
+        Percentile(to_request, 0.5));
+  }
+  return true;
+}
+
+// The figures of the burst rounds, one per round.
+struct BurstFigures {
+  std::vector<double> e2e_ms, mock_ms, ratio, lines_s, chars_s, cpu_us, cat_lines_s, line_count;
+  std::vector<std::string> captured;  // RPC, round 1: the agent's lines, replayed as the floor
+  std::string replay_note;
+};
+
+// The same lines from /bin/cat into the same reader: what this client needs to read them.
+std::string CatReplayNote(const E2eContext& x, std::vector<std::string>* captured) {
+  E2eRun replay(x.chunks);
+  double ms = CatReplayMs(*captured, x.tmp, x.door, &replay);
+  char note[256];
+  std::snprintf(note, sizeof note,
+                "the same reader takes round 1's %lld text lines (%zu lines, %.1f MB) from "
+                "/bin/cat in %.1f ms",
+                replay.lines, captured->size(), static_cast<double>(replay.bytes) / 1e6, ms);
+  *captured = {};
+  return note;
+}
+
+// One burst round: the mock alone first (its own send time), then the agent end to end.
+bool BurstRound(const E2eContext& x, AgentChild& child, E2eDriver& driver, int round,
+                BurstFigures& f) {
+  f.mock_ms.push_back(MockSendSeconds(x.anthropic, x.chunks, x.current, x.port) * 1e3);
+  if (round == 0 && x.door == Door::kAcp)
+    f.cat_lines_s.push_back(CatFloorLinesPerSecond(x.chunks, x.tmp));
+  E2eRun burst(x.chunks);
+  if (round == 0 && x.door == Door::kRpc) child.Capture(&f.captured);
+  const pid_t pid = child.Pid();
+  long long cpu_before = pid > 0 ? ProcessCpuNs(pid) : 0;
+  long long ticks_before = pid > 0 ? ProcessCpuTicksNs(pid) : 0;
+  std::optional<PromptResult> b = driver.Prompt(&burst, 0);
+  long long cpu_ns = pid > 0 ? ProcessCpuNs(pid) - cpu_before : 0;
+  long long ticks_ns = pid > 0 ? ProcessCpuTicksNs(pid) - ticks_before : 0;
+  child.Capture(nullptr);
+  if (!b.has_value() || burst.lines <= 0) return false;
+  if (round == 0 && x.door == Door::kRpc) f.replay_note = CatReplayNote(x, &f.captured);
+  long long first_write = burst.sent_ns[0].load();
+  double span = static_cast<double>(burst.last_line_ns - first_write) / 1e9;
+  f.e2e_ms.push_back(span * 1e3);
+  f.ratio.push_back(span * 1e3 / f.mock_ms.back());
+  f.lines_s.push_back(static_cast<double>(burst.lines) / span);
+  f.chars_s.push_back(static_cast<double>(burst.chars) / span);
+  f.cpu_us.push_back(static_cast<double>(cpu_ns) / 1000.0 / x.chunks);
+  f.line_count.push_back(static_cast<double>(burst.lines));
+  std::printf(
+      "%-10s e2e burst round %d: first write->last line %.1f ms, mock alone %.1f ms (x%.2f); "
+      "%lld lines (%.1f MB), %.0f lines/s, %.2f M chars/s; agent CPU %.2f us/chunk (process "
+      "ticks: %.1f ms); prompt->reply %.1f ms\n",
+      x.api, round + 1, f.e2e_ms.back(), f.mock_ms.back(), f.ratio.back(), burst.lines,
+      static_cast<double>(burst.bytes) / 1e6, f.lines_s.back(), f.chars_s.back() / 1e6,
+      f.cpu_us.back(), static_cast<double>(ticks_ns) / 1e6,
+      static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e6);
+  ReportLoss(x.api, "burst", burst, *b);
+  return true;
+}
+
+// The burst, `rounds` times, each right after the mock alone sends the same reply to a reader
+// that only drains the socket (its own send time, the floor of this row) and after /bin/cat
+// feeds this bench the same ACP lines (the client's floor).
+bool BurstRounds(const E2eContext& x, AgentChild& child, E2eDriver& driver) {
+  BurstFigures f;
+  for (int round = 0; round < x.rounds; ++round)
+    if (!BurstRound(x, child, driver, round, f)) return false;
+  std::printf(
+      "%-10s e2e BURST %d x %d-char chunks, median of %d: end to end %.1f ms = x%.2f the mock's "
+      "own %.1f ms; %.0f %s lines/s (%.0f lines); %.2f M chars/s; agent CPU %.2f us/chunk\n",
+      x.api, x.chunks, 4, x.rounds, Percentile(f.e2e_ms, 0.5), Percentile(f.ratio, 0.5),
+      Percentile(f.mock_ms, 0.5), Percentile(f.lines_s, 0.5), x.line_kind,
+      Percentile(f.line_count, 0.5), Percentile(f.chars_s, 0.5) / 1e6, Percentile(f.cpu_us, 0.5));
+  if (x.door == Door::kAcp) {
+    std::printf(
+        "%-10s   client floor: the same reader parses %d one-chunk lines from /bin/cat at %.0f "
+        "lines/s\n",
+        x.api, x.chunks, Percentile(f.cat_lines_s, 0.5));
+  } else {
+    std::printf("%-10s   client floor: %s\n", x.api, f.replay_note.c_str());
+  }
+  return true;
+}
+
+// Paced: three rounds, each an in-process run (write->callback) followed by an end-to-end run
+// (write->ACP line), so that both see the same machine state; the added delay is the median
+// over rounds of (e2e p50 - callback p50).
+bool PacedRounds(const E2eContext& x, E2eDriver& driver) {
+  const int kRounds = 3;
+  std::vector<double> lat;
+  std::vector<double> callback_lat;
+  std::vector<double> added;
+  long long lines = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    Plan in_process{x.anthropic, x.paced, x.pace_us};
+    RunResult cb = RunOnce(in_process, x.current, x.port);
+    E2eRun run(x.paced);
+    auto p = driver.Prompt(&run, x.pace_us);
+    if (!p.has_value()) return false;
+    std::vector<double> round_lat;
+    for (int i = 0; i < x.paced; ++i) {
+      long long s = run.sent_ns[i].load();
+      if (s > 0 && run.recv_ns[i] > 0)
+        round_lat.push_back(static_cast<double>(run.recv_ns[i] - s) / 1000.0);
+    }
+    added.push_back(Percentile(round_lat, 0.5) - Percentile(cb.latency_us, 0.5));
+    lat.insert(lat.end(), round_lat.begin(), round_lat.end());
+    callback_lat.insert(callback_lat.end(), cb.latency_us.begin(), cb.latency_us.end());
+    lines += run.lines;
+    ReportLoss(x.api, "paced", run, *p);
+  }
+  std::printf(
+      "%-10s e2e write->%s line latency: p50 %.1f us  p90 %.1f us  p99 %.1f us  max "
+      "%.1f us  (%lld lines, %d rounds)\n",
+      x.api, x.line_kind, Percentile(lat, 0.5), Percentile(lat, 0.9), Percentile(lat, 0.99),
+      Percentile(lat, 1.0), lines, kRounds);
+  std::printf(
+      "%-10s   same rounds, write->callback in process: p50 %.1f us  p90 %.1f us  p99 "
+      "%.1f us  max %.1f us\n",
+      x.api, Percentile(callback_lat, 0.5), Percentile(callback_lat, 0.9),
+      Percentile(callback_lat, 0.99), Percentile(callback_lat, 1.0));
+  std::printf(
+      "%-10s added by engine + %s (p50 e2e - p50 callback, median of %d rounds): "
+      "%.1f us  (rounds:",
+      x.api, x.line_kind, kRounds, Percentile(added, 0.5));
+  for (double a : added) std::printf(" %.1f", a);
+  std::printf(")\n");
+  return true;
+}
+
 // Returns false if the agent could not be driven.
 bool RunE2e(Door door, bool anthropic, int chunks, int rounds, int paced, int pace_us,
             const std::string& bin, const std::filesystem::path& tmp,
             std::atomic<const Plan*>* current, int port) {
-  const std::string label =
-      std::string(door == Door::kRpc ? "rpc/" : "") + (anthropic ? "anthropic" : "openai");
-  const char* api = label.c_str();
   const char* line_kind = door == Door::kRpc ? "RPC" : "ACP";
+  std::string label =
+      std::string(door == Door::kRpc ? "rpc/" : "") + (anthropic ? "anthropic" : "openai");
+  E2eContext x{door, anthropic, chunks, rounds,           paced, pace_us,
+               tmp,  current,   port,   std::move(label), "",    line_kind};
+  x.api = x.label.c_str();
   std::string spec = (tmp / (std::string(anthropic ? "anthropic" : "openai") + ".yaml")).string();
   {
     std::ofstream f(spec);
@@ -837,149 +1006,15 @@ bool RunE2e(Door door, bool anthropic, int chunks, int rounds, int paced, int pa
   // Warm-up: the first prompt loads the HTTP module.
   E2eRun warm(200);
   ok = ok && driver.Prompt(&warm, 0).has_value();
-
-  // Time to first chunk: 20 one-chunk prompts in one session, then 20 in a new session each
-  // (sent right after the session/new reply, so the session's new worker thread is involved).
-  const char* kFirstKinds[] = {"same session:", "new session each:"};
-  for (int kind = 0; kind < 2; ++kind) {
-    std::vector<double> first;
-    std::vector<double> to_request;  // prompt line written -> the mock's handler runs
-    std::string session = ok && kind == 0 ? driver.NewSession() : "";
-    for (int i = 0; ok && i < 20; ++i) {
-      E2eRun one(1);
-      auto p = driver.Prompt(&one, 0, session);
-      ok = p.has_value() && one.recv_ns[0] > 0;
-      if (ok) {
-        first.push_back(static_cast<double>(one.recv_ns[0] - p->prompt_sent_ns) / 1000.0);
-        to_request.push_back(static_cast<double>(p->request_ns - p->prompt_sent_ns) / 1000.0);
-      }
-    }
-    if (!ok) break;
-    std::printf(
-        "%-10s e2e prompt line->first %s chunk line, %-16s p50 %5.0f us  max %5.0f us"
-        "  (prompt line->HTTP request at the mock: p50 %.0f us)\n",
-        api, line_kind, kFirstKinds[kind], Percentile(first, 0.5), Percentile(first, 1.0),
-        Percentile(to_request, 0.5));
-  }
-
-  // The burst, `rounds` times, each right after the mock alone sends the same reply to a reader
-  // that only drains the socket (its own send time, the floor of this row) and after /bin/cat
-  // feeds this bench the same ACP lines (the client's floor).
-  std::vector<double> e2e_ms, mock_ms, ratio, lines_s, chars_s, cpu_us, cat_lines_s, line_count;
-  std::vector<std::string> captured;  // RPC, round 1: the agent's lines, replayed as the floor
-  std::string replay_note;
-  for (int round = 0; ok && round < rounds; ++round) {
-    mock_ms.push_back(MockSendSeconds(anthropic, chunks, current, port) * 1e3);
-    if (round == 0 && door == Door::kAcp)
-      cat_lines_s.push_back(CatFloorLinesPerSecond(chunks, tmp));
-    E2eRun burst(chunks);
-    if (round == 0 && door == Door::kRpc) child.Capture(&captured);
-    long long cpu_before = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) : 0;
-    long long ticks_before = child.Pid() > 0 ? ProcessCpuTicksNs(child.Pid()) : 0;
-    std::optional<PromptResult> b = driver.Prompt(&burst, 0);
-    long long cpu_ns = child.Pid() > 0 ? ProcessCpuNs(child.Pid()) - cpu_before : 0;
-    long long ticks_ns = child.Pid() > 0 ? ProcessCpuTicksNs(child.Pid()) - ticks_before : 0;
-    child.Capture(nullptr);
-    ok = b.has_value() && burst.lines > 0;
-    if (!ok) break;
-    if (round == 0 && door == Door::kRpc) {
-      // The same lines from /bin/cat into the same reader: what this client needs to read them.
-      E2eRun replay(chunks);
-      double ms = CatReplayMs(captured, tmp, door, &replay);
-      char note[256];
-      std::snprintf(note, sizeof note,
-                    "the same reader takes round 1's %lld text lines (%zu lines, %.1f MB) from "
-                    "/bin/cat in %.1f ms",
-                    replay.lines, captured.size(), static_cast<double>(replay.bytes) / 1e6, ms);
-      replay_note = note;
-      captured = {};
-    }
-    long long first_write = burst.sent_ns[0].load();
-    double span = static_cast<double>(burst.last_line_ns - first_write) / 1e9;
-    e2e_ms.push_back(span * 1e3);
-    ratio.push_back(span * 1e3 / mock_ms.back());
-    lines_s.push_back(static_cast<double>(burst.lines) / span);
-    chars_s.push_back(static_cast<double>(burst.chars) / span);
-    cpu_us.push_back(static_cast<double>(cpu_ns) / 1000.0 / chunks);
-    line_count.push_back(static_cast<double>(burst.lines));
-    std::printf(
-        "%-10s e2e burst round %d: first write->last line %.1f ms, mock alone %.1f ms (x%.2f); "
-        "%lld lines (%.1f MB), %.0f lines/s, %.2f M chars/s; agent CPU %.2f us/chunk (process "
-        "ticks: %.1f ms); prompt->reply %.1f ms\n",
-        api, round + 1, e2e_ms.back(), mock_ms.back(), ratio.back(), burst.lines,
-        static_cast<double>(burst.bytes) / 1e6, lines_s.back(), chars_s.back() / 1e6, cpu_us.back(),
-        static_cast<double>(ticks_ns) / 1e6,
-        static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e6);
-    ReportLoss(api, "burst", burst, *b);
-  }
-  if (ok) {
-    std::printf(
-        "%-10s e2e BURST %d x %d-char chunks, median of %d: end to end %.1f ms = x%.2f the mock's "
-        "own %.1f ms; %.0f %s lines/s (%.0f lines); %.2f M chars/s; agent CPU %.2f us/chunk\n",
-        api, chunks, 4, rounds, Percentile(e2e_ms, 0.5), Percentile(ratio, 0.5),
-        Percentile(mock_ms, 0.5), Percentile(lines_s, 0.5), line_kind, Percentile(line_count, 0.5),
-        Percentile(chars_s, 0.5) / 1e6, Percentile(cpu_us, 0.5));
-    if (door == Door::kAcp) {
-      std::printf(
-          "%-10s   client floor: the same reader parses %d one-chunk lines from /bin/cat at %.0f "
-          "lines/s\n",
-          api, chunks, Percentile(cat_lines_s, 0.5));
-    } else {
-      std::printf("%-10s   client floor: %s\n", api, replay_note.c_str());
-    }
-  }
-
-  // Paced: three rounds, each an in-process run (write->callback) followed by an end-to-end run
-  // (write->ACP line), so that both see the same machine state; the added delay is the median
-  // over rounds of (e2e p50 - callback p50).
-  const int kRounds = 3;
-  std::vector<double> lat;
-  std::vector<double> callback_lat;
-  std::vector<double> added;
-  long long lines = 0;
-  for (int round = 0; ok && round < kRounds; ++round) {
-    Plan in_process{anthropic, paced, pace_us};
-    RunResult cb = RunOnce(in_process, current, port);
-    E2eRun run(paced);
-    auto p = driver.Prompt(&run, pace_us);
-    ok = p.has_value();
-    if (!ok) break;
-    std::vector<double> round_lat;
-    for (int i = 0; i < paced; ++i) {
-      long long s = run.sent_ns[i].load();
-      if (s > 0 && run.recv_ns[i] > 0)
-        round_lat.push_back(static_cast<double>(run.recv_ns[i] - s) / 1000.0);
-    }
-    added.push_back(Percentile(round_lat, 0.5) - Percentile(cb.latency_us, 0.5));
-    lat.insert(lat.end(), round_lat.begin(), round_lat.end());
-    callback_lat.insert(callback_lat.end(), cb.latency_us.begin(), cb.latency_us.end());
-    lines += run.lines;
-    ReportLoss(api, "paced", run, *p);
-  }
-  if (ok) {
-    std::printf(
-        "%-10s e2e write->%s line latency: p50 %.1f us  p90 %.1f us  p99 %.1f us  max "
-        "%.1f us  (%lld lines, %d rounds)\n",
-        api, line_kind, Percentile(lat, 0.5), Percentile(lat, 0.9), Percentile(lat, 0.99),
-        Percentile(lat, 1.0), lines, kRounds);
-    std::printf(
-        "%-10s   same rounds, write->callback in process: p50 %.1f us  p90 %.1f us  p99 "
-        "%.1f us  max %.1f us\n",
-        api, Percentile(callback_lat, 0.5), Percentile(callback_lat, 0.9),
-        Percentile(callback_lat, 0.99), Percentile(callback_lat, 1.0));
-    std::printf(
-        "%-10s added by engine + %s (p50 e2e - p50 callback, median of %d rounds): "
-        "%.1f us  (rounds:",
-        api, line_kind, kRounds, Percentile(added, 0.5));
-    for (double a : added) std::printf(" %.1f", a);
-    std::printf(")\n");
-  }
+  ok = ok && FirstChunkTimes(x, driver);
+  ok = ok && BurstRounds(x, child, driver);
+  ok = ok && PacedRounds(x, driver);
   for (const auto& line : child.Odd())
-    std::printf("%-10s e2e NOTE unexpected line: %.300s\n", api, line.c_str());
+    std::printf("%-10s e2e NOTE unexpected line: %.300s\n", x.api, line.c_str());
   std::string how = child.Stop();
-  if (how != "exited 0") std::printf("%-10s e2e NOTE agent %s\n", api, how.c_str());
+  if (how != "exited 0") std::printf("%-10s e2e NOTE agent %s\n", x.api, how.c_str());
   std::string err = Slurp(err_path);
-  if (!err.empty()) std::printf("%-10s e2e NOTE agent stderr:\n%.2000s\n", api, err.c_str());
+  if (!err.empty()) std::printf("%-10s e2e NOTE agent stderr:\n%.2000s\n", x.api, err.c_str());
   return ok;
 }
 
@@ -1090,39 +1125,145 @@ int RunManySessions(int sessions, int chunks, int pace_us, const std::string& bi
   return ok && answered == sessions ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  lousho::log::Configure(lousho::log::Level::kError, "");
-  std::vector<std::string> pos;
+// The command line: see the usage message in main.
+struct RelayOptions {
   int rounds = 5;
   int sessions = 0;
   bool e2e_only = false;
   std::string apis = "both";
   std::string doors = "acp";
+  int chunks = 20000;
+  int paced = 2000;
+  int pace_us = 500;
+  std::string bin;
+};
+
+// False when an argument is out of range.
+bool ParseRelayOptions(int argc, char** argv, RelayOptions* o) {
+  std::vector<std::string> pos;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a.starts_with("--rounds=")) {
-      rounds = std::atoi(argv[i] + 9);
+      o->rounds = std::atoi(argv[i] + 9);
     } else if (a.starts_with("--sessions=")) {
-      sessions = std::atoi(argv[i] + 11);
+      o->sessions = std::atoi(argv[i] + 11);
     } else if (a.starts_with("--api=")) {
-      apis = std::string(a.substr(6));
+      o->apis = std::string(a.substr(6));
     } else if (a.starts_with("--door=")) {
-      doors = std::string(a.substr(7));
+      o->doors = std::string(a.substr(7));
     } else if (a == "--e2e-only") {
-      e2e_only = true;
+      o->e2e_only = true;
     } else {
       pos.emplace_back(a);
     }
   }
-  int chunks = pos.size() > 0 ? std::atoi(pos[0].c_str()) : 20000;
-  int paced = pos.size() > 1 ? std::atoi(pos[1].c_str()) : 2000;
-  int pace_us = pos.size() > 2 ? std::atoi(pos[2].c_str()) : 500;
-  std::string bin = pos.size() > 3 ? pos[3] : DefaultLoushoBinary();
-  if (chunks < 2 || chunks > kMaxTokens || paced < 1 || pace_us < 0 || rounds < 1 || sessions < 0 ||
-      (apis != "both" && apis != "openai" && apis != "anthropic") ||
-      (doors != "both" && doors != "acp" && doors != "rpc")) {
+  if (pos.size() > 0) o->chunks = std::atoi(pos[0].c_str());
+  if (pos.size() > 1) o->paced = std::atoi(pos[1].c_str());
+  if (pos.size() > 2) o->pace_us = std::atoi(pos[2].c_str());
+  o->bin = pos.size() > 3 ? pos[3] : DefaultLoushoBinary();
+  return o->chunks >= 2 && o->chunks <= kMaxTokens && o->paced >= 1 && o->pace_us >= 0 &&
+         o->rounds >= 1 && o->sessions >= 0 &&
+         (o->apis == "both" || o->apis == "openai" || o->apis == "anthropic") &&
+         (o->doors == "both" || o->doors == "acp" || o->doors == "rpc");
+}
+
+// The mock's streaming body for `plan`, from chunk *next on (paced when the plan says so).
+bool WritePlanChunks(const Plan* plan, int* next, httplib::DataSink& sink) {
+  if (*next < 0) {
+    if (plan->anthropic) sink.write(kAnthropicStart, sizeof(kAnthropicStart) - 1);
+    *next = 0;
+  }
+  auto pace_until = Clock::now();
+  while (*next < plan->chunks) {
+    if (plan->pace_us > 0) {
+      pace_until += std::chrono::microseconds(plan->pace_us);
+      std::this_thread::sleep_until(pace_until);
+    }
+    // Timestamp first, then padding to a typical token-ish chunk size (unless the plan records
+    // send times itself).
+    std::string text = plan->sent_ns != nullptr ? Token(*next) : std::to_string(NowNs()) + " tok";
+    std::string c = plan->anthropic ? AnthropicChunk(text) : OpenAiChunk(text);
+    if (plan->sent_ns != nullptr) plan->sent_ns[*next].store(NowNs());
+    if (!sink.write(c.data(), c.size())) return false;
+    ++*next;
+  }
+  const char* end = plan->anthropic ? kAnthropicEnd : kOpenAiEnd;
+  sink.write(end, std::char_traits<char>::length(end));
+  sink.done();
+  return true;
+}
+
+// The in-process figures of each API: time to first delta, burst and paced latency, offline
+// decoding.
+void InProcessFigures(const RelayOptions& o, const std::vector<bool>& api_list,
+                      std::atomic<const Plan*>* current, int port) {
+  for (bool anthropic : api_list) {
+    const char* name = anthropic ? "anthropic" : "openai";
+    Plan warm{anthropic, 200, 0};
+    RunOnce(warm, current, port);
+    std::vector<double> ttfb;
+    for (int i = 0; i < 20; ++i) {
+      Plan one{anthropic, 1, 0};
+      ttfb.push_back(RunOnce(one, current, port).first_delta_us);
+    }
+    std::printf("%-10s request->first delta (new connection each): p50 %.0f us  max %.0f us\n",
+                name, Percentile(ttfb, 0.5), Percentile(ttfb, 1.0));
+    Plan burst{anthropic, o.chunks, 0};
+    RunResult b = RunOnce(burst, current, port);
+    std::printf(
+        "%-10s burst over loopback:  %9.0f chunks/s  (%lld chunks in %lld deltas in %.3f s)\n",
+        name, static_cast<double>(b.chunks) / b.seconds, b.chunks, b.deltas, b.seconds);
+    Plan pacedp{anthropic, o.paced, o.pace_us};
+    RunResult p = RunOnce(pacedp, current, port);
+    std::printf(
+        "%-10s write->callback latency: p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n", name,
+        Percentile(p.latency_us, 0.5), Percentile(p.latency_us, 0.9),
+        Percentile(p.latency_us, 0.99), Percentile(p.latency_us, 1.0));
+    OfflineDecode(anthropic, o.chunks);
+  }
+}
+
+// End to end through the binary, each door with each API; false when one could not be driven.
+bool EndToEnd(const RelayOptions& o, const std::vector<bool>& api_list,
+              std::atomic<const Plan*>* current, int port) {
+  if (::access(o.bin.c_str(), X_OK) != 0) {
+    std::printf(
+        "end to end: skipped, no executable lousho at %s (pass it as the 4th argument "
+        "or in LOUSHO_BIN)\n",
+        o.bin.c_str());
+    return true;
+  }
+  std::printf(
+      "end to end through %s (acp: server write -> agent_message_chunk line; rpc, --mode rpc: "
+      "-> message_update text_delta frame), doors: %s\n",
+      o.bin.c_str(), o.doors.c_str());
+  char tmpl[] = "/tmp/lousho-relay-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    std::perror("mkdtemp");
+    return false;
+  }
+  std::filesystem::path tmp(tmpl);
+  std::filesystem::create_directory(tmp / "cwd");
+  std::vector<Door> door_list;
+  if (o.doors != "rpc") door_list.push_back(Door::kAcp);
+  if (o.doors != "acp") door_list.push_back(Door::kRpc);
+  bool ok = true;
+  for (Door door : door_list)
+    for (bool anthropic : api_list)
+      ok = RunE2e(door, anthropic, o.chunks, o.rounds, o.paced, o.pace_us, o.bin, tmp, current,
+                  port) &&
+           ok;
+  std::error_code ec;
+  std::filesystem::remove_all(tmp, ec);
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  lousho::log::Configure(lousho::log::Level::kError, "");
+  RelayOptions o;
+  if (!ParseRelayOptions(argc, argv, &o)) {
     std::fprintf(
         stderr,
         "usage: %s [--rounds=N] [--api=openai|anthropic|both] [--door=acp|rpc|both] "
@@ -1131,8 +1272,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<bool> api_list;
-  if (apis != "anthropic") api_list.push_back(false);
-  if (apis != "openai") api_list.push_back(true);
+  if (o.apis != "anthropic") api_list.push_back(false);
+  if (o.apis != "openai") api_list.push_back(true);
 
   std::atomic<const Plan*> current{nullptr};
   httplib::Server svr;
@@ -1141,39 +1282,14 @@ int main(int argc, char** argv) {
     if (plan->requests != nullptr) ++*plan->requests;
     if (plan->request_ns != nullptr) plan->request_ns->store(NowNs());
     auto next = std::make_shared<int>(-1);
-    res.set_chunked_content_provider(
-        "text/event-stream", [plan, next](size_t, httplib::DataSink& sink) {
-          if (*next < 0) {
-            if (plan->anthropic) sink.write(kAnthropicStart, sizeof(kAnthropicStart) - 1);
-            *next = 0;
-          }
-          auto pace_until = Clock::now();
-          while (*next < plan->chunks) {
-            if (plan->pace_us > 0) {
-              pace_until += std::chrono::microseconds(plan->pace_us);
-              std::this_thread::sleep_until(pace_until);
-            }
-            std::string text;
-            if (plan->sent_ns != nullptr) {
-              text = Token(*next);
-            } else {
-              // Timestamp first, then padding to a typical token-ish chunk size.
-              text = std::to_string(NowNs()) + " tok";
-            }
-            std::string c = plan->anthropic ? AnthropicChunk(text) : OpenAiChunk(text);
-            if (plan->sent_ns != nullptr) plan->sent_ns[*next].store(NowNs());
-            if (!sink.write(c.data(), c.size())) return false;
-            ++*next;
-          }
-          const char* end = plan->anthropic ? kAnthropicEnd : kOpenAiEnd;
-          sink.write(end, std::char_traits<char>::length(end));
-          sink.done();
-          return true;
-        });
+    res.set_chunked_content_provider("text/event-stream",
+                                     [plan, next](size_t, httplib::DataSink& sink) {
+                                       return WritePlanChunks(plan, next.get(), sink);
+                                     });
   };
   svr.Post(".*", handler);
   // One thread per concurrent stream (the many-sessions mode streams to all sessions at once).
-  const size_t server_threads = std::max<size_t>(16, static_cast<size_t>(sessions) + 8);
+  const size_t server_threads = std::max<size_t>(16, static_cast<size_t>(o.sessions) + 8);
   svr.new_task_queue = [server_threads] { return new httplib::ThreadPool(server_threads); };
   // Real providers flush each event at once; without this the test server's Nagle delay
   // (waiting for the client's delayed ACK) would dominate the latency figures.
@@ -1182,71 +1298,17 @@ int main(int argc, char** argv) {
   std::thread t([&] { svr.listen_after_bind(); });
   while (!svr.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 
-  if (sessions > 0) {
-    int rc = RunManySessions(sessions, paced, pace_us, bin, &current, port);
+  if (o.sessions > 0) {
+    int rc = RunManySessions(o.sessions, o.paced, o.pace_us, o.bin, &current, port);
     svr.stop();
     t.join();
     return rc;
   }
 
   std::printf("lousho relay benchmark: %d burst chunks x %d rounds, %d paced chunks every %d us\n",
-              chunks, rounds, paced, pace_us);
-  for (bool anthropic : api_list) {
-    if (e2e_only) break;
-    Plan warm{anthropic, 200, 0};
-    RunOnce(warm, &current, port);
-    std::vector<double> ttfb;
-    for (int i = 0; i < 20; ++i) {
-      Plan one{anthropic, 1, 0};
-      ttfb.push_back(RunOnce(one, &current, port).first_delta_us);
-    }
-    std::printf("%-10s request->first delta (new connection each): p50 %.0f us  max %.0f us\n",
-                anthropic ? "anthropic" : "openai", Percentile(ttfb, 0.5), Percentile(ttfb, 1.0));
-    Plan burst{anthropic, chunks, 0};
-    RunResult b = RunOnce(burst, &current, port);
-    std::printf(
-        "%-10s burst over loopback:  %9.0f chunks/s  (%lld chunks in %lld deltas in %.3f s)\n",
-        anthropic ? "anthropic" : "openai", static_cast<double>(b.chunks) / b.seconds, b.chunks,
-        b.deltas, b.seconds);
-    Plan pacedp{anthropic, paced, pace_us};
-    RunResult p = RunOnce(pacedp, &current, port);
-    std::printf(
-        "%-10s write->callback latency: p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n",
-        anthropic ? "anthropic" : "openai", Percentile(p.latency_us, 0.5),
-        Percentile(p.latency_us, 0.9), Percentile(p.latency_us, 0.99),
-        Percentile(p.latency_us, 1.0));
-    OfflineDecode(anthropic, chunks);
-  }
-
-  bool e2e_ok = true;
-  if (::access(bin.c_str(), X_OK) != 0) {
-    std::printf(
-        "end to end: skipped, no executable lousho at %s (pass it as the 4th argument "
-        "or in LOUSHO_BIN)\n",
-        bin.c_str());
-  } else {
-    std::printf(
-        "end to end through %s (acp: server write -> agent_message_chunk line; rpc, --mode rpc: "
-        "-> message_update text_delta frame), doors: %s\n",
-        bin.c_str(), doors.c_str());
-    char tmpl[] = "/tmp/lousho-relay-XXXXXX";
-    if (::mkdtemp(tmpl) == nullptr) {
-      std::perror("mkdtemp");
-      return 1;
-    }
-    std::filesystem::path tmp(tmpl);
-    std::filesystem::create_directory(tmp / "cwd");
-    std::vector<Door> door_list;
-    if (doors != "rpc") door_list.push_back(Door::kAcp);
-    if (doors != "acp") door_list.push_back(Door::kRpc);
-    for (Door door : door_list)
-      for (bool anthropic : api_list)
-        e2e_ok =
-            RunE2e(door, anthropic, chunks, rounds, paced, pace_us, bin, tmp, &current, port) &&
-            e2e_ok;
-    std::error_code ec;
-    std::filesystem::remove_all(tmp, ec);
-  }
+              o.chunks, o.rounds, o.paced, o.pace_us);
+  if (!o.e2e_only) InProcessFigures(o, api_list, &current, port);
+  const bool e2e_ok = EndToEnd(o, api_list, &current, port);
   svr.stop();
   t.join();
   return e2e_ok ? 0 : 1;

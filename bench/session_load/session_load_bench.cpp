@@ -160,6 +160,89 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The measurements of one session size, one value per run.
+struct LoadRuns {
+  std::vector<double> floor, json, parse, session, replay, wall, ready_wall;
+  std::vector<double> peak_ready, peak_replay;
+  size_t updates = 0;
+};
+
+// The floor: the file read into memory, then each line decoded by jsoncpp (CPU ms). False (and
+// a message) when it cannot be read.
+bool MeasureFloor(const fs::path& path, LoadRuns& runs) {
+  auto t0 = CpuNow();
+  auto bytes = ReadDiskFile(path, agent::kMaxSessionFileBytes);
+  auto t1 = CpuNow();
+  if (!bytes.ok()) return std::fprintf(stderr, "%s\n", bytes.error().message.c_str()), false;
+  runs.floor.push_back(Ms(t0, t1));
+  std::string_view text = *bytes;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    if (!ParseJson(text.substr(pos, nl - pos)).ok()) return false;
+    pos = nl + 1;
+  }
+  runs.json.push_back(Ms(t1, CpuNow()));
+  return true;
+}
+
+// The session file parsed, the session made from it (ready), and its replay written as the door
+// sends it: times and memory peaks. False (and a message) on a failure.
+bool MeasureLoad(const fs::path& path, const std::shared_ptr<agent::AgentConfig>& agent_config,
+                 LoadRuns& runs) {
+  ResetPeak();
+  const uint64_t before = ReadRss().now;
+  const auto w0 = Clock::now();
+  auto t2 = CpuNow();
+  auto contents = agent::ReadSessionFile(path);
+  auto t3 = CpuNow();
+  if (!contents.ok()) return std::fprintf(stderr, "%s\n", contents.error().message.c_str()), false;
+  agent::SessionOptions o;
+  o.id = "bench";
+  o.cwd = "/work/project";
+  o.seed = std::move(contents->entries);
+  auto s = agent::Session::Create(agent_config, std::move(o));
+  auto t4 = CpuNow();
+  runs.ready_wall.push_back(Ms(w0, Clock::now()));
+  if (!s.ok()) return std::fprintf(stderr, "%s\n", s.error().message.c_str()), false;
+  runs.peak_ready.push_back(static_cast<double>(ReadRss().peak - before));
+  ResetPeak();
+  // As the door sends them: each update made, written as its line, and let go.
+  size_t line_bytes = 0;
+  runs.updates = 0;
+  (*s)->VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+    acp::ForEachReplayUpdate(branch, [&](const Json::Value& u) {
+      std::string params = "{\"sessionId\":\"bench\",\"update\":" + WriteJson(u) + "}";
+      line_bytes += params.size() + 48;
+      ++runs.updates;
+    });
+  });
+  auto t5 = CpuNow();
+  if (line_bytes == 0) return false;
+  runs.wall.push_back(Ms(w0, Clock::now()));  // wall, parse to write
+  runs.peak_replay.push_back(static_cast<double>(ReadRss().peak - before));
+  runs.parse.push_back(Ms(t2, t3));
+  runs.session.push_back(Ms(t3, t4));
+  runs.replay.push_back(Ms(t4, t5));
+  return true;
+}
+
+void PrintRow(size_t n, const fs::path& path, const LoadRuns& runs) {
+  const double ready = Median(runs.parse) + Median(runs.session);
+  const double total = ready + Median(runs.replay);
+  const double file_bytes = static_cast<double>(fs::file_size(path));
+  std::printf(
+      "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | **%.2f ms** | %.2f ms | %.2f "
+      "ms | %.2f ms | %.2f ms | %.2f µs | %.2f ms | %.0f MiB | %.2f | %.0f MiB | %.2f |\n",
+      n, file_bytes / 1048576.0, Median(runs.floor), Median(runs.json), Median(runs.parse),
+      Median(runs.session), ready, Median(runs.ready_wall), Median(runs.replay), total,
+      Median(runs.wall), total * 1000.0 / static_cast<double>(n),
+      Median(runs.json) + Median(runs.floor), Median(runs.peak_ready) / 1048576.0,
+      Median(runs.peak_ready) / file_bytes, Median(runs.peak_replay) / 1048576.0,
+      Median(runs.peak_replay) / file_bytes);
+  std::fprintf(stderr, "%zu entries: %zu replay updates\n", n, runs.updates);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -185,72 +268,10 @@ int main(int argc, char** argv) {
       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t n : sizes) {
     const fs::path path = WriteSession(dir, n);
-    std::vector<double> floor, json, parse, session, replay, wall, ready_wall;
-    std::vector<double> peak_ready, peak_replay;
-    size_t updates = 0;
-    for (int r = 0; r < runs; ++r) {
-      auto t0 = CpuNow();
-      auto bytes = ReadDiskFile(path, agent::kMaxSessionFileBytes);
-      auto t1 = CpuNow();
-      if (!bytes.ok()) return std::fprintf(stderr, "%s\n", bytes.error().message.c_str()), 1;
-      floor.push_back(Ms(t0, t1));
-      std::string_view text = *bytes;
-      for (size_t pos = 0; pos < text.size();) {
-        size_t nl = text.find('\n', pos);
-        if (nl == std::string_view::npos) nl = text.size();
-        if (!ParseJson(text.substr(pos, nl - pos)).ok()) return 1;
-        pos = nl + 1;
-      }
-      json.push_back(Ms(t1, CpuNow()));
-
-      bytes = std::string();
-      ResetPeak();
-      const uint64_t before = ReadRss().now;
-      const auto w0 = Clock::now();
-      auto t2 = CpuNow();
-      auto contents = agent::ReadSessionFile(path);
-      auto t3 = CpuNow();
-      if (!contents.ok()) return std::fprintf(stderr, "%s\n", contents.error().message.c_str()), 1;
-      agent::SessionOptions o;
-      o.id = "bench";
-      o.cwd = "/work/project";
-      o.seed = std::move(contents->entries);
-      auto s = agent::Session::Create(agent_config, std::move(o));
-      auto t4 = CpuNow();
-      ready_wall.push_back(Ms(w0, Clock::now()));
-      if (!s.ok()) return std::fprintf(stderr, "%s\n", s.error().message.c_str()), 1;
-      peak_ready.push_back(static_cast<double>(ReadRss().peak - before));
-      ResetPeak();
-      // As the door sends them: each update made, written as its line, and let go.
-      size_t line_bytes = 0;
-      updates = 0;
-      (*s)->VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-        acp::ForEachReplayUpdate(branch, [&](const Json::Value& u) {
-          std::string params = "{\"sessionId\":\"bench\",\"update\":" + WriteJson(u) + "}";
-          line_bytes += params.size() + 48;
-          ++updates;
-        });
-      });
-      auto t5 = CpuNow();
-      if (line_bytes == 0) return 1;
-      wall.push_back(Ms(w0, Clock::now()));  // wall, parse to write
-      peak_replay.push_back(static_cast<double>(ReadRss().peak - before));
-      parse.push_back(Ms(t2, t3));
-      session.push_back(Ms(t3, t4));
-      replay.push_back(Ms(t4, t5));
-    }
-    const double ready = Median(parse) + Median(session);
-    const double total = ready + Median(replay);
-    const double file_bytes = static_cast<double>(fs::file_size(path));
-    std::printf(
-        "| %zu | %.1f MiB | %.2f ms | %.2f ms | %.2f ms | %.2f ms | **%.2f ms** | %.2f ms | %.2f "
-        "ms | %.2f ms | %.2f ms | %.2f µs | %.2f ms | %.0f MiB | %.2f | %.0f MiB | %.2f |\n",
-        n, file_bytes / 1048576.0, Median(floor), Median(json), Median(parse), Median(session),
-        ready, Median(ready_wall), Median(replay), total, Median(wall),
-        total * 1000.0 / static_cast<double>(n), Median(json) + Median(floor),
-        Median(peak_ready) / 1048576.0, Median(peak_ready) / file_bytes,
-        Median(peak_replay) / 1048576.0, Median(peak_replay) / file_bytes);
-    std::fprintf(stderr, "%zu entries: %zu replay updates\n", n, updates);
+    LoadRuns measured;
+    for (int r = 0; r < runs; ++r)
+      if (!MeasureFloor(path, measured) || !MeasureLoad(path, agent_config, measured)) return 1;
+    PrintRow(n, path, measured);
   }
   if (!std::getenv("LOUSHO_BENCH_KEEP")) fs::remove_all(dir);
   return 0;

@@ -132,6 +132,109 @@ double BestMs(int runs, const std::function<void()>& f) {
   return best;
 }
 
+// The rules, one per pattern; empty (and a message) when one does not load.
+std::vector<rules::Rule> LoadRules(const std::vector<std::string>& patterns) {
+  std::vector<rules::Rule> rule_list;
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    Json::Value fields(Json::objectValue);
+    fields["condition"] = patterns[i];
+    auto r = rules::RuleFromFields("r" + std::to_string(i), "/bench/r.md", "bench", fields, "x",
+                                   nullptr, nullptr);
+    if (!r) {
+      std::fprintf(stderr, "pattern %s did not load\n", patterns[i].c_str());
+      return {};
+    }
+    rule_list.push_back(std::move(*r));
+  }
+  return rule_list;
+}
+
+// The session's controller fed the text deltas `ds` (best of `runs`); `fired` counts the rules
+// that fired and `told` the warnings (rules switched off).
+double ControllerMs(int runs, const std::vector<rules::Rule>& list,
+                    const std::vector<std::string>& ds, size_t& fired, size_t& told) {
+  return BestMs(runs, [&] {
+    rules::RuleSet set;
+    set.rules = list;
+    rules::Controller c(std::move(set), "/bench", "");
+    c.ResetBuffers();
+    StreamDelta d;
+    d.kind = DeltaKind::kText;
+    for (const auto& piece : ds) {
+      d.text = piece;
+      if (c.OnDelta(d)) ++fired;
+    }
+    told += c.TakeWarnings().size();
+  });
+}
+
+// Each rule alone (no joined alternation): one incremental matcher per rule, per delta.
+double AloneMs(const std::vector<rules::ConditionSet::Item>& items,
+               const std::vector<std::string>& deltas, size_t& fired) {
+  return BestMs(1, [&] {
+    rules::ConditionSet set(items, {});
+    std::string acc;
+    for (const auto& piece : deltas) {
+      acc += piece;
+      size_t whole = acc.size();
+      while (whole > 0 && (static_cast<unsigned char>(acc[whole - 1]) & 0xC0) == 0x80) --whole;
+      if (whole > 0 && static_cast<unsigned char>(acc[whole - 1]) >= 0xC0) --whole;
+      fired += set.Update(std::string_view(acc).substr(0, whole)).size();
+    }
+  });
+}
+
+// Rescanning: the whole buffer searched after every delta, over the first `rescan_bytes` only
+// (it is quadratic); `rescan_deltas` is how many deltas that took.
+double RescanMs(const Regex& joined, const std::vector<std::string>& deltas, size_t rescan_bytes,
+                size_t& rescan_deltas, bool& any) {
+  return BestMs(1, [&] {
+    std::string acc;
+    for (const auto& piece : deltas) {
+      if (acc.size() >= rescan_bytes) break;
+      acc += piece;
+      ++rescan_deltas;
+      any |= *joined.Search(acc);
+    }
+  });
+}
+
+// The hostile case. The reply is the probe's (30,000 a's and a c) and 30 KB of the prose
+// above, in 100-byte and in 1-24-byte deltas; the rules are the 100, with and without the four.
+void PrintHostile(const std::vector<rules::Rule>& rule_list, const std::string& text,
+                  std::mt19937& rng, size_t& fired) {
+  std::vector<rules::Rule> hostile_list = rule_list;
+  for (const char* p : kHostile) {
+    Json::Value fields(Json::objectValue);
+    fields["condition"] = p;
+    hostile_list.push_back(*rules::RuleFromFields("hostile" + std::to_string(hostile_list.size()),
+                                                  "/bench/.cursor/rules/h.mdc", ".cursor", fields,
+                                                  "x", nullptr, nullptr));
+  }
+  const std::string run = std::string(30'000, 'a') + "c";
+  const std::string prose = text.substr(0, 30'000);
+  std::vector<std::string> run_fixed, prose_fixed;
+  for (size_t i = 0; i < run.size(); i += 100) run_fixed.push_back(run.substr(i, 100));
+  for (size_t i = 0; i < prose.size(); i += 100) prose_fixed.push_back(prose.substr(i, 100));
+  size_t told = 0;
+  std::printf("\n30 KB reply through the controller: 100 rules, then with the 4 hostile ones\n");
+  std::printf("| reply, deltas | without (ms) | with (ms) | ratio |\n|---|---|---|---|\n");
+  const std::pair<const char*, const std::vector<std::string>*> cases[] = {
+      {"30,000 a's + c, 100 bytes", &run_fixed},
+      {"prose, 100 bytes", &prose_fixed},
+      {"30,000 a's + c, 1-24 bytes", nullptr},
+      {"prose, 1-24 bytes", nullptr}};
+  std::vector<std::string> run_small = Deltas(run, rng);
+  std::vector<std::string> prose_small = Deltas(prose, rng);
+  for (const auto& [name, ds] : cases) {
+    const auto& deltas_used = ds ? *ds : (name[0] == '3' ? run_small : prose_small);
+    const double without = ControllerMs(5, rule_list, deltas_used, fired, told);
+    const double with = ControllerMs(5, hostile_list, deltas_used, fired, told);
+    std::printf("| %s | %.2f | %.2f | %.2fx |\n", name, without, with, with / without);
+  }
+  std::printf("rules switched off, summed over the runs with them: %zu\n", told);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,18 +245,8 @@ int main(int argc, char** argv) {
   const auto deltas = Deltas(text, rng);
   const auto patterns = Patterns();
 
-  std::vector<rules::Rule> rule_list;
-  for (size_t i = 0; i < patterns.size(); ++i) {
-    Json::Value fields(Json::objectValue);
-    fields["condition"] = patterns[i];
-    auto r = rules::RuleFromFields("r" + std::to_string(i), "/bench/r.md", "bench", fields, "x",
-                                   nullptr, nullptr);
-    if (!r) {
-      std::fprintf(stderr, "pattern %s did not load\n", patterns[i].c_str());
-      return 1;
-    }
-    rule_list.push_back(std::move(*r));
-  }
+  const std::vector<rules::Rule> rule_list = LoadRules(patterns);
+  if (rule_list.size() != patterns.size()) return 1;
   std::vector<const Regex*> regexes;
   std::vector<rules::ConditionSet::Item> items;
   for (size_t i = 0; i < rule_list.size(); ++i) {
@@ -180,42 +273,11 @@ int main(int argc, char** argv) {
 
   // The engine: the session's controller fed the provider's text deltas.
   size_t fired = 0;
-  double controller = BestMs(3, [&] {
-    rules::RuleSet set;
-    set.rules = rule_list;
-    rules::Controller c(std::move(set), "/bench", "");
-    c.ResetBuffers();
-    StreamDelta d;
-    d.kind = DeltaKind::kText;
-    for (const auto& piece : deltas) {
-      d.text = piece;
-      if (c.OnDelta(d)) ++fired;
-    }
-  });
-  // Each rule alone (no joined alternation): 100 incremental matchers per delta.
-  double alone = BestMs(1, [&] {
-    rules::ConditionSet set(items, {});
-    std::string acc;
-    for (const auto& piece : deltas) {
-      acc += piece;
-      size_t whole = acc.size();
-      while (whole > 0 && (static_cast<unsigned char>(acc[whole - 1]) & 0xC0) == 0x80) --whole;
-      if (whole > 0 && static_cast<unsigned char>(acc[whole - 1]) >= 0xC0) --whole;
-      fired += set.Update(std::string_view(acc).substr(0, whole)).size();
-    }
-  });
-  // Rescanning: the whole buffer searched after every delta (joined alternation, the cheaper
-  // form), over the first `rescan_bytes` only: it is quadratic.
+  size_t told = 0;
+  double controller = ControllerMs(3, rule_list, deltas, fired, told);
+  double alone = AloneMs(items, deltas, fired);
   size_t rescan_deltas = 0;
-  double rescan = BestMs(1, [&] {
-    std::string acc;
-    for (const auto& piece : deltas) {
-      if (acc.size() >= rescan_bytes) break;
-      acc += piece;
-      ++rescan_deltas;
-      any |= *joined->Search(acc);
-    }
-  });
+  double rescan = RescanMs(*joined, deltas, rescan_bytes, rescan_deltas, any);
   const double scale = static_cast<double>(bytes) / static_cast<double>(rescan_bytes);
 
   std::printf("text %zu bytes, %zu deltas (1-24 bytes), %zu rules; fired %zu, any %d\n",
@@ -235,52 +297,6 @@ int main(int argc, char** argv) {
   std::printf("controller / floor: per rule %.2fx, one alternation %.2fx, per group %.2fx\n",
               controller / floor_each, controller / floor_joined, controller / floor_groups);
 
-  // The hostile case. The reply is the probe's (30,000 a's and a c) and 30 KB of the prose
-  // above, in 100-byte and in 1-24-byte deltas; the rules are the 100, with and without the four.
-  std::vector<rules::Rule> hostile_list = rule_list;
-  for (const char* p : kHostile) {
-    Json::Value fields(Json::objectValue);
-    fields["condition"] = p;
-    hostile_list.push_back(*rules::RuleFromFields("hostile" + std::to_string(hostile_list.size()),
-                                                  "/bench/.cursor/rules/h.mdc", ".cursor", fields,
-                                                  "x", nullptr, nullptr));
-  }
-  const std::string run = std::string(30'000, 'a') + "c";
-  const std::string prose = text.substr(0, 30'000);
-  std::vector<std::string> run_fixed, prose_fixed;
-  for (size_t i = 0; i < run.size(); i += 100) run_fixed.push_back(run.substr(i, 100));
-  for (size_t i = 0; i < prose.size(); i += 100) prose_fixed.push_back(prose.substr(i, 100));
-  size_t told = 0;
-  auto stream = [&](const std::vector<rules::Rule>& list, const std::vector<std::string>& ds) {
-    return BestMs(5, [&] {
-      rules::RuleSet set;
-      set.rules = list;
-      rules::Controller c(std::move(set), "/bench", "");
-      c.ResetBuffers();
-      StreamDelta d;
-      d.kind = DeltaKind::kText;
-      for (const auto& piece : ds) {
-        d.text = piece;
-        if (c.OnDelta(d)) ++fired;
-      }
-      told += c.TakeWarnings().size();
-    });
-  };
-  std::printf("\n30 KB reply through the controller: 100 rules, then with the 4 hostile ones\n");
-  std::printf("| reply, deltas | without (ms) | with (ms) | ratio |\n|---|---|---|---|\n");
-  const std::pair<const char*, const std::vector<std::string>*> cases[] = {
-      {"30,000 a's + c, 100 bytes", &run_fixed},
-      {"prose, 100 bytes", &prose_fixed},
-      {"30,000 a's + c, 1-24 bytes", nullptr},
-      {"prose, 1-24 bytes", nullptr}};
-  std::vector<std::string> run_small = Deltas(run, rng);
-  std::vector<std::string> prose_small = Deltas(prose, rng);
-  for (const auto& [name, ds] : cases) {
-    const auto& deltas_used = ds ? *ds : (name[0] == '3' ? run_small : prose_small);
-    const double without = stream(rule_list, deltas_used);
-    const double with = stream(hostile_list, deltas_used);
-    std::printf("| %s | %.2f | %.2f | %.2fx |\n", name, without, with, with / without);
-  }
-  std::printf("rules switched off, summed over the runs with them: %zu\n", told);
+  PrintHostile(rule_list, text, rng, fired);
   return fired == 0 ? 0 : 1;
 }

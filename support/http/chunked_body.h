@@ -15,7 +15,7 @@ class ChunkedDecoder {
  public:
   // Longest chunk size line (extensions included) and trailer section taken.
   static constexpr size_t kMaxLineBytes = 4096;
-  static constexpr size_t kMaxTrailerBytes = 64 * 1024;
+  static constexpr size_t kMaxTrailerBytes = size_t{64} * 1024;
 
   // Appends the data `bytes` carries to *out. False when the framing is malformed (error()
   // then says how); bytes after the last chunk's trailer are ignored. With `ends`, the size of

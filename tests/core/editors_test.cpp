@@ -170,6 +170,41 @@ TEST(CredentialsTest, SavedPrivateAndTheEnvironmentWins) {
 
 // ---- through the binary ----
 
+// In the child: a new session whose controlling terminal (and stdio) is the pty `slave`.
+void ChildAttachTerminal(const std::string& slave) {
+  setsid();
+  int s = open(slave.c_str(), O_RDWR);  // becomes the controlling terminal
+  if (s < 0) _exit(126);
+  dup2(s, 0);
+  dup2(s, 1);
+  dup2(s, 2);
+}
+// In the child: stdin from `in` (closed when -1), stdout to `out`, stderr to `err_path`.
+void ChildAttachPipes(int in, int out, const std::string& err_path) {
+  if (in < 0)
+    close(0);
+  else
+    dup2(in, 0);
+  dup2(out, 1);
+  int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(e, 2);
+}
+// In the child: the binary, in `cwd`, with exactly `env` and no other descriptor.
+[[noreturn]] void ChildExec(const std::vector<std::string>& args,
+                            const std::vector<std::string>& env, const std::string& cwd,
+                            bool closed_stdin) {
+  if (chdir(cwd.c_str()) != 0) _exit(127);
+  std::vector<char*> argv, envp;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  for (int fd = 3; fd < 256; ++fd) close(fd);
+  if (closed_stdin) close(0);  // the pipe ends above may have been numbered 0
+  execve(argv[0], argv.data(), envp.data());
+  _exit(127);
+}
+
 // The binary run with exactly `env` (no inherited variables), stdin/stdout piped, or all three
 // on a pseudo-terminal.
 class Proc {
@@ -194,31 +229,11 @@ class Proc {
     pid_ = fork();
     if (pid_ == 0) {
       if (pty) {
-        setsid();
-        int s = open(slave.c_str(), O_RDWR);  // becomes the controlling terminal
-        if (s < 0) _exit(126);
-        dup2(s, 0);
-        dup2(s, 1);
-        dup2(s, 2);
+        ChildAttachTerminal(slave);
       } else {
-        if (closed_stdin)
-          close(0);
-        else
-          dup2(in[0], 0);
-        dup2(out[1], 1);
-        int e = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(e, 2);
+        ChildAttachPipes(closed_stdin ? -1 : in[0], out[1], err_path_);
       }
-      if (chdir(cwd.c_str()) != 0) _exit(127);
-      std::vector<char*> argv, envp;
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-      envp.push_back(nullptr);
-      for (int fd = 3; fd < 256; ++fd) close(fd);
-      if (closed_stdin) close(0);  // the pipe ends above may have been numbered 0
-      execve(argv[0], argv.data(), envp.data());
-      _exit(127);
+      ChildExec(args, env, cwd, closed_stdin);
     }
     if (!pty) {
       close(in[0]);

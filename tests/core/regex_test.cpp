@@ -437,55 +437,68 @@ TEST(RegexTest, PartialSearchFindsStreamMatchesAtEverySplit) {
   }
 }
 
+// What the threads of OneRegexServesManyThreads share: the regexes, the texts and the results
+// computed on the main thread.
+struct RegexThreadWork {
+  const Regex* words = nullptr;
+  const Regex* digits = nullptr;
+  std::vector<std::string> texts;
+  std::string big;
+  std::vector<std::vector<Match>> want_words;
+  std::vector<std::vector<Match>> want_digits;
+  std::vector<Match> want_big;
+};
+
+bool SameMatches(const Result<std::vector<Match>>& got, const std::vector<Match>& want) {
+  if (!got.ok() || got->size() != want.size()) return false;
+  for (size_t k = 0; k < want.size(); ++k)
+    if ((*got)[k].groups != want[k].groups) return false;
+  return true;
+}
+
+// Thread `t` of `threads`: 200 rounds over the texts, through its own copy of the words regex
+// on odd rounds; the number of rounds with a wrong result.
+int RegexThreadRounds(const RegexThreadWork& w, int t, int threads) {
+  int failures = 0;
+  Regex copy = *w.words;  // copies share the compiled code
+  for (int round = 0; round < 200; ++round) {
+    size_t i = static_cast<size_t>(round * threads + t) % w.texts.size();
+    const Regex& words = round % 2 ? copy : *w.words;
+    bool ok = SameMatches(words.FindAll(w.texts[i]), w.want_words[i]) &&
+              SameMatches(w.digits->FindAll(w.texts[i]), w.want_digits[i]);
+    if (round % 50 == 0) ok = ok && SameMatches(w.digits->FindAll(w.big), w.want_big);
+    if (!ok) ++failures;
+  }
+  return failures;
+}
+
 TEST(RegexTest, OneRegexServesManyThreads) {
   Regex words = Re(R"((\w+)@(\w+)\.(\w+))");
   Regex digits = Re(R"(\d+)", NoJit());
+  RegexThreadWork w;
+  w.words = &words;
+  w.digits = &digits;
   // Longer than the size above which interpreter scratch memory is given back.
-  std::string big = std::string(40000, ' ') + "x@y.z 42";
-  std::vector<std::string> texts;
-  texts.reserve(64);
+  w.big = std::string(40000, ' ') + "x@y.z 42";
+  w.texts.reserve(64);
   for (int i = 0; i < 64; ++i)
-    texts.push_back("to " + std::string(static_cast<size_t>(i), 'a') + "b@host" +
-                    std::to_string(i) + ".org and cc@x.io " + std::to_string(i * 7));
+    w.texts.push_back("to " + std::string(static_cast<size_t>(i), 'a') + "b@host" +
+                      std::to_string(i) + ".org and cc@x.io " + std::to_string(i * 7));
   // Expected results, computed on this thread first.
-  std::vector<std::vector<Match>> want_words;
-  std::vector<std::vector<Match>> want_digits;
-  for (const auto& t : texts) {
-    want_words.push_back(*words.FindAll(t));
-    want_digits.push_back(*digits.FindAll(t));
+  for (const auto& t : w.texts) {
+    w.want_words.push_back(*words.FindAll(t));
+    w.want_digits.push_back(*digits.FindAll(t));
   }
-  auto want_big = *digits.FindAll(big);
-  ASSERT_EQ(want_words[5].size(), 2u);
+  w.want_big = *digits.FindAll(w.big);
+  ASSERT_EQ(w.want_words[5].size(), 2u);
+  ASSERT_FALSE(w.want_big.empty());
 
   constexpr int kThreads = 8;
   std::vector<int> failures(kThreads, 0);
   std::vector<std::thread> threads;
   threads.reserve(kThreads);
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      Regex copy = words;  // copies share the compiled code
-      for (int round = 0; round < 200; ++round) {
-        size_t i = static_cast<size_t>(round * kThreads + t) % texts.size();
-        const Regex& w = round % 2 ? copy : words;
-        auto a = w.FindAll(texts[i]);
-        auto b = digits.FindAll(texts[i]);
-        if (!a.ok() || !b.ok()) {
-          ++failures[t];
-          continue;
-        }
-        for (size_t k = 0; k < a->size() && k < want_words[i].size(); ++k)
-          if ((*a)[k].groups != want_words[i][k].groups) ++failures[t];
-        for (size_t k = 0; k < b->size() && k < want_digits[i].size(); ++k)
-          if ((*b)[k].groups != want_digits[i][k].groups) ++failures[t];
-        if (a->size() != want_words[i].size() || b->size() != want_digits[i].size()) ++failures[t];
-        if (round % 50 == 0) {
-          auto c = digits.FindAll(big);
-          if (!c.ok() || c->size() != want_big.size() || (*c)[0].groups != want_big[0].groups)
-            ++failures[t];
-        }
-      }
-    });
-  }
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] { failures[t] = RegexThreadRounds(w, t, kThreads); });
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
 }

@@ -201,31 +201,38 @@ std::string Unmask(std::string s, const Names& names, bool quoted) {
 }
 
 // Session file names start with their creation time ("<time>_<id>.jsonl"): that part reads TIME;
-// their folder, the encoded working directory ("--tmp-...--"), reads CWDDIR.
+// their folder, the encoded working directory ("--tmp-...--"), reads CWDDIR. Empty for a name
+// without a time.
+std::string MaskedSessionFile(std::string f) {
+  const size_t slash = f.rfind('/');
+  const size_t base = slash == std::string::npos ? 0 : slash + 1;
+  const size_t us = f.find('_', base);
+  if (us == std::string::npos || base >= f.size() || !std::isdigit(f[base])) return "";
+  f = f.substr(0, base) + "TIME" + f.substr(us);
+  const size_t dir =
+      slash == std::string::npos || slash == 0 ? std::string::npos : f.rfind('/', slash - 1);
+  if (dir != std::string::npos && f.compare(dir + 1, 2, "--") == 0)
+    f = f.substr(0, dir + 1) + "CWDDIR" + f.substr(slash);
+  return f;
+}
+
+// Every "sessionFile" string member, masked (MaskedSessionFile); the names keep the real ones.
 void MaskSessionFileTimes(Json::Value* v, Names* names) {
   if (v->isArray()) {
     for (auto& e : *v) MaskSessionFileTimes(&e, names);
-  } else if (v->isObject()) {
-    for (const auto& name : v->getMemberNames()) {
-      Json::Value& member = (*v)[name];
-      if (name == "sessionFile" && member.isString()) {
-        std::string f = member.asString();
-        const size_t slash = f.rfind('/');
-        const size_t base = slash == std::string::npos ? 0 : slash + 1;
-        const size_t us = f.find('_', base);
-        if (us != std::string::npos && base < f.size() && std::isdigit(f[base])) {
-          f = f.substr(0, base) + "TIME" + f.substr(us);
-          const size_t dir = slash == std::string::npos || slash == 0 ? std::string::npos
-                                                                      : f.rfind('/', slash - 1);
-          if (dir != std::string::npos && f.compare(dir + 1, 2, "--") == 0)
-            f = f.substr(0, dir + 1) + "CWDDIR" + f.substr(slash);
-          names->real[f] = member.asString();
-          member = f;
-        }
-      } else {
-        MaskSessionFileTimes(&member, names);
-      }
+    return;
+  }
+  if (!v->isObject()) return;
+  for (const auto& name : v->getMemberNames()) {
+    Json::Value& member = (*v)[name];
+    if (name != "sessionFile" || !member.isString()) {
+      MaskSessionFileTimes(&member, names);
+      continue;
     }
+    const std::string masked = MaskedSessionFile(member.asString());
+    if (masked.empty()) continue;
+    names->real[masked] = member.asString();
+    member = masked;
   }
 }
 
@@ -238,124 +245,191 @@ std::vector<fs::path> Transcripts(const std::string& sub = "") {
   return out;
 }
 
+// The "# " lines that set up a transcript's run: arguments, environment, exit code, masking.
+struct TranscriptSetup {
+  std::vector<std::string> args = {LOUSHO_BINARY};
+  int expected_exit = 0;
+  bool mask_usage = false;
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+TranscriptSetup ReadSetup(const std::vector<std::string>& lines, const fs::path& dir,
+                          const fs::path& home) {
+  TranscriptSetup setup;
+  auto expand = [&](const std::string& s) {
+    return ReplaceAll(ReplaceAll(s, "$DIR", dir.string()), "$HOME", home.string());
+  };
+  for (const auto& l : lines) {
+    if (l == "# mask-usage") setup.mask_usage = true;
+    if (l.rfind("# env: ", 0) == 0) {
+      const std::string kv = l.substr(7);
+      const size_t eq = kv.find('=');
+      if (eq != std::string::npos)
+        setup.env.emplace_back(kv.substr(0, eq), expand(kv.substr(eq + 1)));
+    }
+    if (l.rfind("# args:", 0) == 0) {
+      std::istringstream ss(l.substr(7));
+      for (std::string a; ss >> a;) setup.args.push_back(expand(a));
+    } else if (l.rfind("# exit:", 0) == 0) {
+      setup.expected_exit = std::stoi(l.substr(7));
+    }
+  }
+  return setup;
+}
+
+// Plays one transcript against the binary: sends the "> " lines, compares the "< " lines (or,
+// updating the goldens, records what the binary writes instead), follows "# close" and
+// "# restart:", and keeps the lines to write back.
+class TranscriptPlayer {
+ public:
+  TranscriptPlayer(fs::path file, const fs::path& cwd, fs::path home, TranscriptSetup setup,
+                   bool update)
+      : file_(std::move(file)),
+        dir_(file_.parent_path()),
+        cwd_(cwd.string()),
+        home_(std::move(home)),
+        setup_(std::move(setup)),
+        update_(update),
+        rpc_(dir_.filename() == "rpc"),
+        child_(std::make_unique<Child>(setup_.args, cwd_, home_.string(), setup_.env)) {}
+
+  // False when a line failed the test in a way that ends it (reported already).
+  bool Play(const std::vector<std::string>& lines) {
+    size_t i = 0;
+    while (i < lines.size()) {
+      const std::string& l = lines[i];
+      if (l.rfind("< ", 0) != 0) {
+        Other(l);
+        ++i;
+      } else if (update_) {
+        // Take whatever the binary writes until it goes quiet.
+        while (i < lines.size() && lines[i].rfind("< ", 0) == 0) ++i;
+        while (auto got = child_->ReadLine(700)) rewritten_.push_back("< " + Normalize(*got));
+      } else {
+        const Outcome o = Expect(l, i);
+        if (o != Outcome::kSame) return o == Outcome::kDifferent;
+        ++i;
+      }
+    }
+    return true;
+  }
+
+  // Closes the binary's input: no further output (or, updating, the rest is recorded and the
+  // transcript rewritten), then the exit code.
+  void Finish() {
+    child_->CloseInput();
+    if (update_) {
+      while (auto got = child_->ReadLine(700)) rewritten_.push_back("< " + Normalize(*got));
+      std::ofstream out(file_);
+      for (const auto& l : rewritten_) out << l << "\n";
+    } else {
+      auto extra = child_->ReadLine(1500);
+      EXPECT_FALSE(extra.has_value()) << file_.filename() << ": unexpected output: " << *extra;
+    }
+    EXPECT_EQ(child_->Wait(5000), setup_.expected_exit) << file_.filename();
+  }
+
+ private:
+  enum class Outcome { kSame, kDifferent, kFatal };
+
+  std::string Expand(const std::string& s) const {
+    return ReplaceAll(ReplaceAll(ReplaceAll(s, "$CWD", cwd_), "$DIR", dir_.string()), "$HOME",
+                      home_.string());
+  }
+
+  std::string Normalize(const std::string& s) {
+    std::string out = ReplaceAll(ReplaceAll(ReplaceAll(s, cwd_, "$CWD"), home_.string(), "$HOME"),
+                                 dir_.string(), "$DIR");
+    if (!rpc_ && !setup_.mask_usage) return out;
+    auto j = ParseJson(out);
+    if (!j.ok()) return out;
+    if (setup_.mask_usage) MaskUsed(&*j);
+    if (!rpc_) return WriteJson(*j);
+    ZeroTimestamps(&*j);
+    MaskSessionFileTimes(&*j, &names_);
+    MaskEntryIds(&*j, &names_);
+    return WriteJson(*j);
+  }
+
+  // A "> " line is sent; "# close" and "# restart:" act; every such line is kept.
+  void Other(const std::string& l) {
+    if (l.rfind("> ", 0) == 0)
+      child_->Send(
+          ReplaceAll(ReplaceAll(Unmask(l.substr(2), names_, /*quoted=*/true), "$CWD", cwd_),
+                     "$HOME", home_.string()));
+    if (l == "# close") child_->CloseInput();
+    if (l.rfind("# restart:", 0) == 0) {
+      child_->Kill();
+      std::vector<std::string> again = {LOUSHO_BINARY};
+      std::istringstream ss(l.substr(10));
+      for (std::string a; ss >> a;) again.push_back(Expand(Unmask(a, names_, /*quoted=*/false)));
+      child_ = std::make_unique<Child>(again, cwd_, home_.string(), setup_.env);
+    }
+    rewritten_.push_back(l);
+  }
+
+  // The "< " line `l` (line i of the file) against the binary's next line.
+  Outcome Expect(const std::string& l, size_t i) {
+    auto got = child_->ReadLine(10000);
+    if (!got) {
+      ADD_FAILURE() << file_.filename() << ":" << i + 1 << ": no output, expected " << l.substr(2);
+      return Outcome::kFatal;
+    }
+    auto want_json = ParseJson(l.substr(2));
+    if (!want_json.ok()) {
+      ADD_FAILURE() << file_.filename() << ":" << i + 1 << ": bad expected JSON";
+      return Outcome::kFatal;
+    }
+    auto got_json = ParseJson(Normalize(*got));
+    if (!got_json.ok()) {
+      ADD_FAILURE() << "stdout line is not JSON: " << *got;
+      return Outcome::kFatal;
+    }
+    EXPECT_EQ(*got_json, *want_json)
+        << file_.filename() << ":" << i + 1 << "\n  want: " << l.substr(2)
+        << "\n  got:  " << Normalize(*got);
+    return *got_json == *want_json ? Outcome::kSame : Outcome::kDifferent;
+  }
+
+  const fs::path file_;
+  const fs::path dir_;
+  const std::string cwd_;
+  const fs::path home_;
+  const TranscriptSetup setup_;
+  const bool update_;
+  const bool rpc_;
+  std::unique_ptr<Child> child_;
+  Names names_;
+  std::vector<std::string> rewritten_;
+};
+
+// A fresh folder under the system's temporary folder, of a fixed-length name (so paths inside
+// tool output have the same length on every run).
+fs::path FreshTempDir(const std::string& prefix) {
+  std::string tmpl = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!mkdtemp(tmpl.data())) return {};
+  return tmpl;
+}
+
 class TranscriptTest : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(TranscriptTest, Replays) {
   const fs::path file = GetParam();
-  const fs::path dir = file.parent_path();
   const bool update =
       std::getenv("UPDATE_GOLDENS") && std::string(std::getenv("UPDATE_GOLDENS")) == "1";
   std::ifstream in(file);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(l);
 
-  // A fixed-length name, so paths inside tool output have the same length on every run.
-  std::string tmpl =
-      (fs::temp_directory_path() / ("lousho-tx-" + file.stem().string() + "-XXXXXX")).string();
-  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-  fs::path cwd = tmpl;
+  const fs::path cwd = FreshTempDir("lousho-tx-" + file.stem().string());
+  ASSERT_FALSE(cwd.empty());
   std::ofstream(cwd / "notes.txt") << "alpha\nbeta\ngamma\n";
-  const std::string cwd_s = cwd.string();
-  std::string home_tmpl =
-      (fs::temp_directory_path() / ("lousho-txh-" + file.stem().string() + "-XXXXXX")).string();
-  ASSERT_NE(mkdtemp(home_tmpl.data()), nullptr);
-  const fs::path home = home_tmpl;
-
-  std::vector<std::string> args = {LOUSHO_BINARY};
-  int expected_exit = 0;
-  bool mask_usage = false;
-  std::vector<std::pair<std::string, std::string>> env;
-  for (const auto& l : lines) {
-    if (l == "# mask-usage") mask_usage = true;
-    if (l.rfind("# env: ", 0) == 0) {
-      const std::string kv = l.substr(7);
-      const size_t eq = kv.find('=');
-      if (eq != std::string::npos)
-        env.emplace_back(kv.substr(0, eq),
-                         ReplaceAll(ReplaceAll(kv.substr(eq + 1), "$DIR", dir.string()), "$HOME",
-                                    home.string()));
-    }
-    if (l.rfind("# args:", 0) == 0) {
-      std::istringstream ss(l.substr(7));
-      for (std::string a; ss >> a;)
-        args.push_back(ReplaceAll(ReplaceAll(a, "$DIR", dir.string()), "$HOME", home.string()));
-    } else if (l.rfind("# exit:", 0) == 0) {
-      expected_exit = std::stoi(l.substr(7));
-    }
-  }
-  ASSERT_GT(args.size(), 1u) << file << ": needs a '# args:' line";
-  auto child = std::make_unique<Child>(args, cwd_s, home.string(), env);
-  const bool rpc = dir.filename() == "rpc";
-  Names names;
-  auto expand = [&](const std::string& s) {
-    return ReplaceAll(ReplaceAll(ReplaceAll(s, "$CWD", cwd_s), "$DIR", dir.string()), "$HOME",
-                      home.string());
-  };
-  auto normalize = [&](const std::string& s) {
-    std::string out = ReplaceAll(ReplaceAll(ReplaceAll(s, cwd_s, "$CWD"), home.string(), "$HOME"),
-                                 dir.string(), "$DIR");
-    if (!rpc && !mask_usage) return out;
-    auto j = ParseJson(out);
-    if (!j.ok()) return out;
-    if (mask_usage) MaskUsed(&*j);
-    if (!rpc) return WriteJson(*j);
-    ZeroTimestamps(&*j);
-    MaskSessionFileTimes(&*j, &names);
-    MaskEntryIds(&*j, &names);
-    return WriteJson(*j);
-  };
-
-  std::vector<std::string> rewritten;
-  size_t i = 0;
-  while (i < lines.size()) {
-    const std::string& l = lines[i];
-    if (l.rfind("> ", 0) == 0) {
-      child->Send(ReplaceAll(ReplaceAll(Unmask(l.substr(2), names, /*quoted=*/true), "$CWD", cwd_s),
-                             "$HOME", home.string()));
-      rewritten.push_back(l);
-      ++i;
-    } else if (l.rfind("< ", 0) == 0) {
-      if (update) {
-        // Take whatever the binary writes until it goes quiet.
-        while (i < lines.size() && lines[i].rfind("< ", 0) == 0) ++i;
-        while (auto got = child->ReadLine(700)) rewritten.push_back("< " + normalize(*got));
-        continue;
-      }
-      auto got = child->ReadLine(10000);
-      ASSERT_TRUE(got.has_value())
-          << file.filename() << ":" << i + 1 << ": no output, expected " << l.substr(2);
-      auto want_json = ParseJson(l.substr(2));
-      ASSERT_TRUE(want_json.ok()) << file.filename() << ":" << i + 1 << ": bad expected JSON";
-      auto got_json = ParseJson(normalize(*got));
-      ASSERT_TRUE(got_json.ok()) << "stdout line is not JSON: " << *got;
-      EXPECT_EQ(*got_json, *want_json)
-          << file.filename() << ":" << i + 1 << "\n  want: " << l.substr(2)
-          << "\n  got:  " << normalize(*got);
-      if (*got_json != *want_json) break;
-      ++i;
-    } else {
-      if (l == "# close") child->CloseInput();
-      if (l.rfind("# restart:", 0) == 0) {
-        child->Kill();
-        std::vector<std::string> again = {LOUSHO_BINARY};
-        std::istringstream ss(l.substr(10));
-        for (std::string a; ss >> a;) again.push_back(expand(Unmask(a, names, /*quoted=*/false)));
-        child = std::make_unique<Child>(again, cwd_s, home.string(), env);
-      }
-      rewritten.push_back(l);
-      ++i;
-    }
-  }
-  child->CloseInput();
-  if (update) {
-    while (auto got = child->ReadLine(700)) rewritten.push_back("< " + normalize(*got));
-    std::ofstream out(file);
-    for (const auto& l : rewritten) out << l << "\n";
-  } else {
-    auto extra = child->ReadLine(1500);
-    EXPECT_FALSE(extra.has_value()) << file.filename() << ": unexpected output: " << *extra;
-  }
-  EXPECT_EQ(child->Wait(5000), expected_exit) << file.filename();
+  const fs::path home = FreshTempDir("lousho-txh-" + file.stem().string());
+  ASSERT_FALSE(home.empty());
+  TranscriptSetup setup = ReadSetup(lines, file.parent_path(), home);
+  ASSERT_GT(setup.args.size(), 1u) << file << ": needs a '# args:' line";
+  TranscriptPlayer player(file, cwd, home, std::move(setup), update);
+  if (player.Play(lines)) player.Finish();
   fs::remove_all(cwd);
   fs::remove_all(home);
 }

@@ -363,6 +363,20 @@ TEST(OpenAiChatBodyTest, ReasoningEffortMaxTokensAndToolImages) {
   EXPECT_FALSE(BuildOpenAiChatBody(r, o).isMember("reasoning_effort"));
 }
 
+// `text` as a JSON string, as a server writes it (only '"', '\\' and newlines escaped).
+std::string ChunkTextJson(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
 // The plain reader of text chunks must read every chunk exactly as the general path does. Each
 // chunk is decoded as generated (the plain reader takes those it can) and with a space after
 // its opening brace (always the general path).
@@ -391,18 +405,6 @@ TEST(OpenAiPlainChunkTest, ReadsEveryChunkAsTheGeneralPathDoes) {
                                            "\t",   "\r",       std::string(1, '\0'),
                                            "\x01", "\xc3\xa9", "\xf0\x9f\x98\x80",
                                            "\xff", "tok "};
-  auto quoted = [](const std::string& text) {
-    std::string out = "\"";
-    for (char c : text) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
-    return out + "\"";
-  };
   std::mt19937 rng(99);
   std::uniform_int_distribution<size_t> pick_member(0, members.size() - 1);
   std::uniform_int_distribution<size_t> pick_piece(0, pieces.size() - 1);
@@ -415,7 +417,8 @@ TEST(OpenAiPlainChunkTest, ReadsEveryChunkAsTheGeneralPathDoes) {
       for (int n = few(rng); n > 0; --n) text += pieces[pick_piece(rng)];
       std::vector<std::string> parts;
       for (int n = few(rng); n > 0; --n) parts.push_back(members[pick_member(rng)]);
-      const std::string choice = R"("choices":[{"index":0,"delta":{"content":)" + quoted(text) +
+      const std::string choice = R"("choices":[{"index":0,"delta":{"content":)" +
+                                 ChunkTextJson(text) +
                                  R"(},"logprobs":null,"finish_reason":null}])";
       parts.insert(parts.begin() + static_cast<long>(few(rng) % (parts.size() + 1)), choice);
       if (round % 17 == 5) parts.push_back(choice);  // a second choices member

@@ -121,24 +121,30 @@ TEST(GlobTest, UnknownGaps) {
 // The automaton against a plain backtracking matcher written from the syntax rules, over every
 // small pattern and text of a few characters.
 // `seg` is true when the pattern so far ends at a segment start (nothing yet, or a '/').
-bool Reference(std::string_view p, std::string_view t, bool path, bool seg = true) {
-  if (p.empty()) return t.empty();
-  if (p[0] == '*') {
-    size_t n = 0;
-    while (n < p.size() && p[n] == '*') ++n;
-    if (path && seg && n >= 2 && n < p.size() && p[n] == '/') {
-      if (Reference(p.substr(n + 1), t, path, true)) return true;
-      for (size_t k = 0; k < t.size(); ++k)
-        if (t[k] == '/' && Reference(p.substr(n + 1), t.substr(k + 1), path, true)) return true;
-      return false;
-    }
-    bool any = !path || n >= 2;
-    for (size_t k = 0; k <= t.size(); ++k) {
-      if (Reference(p.substr(n), t.substr(k), path, false)) return true;
-      if (k < t.size() && !any && t[k] == '/') return false;
-    }
+bool Reference(std::string_view p, std::string_view t, bool path, bool seg = true);
+
+// `p` starts with '*': "**/" at a segment start matches no folder or any run of whole folders;
+// otherwise the stars match any text (in a path, '/' only for "**").
+bool ReferenceStar(std::string_view p, std::string_view t, bool path, bool seg) {
+  size_t n = 0;
+  while (n < p.size() && p[n] == '*') ++n;
+  if (path && seg && n >= 2 && n < p.size() && p[n] == '/') {
+    if (Reference(p.substr(n + 1), t, path, true)) return true;
+    for (size_t k = 0; k < t.size(); ++k)
+      if (t[k] == '/' && Reference(p.substr(n + 1), t.substr(k + 1), path, true)) return true;
     return false;
   }
+  bool any = !path || n >= 2;
+  for (size_t k = 0; k <= t.size(); ++k) {
+    if (Reference(p.substr(n), t.substr(k), path, false)) return true;
+    if (k < t.size() && !any && t[k] == '/') return false;
+  }
+  return false;
+}
+
+bool Reference(std::string_view p, std::string_view t, bool path, bool seg) {
+  if (p.empty()) return t.empty();
+  if (p[0] == '*') return ReferenceStar(p, t, path, seg);
   if (t.empty()) return false;
   if (p[0] == '?')
     return !(path && t[0] == '/') && Reference(p.substr(1), t.substr(1), path, false);
