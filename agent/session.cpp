@@ -1978,44 +1978,4 @@ bool Session::RunToolCall(const ContentBlock& call, Turn& t) {
   return !cancelled;
 }
 
-// --- session files ---
-
-Result<std::shared_ptr<Session>> CreateRecordedSession(std::shared_ptr<const AgentConfig> agent,
-                                                       SessionOptions options,
-                                                       const SessionStore& store,
-                                                       const std::string& parent_session) {
-  SessionHeader header;
-  header.id = options.id;
-  header.timestamp_ms = NowMs();
-  header.cwd = options.cwd.string();
-  header.agent = agent->name;
-  header.parent_session = parent_session;
-  options.session_file = store.PathFor(header).string();
-  auto writer = SessionWriter::ForNew(options.session_file, std::move(header));
-  // A seed (a fork's history) is the new file's first entries; fsynced at once, so the fork
-  // lasts even if no turn ends in it.
-  if (!options.seed.empty()) {
-    for (const Entry& e : options.seed) writer->Record(e);
-    writer->Flush();
-  }
-  options.recorder = writer;
-  auto session = Session::Create(std::move(agent), std::move(options));
-  if (!session.ok()) writer->Close();
-  return session;
-}
-
-Result<std::shared_ptr<Session>> OpenSessionFile(std::shared_ptr<const AgentConfig> agent,
-                                                 SessionOptions options, const fs::path& path) {
-  auto opened = SessionWriter::OpenExisting(path);
-  if (!opened.ok()) return opened.error();
-  auto& [writer, contents] = *opened;
-  if (options.id.empty()) options.id = contents.header.id;
-  options.seed = std::move(contents.entries);
-  options.recorder = writer;
-  options.session_file = path.string();
-  auto session = Session::Create(std::move(agent), std::move(options));
-  if (!session.ok()) writer->Close();
-  return session;
-}
-
 }  // namespace lousho::agent

@@ -13,18 +13,18 @@
 #include <vector>
 
 #include "agent/builtin_commands.h"
-#include "core/client_services.h"
 #include "agent/compaction.h"
-#include "core/events.h"
 #include "agent/history.h"
-#include "core/message_builder.h"
 #include "agent/permissions.h"
-#include "core/provider.h"
 #include "agent/rules/controller.h"
 #include "agent/rules/loader.h"
 #include "agent/session_store.h"
-#include "core/tool.h"
 #include "config/agent_spec.h"
+#include "core/client_services.h"
+#include "core/events.h"
+#include "core/message_builder.h"
+#include "core/provider.h"
+#include "core/tool.h"
 #include "support/cancel.h"
 #include "support/status.h"
 #include "support/worker_pool.h"
@@ -490,20 +490,5 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<rules::Controller> rules_;
   int ttsr_fired_ = 0;  // for TtsrTriggered ids
 };
-
-// Session files for a door (both doors open sessions this way).
-// A new session recorded in `store` (its file appears with the first message); `parent_session`
-// names the file it continues, if any. Sets options.recorder and options.session_file. A seed
-// (a fork: the history before the point it branched at) is written to the new file first.
-Result<std::shared_ptr<Session>> CreateRecordedSession(std::shared_ptr<const AgentConfig> agent,
-                                                       SessionOptions options,
-                                                       const SessionStore& store,
-                                                       const std::string& parent_session = {});
-// A session continuing the file at `path` (switch_session, session/load): the file is locked
-// (LOUSHO_SESSION_LOCKED when another process holds it) and read; the session takes its id from
-// the header unless options.id is set.
-Result<std::shared_ptr<Session>> OpenSessionFile(std::shared_ptr<const AgentConfig> agent,
-                                                 SessionOptions options,
-                                                 const std::filesystem::path& path);
 
 }  // namespace lousho::agent

@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "host/agent_builder.h"
 #include "cli/command.h"
+#include "host/agent_builder.h"
 #include "support/env.h"
 
 namespace lousho::cli {

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "agent/session.h"
 #include "core/client_services.h"
 #include "core/content.h"
 #include "core/events.h"
-#include "agent/session.h"
 #include "support/status.h"
 
 namespace lousho::rpc_compat {
@@ -136,9 +136,5 @@ struct ModelOption {
   long long max_tokens = 0;
 };
 Json::Value ModelToJson(const ModelOption& model);
-
-// Thinking levels a model offers ("off" first; the efforts only for reasoning models).
-std::vector<std::string> ThinkingLevels(bool reasoning);
-bool IsThinkingLevel(const std::string& level);
 
 }  // namespace lousho::rpc_compat

@@ -19,10 +19,13 @@
 
 #include "agent/providers/script_provider.h"
 #include "agent/session.h"
+#include "host/session_host.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 namespace fs = std::filesystem;
 
 // The request as the model would get it: everything the engine decides, in one JSON line.

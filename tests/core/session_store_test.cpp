@@ -17,10 +17,13 @@
 #include "agent/html_export.h"
 #include "agent/providers/script_provider.h"
 #include "agent/session.h"
+#include "host/session_host.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 namespace fs = std::filesystem;
 
 std::string Slurp(const fs::path& p) {
@@ -675,6 +678,8 @@ TEST(HtmlExportTest, DiffsShowRemovedAndAddedLines) {
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 
 TEST_F(RecordedSessionTest, NewSessionWithAParentThenSwitchingToItsFile) {
   SessionStore store(dir_ / "store");
@@ -718,6 +723,8 @@ TEST_F(RecordedSessionTest, NewSessionWithAParentThenSwitchingToItsFile) {
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 
 // Killed while a tool ran: the call has no result in the file. Loading adds a failed result (and
 // records it), so the next model request is one a provider accepts.
@@ -757,6 +764,8 @@ TEST_F(RecordedSessionTest, CallsLeftWithoutResultsAreClosedOnLoad) {
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 
 // The id of the first assistant message on the session's branch.
 std::string FirstAnswerId(const Session& s) {
