@@ -14,6 +14,8 @@
 #include "core/client_services.h"
 #include "core/content.h"
 #include "core/events.h"
+#include "agent/permissions.h"
+#include "agent/session.h"
 
 namespace lousho::acp {
 

@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/command.h"
 #include "host/agent_builder.h"
+#include "cli/command.h"
 #include "support/env.h"
 
 namespace lousho::cli {
