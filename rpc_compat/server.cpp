@@ -35,6 +35,7 @@ constexpr const char* kRejectAlways = "Always reject";
 // The host's offers in this dialect's terms (a model the catalogue does not name shows its id).
 std::vector<ModelOption> RpcModelsOf(const std::vector<host::ModelOffer>& offers) {
   std::vector<ModelOption> out;
+  out.reserve(offers.size());
   for (const auto& o : offers)
     out.push_back({o.option.provider, o.option.model_id,
                    o.catalog_name.empty() ? o.option.model_id : o.catalog_name, o.api, o.base_url,
