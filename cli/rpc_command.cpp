@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "host/agent_builder.h"
 #include "agent/session_store.h"
 #include "cli/command.h"
 #include "config/model_catalog.h"
+#include "host/agent_builder.h"
 #include "rpc_compat/server.h"
 #include "support/env.h"
 #include "support/log.h"
@@ -179,18 +179,19 @@ void WireEngineOps(const RpcOptions& o, const config::AgentSpec& spec, const fs:
       return agent::CreateRecordedSession(std::move(agent), std::move(so), *store);
     return agent::Session::Create(std::move(agent), std::move(so));
   };
-  ops->session_file = [](const agent::Session& s) { return s.session_file(); };
+  ops->session_file = [](const agent::Session& s) { return s.info().session_file; };
   ops->export_html = [](const agent::Session& s, const std::string& out) -> Result<std::string> {
-    auto path = s.ExportHtml(out);
+    auto path = s.transcript().ExportHtml(out);
     if (!path.ok()) return path.error();
     return path->string();
   };
   ops->compact = [](agent::Session& s, const std::string& instructions,
                     std::function<void(Result<rpc_compat::CompactionOutcome>)> done) {
-    return s.Compact(instructions, [done = std::move(done)](Result<agent::CompactionResult> r) {
-      if (!r.ok()) return done(r.error());
-      done(rpc_compat::CompactionOutcome{r->summary, r->first_kept_id, r->tokens_before});
-    });
+    return s.compaction().Compact(
+        instructions, [done = std::move(done)](Result<agent::CompactionResult> r) {
+          if (!r.ok()) return done(r.error());
+          done(rpc_compat::CompactionOutcome{r->summary, r->first_kept_id, r->tokens_before});
+        });
   };
 }
 
@@ -260,11 +261,11 @@ int RunRpc(const RpcOptions& o) {
   WireEngineOps(o, *spec, cwd, &options.ops);
   // Compaction runs in the engine; its switch is the session's own.
   options.ops.set_auto_compaction = [](agent::Session& session, bool enabled) {
-    session.SetAutoCompaction(enabled);
+    session.compaction().SetAuto(enabled);
     return Status::Ok();
   };
   options.ops.auto_compaction = [](const agent::Session& session) {
-    return session.auto_compaction();
+    return session.compaction().auto_enabled();
   };
   options.start.path = o.session;
   options.start.continue_newest = o.continue_session;

@@ -266,22 +266,22 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
   if (old) {
     const bool keep_model =
         request.why == OpenRequest::Why::kNew || request.why == OpenRequest::Why::kFork;
-    const agent::ModelChoice want = old->model();
-    const agent::ModelChoice have = s->model();
+    const agent::ModelChoice want = old->selection().model();
+    const agent::ModelChoice have = s->selection().model();
     // A fresh session: no change can be pending, so neither call fails.
     if (keep_model && (want.provider_name != have.provider_name || want.model_id != have.model_id))
-      (void)s->SetModel(want);
+      (void)s->selection().SetModel(want);
     else if (keep_model && want.thinking != have.thinking)
-      (void)s->SetThinking(want.thinking);
-    s->SetQueueSettings(old->queue_settings());
-    s->SetAutoRetry(old->auto_retry());
+      (void)s->selection().SetThinking(want.thinking);
+    s->queues().SetSettings(old->queues().settings());
+    s->stream().SetAutoRetry(old->stream().auto_retry());
   }
   std::vector<agent::HostToolSpec> host_tools;
   {
     std::lock_guard<std::mutex> lock(mu_);
     host_tools = host_tools_;
   }
-  for (auto& spec : host_tools) s->AddTool(agent::MakeHostTool(spec));
+  for (auto& spec : host_tools) s->tools().Add(agent::MakeHostTool(spec));
   // The first session's servers start in Run, after the ready frame.
   if (request.why != OpenRequest::Why::kStart) AttachMcpServers(s, /*wait=*/false);
   return s;
@@ -352,7 +352,7 @@ void Server::StartPrompt(const Request& req, std::vector<agent::ContentBlock> co
   };
   std::shared_ptr<agent::Session> s = current();
   if (!s) return fail("No session");
-  if (!s->model().provider) {
+  if (!s->selection().model().provider) {
     return fail(view_.provider_error ? view_.provider_error->message
                                      : std::string("No model available"));
   }
@@ -422,7 +422,7 @@ void Server::Prompt(const Request& req, const PromptParams& p) {
   const agent::QueueKind kind =
       p.streaming_behavior == "steer" ? agent::QueueKind::kSteering : agent::QueueKind::kFollowUp;
   std::shared_ptr<agent::Session> s = current();
-  if (s && s->Enqueue(kind, p.content)) return Ok(req);
+  if (s && s->queues().Enqueue(kind, p.content)) return Ok(req);
   // The run is ending and takes no more messages: this one starts the next run.
   Ok(req);
   WhenIdle([this, req, content = p.content] { StartPrompt(req, content, /*acked=*/true); });
@@ -443,7 +443,7 @@ void Server::FollowUp(const Request& req, const PromptParams& p) {
 void Server::Abort(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   // Answered after the aborted run's agent_end.
@@ -454,7 +454,7 @@ void Server::AbortAndPrompt(const Request& req, const PromptParams& p) {
   Ok(req);
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   WhenIdle([this, req, content = p.content] { StartPrompt(req, content, /*acked=*/true); });
@@ -472,7 +472,7 @@ void Server::NewSession(const Request& req, const NewSessionParams& p) {
 void Server::ReplaceSessionWhenIdle(const Request& req, OpenRequest request) {
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   WhenIdle([this, req, request = std::move(request)] {
@@ -512,7 +512,7 @@ const ModelOption* Server::FindModel(const std::string& provider, const std::str
 
 ModelOption Server::CurrentModel() const {
   std::shared_ptr<agent::Session> s = current();
-  agent::ModelChoice choice = s ? s->model() : agent_->model;
+  agent::ModelChoice choice = s ? s->selection().model() : agent_->model;
   if (const ModelOption* m = FindModel(choice.provider_name, choice.model_id)) return *m;
   ModelOption m;
   m.provider = choice.provider_name;
@@ -526,28 +526,28 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
   const ModelOption model = CurrentModel();
-  const agent::QueueSettings q = s->queue_settings();
+  const agent::QueueSettings q = s->queues().settings();
   Json::Value data = Obj();
   data["model"] = ModelToJson(model);
-  data["thinkingLevel"] =
-      model.reasoning ? agent::ThinkingLevelId(s->model().thinking) : std::string("off");
+  data["thinkingLevel"] = model.reasoning ? agent::ThinkingLevelId(s->selection().model().thinking)
+                                          : std::string("off");
   {
     std::lock_guard<std::mutex> lock(mu_);
     data["isStreaming"] = running_;
   }
-  data["todoPhases"] = TodosToJson(s->Todos());
+  data["todoPhases"] = TodosToJson(s->todos().phases());
   data["isCompacting"] = false;
   data["steeringMode"] = agent::QueueModeId(q.steering);
   data["followUpMode"] = agent::QueueModeId(q.follow_up);
   data["interruptMode"] = agent::InterruptModeId(q.interrupt);
-  data["sessionId"] = s->id();
-  if (std::string name = s->Name(); !name.empty()) data["sessionName"] = name;
+  data["sessionId"] = s->info().id;
+  if (std::string name = s->branches().Name(); !name.empty()) data["sessionName"] = name;
   data["autoCompactionEnabled"] = options_.ops.auto_compaction && options_.ops.auto_compaction(*s);
   if (options_.ops.session_file) {
     if (std::string file = options_.ops.session_file(*s); !file.empty()) data["sessionFile"] = file;
   }
-  data["messageCount"] = static_cast<Json::UInt64>(s->History().size());
-  const auto queued = static_cast<Json::UInt64>(s->QueuedCount());
+  data["messageCount"] = static_cast<Json::UInt64>(s->transcript().Messages().size());
+  const auto queued = static_cast<Json::UInt64>(s->queues().Count());
   data["queuedMessageCount"] = queued;
   data["pendingMessageCount"] = queued;  // pi's name for it
   OkData(req, data);
@@ -556,7 +556,7 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
 void Server::SetTodos(const Request& req, const TodosParams& p) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  s->SetTodos(p.phases);
+  s->todos().Set(p.phases);
   Json::Value data = Obj();
   data["todoPhases"] = TodosToJson(p.phases);
   OkData(req, data);
@@ -573,8 +573,8 @@ void Server::SetHostTools(const Request& req, const HostToolsParams& p) {
   Json::Value names(Json::arrayValue);
   if (s) {
     // The new set replaces the old one before the next model request.
-    for (const auto& t : old) s->RemoveTool(t.name);
-    for (const auto& t : p.tools) s->AddTool(agent::MakeHostTool(t));
+    for (const auto& t : old) s->tools().Remove(t.name);
+    for (const auto& t : p.tools) s->tools().Add(agent::MakeHostTool(t));
   }
   for (const auto& t : p.tools) names.append(t.name);
   Json::Value data = Obj();
@@ -591,8 +591,10 @@ void Server::SetModel(const Request& req, const SetModelParams& p) {
   if (!choice.ok())
     return Fail(req, "Model not found: " + p.provider + "/" + p.model_id + " (" +
                          choice.error().message + ")");
-  choice->thinking = option->reasoning ? s->model().thinking : agent::ThinkingLevel::kOff;
-  if (Status st = s->SetModel(std::move(*choice)); !st.ok()) return Fail(req, st.error().message);
+  choice->thinking =
+      option->reasoning ? s->selection().model().thinking : agent::ThinkingLevel::kOff;
+  if (Status st = s->selection().SetModel(std::move(*choice)); !st.ok())
+    return Fail(req, st.error().message);
   OkData(req, ModelToJson(*option));
 }
 
@@ -600,7 +602,7 @@ void Server::CycleModel(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   const auto& models = options_.catalog.models;
   if (!s || models.size() < 2 || !options_.catalog.resolve) return OkData(req, Json::Value());
-  const agent::ModelChoice now = s->model();
+  const agent::ModelChoice now = s->selection().model();
   size_t next = 0;
   for (size_t i = 0; i < models.size(); ++i)
     if (models[i].provider == now.provider_name && models[i].id == now.model_id)
@@ -610,7 +612,8 @@ void Server::CycleModel(const Request& req, const NoParams& /*p*/) {
   if (!choice.ok()) return Fail(req, choice.error().message);
   choice->thinking = option.reasoning ? now.thinking : agent::ThinkingLevel::kOff;
   const agent::ThinkingLevel level = choice->thinking;
-  if (Status st = s->SetModel(std::move(*choice)); !st.ok()) return Fail(req, st.error().message);
+  if (Status st = s->selection().SetModel(std::move(*choice)); !st.ok())
+    return Fail(req, st.error().message);
   Json::Value data = Obj();
   data["model"] = ModelToJson(option);
   data["thinkingLevel"] = agent::ThinkingLevelId(level);
@@ -631,7 +634,7 @@ void Server::SetThinkingLevel(const Request& req, const LevelParams& p) {
   std::shared_ptr<agent::Session> s = current();
   // A model without reasoning stays "off", as the hosts' own agents clamp it.
   if (s && CurrentModel().reasoning) {
-    if (Status st = s->SetThinking(agent::ParseThinkingLevel(p.level)); !st.ok())
+    if (Status st = s->selection().SetThinking(agent::ParseThinkingLevel(p.level)); !st.ok())
       return Fail(req, st.error().message);
   }
   Ok(req);
@@ -641,11 +644,11 @@ void Server::CycleThinkingLevel(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s || !CurrentModel().reasoning) return OkData(req, Json::Value());
   const std::vector<std::string> levels = ThinkingLevels(true);
-  const std::string now = agent::ThinkingLevelId(s->model().thinking);
+  const std::string now = agent::ThinkingLevelId(s->selection().model().thinking);
   auto it = std::find(levels.begin(), levels.end(), now);
   const std::string next =
       it == levels.end() || it + 1 == levels.end() ? levels.front() : *(it + 1);
-  if (Status st = s->SetThinking(agent::ParseThinkingLevel(next)); !st.ok())
+  if (Status st = s->selection().SetThinking(agent::ParseThinkingLevel(next)); !st.ok())
     return Fail(req, st.error().message);
   Json::Value data = Obj();
   data["level"] = next;
@@ -664,9 +667,9 @@ void Server::SetSteeringMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseQueueModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid steering mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.steering = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
@@ -674,9 +677,9 @@ void Server::SetFollowUpMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseQueueModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid follow-up mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.follow_up = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
@@ -684,19 +687,19 @@ void Server::SetInterruptMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseInterruptModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid interrupt mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.interrupt = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
 void Server::SetAutoRetry(const Request& req, const EnabledParams& p) {
-  if (std::shared_ptr<agent::Session> s = current()) s->SetAutoRetry(p.enabled);
+  if (std::shared_ptr<agent::Session> s = current()) s->stream().SetAutoRetry(p.enabled);
   Ok(req);
 }
 
 void Server::AbortRetry(const Request& req, const NoParams& /*p*/) {
-  if (std::shared_ptr<agent::Session> s = current()) s->AbortRetry();
+  if (std::shared_ptr<agent::Session> s = current()) s->stream().AbortRetry();
   Ok(req);
 }
 
@@ -718,7 +721,8 @@ void Server::Bash(const Request& req, const BashParams& p) {
       Write(f);
     };
     auto r = agent::RunShellCommand(command, options_.cwd, on_output, source->token());
-    if (r.ok() && s) s->AddContext(agent::ShellCommandMessage(command, *r));  // for the next prompt
+    if (r.ok() && s)
+      s->queues().AddContext(agent::ShellCommandMessage(command, *r));  // for the next prompt
     // The command is over before its response goes out (a host may start the next one as soon as
     // it reads it); abort_bash answers after it (waiters), so hosts see the two in that order.
     std::vector<std::function<void()>> waiters;
@@ -768,7 +772,7 @@ void Server::AbortBash(const Request& req, const NoParams& /*p*/) {
 void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  const std::vector<agent::Message> messages = s->History();
+  const std::vector<agent::Message> messages = s->transcript().Messages();
   long long user = 0, assistant = 0, tool_calls = 0, tool_results = 0;
   const agent::Message* last_assistant = nullptr;
   for (const auto& m : messages) {
@@ -787,9 +791,9 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
         break;
     }
   }
-  const agent::Usage usage = s->TotalUsage();
+  const agent::Usage usage = s->transcript().TotalUsage();
   Json::Value data = Obj();
-  data["sessionId"] = s->id();
+  data["sessionId"] = s->info().id;
   if (options_.ops.session_file) {
     if (std::string file = options_.ops.session_file(*s); !file.empty()) data["sessionFile"] = file;
   }
@@ -806,7 +810,7 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
   tokens["total"] = static_cast<Json::Int64>(usage.total());
   data["tokens"] = tokens;
   data["cost"] = usage.cost;
-  const agent::ModelChoice model = s->model();
+  const agent::ModelChoice model = s->selection().model();
   const long long window = model.provider ? model.provider->ContextWindow() : 0;
   if (last_assistant && window > 0) {
     Json::Value cu = Obj();
@@ -826,7 +830,7 @@ void Server::Branch(const Request& req, const EntryParams& p) {
   }
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  const std::vector<agent::Entry> entries = s->Entries();
+  const std::vector<agent::Entry> entries = s->transcript().Entries();
   std::map<std::string, const agent::Entry*> by_id;
   for (const auto& e : entries) by_id[e.id] = &e;
   auto it = by_id.find(p.entry_id);
@@ -861,11 +865,11 @@ void Server::Branch(const Request& req, const EntryParams& p) {
 void Server::GetBranchMessages(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  const std::vector<agent::Entry> entries = s->Entries();
+  const std::vector<agent::Entry> entries = s->transcript().Entries();
   std::map<std::string, const agent::Entry*> by_id;
   for (const auto& e : entries) by_id[e.id] = &e;
   std::vector<const agent::Entry*> users;
-  for (auto cur = by_id.find(s->Leaf()); cur != by_id.end();
+  for (auto cur = by_id.find(s->transcript().Leaf()); cur != by_id.end();
        cur = by_id.find(cur->second->parent_id)) {
     const agent::Entry& e = *cur->second;
     if (e.kind == agent::EntryKind::kMessage && e.message.role == agent::Role::kUser &&
@@ -889,7 +893,7 @@ void Server::GetLastAssistantText(const Request& req, const NoParams& /*p*/) {
   Json::Value data = Obj();
   data["text"] = Json::Value();
   if (s) {
-    const std::vector<agent::Message> messages = s->History();
+    const std::vector<agent::Message> messages = s->transcript().Messages();
     for (auto m = messages.rbegin(); m != messages.rend(); ++m) {
       if (m->role != agent::Role::kAssistant) continue;
       std::string text = m->TextContent();
@@ -906,7 +910,7 @@ void Server::SetSessionName(const Request& req, const NameParams& p) {
   if (name.empty()) return Fail(req, "Session name cannot be empty");
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  if (Status st = s->SetName(name); !st.ok()) return Fail(req, st.error().message);
+  if (Status st = s->branches().SetName(name); !st.ok()) return Fail(req, st.error().message);
   Ok(req);
   if (options_.emit_title) {
     Json::Value f = Obj();
@@ -921,7 +925,7 @@ void Server::SetSessionName(const Request& req, const NameParams& p) {
 void Server::GetMessages(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   Json::Value data = Obj();
-  data["messages"] = s ? MessagesToRpc(s->History()) : Json::Value(Json::arrayValue);
+  data["messages"] = s ? MessagesToRpc(s->transcript().Messages()) : Json::Value(Json::arrayValue);
   OkData(req, data);
 }
 

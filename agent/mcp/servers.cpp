@@ -283,7 +283,7 @@ std::vector<ServerStatus> AttachServers(Session& session,
   if (specs.empty()) return {};
   auto servers = McpServers::Start(specs, options);
   std::vector<ServerStatus> status = servers->status();
-  session.AddToolSource(servers);
+  session.tools().AddSource(servers);
   return status;
 }
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "host/agent_builder.h"
 #include "core/tool.h"
+#include "host/agent_builder.h"
 #include "rpc_compat/server.h"
 #include "support/env.h"
 #include "support/json_util.h"
@@ -165,9 +165,11 @@ class RpcEngineOpsTest : public RpcServerTest {
       opened_.push_back({r.why, r.path + "|" + r.parent_session + "|" + so.id});
       return agent::Session::Create(std::move(agent), std::move(so));
     };
-    ops.session_file = [](const agent::Session& s) { return "/sessions/" + s.id() + ".jsonl"; };
+    ops.session_file = [](const agent::Session& s) {
+      return "/sessions/" + s.info().id + ".jsonl";
+    };
     ops.export_html = [](const agent::Session& s, const std::string& out) -> Result<std::string> {
-      return out.empty() ? "/exports/" + s.id() + ".html" : out;
+      return out.empty() ? "/exports/" + s.info().id + ".html" : out;
     };
     // Answers from another thread, as the engine does, after the reader has gone on.
     ops.compact = [this](agent::Session&, const std::string& how,
