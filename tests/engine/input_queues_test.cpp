@@ -20,6 +20,11 @@ std::string FirstText(const std::vector<ContentBlock>& content) {
   return content.empty() ? "" : content[0].text;
 }
 
+// The first taken message's text; empty when none was taken.
+std::string FirstTaken(const std::vector<std::vector<ContentBlock>>& taken) {
+  return taken.empty() ? "" : FirstText(taken[0]);
+}
+
 // A queue with its recorder and gate; posted tasks wait in `posted` until the test runs them
 // (the worker).
 struct Queues {
@@ -71,10 +76,10 @@ TEST(InputQueuesTest, SteeringBeforeFollowUpsWhichWaitForTheEnd) {
   auto taken = q.queues.Take(/*ending=*/true);
   ASSERT_EQ(taken.size(), 1u) << "one at a time by default";
   EXPECT_EQ(FirstText(taken[0]), "s1");
-  EXPECT_EQ(FirstText(q.queues.Take(false)[0]), "s2");
+  EXPECT_EQ(FirstTaken(q.queues.Take(false)), "s2");
   EXPECT_TRUE(q.queues.Take(false).empty()) << "follow-ups only when the prompt would end";
   EXPECT_FALSE(q.queues.StopIfEmpty()) << "a follow-up waits";
-  EXPECT_EQ(FirstText(q.queues.Take(true)[0]), "f1");
+  EXPECT_EQ(FirstTaken(q.queues.Take(true)), "f1");
   EXPECT_TRUE(q.queues.StopIfEmpty());
   EXPECT_FALSE(q.queues.Enqueue(QueueKind::kFollowUp, Text("after")));
 }
