@@ -354,8 +354,8 @@ Json::Value ModesToJson(agent::PermissionMode current) {
 
 SessionConfigValues ConfigValuesOf(const agent::Session& session) {
   SessionConfigValues v;
-  v.mode = session.mode();
-  const agent::ModelChoice m = session.model();
+  v.mode = session.selection().mode();
+  const agent::ModelChoice m = session.selection().model();
   v.model = m.provider_name + "/" + m.model_id;
   v.thinking = agent::ThinkingLevelId(m.thinking);
   return v;

@@ -333,12 +333,12 @@ std::shared_ptr<agent::Session> Server::Register(
   bool added;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    added = sessions_.emplace(session->id(), session).second;
+    added = sessions_.emplace(session->info().id, session).second;
   }
   if (!added) {
     session->Close(nullptr);  // lets go of its file
-    reply->Error(jsonrpc::kInvalidParams,
-                 "Invalid params: params.sessionId: session " + session->id() + " is already open");
+    reply->Error(jsonrpc::kInvalidParams, "Invalid params: params.sessionId: session " +
+                                              session->info().id + " is already open");
     return nullptr;
   }
   return session;
@@ -362,7 +362,7 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   if (!session) return;
   StartSession(session, std::move(*servers), std::move(reply), [this, session] {
     Json::Value res = SessionResult(*session);
-    res["sessionId"] = session->id();
+    res["sessionId"] = session->info().id;
     return res;
   });
 }
@@ -402,8 +402,8 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
     auto send_history = [this, replay, values](const agent::Session& s) {
       *values = ConfigValuesOf(s);  // a stored session may have restored its model
       if (replay)
-        s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-          ForEachReplayUpdate(branch, [&](const Json::Value& u) { SendUpdate(s.id(), u); });
+        s.transcript().VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+          ForEachReplayUpdate(branch, [&](const Json::Value& u) { SendUpdate(s.info().id, u); });
         });
     };
     auto session = Register([&] { return host_->Open(std::move(so), *path); }, shared_reply.get(),
@@ -429,18 +429,18 @@ std::optional<std::vector<config::McpServerSpec>> Server::McpServers(const NewSe
 void Server::StartSession(const std::shared_ptr<agent::Session>& session,
                           std::vector<config::McpServerSpec> servers, Reply reply,
                           const std::function<Json::Value()>& result) {
-  auto finish = [this, result, warnings = session->load_warnings()](
+  auto finish = [this, result, warnings = session->info().load_warnings](
                     Reply r, const std::string& sid,
                     const std::vector<agent::mcp::ServerStatus>& status) {
     r.Result(result());
     AnnounceSession(sid, status, warnings);
   };
-  if (servers.empty()) return finish(std::move(reply), session->id(), {});
+  if (servers.empty()) return finish(std::move(reply), session->info().id, {});
   // Starting servers takes time (up to the start timeout): a worker waits, not the reader.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   agent::mcp::StartOptions mo;
-  mo.cwd = session->cwd();
-  mo.roots = session->roots();
+  mo.cwd = session->info().cwd;
+  mo.roots = session->info().roots;
   mo.client_version = options_.version;
   mo.settings = view_.mcp;
   mo.cancel = shutdown_.token();
@@ -449,12 +449,12 @@ void Server::StartSession(const std::shared_ptr<agent::Session>& session,
     if (shutdown_.cancelled()) {
       {
         std::lock_guard<std::mutex> lock(mu_);
-        sessions_.erase(session->id());
+        sessions_.erase(session->info().id);
       }
       session->Close([] {}, CancelCause::kShutdown);
       return shared_reply->Error(jsonrpc::kInternalError, "the agent is shutting down");
     }
-    finish(std::move(*shared_reply), session->id(), status);
+    finish(std::move(*shared_reply), session->info().id, status);
   });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
@@ -614,7 +614,7 @@ std::shared_ptr<agent::Session> Server::FindSession(const std::string& session_i
 void Server::Prompt(const PromptParams& params, Reply reply) {
   auto session = FindSession(params.session_id, &reply);
   if (!session) return;
-  auto content = PromptFromJson(params.prompt, session->SupportsImages());
+  auto content = PromptFromJson(params.prompt, session->selection().SupportsImages());
   if (!content.ok())
     return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + content.error().message);
   // The reply moves into the completion; shared so the std::function stays copyable.
@@ -660,7 +660,7 @@ void Server::SetMode(const SetModeParams& params, Reply reply) {
                        "Invalid params: params.modeId: unknown mode " + params.mode_id);
   // Answered after the mode update has gone out, on the session's worker.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  Status st = session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
+  Status st = session->selection().SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
@@ -687,15 +687,15 @@ void Server::SetConfigOption(const SetConfigOptionParams& params, Reply reply) {
     if (!mode)
       return shared_reply->Error(jsonrpc::kInvalidParams,
                                  "Invalid params: params.value: unknown mode " + *value);
-    st = session->SetMode(*mode, answer);
+    st = session->selection().SetMode(*mode, answer);
   } else if (params.config_id == kConfigModel) {
-    st = session->SelectModel(*value, answer);
+    st = session->selection().SelectModel(*value, answer);
   } else if (params.config_id == kConfigThoughtLevel) {
     const agent::ThinkingLevel level = agent::ParseThinkingLevel(*value);
     if (*value != agent::ThinkingLevelId(level))
       return shared_reply->Error(jsonrpc::kInvalidParams,
                                  "Invalid params: params.value: unknown thinking level " + *value);
-    st = session->SetThinking(level, answer);
+    st = session->selection().SetThinking(level, answer);
   } else {
     return shared_reply->Error(
         jsonrpc::kInvalidParams,
@@ -712,8 +712,8 @@ void Server::SetModel(const SetModelParams& params, Reply reply) {
   auto session = FindSession(params.session_id, &reply);
   if (!session) return;
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  Status st =
-      session->SelectModel(params.model_id, [shared_reply] { shared_reply->Result(Obj()); });
+  Status st = session->selection().SelectModel(params.model_id,
+                                               [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok()) {
     const int code = st.error().code == ErrorCode::kModelUnknown ? jsonrpc::kInvalidParams
                                                                  : jsonrpc::kInternalError;
@@ -728,7 +728,7 @@ void Server::CloseSession(const SessionIdParams& params, Reply reply) {
   if (!session) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    sessions_.erase(session->id());
+    sessions_.erase(session->info().id);
   }
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   session->Close([shared_reply] { shared_reply->Result(Obj()); });

@@ -171,8 +171,7 @@ Result<std::shared_ptr<agent::Session>> SessionHost::New(agent::SessionOptions o
 Result<std::shared_ptr<agent::Session>> SessionHost::Open(agent::SessionOptions options,
                                                           const fs::path& path, bool create) const {
   std::error_code ec;
-  if (!create) return OpenSessionFile(agent(), std::move(options), path);
-  if (fs::exists(path, ec)) {
+  if (!create || fs::exists(path, ec)) {
     options.id.clear();  // the file's own
     return OpenSessionFile(agent(), std::move(options), path);
   }
@@ -191,9 +190,9 @@ Result<std::shared_ptr<agent::Session>> SessionHost::Open(agent::SessionOptions 
 Result<std::shared_ptr<agent::Session>> SessionHost::Fork(const agent::Session& from,
                                                           const std::string& leaf,
                                                           agent::SessionOptions options) const {
-  options.seed = BranchTo(from.Entries(), leaf);
+  options.seed = BranchTo(from.transcript().Entries(), leaf);
   options.seed_leaf = leaf;
-  return New(std::move(options), from.session_file());
+  return New(std::move(options), from.info().session_file);
 }
 
 Result<fs::path> SessionHost::Find(const std::string& id, const std::string& cwd) const {
@@ -217,7 +216,7 @@ std::vector<agent::mcp::ServerStatus> AttachMcpServers(
   if (specs.empty()) return {};
   auto servers = agent::mcp::McpServers::Start(specs, options);
   std::vector<agent::mcp::ServerStatus> status = servers->status();
-  session.AddToolSource(servers);
+  session.tools().AddSource(servers);
   return status;
 }
 

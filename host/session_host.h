@@ -79,9 +79,9 @@ class SessionHost {
   // written to the new file first.
   Result<std::shared_ptr<agent::Session>> New(agent::SessionOptions options,
                                               const std::string& parent = {}) const;
-  // A session continuing the file at `path` (load, resume, switch); its id is the file's unless
-  // options.id is set. With `create` (`--session FILE`), a path that does not exist yet becomes
-  // a new session's file (with options.id), and one that does keeps its own id.
+  // A session continuing the file at `path` (load, resume, switch), with the file's id. With
+  // `create` (`--session FILE`), a path that does not exist yet becomes a new session's file
+  // (with options.id).
   Result<std::shared_ptr<agent::Session>> Open(agent::SessionOptions options,
                                                const std::filesystem::path& path,
                                                bool create = false) const;

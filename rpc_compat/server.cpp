@@ -247,7 +247,6 @@ Result<std::shared_ptr<agent::Session>> Server::OpenFor(
   using Why = OpenRequest::Why;
   switch (request.why) {
     case Why::kSwitch:
-      so.id.clear();  // the file's own
       return host_->Open(std::move(so), options_.cwd / request.path);
     case Why::kFork:  // a new file, beginning with the history before the branch point
       if (old) return host_->Fork(*old, request.leaf, std::move(so));
@@ -259,13 +258,9 @@ Result<std::shared_ptr<agent::Session>> Server::OpenFor(
   }
   if (!request.path.empty())
     return host_->Open(std::move(so), options_.cwd / request.path, /*create=*/true);
-  if (request.continue_newest) {
-    auto listed = host_->List(options_.cwd.string());
-    if (!listed.empty()) {
-      so.id.clear();
-      return host_->Open(std::move(so), listed.front().path);
-    }
-  }
+  auto listed = request.continue_newest ? host_->List(options_.cwd.string())
+                                        : std::vector<agent::SessionSummary>();
+  if (!listed.empty()) return host_->Open(std::move(so), listed.front().path);
   return host_->New(std::move(so));
 }
 
@@ -293,22 +288,22 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
   if (old) {
     const bool keep_model =
         request.why == OpenRequest::Why::kNew || request.why == OpenRequest::Why::kFork;
-    const agent::ModelChoice want = old->model();
-    const agent::ModelChoice have = s->model();
+    const agent::ModelChoice want = old->selection().model();
+    const agent::ModelChoice have = s->selection().model();
     // A fresh session: no change can be pending, so neither call fails.
     if (keep_model && (want.provider_name != have.provider_name || want.model_id != have.model_id))
-      (void)s->SetModel(want);
+      (void)s->selection().SetModel(want);
     else if (keep_model && want.thinking != have.thinking)
-      (void)s->SetThinking(want.thinking);
-    s->SetQueueSettings(old->queue_settings());
-    s->SetAutoRetry(old->auto_retry());
+      (void)s->selection().SetThinking(want.thinking);
+    s->queues().SetSettings(old->queues().settings());
+    s->stream().SetAutoRetry(old->stream().auto_retry());
   }
   std::vector<agent::HostToolSpec> host_tools;
   {
     std::lock_guard<std::mutex> lock(mu_);
     host_tools = host_tools_;
   }
-  for (auto& spec : host_tools) s->AddTool(agent::MakeHostTool(spec));
+  for (auto& spec : host_tools) s->tools().Add(agent::MakeHostTool(spec));
   // The first session's servers start in Run, after the ready frame.
   if (request.why != OpenRequest::Why::kStart) AttachMcpServers(s, /*wait=*/false);
   return s;
@@ -379,7 +374,7 @@ void Server::StartPrompt(const Request& req, std::vector<agent::ContentBlock> co
   };
   std::shared_ptr<agent::Session> s = current();
   if (!s) return fail("No session");
-  if (!s->model().provider) {
+  if (!s->selection().model().provider) {
     return fail(view_.provider_error ? view_.provider_error->message
                                      : std::string("No model available"));
   }
@@ -449,7 +444,7 @@ void Server::Prompt(const Request& req, const PromptParams& p) {
   const agent::QueueKind kind =
       p.streaming_behavior == "steer" ? agent::QueueKind::kSteering : agent::QueueKind::kFollowUp;
   std::shared_ptr<agent::Session> s = current();
-  if (s && s->Enqueue(kind, p.content)) return Ok(req);
+  if (s && s->queues().Enqueue(kind, p.content)) return Ok(req);
   // The run is ending and takes no more messages: this one starts the next run.
   Ok(req);
   WhenIdle([this, req, content = p.content] { StartPrompt(req, content, /*acked=*/true); });
@@ -470,7 +465,7 @@ void Server::FollowUp(const Request& req, const PromptParams& p) {
 void Server::Abort(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   // Answered after the aborted run's agent_end.
@@ -481,7 +476,7 @@ void Server::AbortAndPrompt(const Request& req, const PromptParams& p) {
   Ok(req);
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   WhenIdle([this, req, content = p.content] { StartPrompt(req, content, /*acked=*/true); });
@@ -497,13 +492,13 @@ void Server::NewSession(const Request& req, const NewSessionParams& p) {
 void Server::ReplaceSessionWhenIdle(const Request& req, OpenRequest request) {
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   WhenIdle([this, req, request = std::move(request)] {
     std::shared_ptr<agent::Session> old = current();
     std::error_code ec;
-    const std::string own = old ? old->session_file() : "";
+    const std::string own = old ? old->info().session_file : "";
     if (request.why == OpenRequest::Why::kSwitch && !own.empty() &&
         std::filesystem::equivalent(options_.cwd / request.path, own, ec)) {
       // Switching to the session's own file reads it again: the session lets go of it (its
@@ -538,7 +533,7 @@ std::optional<ModelOption> Server::FindModel(const std::string& provider,
 
 ModelOption Server::CurrentModel() const {
   std::shared_ptr<agent::Session> s = current();
-  agent::ModelChoice choice = s ? s->model() : agent_->model;
+  agent::ModelChoice choice = s ? s->selection().model() : agent_->model;
   if (auto m = FindModel(choice.provider_name, choice.model_id)) return *m;
   ModelOption m;
   m.provider = choice.provider_name;
@@ -552,25 +547,25 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
   const ModelOption model = CurrentModel();
-  const agent::QueueSettings q = s->queue_settings();
+  const agent::QueueSettings q = s->queues().settings();
   Json::Value data = Obj();
   data["model"] = ModelToJson(model);
-  data["thinkingLevel"] = agent::ThinkingLevelId(s->model().thinking);
+  data["thinkingLevel"] = agent::ThinkingLevelId(s->selection().model().thinking);
   {
     std::lock_guard<std::mutex> lock(mu_);
     data["isStreaming"] = running_;
   }
-  data["todoPhases"] = TodosToJson(s->Todos());
+  data["todoPhases"] = TodosToJson(s->todos().phases());
   data["isCompacting"] = false;
   data["steeringMode"] = agent::QueueModeId(q.steering);
   data["followUpMode"] = agent::QueueModeId(q.follow_up);
   data["interruptMode"] = agent::InterruptModeId(q.interrupt);
-  data["sessionId"] = s->id();
-  if (std::string name = s->Name(); !name.empty()) data["sessionName"] = name;
-  data["autoCompactionEnabled"] = s->auto_compaction();
-  if (const std::string& file = s->session_file(); !file.empty()) data["sessionFile"] = file;
-  data["messageCount"] = static_cast<Json::UInt64>(s->History().size());
-  const auto queued = static_cast<Json::UInt64>(s->QueuedCount());
+  data["sessionId"] = s->info().id;
+  if (std::string name = s->branches().Name(); !name.empty()) data["sessionName"] = name;
+  data["autoCompactionEnabled"] = s->compaction().auto_enabled();
+  if (const std::string& file = s->info().session_file; !file.empty()) data["sessionFile"] = file;
+  data["messageCount"] = static_cast<Json::UInt64>(s->transcript().Messages().size());
+  const auto queued = static_cast<Json::UInt64>(s->queues().Count());
   data["queuedMessageCount"] = queued;
   data["pendingMessageCount"] = queued;  // pi's name for it
   OkData(req, data);
@@ -579,7 +574,7 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
 void Server::SetTodos(const Request& req, const TodosParams& p) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  s->SetTodos(p.phases);
+  s->todos().Set(p.phases);
   Json::Value data = Obj();
   data["todoPhases"] = TodosToJson(p.phases);
   OkData(req, data);
@@ -596,8 +591,8 @@ void Server::SetHostTools(const Request& req, const HostToolsParams& p) {
   Json::Value names(Json::arrayValue);
   if (s) {
     // The new set replaces the old one before the next model request.
-    for (const auto& t : old) s->RemoveTool(t.name);
-    for (const auto& t : p.tools) s->AddTool(agent::MakeHostTool(t));
+    for (const auto& t : old) s->tools().Remove(t.name);
+    for (const auto& t : p.tools) s->tools().Add(agent::MakeHostTool(t));
   }
   for (const auto& t : p.tools) names.append(t.name);
   Json::Value data = Obj();
@@ -614,8 +609,8 @@ Result<ModelOption> Server::SwitchModel(const std::string& provider, const std::
   if (!choice.ok())
     return MakeError(ErrorCode::kModelUnknown, "Model not found: " + provider + "/" + id + " (" +
                                                    choice.error().message + ")");
-  choice->thinking = s->model().thinking;  // the thinking level is its own choice
-  if (Status st = s->SetModel(std::move(*choice)); !st.ok()) return st.error();
+  choice->thinking = s->selection().model().thinking;  // the thinking level is its own choice
+  if (Status st = s->selection().SetModel(std::move(*choice)); !st.ok()) return st.error();
   return *option;
 }
 
@@ -628,7 +623,7 @@ void Server::SetModel(const Request& req, const SetModelParams& p) {
 void Server::CycleModel(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s || models_.size() < 2) return OkData(req, Json::Value());
-  const agent::ModelChoice now = s->model();
+  const agent::ModelChoice now = s->selection().model();
   size_t next = 0;
   for (size_t i = 0; i < models_.size(); ++i)
     if (models_[i].provider == now.provider_name && models_[i].id == now.model_id)
@@ -653,7 +648,7 @@ void Server::GetAvailableModels(const Request& req, const NoParams& /*p*/) {
 void Server::SetThinkingLevel(const Request& req, const LevelParams& p) {
   if (!IsOfferedLevel(p.level)) return Fail(req, "Invalid thinking level: " + p.level);
   if (std::shared_ptr<agent::Session> s = current()) {
-    if (Status st = s->SetThinking(agent::ParseThinkingLevel(p.level)); !st.ok())
+    if (Status st = s->selection().SetThinking(agent::ParseThinkingLevel(p.level)); !st.ok())
       return Fail(req, st.error().message);
   }
   Ok(req);
@@ -663,11 +658,11 @@ void Server::CycleThinkingLevel(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return OkData(req, Json::Value());
   const auto& levels = host::SessionHost::ThinkingLevels();
-  const std::string now = agent::ThinkingLevelId(s->model().thinking);
+  const std::string now = agent::ThinkingLevelId(s->selection().model().thinking);
   auto it = std::find_if(levels.begin(), levels.end(), [&](const auto& l) { return l.id == now; });
   const std::string next =
       it == levels.end() || it + 1 == levels.end() ? levels.front().id : (it + 1)->id;
-  if (Status st = s->SetThinking(agent::ParseThinkingLevel(next)); !st.ok())
+  if (Status st = s->selection().SetThinking(agent::ParseThinkingLevel(next)); !st.ok())
     return Fail(req, st.error().message);
   Json::Value data = Obj();
   data["level"] = next;
@@ -686,9 +681,9 @@ void Server::SetSteeringMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseQueueModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid steering mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.steering = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
@@ -696,9 +691,9 @@ void Server::SetFollowUpMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseQueueModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid follow-up mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.follow_up = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
@@ -706,19 +701,19 @@ void Server::SetInterruptMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseInterruptModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid interrupt mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.interrupt = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
 void Server::SetAutoRetry(const Request& req, const EnabledParams& p) {
-  if (std::shared_ptr<agent::Session> s = current()) s->SetAutoRetry(p.enabled);
+  if (std::shared_ptr<agent::Session> s = current()) s->stream().SetAutoRetry(p.enabled);
   Ok(req);
 }
 
 void Server::AbortRetry(const Request& req, const NoParams& /*p*/) {
-  if (std::shared_ptr<agent::Session> s = current()) s->AbortRetry();
+  if (std::shared_ptr<agent::Session> s = current()) s->stream().AbortRetry();
   Ok(req);
 }
 
@@ -740,7 +735,8 @@ void Server::Bash(const Request& req, const BashParams& p) {
       Write(f);
     };
     auto r = agent::RunShellCommand(command, options_.cwd, on_output, source->token());
-    if (r.ok() && s) s->AddContext(agent::ShellCommandMessage(command, *r));  // for the next prompt
+    if (r.ok() && s)
+      s->queues().AddContext(agent::ShellCommandMessage(command, *r));  // for the next prompt
     // The command is over before its response goes out (a host may start the next one as soon as
     // it reads it); abort_bash answers after it (waiters), so hosts see the two in that order.
     std::vector<std::function<void()>> waiters;
@@ -790,7 +786,7 @@ void Server::AbortBash(const Request& req, const NoParams& /*p*/) {
 void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  const std::vector<agent::Message> messages = s->History();
+  const std::vector<agent::Message> messages = s->transcript().Messages();
   long long user = 0, assistant = 0, tool_calls = 0, tool_results = 0;
   const agent::Message* last_assistant = nullptr;
   for (const auto& m : messages) {
@@ -809,10 +805,10 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
         break;
     }
   }
-  const agent::Usage usage = s->TotalUsage();
+  const agent::Usage usage = s->transcript().TotalUsage();
   Json::Value data = Obj();
-  data["sessionId"] = s->id();
-  if (const std::string& file = s->session_file(); !file.empty()) data["sessionFile"] = file;
+  data["sessionId"] = s->info().id;
+  if (const std::string& file = s->info().session_file; !file.empty()) data["sessionFile"] = file;
   data["userMessages"] = static_cast<Json::Int64>(user);
   data["assistantMessages"] = static_cast<Json::Int64>(assistant);
   data["toolCalls"] = static_cast<Json::Int64>(tool_calls);
@@ -826,7 +822,7 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
   tokens["total"] = static_cast<Json::Int64>(usage.total());
   data["tokens"] = tokens;
   data["cost"] = usage.cost;
-  const agent::ModelChoice model = s->model();
+  const agent::ModelChoice model = s->selection().model();
   const long long window = model.provider ? model.provider->ContextWindow() : 0;
   if (last_assistant && window > 0) {
     Json::Value cu = Obj();
@@ -846,7 +842,7 @@ void Server::Branch(const Request& req, const EntryParams& p) {
   }
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  const std::vector<agent::Entry> entries = s->Entries();
+  const std::vector<agent::Entry> entries = s->transcript().Entries();
   std::map<std::string, const agent::Entry*> by_id;
   for (const auto& e : entries) by_id[e.id] = &e;
   auto it = by_id.find(p.entry_id);
@@ -877,7 +873,7 @@ void Server::GetBranchMessages(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
   Json::Value messages(Json::arrayValue);
-  for (const agent::Entry& e : s->BranchEntries()) {
+  for (const agent::Entry& e : s->transcript().BranchEntries()) {
     if (e.kind != agent::EntryKind::kMessage || e.message.role != agent::Role::kUser ||
         e.message.is_custom())
       continue;
@@ -896,7 +892,7 @@ void Server::GetLastAssistantText(const Request& req, const NoParams& /*p*/) {
   Json::Value data = Obj();
   data["text"] = Json::Value();
   if (s) {
-    const std::vector<agent::Message> messages = s->History();
+    const std::vector<agent::Message> messages = s->transcript().Messages();
     for (auto m = messages.rbegin(); m != messages.rend(); ++m) {
       if (m->role != agent::Role::kAssistant) continue;
       std::string text = m->TextContent();
@@ -913,7 +909,7 @@ void Server::SetSessionName(const Request& req, const NameParams& p) {
   if (name.empty()) return Fail(req, "Session name cannot be empty");
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  if (Status st = s->SetName(name); !st.ok()) return Fail(req, st.error().message);
+  if (Status st = s->branches().SetName(name); !st.ok()) return Fail(req, st.error().message);
   Ok(req);
   if (options_.emit_title) {
     Json::Value f = Obj();
@@ -928,7 +924,7 @@ void Server::SetSessionName(const Request& req, const NameParams& p) {
 void Server::GetMessages(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   Json::Value data = Obj();
-  data["messages"] = s ? MessagesToRpc(s->History()) : Json::Value(Json::arrayValue);
+  data["messages"] = s ? MessagesToRpc(s->transcript().Messages()) : Json::Value(Json::arrayValue);
   OkData(req, data);
 }
 
@@ -970,7 +966,7 @@ void Server::SwitchSession(const Request& req, const PathParams& p) {
 void Server::ExportHtml(const Request& req, const PathParams& p) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  auto path = s->ExportHtml(p.path);
+  auto path = s->transcript().ExportHtml(p.path);
   if (!path.ok()) return Fail(req, path.error().message);
   Json::Value data = Obj();
   data["path"] = path->string();
@@ -985,7 +981,7 @@ void Server::Compact(const Request& req, const PathParams& p) {
     if (running_) return Fail(req, "Cannot compact while a response is in progress");
   }
   // The answer comes from the engine's callback: the reader thread goes on reading meanwhile.
-  Status st = s->Compact(p.path, [this, req](Result<agent::CompactionResult> r) {
+  Status st = s->compaction().Compact(p.path, [this, req](Result<agent::CompactionResult> r) {
     if (!r.ok()) return Fail(req, r.error().message);
     Json::Value data = Obj();
     data["summary"] = r->summary;
@@ -999,7 +995,7 @@ void Server::Compact(const Request& req, const PathParams& p) {
 void Server::SetAutoCompaction(const Request& req, const EnabledParams& p) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  s->SetAutoCompaction(p.enabled);
+  s->compaction().SetAuto(p.enabled);
   Ok(req);
 }
 
