@@ -29,7 +29,7 @@ ModelOffer OfferFor(const config::AgentSpec* spec, const agent::ModelOption& opt
   }
   if (settings == nullptr) settings = config::FindBuiltinProvider(option.provider);
   if (settings == nullptr) return m;
-  m.api = settings->api == "openai-chat" ? "openai-completions" : settings->api;
+  m.api = settings->api;
   m.base_url = settings->base_url;
   const config::ModelInfo* info = config::FindModel(*settings, option.model_id);
   const config::ModelInfo unknown = config::UnknownModelInfo(option.model_id);

@@ -26,7 +26,7 @@ namespace lousho::host {
 struct ModelOffer {
   agent::ModelOption option;  // provider, model id, the name a model picker shows
   std::string catalog_name;   // the catalogue's display name; empty: none known
-  std::string api;            // the provider's API ("script" for scripts)
+  std::string api;            // the provider's API as the spec names it ("script" for scripts)
   std::string base_url;
   bool reasoning = false;
   bool images = false;

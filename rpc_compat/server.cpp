@@ -38,9 +38,10 @@ std::vector<ModelOption> RpcModelsOf(const std::vector<host::ModelOffer>& offers
   out.reserve(offers.size());
   for (const auto& o : offers)
     out.push_back({o.option.provider, o.option.model_id,
-                   o.catalog_name.empty() ? o.option.model_id : o.catalog_name, o.api, o.base_url,
-                   o.reasoning, o.images, o.input_price, o.output_price, o.cache_read_price,
-                   o.cache_write_price, o.context_window, o.max_tokens});
+                   o.catalog_name.empty() ? o.option.model_id : o.catalog_name,
+                   o.api == "openai-chat" ? "openai-completions" : o.api, o.base_url, o.reasoning,
+                   o.images, o.input_price, o.output_price, o.cache_read_price, o.cache_write_price,
+                   o.context_window, o.max_tokens});
   return out;
 }
 
