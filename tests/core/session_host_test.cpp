@@ -83,7 +83,7 @@ TEST_F(SessionHostTest, SessionsAreMadeListedFoundOpenedAndForkedInOneFolder) {
   auto& s = **made;
   std::vector<agent::ContentBlock> hello;
   hello.push_back(agent::ContentBlock::Text("hello"));
-  ASSERT_TRUE(s.Prompt(std::move(hello), [](Result<agent::TurnResult>) {}).ok());
+  ASSERT_TRUE(s.Prompt(std::move(hello), [](const Result<agent::TurnResult>&) {}).ok());
   s.WaitIdle();
   ASSERT_TRUE(s.branches().SetName("first").ok());
   s.WaitIdle();
