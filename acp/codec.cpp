@@ -354,8 +354,8 @@ Json::Value ModesToJson(agent::PermissionMode current) {
 
 SessionConfigValues ConfigValuesOf(const agent::Session& session) {
   SessionConfigValues v;
-  v.mode = session.mode();
-  const agent::ModelChoice m = session.model();
+  v.mode = session.selection().mode();
+  const agent::ModelChoice m = session.selection().model();
   v.model = m.provider_name + "/" + m.model_id;
   v.thinking = agent::ThinkingLevelId(m.thinking);
   return v;
@@ -396,15 +396,11 @@ std::vector<agent::ModelOption> WithCurrent(const std::string& current,
   models.insert(models.begin(), m);
   return models;
 }
-
-constexpr const char* kThinkingLevels[][2] = {
-    {"off", "Off"},       {"minimal", "Minimal"}, {"low", "Low"},
-    {"medium", "Medium"}, {"high", "High"},       {"xhigh", "Extra high"},
-};
 }  // namespace
 
 Json::Value ConfigOptionsToJson(const SessionConfigValues& current,
-                                const std::vector<agent::ModelOption>& models) {
+                                const std::vector<agent::ModelOption>& models,
+                                const ThinkingLevelNames& levels) {
   Json::Value out(Json::arrayValue);
   Json::Value modes(Json::arrayValue);
   for (const auto& m : kModes) modes.append(SelectOption(ModeName(m.mode), m.name, m.description));
@@ -415,9 +411,9 @@ Json::Value ConfigOptionsToJson(const SessionConfigValues& current,
     list.append(SelectOption(m.id(), name, name == m.id() ? "" : m.id()));
   }
   out.append(Select(kConfigModel, "Model", "model", current.model, list));
-  Json::Value levels(Json::arrayValue);
-  for (const auto& l : kThinkingLevels) levels.append(SelectOption(l[0], l[1]));
-  out.append(Select(kConfigThoughtLevel, "Thinking", "thought_level", current.thinking, levels));
+  Json::Value thinking(Json::arrayValue);
+  for (const auto& [id, name] : levels) thinking.append(SelectOption(id, name));
+  out.append(Select(kConfigThoughtLevel, "Thinking", "thought_level", current.thinking, thinking));
   return out;
 }
 
@@ -437,10 +433,11 @@ Json::Value ModelsToJson(const std::string& current,
 }
 
 Json::Value ConfigOptionUpdate(const SessionConfigValues& current,
-                               const std::vector<agent::ModelOption>& models) {
+                               const std::vector<agent::ModelOption>& models,
+                               const ThinkingLevelNames& levels) {
   Json::Value u(Json::objectValue);
   u["sessionUpdate"] = "config_option_update";
-  u["configOptions"] = ConfigOptionsToJson(current, models);
+  u["configOptions"] = ConfigOptionsToJson(current, models, levels);
   return u;
 }
 

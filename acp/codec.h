@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/client_services.h"
@@ -121,14 +122,18 @@ struct SessionConfigValues {
   std::string thinking = "off";
 };
 SessionConfigValues ConfigValuesOf(const agent::Session& session);
+// A thinking level a picker offers: its id and the name shown (the session host's list).
+using ThinkingLevelNames = std::vector<std::pair<std::string, std::string>>;
 // `configOptions`: the mode, the model (the offered ones) and the thinking level, as selects.
 Json::Value ConfigOptionsToJson(const SessionConfigValues& current,
-                                const std::vector<agent::ModelOption>& models);
+                                const std::vector<agent::ModelOption>& models,
+                                const ThinkingLevelNames& levels);
 // The older `models` object ({currentModelId, availableModels}) for session/set_model clients.
 Json::Value ModelsToJson(const std::string& current, const std::vector<agent::ModelOption>& models);
 // The `config_option_update` update.
 Json::Value ConfigOptionUpdate(const SessionConfigValues& current,
-                               const std::vector<agent::ModelOption>& models);
+                               const std::vector<agent::ModelOption>& models,
+                               const ThinkingLevelNames& levels);
 
 // The session/update `update` object for an engine event, or nullopt when the event has no ACP
 // counterpart.

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
-#include <random>
 
 #include "acp/methods.h"
 #include "agent/builtin_commands.h"
@@ -52,10 +51,8 @@ size_t SessionsForFileLimit(uint64_t limit) {
                                                 std::numeric_limits<size_t>::max()));
 }
 
-Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
-               ServerOptions options)
-    : agent_(std::move(agent)),
-      view_(agent::ViewOf(*agent_)),
+Server::Server(LineTransport* transport, host::SessionHost* host, ServerOptions options)
+    : host_(host),
       options_(std::move(options)),
       peer_(transport,
             jsonrpc::PeerOptions{options_.record_file,
@@ -68,7 +65,8 @@ Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfi
                                        "Invalid Request: call initialize first", Json::Value()};
                                  }}) {
   load_error_ = options_.load_error;
-  if (options_.session_root && !load_error_) store_.emplace(*options_.session_root);
+  for (const auto& l : host::SessionHost::ThinkingLevels()) levels_.emplace_back(l.id, l.name);
+  TakeAgent();
   BindMethods();
 }
 
@@ -209,26 +207,29 @@ Json::Value Server::AuthMethods(const ClientCapabilities& caps) const {
   return methods;
 }
 
-bool Server::SavesSessions() const {
-  return store_.has_value() || (load_error_ && options_.session_root.has_value());
+bool Server::SavesSessions() const { return host_->saves_sessions(); }
+
+void Server::TakeAgent() {
+  agent_ = host_->agent();
+  view_ = agent::ViewOf(*agent_);
+  // The host's offers: the same list the RPC door offers.
+  view_.models.clear();
+  for (const auto& m : host_->models()) view_.models.push_back(m.option);
 }
 
 bool Server::EnsureAgent(Reply* reply) {
   if (!load_error_) return true;
   if (options_.reload) {
-    auto again = options_.reload();
+    Status again = host_->Load();
     if (again.ok()) {
-      agent_ = *again;
-      view_ = agent::ViewOf(*agent_);
+      TakeAgent();
       load_error_.reset();
-      // No worker reads store_ before now: every method that uses it came through here first.
-      std::optional<fs::path> root = options_.session_root;
-      if (options_.session_root_of) root = options_.session_root_of(*agent_);
-      if (root) store_.emplace(*root);
       log::Info("agent '" + agent_->name + "' loaded; sessions can start");
       return true;
     }
-    load_error_ = again.error();  // the file may have changed: its current error
+    // The file may have changed: its current error.
+    load_error_ =
+        options_.explain_load_error ? options_.explain_load_error(again.error()) : again.error();
   }
   // The editor shows the message (Zed: data.details for -32603): the code, the place in the
   // spec and what to do.
@@ -243,13 +244,12 @@ bool Server::EnsureAgent(Reply* reply) {
 bool Server::RefreshCredentials() {
   if (!view_.provider_error) return true;
   if (!options_.reload) return false;
-  auto again = options_.reload();
+  Status again = host_->Load();
   if (!again.ok()) {
     log::Warn("reloading the agent: " + again.error().ToString());
     return false;
   }
-  agent_ = *again;
-  view_ = agent::ViewOf(*agent_);
+  TakeAgent();
   if (!view_.provider_error) log::Info("model credentials found; sessions can start");
   return !view_.provider_error;
 }
@@ -264,17 +264,6 @@ void Server::Authenticate(const AuthenticateParams& params, Reply reply) {
     return reply.Error(kAuthRequired, "Authentication required: " + view_.provider_error->message,
                        ErrorData(view_.provider_error->code));
   reply.Result(Obj());
-}
-
-std::string Server::NewSessionId() {
-  std::lock_guard<std::mutex> lock(mu_);
-  ++session_counter_;
-  if (options_.test_mode) return "sess-" + std::to_string(session_counter_);
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  char buf[33];
-  snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
-           static_cast<unsigned long long>(rng()));
-  return buf;
 }
 
 bool Server::CanOpen(const NewSessionParams& params, Reply* reply) {
@@ -344,12 +333,12 @@ std::shared_ptr<agent::Session> Server::Register(
   bool added;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    added = sessions_.emplace(session->id(), session).second;
+    added = sessions_.emplace(session->info().id, session).second;
   }
   if (!added) {
     session->Close(nullptr);  // lets go of its file
-    reply->Error(jsonrpc::kInvalidParams,
-                 "Invalid params: params.sessionId: session " + session->id() + " is already open");
+    reply->Error(jsonrpc::kInvalidParams, "Invalid params: params.sessionId: session " +
+                                              session->info().id + " is already open");
     return nullptr;
   }
   return session;
@@ -366,18 +355,14 @@ void Server::NewSession(const NewSessionParams& params, Reply reply) {
   auto servers = McpServers(params, &reply);
   if (!servers) return;
   auto values = std::make_shared<SessionConfigValues>();
-  agent::SessionOptions so = BaseOptions(params, NewSessionId(), values);
+  agent::SessionOptions so = BaseOptions(params, host_->NewSessionId(), values);
   // Nothing is written until the first message: a session nobody spoke in leaves no file.
-  auto session = Register(
-      [&] {
-        return store_ ? agent::CreateRecordedSession(agent_, std::move(so), *store_)
-                      : agent::Session::Create(agent_, std::move(so));
-      },
-      &reply, [&](const agent::Session& s) { *values = ConfigValuesOf(s); });
+  auto session = Register([&] { return host_->New(std::move(so)); }, &reply,
+                          [&](const agent::Session& s) { *values = ConfigValuesOf(s); });
   if (!session) return;
   StartSession(session, std::move(*servers), std::move(reply), [this, session] {
     Json::Value res = SessionResult(*session);
-    res["sessionId"] = session->id();
+    res["sessionId"] = session->info().id;
     return res;
   });
 }
@@ -392,7 +377,7 @@ void Server::ResumeSession(const LoadSessionParams& params, Reply reply) {
 
 void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply reply) {
   if (!EnsureAgent(&reply)) return;
-  if (!store_)
+  if (!SavesSessions())
     return reply.Error(jsonrpc::kMethodNotFound, "Method not found: sessions are not saved");
   if (!CanOpen(params.session, &reply)) return;
   auto servers = McpServers(params.session, &reply);
@@ -405,30 +390,28 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
   }
   // Reading the file is disk work: a worker does it, never the reader thread.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  // The agent as of now: `authenticate` may replace agent_ on the reader thread meanwhile.
-  Status st = pool_.Post(
-      [this, agent = agent_, params, replay, shared_reply, servers = std::move(*servers)] {
-        auto path = store_->Find(params.session_id, params.session.cwd);
-        if (!path.ok())
-          return shared_reply->Error(jsonrpc::kInvalidParams,
-                                     "Invalid params: params.sessionId: " + path.error().message,
-                                     ErrorData(path.error()));
-        auto values = std::make_shared<SessionConfigValues>();
-        agent::SessionOptions so = BaseOptions(params.session, params.session_id, values);
-        // The history goes out before the session can be prompted, so no turn's update mixes in.
-        auto send_history = [this, replay, values](const agent::Session& s) {
-          *values = ConfigValuesOf(s);  // a stored session may have restored its model
-          if (replay)
-            s.VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-              ForEachReplayUpdate(branch, [&](const Json::Value& u) { SendUpdate(s.id(), u); });
-            });
-        };
-        auto session = Register([&] { return agent::OpenSessionFile(agent, std::move(so), *path); },
-                                shared_reply.get(), send_history);
-        if (!session) return;
-        StartSession(session, servers, std::move(*shared_reply),
-                     [this, session] { return SessionResult(*session); });
-      });
+  Status st = pool_.Post([this, params, replay, shared_reply, servers = std::move(*servers)] {
+    auto path = host_->Find(params.session_id, params.session.cwd);
+    if (!path.ok())
+      return shared_reply->Error(jsonrpc::kInvalidParams,
+                                 "Invalid params: params.sessionId: " + path.error().message,
+                                 ErrorData(path.error()));
+    auto values = std::make_shared<SessionConfigValues>();
+    agent::SessionOptions so = BaseOptions(params.session, params.session_id, values);
+    // The history goes out before the session can be prompted, so no turn's update mixes in.
+    auto send_history = [this, replay, values](const agent::Session& s) {
+      *values = ConfigValuesOf(s);  // a stored session may have restored its model
+      if (replay)
+        s.transcript().VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+          ForEachReplayUpdate(branch, [&](const Json::Value& u) { SendUpdate(s.info().id, u); });
+        });
+    };
+    auto session = Register([&] { return host_->Open(std::move(so), *path); }, shared_reply.get(),
+                            send_history);
+    if (!session) return;
+    StartSession(session, servers, std::move(*shared_reply),
+                 [this, session] { return SessionResult(*session); });
+  });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
@@ -446,32 +429,32 @@ std::optional<std::vector<config::McpServerSpec>> Server::McpServers(const NewSe
 void Server::StartSession(const std::shared_ptr<agent::Session>& session,
                           std::vector<config::McpServerSpec> servers, Reply reply,
                           const std::function<Json::Value()>& result) {
-  auto finish = [this, result, warnings = session->load_warnings()](
+  auto finish = [this, result, warnings = session->info().load_warnings](
                     Reply r, const std::string& sid,
                     const std::vector<agent::mcp::ServerStatus>& status) {
     r.Result(result());
     AnnounceSession(sid, status, warnings);
   };
-  if (servers.empty()) return finish(std::move(reply), session->id(), {});
+  if (servers.empty()) return finish(std::move(reply), session->info().id, {});
   // Starting servers takes time (up to the start timeout): a worker waits, not the reader.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   agent::mcp::StartOptions mo;
-  mo.cwd = session->cwd();
-  mo.roots = session->roots();
+  mo.cwd = session->info().cwd;
+  mo.roots = session->info().roots;
   mo.client_version = options_.version;
   mo.settings = view_.mcp;
   mo.cancel = shutdown_.token();
   Status st = pool_.Post([this, session, servers = std::move(servers), mo, shared_reply, finish] {
-    auto status = agent::mcp::AttachServers(*session, servers, mo);
+    auto status = host::AttachMcpServers(*session, servers, mo);
     if (shutdown_.cancelled()) {
       {
         std::lock_guard<std::mutex> lock(mu_);
-        sessions_.erase(session->id());
+        sessions_.erase(session->info().id);
       }
       session->Close([] {}, CancelCause::kShutdown);
       return shared_reply->Error(jsonrpc::kInternalError, "the agent is shutting down");
     }
-    finish(std::move(*shared_reply), session->id(), status);
+    finish(std::move(*shared_reply), session->info().id, status);
   });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
@@ -511,7 +494,7 @@ constexpr size_t kListPageSize = 50;
 void Server::ListSessions(const ListSessionsParams& params, Reply reply) {
   // The spec names the session folder: a list needs the agent.
   if (!EnsureAgent(&reply)) return;
-  if (!store_)
+  if (!SavesSessions())
     return reply.Error(jsonrpc::kMethodNotFound, "Method not found: sessions are not saved");
   size_t offset = 0;
   if (!params.cursor.empty()) {
@@ -525,10 +508,7 @@ void Server::ListSessions(const ListSessionsParams& params, Reply reply) {
   }
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   Status st = pool_.Post([this, cwd = params.cwd, offset, shared_reply] {
-    // Files name the working directory as session/new resolved it.
-    std::error_code ec;
-    fs::path resolved = cwd.empty() ? fs::path() : fs::weakly_canonical(cwd, ec);
-    std::vector<agent::SessionSummary> all = store_->List(ec ? cwd : resolved.string());
+    std::vector<agent::SessionSummary> all = host_->List(cwd);
     Json::Value res = Obj();
     Json::Value list(Json::arrayValue);
     for (size_t i = offset; i < all.size() && i < offset + kListPageSize; ++i) {
@@ -578,7 +558,7 @@ agent::EventSink Server::MakeSink(const std::string& session_id,
     } else {
       return;
     }
-    SendUpdate(session_id, ConfigOptionUpdate(*values, view_.models));
+    SendUpdate(session_id, ConfigOptionUpdate(*values, view_.models, levels_));
   };
 }
 
@@ -586,7 +566,7 @@ void Server::AddSessionSetup(const agent::Session& session, Json::Value* result)
   const SessionConfigValues values = ConfigValuesOf(session);
   (*result)["modes"] = ModesToJson(values.mode);
   (*result)["models"] = ModelsToJson(values.model, view_.models);
-  (*result)["configOptions"] = ConfigOptionsToJson(values, view_.models);
+  (*result)["configOptions"] = ConfigOptionsToJson(values, view_.models, levels_);
 }
 
 void Server::SendCommands(const std::string& session_id) {
@@ -634,7 +614,7 @@ std::shared_ptr<agent::Session> Server::FindSession(const std::string& session_i
 void Server::Prompt(const PromptParams& params, Reply reply) {
   auto session = FindSession(params.session_id, &reply);
   if (!session) return;
-  auto content = PromptFromJson(params.prompt, session->SupportsImages());
+  auto content = PromptFromJson(params.prompt, session->selection().SupportsImages());
   if (!content.ok())
     return reply.Error(jsonrpc::kInvalidParams, "Invalid params: " + content.error().message);
   // The reply moves into the completion; shared so the std::function stays copyable.
@@ -680,7 +660,7 @@ void Server::SetMode(const SetModeParams& params, Reply reply) {
                        "Invalid params: params.modeId: unknown mode " + params.mode_id);
   // Answered after the mode update has gone out, on the session's worker.
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  Status st = session->SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
+  Status st = session->selection().SetMode(*mode, [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok())
     shared_reply->Error(jsonrpc::kInternalError, st.error().message, ErrorData(st.error()));
 }
@@ -698,7 +678,7 @@ void Server::SetConfigOption(const SetConfigOptionParams& params, Reply reply) {
     auto s = weak.lock();
     if (!s) return shared_reply->Error(jsonrpc::kInternalError, "the session is gone");
     Json::Value res = Obj();
-    res["configOptions"] = ConfigOptionsToJson(ConfigValuesOf(*s), view_.models);
+    res["configOptions"] = ConfigOptionsToJson(ConfigValuesOf(*s), view_.models, levels_);
     shared_reply->Result(res);
   };
   Status st = Status::Ok();
@@ -707,15 +687,15 @@ void Server::SetConfigOption(const SetConfigOptionParams& params, Reply reply) {
     if (!mode)
       return shared_reply->Error(jsonrpc::kInvalidParams,
                                  "Invalid params: params.value: unknown mode " + *value);
-    st = session->SetMode(*mode, answer);
+    st = session->selection().SetMode(*mode, answer);
   } else if (params.config_id == kConfigModel) {
-    st = session->SelectModel(*value, answer);
+    st = session->selection().SelectModel(*value, answer);
   } else if (params.config_id == kConfigThoughtLevel) {
     const agent::ThinkingLevel level = agent::ParseThinkingLevel(*value);
     if (*value != agent::ThinkingLevelId(level))
       return shared_reply->Error(jsonrpc::kInvalidParams,
                                  "Invalid params: params.value: unknown thinking level " + *value);
-    st = session->SetThinking(level, answer);
+    st = session->selection().SetThinking(level, answer);
   } else {
     return shared_reply->Error(
         jsonrpc::kInvalidParams,
@@ -732,8 +712,8 @@ void Server::SetModel(const SetModelParams& params, Reply reply) {
   auto session = FindSession(params.session_id, &reply);
   if (!session) return;
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
-  Status st =
-      session->SelectModel(params.model_id, [shared_reply] { shared_reply->Result(Obj()); });
+  Status st = session->selection().SelectModel(params.model_id,
+                                               [shared_reply] { shared_reply->Result(Obj()); });
   if (!st.ok()) {
     const int code = st.error().code == ErrorCode::kModelUnknown ? jsonrpc::kInvalidParams
                                                                  : jsonrpc::kInternalError;
@@ -748,7 +728,7 @@ void Server::CloseSession(const SessionIdParams& params, Reply reply) {
   if (!session) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    sessions_.erase(session->id());
+    sessions_.erase(session->info().id);
   }
   auto shared_reply = std::make_shared<Reply>(std::move(reply));
   session->Close([shared_reply] { shared_reply->Result(Obj()); });

@@ -12,10 +12,10 @@
 #include <string>
 
 #include "acp/codec.h"
-#include "core/client_services.h"
 #include "agent/mcp/servers.h"
 #include "agent/session.h"
-#include "agent/session_store.h"
+#include "core/client_services.h"
+#include "host/session_host.h"
 #include "support/jsonrpc.h"
 #include "support/transport.h"
 #include "support/worker_pool.h"
@@ -35,7 +35,6 @@ size_t SessionsForFileLimit(uint64_t limit);
 
 struct ServerOptions {
   std::string record_file;
-  bool test_mode = false;  // deterministic session ids
   std::string version;
   size_t max_sessions = kDefaultMaxSessions;  // open sessions; session/new past it is refused
   // Said after the refusal when the cap comes from the open-file limit: where it comes from and
@@ -44,23 +43,19 @@ struct ServerOptions {
   // How long a call to the editor made while cleaning up (terminal/kill, output, release) may
   // wait for its answer.
   long cleanup_timeout_ms = 5000;
-  // Where session files go (agent::SessionStore's root); nullopt: sessions are not saved, and
-  // session/load, list and resume are not offered.
-  std::optional<std::filesystem::path> session_root;
   // The program's absolute path, for the older terminal-auth form (the editor runs it).
   std::string executable;
-  // Loads the agent again (environment and stored credentials re-read): `authenticate` calls
-  // it, and session/new does while the current agent lacks credentials. Null: never reloads.
-  std::function<Result<std::shared_ptr<const agent::AgentConfig>>()> reload;
+  // `authenticate`, and session/new while the agent lacks credentials, load the agent again
+  // (SessionHost::Load: environment and stored credentials re-read). False: never reloads.
+  bool reload = true;
   // Set when the agent did not load at start (a spec found by the lookup, not named on the
-  // command line): the agent given to the constructor is then a stand-in that answers
-  // `initialize` and opens no session. session/new, load, resume, list and authenticate call
-  // `reload` first and answer its error (-32603, data.code and data.details) while it fails;
-  // once it loads, the agent is kept as any other.
+  // command line): the host's agent is then a stand-in that answers `initialize` and opens no
+  // session. session/new, load, resume, list and authenticate load it first and answer its
+  // error (-32603, data.code and data.details) while it fails; once it loads, the agent is
+  // kept as any other.
   std::optional<Error> load_error;
-  // With load_error: where session files go, from the agent once it has loaded (session_root,
-  // until then, only says whether sessions are saved at all). Null: session_root.
-  std::function<std::optional<std::filesystem::path>(const agent::AgentConfig&)> session_root_of;
+  // What the user is told of a failed load (load_error's wording); null: the error as it is.
+  std::function<Error(Error)> explain_load_error;
 };
 
 // Owns the sessions of one connection. Run() blocks until input ends (or Stop()), then cancels
@@ -68,8 +63,8 @@ struct ServerOptions {
 // ClientServices calls are thread-safe.
 class Server : public agent::PermissionPrompter, public agent::FileAccess, public agent::Terminals {
  public:
-  Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
-         ServerOptions options);
+  // `host` outlives the server.
+  Server(LineTransport* transport, host::SessionHost* host, ServerOptions options);
   ~Server() override;
 
   void Run();
@@ -142,6 +137,8 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   bool SavesSessions() const;
   // Reloads the agent when it lacks credentials; returns whether it has them now. Reader thread.
   bool RefreshCredentials();
+  // Takes the host's agent as it is now (after a load). Reader thread.
+  void TakeAgent();
   Json::Value AuthMethods(const ClientCapabilities& caps) const;
   void Prompt(const PromptParams& params, jsonrpc::Reply reply);
   void SetMode(const SetModeParams& params, jsonrpc::Reply reply);
@@ -161,14 +158,15 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   void AddSessionSetup(const agent::Session& session, Json::Value* result) const;
   // available_commands_update: the built-in commands, then the spec's.
   void SendCommands(const std::string& session_id);
-  std::string NewSessionId();
 
   // Declared first: destroyed last, after every session that runs on it.
   WorkerPool pool_;
+  host::SessionHost* host_;
   // Passed to new sessions, never called. Replaced only on the reader thread (authenticate,
   // session/new), which is also the only reader of both.
   std::shared_ptr<const agent::AgentConfig> agent_;
   agent::AgentView view_;
+  ThinkingLevelNames levels_;  // the host's
   ServerOptions options_;
   jsonrpc::Peer peer_;
   mutable std::mutex mu_;
@@ -177,10 +175,6 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   std::map<std::string, std::shared_ptr<agent::Session>> sessions_;
   // Running prompts by their request id (as JSON text), for $/cancel_request.
   std::map<std::string, std::weak_ptr<agent::Session>> prompts_;
-  long long session_counter_ = 0;
-  // Null: sessions are not saved (or not yet: set on the reader thread when the agent loads,
-  // before any worker reads it).
-  std::optional<agent::SessionStore> store_;
   std::optional<Error> load_error_;  // the agent has not loaded (ServerOptions::load_error)
   // Fired when input ends: MCP servers still starting stop waiting.
   CancelSource shutdown_;

@@ -1,7 +1,50 @@
-// Built-in slash commands: lookup and parsing of a prompt that calls one.
+// Built-in slash commands: their handlers, lookup and parsing of a prompt that calls one.
 #include "agent/builtin_commands.h"
 
 namespace lousho::agent {
+
+namespace builtin {
+
+bool Compact(CommandHost& host, const std::string& args) {
+  // A failure is shown by the compaction's end event; the prompt itself went as asked.
+  return !host.Compact(args);
+}
+
+bool Model(CommandHost& host, const std::string& args) {
+  std::string offered;
+  for (const std::string& id : host.OfferedModels()) offered += "\n- " + id;
+  const std::string available = offered.empty() ? "" : "\nAvailable:" + offered;
+  if (args.empty()) {
+    host.Note("Current model: " + host.CurrentModel() + available);
+  } else if (Status st = host.SelectModel(args); !st.ok()) {
+    host.Note(st.error().message + available);
+  } else {
+    host.Note("Model: " + args);
+  }
+  return false;
+}
+
+bool Name(CommandHost& host, const std::string& args) {
+  if (args.empty()) {
+    const std::string current = host.Name();
+    host.Note(current.empty() ? "This session has no name yet; /name <title> gives it one."
+                              : "This session is named \"" + current + "\".");
+  } else if (Status st = host.SetName(args); !st.ok()) {
+    host.Note("/name: " + st.error().message);
+  } else {
+    host.Note("Session named \"" + args + "\".");
+  }
+  return false;
+}
+
+bool Export(CommandHost& host, const std::string& args) {
+  auto path = host.Export(args);
+  host.Note(path.ok() ? "Exported this session to " + path->string()
+                      : "/export: " + path.error().message);
+  return false;
+}
+
+}  // namespace builtin
 
 const BuiltinCommand* FindBuiltinCommand(const std::string& name) {
   for (const auto& c : kBuiltinCommands)

@@ -14,9 +14,8 @@
 #include <string>
 
 #include "acp/server.h"
-#include "host/agent_builder.h"
-#include "agent/session_store.h"
 #include "cli/command.h"
+#include "host/session_host.h"
 #include "support/env.h"
 #include "support/log.h"
 #include "support/posix.h"
@@ -38,18 +37,6 @@ struct AcpOptions {
   std::string session_dir;
   bool no_session = false;
 };
-
-// Where session files go: --session-dir, the spec's sessionDir, $LOUSHO_HOME/sessions,
-// ~/.lousho/sessions; none with --no-session. Only a path: nothing is touched here.
-std::optional<std::filesystem::path> SessionRoot(const AcpOptions& o,
-                                                 const agent::AgentConfig& agent) {
-  if (o.no_session) return std::nullopt;
-  if (!o.session_dir.empty()) return std::filesystem::absolute(o.session_dir);
-  if (!agent.session_dir.empty()) return agent.session_dir;
-  auto root = agent::SessionStore::DefaultRoot(ProcessEnv);
-  if (!root) log::Warn("neither LOUSHO_HOME nor HOME is set; sessions are not saved");
-  return root;
-}
 
 std::string CurrentDir() {
   std::error_code ec;
@@ -119,22 +106,27 @@ int RunAcp(const AcpOptions& o) {
   const std::string cwd = CurrentDir();
   const config::AgentChoice choice =
       config::ChooseAgent(o.spec_path.empty() ? o.agent_option : o.spec_path, ProcessEnv, cwd);
-  auto loaded = agent::LoadAgent(choice, o.model, ProcessEnv);
+  host::HostOptions ho;
+  ho.choice = choice;
+  ho.model_override = o.model;
+  ho.env = ProcessEnv;
+  ho.session_dir = o.session_dir;
+  ho.no_session = o.no_session;
+  ho.test_ids = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
+  host::SessionHost host(std::move(ho));
+  Status loaded = host.Load();
   // Named: the caller sees the exit and stderr. Found: an editor started lousho and shows only
   // what comes over the protocol, so the server starts and each new session says what is wrong.
   const bool named = choice.source == config::AgentSource::kArgument;
   if (!loaded.ok() && (named || o.print_agent)) return Fail(loaded.error());
-  if (o.print_agent) return PrintAgent(*loaded);
+  if (o.print_agent) return PrintAgent(host.loaded());
   std::optional<Error> load_error;
-  std::shared_ptr<const agent::AgentConfig> agent;
-  if (loaded.ok()) {
-    agent = loaded->agent;
-    if (agent->provider_error)
-      log::Warn(agent->provider_error->ToString() + "; sessions will fail until it is set");
-  } else {
+  std::shared_ptr<const agent::AgentConfig> agent = host.agent();
+  if (!loaded.ok()) {
     load_error = ExplainLoadError(loaded.error(), choice);
     log::Warn(load_error->ToString());
-    agent = std::make_shared<agent::AgentConfig>();  // a stand-in: answers initialize only
+  } else if (agent->provider_error) {
+    log::Warn(agent->provider_error->ToString() + "; sessions will fail until it is set");
   }
 
   if (!o.record.empty()) {
@@ -144,30 +136,21 @@ int RunAcp(const AcpOptions& o) {
     std::fclose(f);
   }
   if (loaded.ok())
-    log::Info("serving agent '" + agent->name + "' (" + loaded->model + ") over ACP");
+    log::Info("serving agent '" + agent->name + "' (" + host.loaded().model + ") over ACP");
   int stop_fd = InstallStopSignals();
   if (stop_fd < 0) log::Warn("cannot install signal handlers; signals end lousho at once");
   FdTransport transport(STDIN_FILENO, STDOUT_FILENO, o.max_line, stop_fd);
   acp::ServerOptions options;
   options.record_file = o.record;
-  options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
   options.version = LOUSHO_VERSION;
   SetSessionCap(o.max_sessions, &options);
   options.executable = ExecutablePath();
   // `authenticate`, and session/new while credentials are missing, load the agent again: the
   // user may have run `lousho setup` since.
-  options.reload = [choice,
-                    model = o.model]() -> Result<std::shared_ptr<const agent::AgentConfig>> {
-    auto again = agent::LoadAgent(choice, model, ProcessEnv);
-    if (!again.ok()) return ExplainLoadError(again.error(), choice);
-    return again->agent;
-  };
+  options.explain_load_error = [choice](Error e) { return ExplainLoadError(std::move(e), choice); };
   options.cleanup_timeout_ms = o.cleanup_timeout_ms;
-  options.session_root = SessionRoot(o, *agent);
   options.load_error = load_error;
-  if (load_error)
-    options.session_root_of = [o](const agent::AgentConfig& a) { return SessionRoot(o, a); };
-  acp::Server server(&transport, agent, options);
+  acp::Server server(&transport, &host, options);
   server.Run();
   if (int sig = StopSignal(); sig != 0) {
     log::Info("stopped by " + SignalName(sig) + "; sessions ended");

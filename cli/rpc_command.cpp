@@ -14,10 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "host/agent_builder.h"
-#include "agent/session_store.h"
 #include "cli/command.h"
-#include "config/model_catalog.h"
+#include "host/session_host.h"
 #include "rpc_compat/server.h"
 #include "support/env.h"
 #include "support/log.h"
@@ -75,125 +73,6 @@ Result<std::string> AgentPath(const std::string& flag) {
           (looked.empty() ? std::string("$XDG_CONFIG_HOME/lousho/agent.yaml") : looked) + ")");
 }
 
-rpc_compat::ModelOption OptionFor(const config::AgentSpec& spec, const std::string& provider,
-                                  const std::string& id) {
-  rpc_compat::ModelOption m;
-  m.provider = provider;
-  m.id = id;
-  m.name = id;
-  if (provider == "script") {
-    m.api = "script";
-    return m;
-  }
-  auto it = spec.providers.find(provider);
-  const config::ProviderSettings* settings =
-      it != spec.providers.end() ? &it->second : config::FindBuiltinProvider(provider);
-  if (!settings) return m;
-  m.api = settings->api == "openai-chat" ? "openai-completions" : settings->api;
-  m.base_url = settings->base_url;
-  const config::ModelInfo* info = config::FindModel(*settings, id);
-  config::ModelInfo unknown = config::UnknownModelInfo(id);
-  if (!info) info = &unknown;
-  if (!info->name.empty()) m.name = info->name;
-  m.reasoning = info->reasoning;
-  m.images = info->images;
-  m.input_price = info->input_price;
-  m.output_price = info->output_price;
-  m.cache_read_price = info->cache_read_price;
-  m.cache_write_price = info->cache_write_price;
-  m.context_window = info->context_window;
-  m.max_tokens = info->max_output;
-  return m;
-}
-
-// The models a host may pick: the agent's own, the models its providers list, its scripts.
-std::vector<rpc_compat::ModelOption> Catalog(const config::AgentSpec& spec) {
-  std::vector<rpc_compat::ModelOption> out;
-  auto add = [&](const std::string& provider, const std::string& id) {
-    for (const auto& m : out)
-      if (m.provider == provider && m.id == id) return;
-    out.push_back(OptionFor(spec, provider, id));
-  };
-  const size_t slash = spec.model.find('/');
-  add(spec.model.substr(0, slash), slash == std::string::npos ? "" : spec.model.substr(slash + 1));
-  for (const auto& [name, settings] : spec.providers)
-    for (const auto& m : settings.models) add(name, m.id);
-  for (const auto& [name, script] : spec.scripts) add("script", name);
-  return out;
-}
-
-// Where session files go: --session-dir, the spec's sessionDir, $LOUSHO_HOME/sessions,
-// ~/.lousho/sessions; none with --no-session. Only a path: nothing is touched here.
-std::optional<fs::path> SessionRoot(const RpcOptions& o, const config::AgentSpec& spec) {
-  if (o.no_session) return std::nullopt;
-  if (!o.session_dir.empty()) return fs::absolute(o.session_dir);
-  if (!spec.session_dir.empty()) return fs::path(spec.session_dir);
-  auto root = agent::SessionStore::DefaultRoot(ProcessEnv);
-  if (!root) log::Warn("neither LOUSHO_HOME nor HOME is set; sessions are not saved");
-  return root;
-}
-
-// The door's session files and compaction: the engine's own operations.
-void WireEngineOps(const RpcOptions& o, const config::AgentSpec& spec, const fs::path& cwd,
-                   rpc_compat::EngineOps* ops) {
-  std::shared_ptr<const agent::SessionStore> store;
-  if (auto root = SessionRoot(o, spec)) store = std::make_shared<agent::SessionStore>(*root);
-  ops->open = [store, cwd](
-                  std::shared_ptr<const agent::AgentConfig> agent, agent::SessionOptions so,
-                  const rpc_compat::OpenRequest& r) -> Result<std::shared_ptr<agent::Session>> {
-    using Why = rpc_compat::OpenRequest::Why;
-    auto open_file = [&](const fs::path& file) -> Result<std::shared_ptr<agent::Session>> {
-      const fs::path path = cwd / file;
-      std::error_code ec;
-      if (r.why == Why::kStart && !fs::exists(path, ec)) {
-        // --session names a file not written yet: the new session is recorded there.
-        agent::SessionHeader header;
-        header.id = so.id;
-        header.timestamp_ms = agent::NowMs();
-        header.cwd = so.cwd.string();
-        header.agent = agent->name;
-        so.session_file = path.string();
-        so.recorder = agent::SessionWriter::ForNew(path, std::move(header));
-        return agent::Session::Create(std::move(agent), std::move(so));
-      }
-      so.id.clear();  // the file's own id
-      return agent::OpenSessionFile(std::move(agent), std::move(so), path);
-    };
-    switch (r.why) {
-      case Why::kSwitch:
-        return open_file(r.path);
-      case Why::kStart:
-        if (!r.path.empty()) return open_file(r.path);
-        if (r.continue_newest && store) {
-          auto listed = store->List(cwd.string());
-          if (!listed.empty()) return open_file(listed.front().path);
-        }
-        break;
-      case Why::kNew:
-      case Why::kFork:  // a new file too, beginning with the history before the branch point
-        if (store)
-          return agent::CreateRecordedSession(agent, std::move(so), *store, r.parent_session);
-        break;
-    }
-    if (store && r.why == Why::kStart)
-      return agent::CreateRecordedSession(std::move(agent), std::move(so), *store);
-    return agent::Session::Create(std::move(agent), std::move(so));
-  };
-  ops->session_file = [](const agent::Session& s) { return s.session_file(); };
-  ops->export_html = [](const agent::Session& s, const std::string& out) -> Result<std::string> {
-    auto path = s.ExportHtml(out);
-    if (!path.ok()) return path.error();
-    return path->string();
-  };
-  ops->compact = [](agent::Session& s, const std::string& instructions,
-                    std::function<void(Result<rpc_compat::CompactionOutcome>)> done) {
-    return s.Compact(instructions, [done = std::move(done)](Result<agent::CompactionResult> r) {
-      if (!r.ok()) return done(r.error());
-      done(rpc_compat::CompactionOutcome{r->summary, r->first_kept_id, r->tokens_before});
-    });
-  };
-}
-
 // How long work may run on after stdin ends: --eof-grace-ms, else LOUSHO_RPC_EOF_GRACE_MS (a
 // whole number of milliseconds), else rpc_compat::kDefaultEofGraceMs.
 Result<long> EofGraceMs(const RpcOptions& o) {
@@ -229,12 +108,18 @@ int RunRpc(const RpcOptions& o) {
 
   auto path = AgentPath(o.agent);
   if (!path.ok()) return Fail(path.error());
-  auto spec = LoadSpec(*path, o.model);
-  if (!spec.ok()) return Fail(spec.error());
-  auto agent = agent::BuildAgent(*spec, ProcessEnv);
-  if (!agent.ok()) return Fail(agent.error());
-  if ((*agent)->provider_error)
-    log::Warn((*agent)->provider_error->ToString() + "; prompts will fail until it is set");
+  host::HostOptions ho;
+  ho.choice = {config::AgentSource::kArgument, *path, "--agent"};
+  ho.model_override = o.model;
+  ho.env = ProcessEnv;
+  ho.session_dir = o.session_dir;
+  ho.no_session = o.no_session;
+  ho.test_ids = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
+  host::SessionHost host(std::move(ho));
+  if (Status loaded = host.Load(); !loaded.ok()) return Fail(loaded.error());
+  const agent::LoadedAgent agent = host.loaded();
+  if (agent.agent->provider_error)
+    log::Warn(agent.agent->provider_error->ToString() + "; prompts will fail until it is set");
 
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
@@ -246,32 +131,15 @@ int RunRpc(const RpcOptions& o) {
   rpc_compat::ServerOptions options;
   options.version = LOUSHO_VERSION;
   options.cwd = cwd;
-  options.test_mode = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
   options.ui_timeout_ms = o.ui_timeout_ms;
   options.eof_grace_ms = *eof_grace_ms;
   options.emit_title = ProcessEnv("PI_RPC_EMIT_TITLE").value_or("") == "1" ||
                        ProcessEnv("LOUSHO_RPC_EMIT_TITLE").value_or("") == "1";
-  options.catalog.models = Catalog(*spec);
-  auto shared_spec = std::make_shared<config::AgentSpec>(*spec);
-  options.catalog.resolve = [shared_spec](const std::string& provider, const std::string& id) {
-    return agent::ResolveModel(*shared_spec, provider, id, ProcessEnv);
-  };
   options.stopped = [] { return StopSignal() != 0; };
-  WireEngineOps(o, *spec, cwd, &options.ops);
-  // Compaction runs in the engine; its switch is the session's own.
-  options.ops.set_auto_compaction = [](agent::Session& session, bool enabled) {
-    session.SetAutoCompaction(enabled);
-    return Status::Ok();
-  };
-  options.ops.auto_compaction = [](const agent::Session& session) {
-    return session.auto_compaction();
-  };
   options.start.path = o.session;
   options.start.continue_newest = o.continue_session;
-  options.start.no_session = o.no_session;
-  options.start.session_dir = o.session_dir;
-  log::Info("serving agent '" + spec->name + "' (" + spec->model + ") over RPC");
-  rpc_compat::Server server(&transport, *agent, options);
+  log::Info("serving agent '" + agent.agent->name + "' (" + agent.model + ") over RPC");
+  rpc_compat::Server server(&transport, &host, options);
   server.Run();
   return 0;
 }

@@ -208,6 +208,7 @@ Result<LoadedAgent> LoadAgent(const config::AgentChoice& choice, const std::stri
         "; set it in the agent's environment or run `lousho setup` in a terminal";
   }
   out.agent = std::move(*agent);
+  out.spec = std::make_shared<const config::AgentSpec>(std::move(spec));
   return out;
 }
 

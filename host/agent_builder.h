@@ -28,6 +28,7 @@ struct LoadedAgent {
   std::string model;         // "provider/model" it uses
   std::string model_reason;  // why that model (the built-in agent), else ""
   std::string credentials_path;
+  std::shared_ptr<const config::AgentSpec> spec;  // as loaded (its providers name the models)
 };
 
 // Loads the chosen agent. `model_override` is --model. A missing key is no error (the agent

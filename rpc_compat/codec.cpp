@@ -709,15 +709,4 @@ Json::Value ModelToJson(const ModelOption& m) {
   return j;
 }
 
-std::vector<std::string> ThinkingLevels(bool reasoning) {
-  if (!reasoning) return {"off"};
-  return {"off", "minimal", "low", "medium", "high", "xhigh"};
-}
-
-bool IsThinkingLevel(const std::string& level) {
-  for (const auto& l : ThinkingLevels(true))
-    if (l == level) return true;
-  return false;
-}
-
 }  // namespace lousho::rpc_compat

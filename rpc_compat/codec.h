@@ -137,8 +137,4 @@ struct ModelOption {
 };
 Json::Value ModelToJson(const ModelOption& model);
 
-// Thinking levels a model offers ("off" first; the efforts only for reasoning models).
-std::vector<std::string> ThinkingLevels(bool reasoning);
-bool IsThinkingLevel(const std::string& level);
-
 }  // namespace lousho::rpc_compat

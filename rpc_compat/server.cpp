@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 #include <utility>
 
 #include "agent/history.h"
@@ -33,6 +32,24 @@ constexpr const char* kAllowAlways = "Always allow";
 constexpr const char* kReject = "Reject";
 constexpr const char* kRejectAlways = "Always reject";
 
+// The host's offers in this dialect's terms (a model the catalogue does not name shows its id).
+std::vector<ModelOption> RpcModelsOf(const std::vector<host::ModelOffer>& offers) {
+  std::vector<ModelOption> out;
+  out.reserve(offers.size());
+  for (const auto& o : offers)
+    out.push_back({o.option.provider, o.option.model_id,
+                   o.catalog_name.empty() ? o.option.model_id : o.catalog_name,
+                   o.api == "openai-chat" ? "openai-completions" : o.api, o.base_url, o.reasoning,
+                   o.images, o.input_price, o.output_price, o.cache_read_price, o.cache_write_price,
+                   o.context_window, o.max_tokens});
+  return out;
+}
+
+bool IsOfferedLevel(const std::string& level) {
+  const auto& levels = host::SessionHost::ThinkingLevels();
+  return std::any_of(levels.begin(), levels.end(), [&](const auto& l) { return l.id == level; });
+}
+
 std::string Trim(const std::string& s) {
   const char* ws = " \t\r\n";
   size_t b = s.find_first_not_of(ws);
@@ -42,11 +59,12 @@ std::string Trim(const std::string& s) {
 
 }  // namespace
 
-Server::Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
-               ServerOptions options)
+Server::Server(LineTransport* transport, host::SessionHost* host, ServerOptions options)
     : transport_(transport),
-      agent_(std::move(agent)),
+      host_(host),
+      agent_(host->agent()),
       view_(agent::ViewOf(*agent_)),
+      models_(RpcModelsOf(host->models())),
       options_(std::move(options)) {
   BindCommands();
 }
@@ -105,7 +123,7 @@ void Server::BindCommands() {
 }
 
 void Server::Run() {
-  auto created = CreateSession(options_.start, {}, "");
+  auto created = CreateSession(options_.start);
   if (created.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     session_ = *created;
@@ -224,64 +242,69 @@ void Server::Fail(const Request& req, const std::string& error) {
 
 // --- sessions and prompts ---
 
-Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest& request,
-                                                              std::vector<agent::Entry> seed,
-                                                              std::string seed_leaf) {
-  agent::SessionOptions so;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++session_counter_;
-    if (options_.test_mode) {
-      so.id = "sess-" + std::to_string(session_counter_);
-    } else {
-      static thread_local std::mt19937_64 rng(std::random_device{}());
-      char buf[37];
-      const unsigned long long a = rng(), b = rng();
-      snprintf(buf, sizeof buf, "%08llx-%04llx-4%03llx-a%03llx-%012llx", a >> 32,
-               (a >> 16) & 0xffff, a & 0xfff, (b >> 48) & 0xfff, b & 0xffffffffffffULL);
-      so.id = buf;
-    }
+Result<std::shared_ptr<agent::Session>> Server::OpenFor(
+    const OpenRequest& request, agent::SessionOptions so,
+    const std::shared_ptr<agent::Session>& old) {
+  using Why = OpenRequest::Why;
+  switch (request.why) {
+    case Why::kSwitch:
+      return host_->Open(std::move(so), options_.cwd / request.path);
+    case Why::kFork:  // a new file, beginning with the history before the branch point
+      if (old) return host_->Fork(*old, request.leaf, std::move(so));
+      return host_->New(std::move(so));
+    case Why::kNew:
+      return host_->New(std::move(so), request.parent_session);
+    case Why::kStart:
+      break;
   }
+  if (!request.path.empty())
+    return host_->Open(std::move(so), options_.cwd / request.path, /*create=*/true);
+  auto listed = request.continue_newest ? host_->List(options_.cwd.string())
+                                        : std::vector<agent::SessionSummary>();
+  if (!listed.empty()) return host_->Open(std::move(so), listed.front().path);
+  return host_->New(std::move(so));
+}
+
+Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest& request) {
+  agent::SessionOptions so;
+  so.id = host_->NewSessionId();
   so.cwd = options_.cwd;
   so.services.permissions = this;
   so.services.dialogs = this;
   so.services.host_tools = this;
   so.pool = &pool_;
   so.sink = [this](const agent::Event& e) { SendEvent(e); };
-  so.seed = std::move(seed);
-  so.seed_leaf = std::move(seed_leaf);
   // RPC mode's todo defaults, whatever the user's settings elsewhere: reminders and auto-clear.
   so.todos.reminders = true;
   so.todos.max_reminders = 3;
   so.todos.auto_clear = true;
   so.auto_title = false;  // the seed: no automatic session titles on this door
-  auto created = options_.ops.open ? options_.ops.open(agent_, std::move(so), request)
-                                   : agent::Session::Create(agent_, std::move(so));
+  std::shared_ptr<agent::Session> old = current();
+  auto created = OpenFor(request, std::move(so), old);
   if (!created.ok()) return created.error();
   // A new session keeps what the host chose for the old one: the queue settings, and for a new
   // session or a fork the model (recorded only when it differs). A session opened from a file
   // (switch_session) continues with the model its branch recorded, and gains no entry by opening.
-  std::shared_ptr<agent::Session> old = current();
   std::shared_ptr<agent::Session> s = *created;
   if (old) {
     const bool keep_model =
         request.why == OpenRequest::Why::kNew || request.why == OpenRequest::Why::kFork;
-    const agent::ModelChoice want = old->model();
-    const agent::ModelChoice have = s->model();
+    const agent::ModelChoice want = old->selection().model();
+    const agent::ModelChoice have = s->selection().model();
     // A fresh session: no change can be pending, so neither call fails.
     if (keep_model && (want.provider_name != have.provider_name || want.model_id != have.model_id))
-      (void)s->SetModel(want);
+      (void)s->selection().SetModel(want);
     else if (keep_model && want.thinking != have.thinking)
-      (void)s->SetThinking(want.thinking);
-    s->SetQueueSettings(old->queue_settings());
-    s->SetAutoRetry(old->auto_retry());
+      (void)s->selection().SetThinking(want.thinking);
+    s->queues().SetSettings(old->queues().settings());
+    s->stream().SetAutoRetry(old->stream().auto_retry());
   }
   std::vector<agent::HostToolSpec> host_tools;
   {
     std::lock_guard<std::mutex> lock(mu_);
     host_tools = host_tools_;
   }
-  for (auto& spec : host_tools) s->AddTool(agent::MakeHostTool(spec));
+  for (auto& spec : host_tools) s->tools().Add(agent::MakeHostTool(spec));
   // The first session's servers start in Run, after the ready frame.
   if (request.why != OpenRequest::Why::kStart) AttachMcpServers(s, /*wait=*/false);
   return s;
@@ -301,7 +324,7 @@ void Server::AttachMcpServers(const std::shared_ptr<agent::Session>& session, bo
   mo.client_version = options_.version;
   mo.settings = view_.mcp;
   auto attach = [this, session, mo] {
-    for (const auto& status : agent::mcp::AttachServers(*session, view_.mcp_servers, mo)) {
+    for (const auto& status : host::AttachMcpServers(*session, view_.mcp_servers, mo)) {
       const std::string msg = agent::mcp::FailureMessage(status);
       if (msg.empty()) continue;
       log::Warn(msg);
@@ -352,7 +375,7 @@ void Server::StartPrompt(const Request& req, std::vector<agent::ContentBlock> co
   };
   std::shared_ptr<agent::Session> s = current();
   if (!s) return fail("No session");
-  if (!s->model().provider) {
+  if (!s->selection().model().provider) {
     return fail(view_.provider_error ? view_.provider_error->message
                                      : std::string("No model available"));
   }
@@ -422,7 +445,7 @@ void Server::Prompt(const Request& req, const PromptParams& p) {
   const agent::QueueKind kind =
       p.streaming_behavior == "steer" ? agent::QueueKind::kSteering : agent::QueueKind::kFollowUp;
   std::shared_ptr<agent::Session> s = current();
-  if (s && s->Enqueue(kind, p.content)) return Ok(req);
+  if (s && s->queues().Enqueue(kind, p.content)) return Ok(req);
   // The run is ending and takes no more messages: this one starts the next run.
   Ok(req);
   WhenIdle([this, req, content = p.content] { StartPrompt(req, content, /*acked=*/true); });
@@ -443,7 +466,7 @@ void Server::FollowUp(const Request& req, const PromptParams& p) {
 void Server::Abort(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   // Answered after the aborted run's agent_end.
@@ -454,15 +477,13 @@ void Server::AbortAndPrompt(const Request& req, const PromptParams& p) {
   Ok(req);
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   WhenIdle([this, req, content = p.content] { StartPrompt(req, content, /*acked=*/true); });
 }
 
 void Server::NewSession(const Request& req, const NewSessionParams& p) {
-  if (!p.parent_session.empty() && !options_.ops.open)
-    return Fail(req, "new_session with parentSession needs session files, which are not available");
   OpenRequest request;
   request.why = OpenRequest::Why::kNew;
   request.parent_session = p.parent_session;
@@ -472,13 +493,13 @@ void Server::NewSession(const Request& req, const NewSessionParams& p) {
 void Server::ReplaceSessionWhenIdle(const Request& req, OpenRequest request) {
   std::shared_ptr<agent::Session> s = current();
   if (s) {
-    s->ClearQueues();
+    s->queues().Clear();
     s->Cancel();
   }
   WhenIdle([this, req, request = std::move(request)] {
     std::shared_ptr<agent::Session> old = current();
     std::error_code ec;
-    const std::string own = old && options_.ops.session_file ? options_.ops.session_file(*old) : "";
+    const std::string own = old ? old->info().session_file : "";
     if (request.why == OpenRequest::Why::kSwitch && !own.empty() &&
         std::filesystem::equivalent(options_.cwd / request.path, own, ec)) {
       // Switching to the session's own file reads it again: the session lets go of it (its
@@ -490,7 +511,7 @@ void Server::ReplaceSessionWhenIdle(const Request& req, OpenRequest request) {
 }
 
 void Server::SwapSession(const Request& req, const OpenRequest& request, bool close_old) {
-  auto created = CreateSession(request, {}, "");
+  auto created = CreateSession(request);
   if (!created.ok()) return Fail(req, created.error().message);
   std::shared_ptr<agent::Session> old;
   {
@@ -504,16 +525,17 @@ void Server::SwapSession(const Request& req, const OpenRequest& request, bool cl
   old->Close([this, req, data] { OkData(req, data); });
 }
 
-const ModelOption* Server::FindModel(const std::string& provider, const std::string& id) const {
-  for (const auto& m : options_.catalog.models)
-    if (m.provider == provider && m.id == id) return &m;
-  return nullptr;
+std::optional<ModelOption> Server::FindModel(const std::string& provider,
+                                             const std::string& id) const {
+  for (const auto& m : models_)
+    if (m.provider == provider && m.id == id) return m;
+  return std::nullopt;
 }
 
 ModelOption Server::CurrentModel() const {
   std::shared_ptr<agent::Session> s = current();
-  agent::ModelChoice choice = s ? s->model() : agent_->model;
-  if (const ModelOption* m = FindModel(choice.provider_name, choice.model_id)) return *m;
+  agent::ModelChoice choice = s ? s->selection().model() : agent_->model;
+  if (auto m = FindModel(choice.provider_name, choice.model_id)) return *m;
   ModelOption m;
   m.provider = choice.provider_name;
   m.id = choice.model_id;
@@ -526,28 +548,25 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
   const ModelOption model = CurrentModel();
-  const agent::QueueSettings q = s->queue_settings();
+  const agent::QueueSettings q = s->queues().settings();
   Json::Value data = Obj();
   data["model"] = ModelToJson(model);
-  data["thinkingLevel"] =
-      model.reasoning ? agent::ThinkingLevelId(s->model().thinking) : std::string("off");
+  data["thinkingLevel"] = agent::ThinkingLevelId(s->selection().model().thinking);
   {
     std::lock_guard<std::mutex> lock(mu_);
     data["isStreaming"] = running_;
   }
-  data["todoPhases"] = TodosToJson(s->Todos());
+  data["todoPhases"] = TodosToJson(s->todos().phases());
   data["isCompacting"] = false;
   data["steeringMode"] = agent::QueueModeId(q.steering);
   data["followUpMode"] = agent::QueueModeId(q.follow_up);
   data["interruptMode"] = agent::InterruptModeId(q.interrupt);
-  data["sessionId"] = s->id();
-  if (std::string name = s->Name(); !name.empty()) data["sessionName"] = name;
-  data["autoCompactionEnabled"] = options_.ops.auto_compaction && options_.ops.auto_compaction(*s);
-  if (options_.ops.session_file) {
-    if (std::string file = options_.ops.session_file(*s); !file.empty()) data["sessionFile"] = file;
-  }
-  data["messageCount"] = static_cast<Json::UInt64>(s->History().size());
-  const auto queued = static_cast<Json::UInt64>(s->QueuedCount());
+  data["sessionId"] = s->info().id;
+  if (std::string name = s->branches().Name(); !name.empty()) data["sessionName"] = name;
+  data["autoCompactionEnabled"] = s->compaction().auto_enabled();
+  if (const std::string& file = s->info().session_file; !file.empty()) data["sessionFile"] = file;
+  data["messageCount"] = static_cast<Json::UInt64>(s->transcript().Messages().size());
+  const auto queued = static_cast<Json::UInt64>(s->queues().Count());
   data["queuedMessageCount"] = queued;
   data["pendingMessageCount"] = queued;  // pi's name for it
   OkData(req, data);
@@ -556,7 +575,7 @@ void Server::GetState(const Request& req, const NoParams& /*p*/) {
 void Server::SetTodos(const Request& req, const TodosParams& p) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  s->SetTodos(p.phases);
+  s->todos().Set(p.phases);
   Json::Value data = Obj();
   data["todoPhases"] = TodosToJson(p.phases);
   OkData(req, data);
@@ -573,8 +592,8 @@ void Server::SetHostTools(const Request& req, const HostToolsParams& p) {
   Json::Value names(Json::arrayValue);
   if (s) {
     // The new set replaces the old one before the next model request.
-    for (const auto& t : old) s->RemoveTool(t.name);
-    for (const auto& t : p.tools) s->AddTool(agent::MakeHostTool(t));
+    for (const auto& t : old) s->tools().Remove(t.name);
+    for (const auto& t : p.tools) s->tools().Add(agent::MakeHostTool(t));
   }
   for (const auto& t : p.tools) names.append(t.name);
   Json::Value data = Obj();
@@ -582,56 +601,55 @@ void Server::SetHostTools(const Request& req, const HostToolsParams& p) {
   OkData(req, data);
 }
 
-void Server::SetModel(const Request& req, const SetModelParams& p) {
+Result<ModelOption> Server::SwitchModel(const std::string& provider, const std::string& id) {
   std::shared_ptr<agent::Session> s = current();
-  const ModelOption* option = FindModel(p.provider, p.model_id);
-  if (!s || !option || !options_.catalog.resolve)
-    return Fail(req, "Model not found: " + p.provider + "/" + p.model_id);
-  auto choice = options_.catalog.resolve(p.provider, p.model_id);
+  std::optional<ModelOption> option = FindModel(provider, id);
+  if (!s || !option)
+    return MakeError(ErrorCode::kModelUnknown, "Model not found: " + provider + "/" + id);
+  auto choice = host_->ResolveModel(provider, id);
   if (!choice.ok())
-    return Fail(req, "Model not found: " + p.provider + "/" + p.model_id + " (" +
-                         choice.error().message + ")");
-  choice->thinking = option->reasoning ? s->model().thinking : agent::ThinkingLevel::kOff;
-  if (Status st = s->SetModel(std::move(*choice)); !st.ok()) return Fail(req, st.error().message);
+    return MakeError(ErrorCode::kModelUnknown, "Model not found: " + provider + "/" + id + " (" +
+                                                   choice.error().message + ")");
+  choice->thinking = s->selection().model().thinking;  // the thinking level is its own choice
+  if (Status st = s->selection().SetModel(std::move(*choice)); !st.ok()) return st.error();
+  return *option;
+}
+
+void Server::SetModel(const Request& req, const SetModelParams& p) {
+  auto option = SwitchModel(p.provider, p.model_id);
+  if (!option.ok()) return Fail(req, option.error().message);
   OkData(req, ModelToJson(*option));
 }
 
 void Server::CycleModel(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
-  const auto& models = options_.catalog.models;
-  if (!s || models.size() < 2 || !options_.catalog.resolve) return OkData(req, Json::Value());
-  const agent::ModelChoice now = s->model();
+  if (!s || models_.size() < 2) return OkData(req, Json::Value());
+  const agent::ModelChoice now = s->selection().model();
   size_t next = 0;
-  for (size_t i = 0; i < models.size(); ++i)
-    if (models[i].provider == now.provider_name && models[i].id == now.model_id)
-      next = (i + 1) % models.size();
-  const ModelOption& option = models[next];
-  auto choice = options_.catalog.resolve(option.provider, option.id);
-  if (!choice.ok()) return Fail(req, choice.error().message);
-  choice->thinking = option.reasoning ? now.thinking : agent::ThinkingLevel::kOff;
-  const agent::ThinkingLevel level = choice->thinking;
-  if (Status st = s->SetModel(std::move(*choice)); !st.ok()) return Fail(req, st.error().message);
+  for (size_t i = 0; i < models_.size(); ++i)
+    if (models_[i].provider == now.provider_name && models_[i].id == now.model_id)
+      next = (i + 1) % models_.size();
+  auto option = SwitchModel(models_[next].provider, models_[next].id);
+  if (!option.ok()) return Fail(req, option.error().message);
   Json::Value data = Obj();
-  data["model"] = ModelToJson(option);
-  data["thinkingLevel"] = agent::ThinkingLevelId(level);
+  data["model"] = ModelToJson(*option);
+  data["thinkingLevel"] = agent::ThinkingLevelId(now.thinking);
   data["isScoped"] = false;
   OkData(req, data);
 }
 
 void Server::GetAvailableModels(const Request& req, const NoParams& /*p*/) {
   Json::Value models(Json::arrayValue);
-  for (const auto& m : options_.catalog.models) models.append(ModelToJson(m));
+  for (const auto& m : models_) models.append(ModelToJson(m));
   Json::Value data = Obj();
   data["models"] = models;
   OkData(req, data);
 }
 
 void Server::SetThinkingLevel(const Request& req, const LevelParams& p) {
-  if (!IsThinkingLevel(p.level)) return Fail(req, "Invalid thinking level: " + p.level);
-  std::shared_ptr<agent::Session> s = current();
-  // A model without reasoning stays "off", as the hosts' own agents clamp it.
-  if (s && CurrentModel().reasoning) {
-    if (Status st = s->SetThinking(agent::ParseThinkingLevel(p.level)); !st.ok())
+  if (!IsOfferedLevel(p.level)) return Fail(req, "Invalid thinking level: " + p.level);
+  if (std::shared_ptr<agent::Session> s = current()) {
+    if (Status st = s->selection().SetThinking(agent::ParseThinkingLevel(p.level)); !st.ok())
       return Fail(req, st.error().message);
   }
   Ok(req);
@@ -639,13 +657,13 @@ void Server::SetThinkingLevel(const Request& req, const LevelParams& p) {
 
 void Server::CycleThinkingLevel(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
-  if (!s || !CurrentModel().reasoning) return OkData(req, Json::Value());
-  const std::vector<std::string> levels = ThinkingLevels(true);
-  const std::string now = agent::ThinkingLevelId(s->model().thinking);
-  auto it = std::find(levels.begin(), levels.end(), now);
+  if (!s) return OkData(req, Json::Value());
+  const auto& levels = host::SessionHost::ThinkingLevels();
+  const std::string now = agent::ThinkingLevelId(s->selection().model().thinking);
+  auto it = std::find_if(levels.begin(), levels.end(), [&](const auto& l) { return l.id == now; });
   const std::string next =
-      it == levels.end() || it + 1 == levels.end() ? levels.front() : *(it + 1);
-  if (Status st = s->SetThinking(agent::ParseThinkingLevel(next)); !st.ok())
+      it == levels.end() || it + 1 == levels.end() ? levels.front().id : (it + 1)->id;
+  if (Status st = s->selection().SetThinking(agent::ParseThinkingLevel(next)); !st.ok())
     return Fail(req, st.error().message);
   Json::Value data = Obj();
   data["level"] = next;
@@ -654,7 +672,7 @@ void Server::CycleThinkingLevel(const Request& req, const NoParams& /*p*/) {
 
 void Server::GetAvailableThinkingLevels(const Request& req, const NoParams& /*p*/) {
   Json::Value levels(Json::arrayValue);
-  for (const auto& l : ThinkingLevels(CurrentModel().reasoning)) levels.append(l);
+  for (const auto& l : host::SessionHost::ThinkingLevels()) levels.append(l.id);
   Json::Value data = Obj();
   data["levels"] = levels;
   OkData(req, data);
@@ -664,9 +682,9 @@ void Server::SetSteeringMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseQueueModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid steering mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.steering = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
@@ -674,9 +692,9 @@ void Server::SetFollowUpMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseQueueModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid follow-up mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.follow_up = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
@@ -684,19 +702,19 @@ void Server::SetInterruptMode(const Request& req, const ModeParams& p) {
   auto mode = agent::ParseInterruptModeId(p.mode);
   std::shared_ptr<agent::Session> s = current();
   if (!mode || !s) return Fail(req, "Invalid interrupt mode: " + p.mode);
-  agent::QueueSettings q = s->queue_settings();
+  agent::QueueSettings q = s->queues().settings();
   q.interrupt = *mode;
-  s->SetQueueSettings(q);
+  s->queues().SetSettings(q);
   Ok(req);
 }
 
 void Server::SetAutoRetry(const Request& req, const EnabledParams& p) {
-  if (std::shared_ptr<agent::Session> s = current()) s->SetAutoRetry(p.enabled);
+  if (std::shared_ptr<agent::Session> s = current()) s->stream().SetAutoRetry(p.enabled);
   Ok(req);
 }
 
 void Server::AbortRetry(const Request& req, const NoParams& /*p*/) {
-  if (std::shared_ptr<agent::Session> s = current()) s->AbortRetry();
+  if (std::shared_ptr<agent::Session> s = current()) s->stream().AbortRetry();
   Ok(req);
 }
 
@@ -718,7 +736,8 @@ void Server::Bash(const Request& req, const BashParams& p) {
       Write(f);
     };
     auto r = agent::RunShellCommand(command, options_.cwd, on_output, source->token());
-    if (r.ok() && s) s->AddContext(agent::ShellCommandMessage(command, *r));  // for the next prompt
+    if (r.ok() && s)
+      s->queues().AddContext(agent::ShellCommandMessage(command, *r));  // for the next prompt
     // The command is over before its response goes out (a host may start the next one as soon as
     // it reads it); abort_bash answers after it (waiters), so hosts see the two in that order.
     std::vector<std::function<void()>> waiters;
@@ -768,7 +787,7 @@ void Server::AbortBash(const Request& req, const NoParams& /*p*/) {
 void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  const std::vector<agent::Message> messages = s->History();
+  const std::vector<agent::Message> messages = s->transcript().Messages();
   long long user = 0, assistant = 0, tool_calls = 0, tool_results = 0;
   const agent::Message* last_assistant = nullptr;
   for (const auto& m : messages) {
@@ -787,12 +806,10 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
         break;
     }
   }
-  const agent::Usage usage = s->TotalUsage();
+  const agent::Usage usage = s->transcript().TotalUsage();
   Json::Value data = Obj();
-  data["sessionId"] = s->id();
-  if (options_.ops.session_file) {
-    if (std::string file = options_.ops.session_file(*s); !file.empty()) data["sessionFile"] = file;
-  }
+  data["sessionId"] = s->info().id;
+  if (const std::string& file = s->info().session_file; !file.empty()) data["sessionFile"] = file;
   data["userMessages"] = static_cast<Json::Int64>(user);
   data["assistantMessages"] = static_cast<Json::Int64>(assistant);
   data["toolCalls"] = static_cast<Json::Int64>(tool_calls);
@@ -806,7 +823,7 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
   tokens["total"] = static_cast<Json::Int64>(usage.total());
   data["tokens"] = tokens;
   data["cost"] = usage.cost;
-  const agent::ModelChoice model = s->model();
+  const agent::ModelChoice model = s->selection().model();
   const long long window = model.provider ? model.provider->ContextWindow() : 0;
   if (last_assistant && window > 0) {
     Json::Value cu = Obj();
@@ -826,7 +843,7 @@ void Server::Branch(const Request& req, const EntryParams& p) {
   }
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  const std::vector<agent::Entry> entries = s->Entries();
+  const std::vector<agent::Entry> entries = s->transcript().Entries();
   std::map<std::string, const agent::Entry*> by_id;
   for (const auto& e : entries) by_id[e.id] = &e;
   auto it = by_id.find(p.entry_id);
@@ -837,15 +854,10 @@ void Server::Branch(const Request& req, const EntryParams& p) {
     return Fail(req, "Entry " + p.entry_id + " is not a user message");
   // The new session holds the history before that message; its text goes back to the host's
   // editor.
-  std::vector<agent::Entry> path;
-  for (auto cur = by_id.find(target.parent_id); cur != by_id.end();
-       cur = by_id.find(cur->second->parent_id))
-    path.push_back(*cur->second);
-  std::reverse(path.begin(), path.end());
   OpenRequest fork;
   fork.why = OpenRequest::Why::kFork;
-  if (options_.ops.session_file) fork.parent_session = options_.ops.session_file(*s);
-  auto created = CreateSession(fork, std::move(path), target.parent_id);
+  fork.leaf = target.parent_id;
+  auto created = CreateSession(fork);
   if (!created.ok()) return Fail(req, created.error().message);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -861,22 +873,14 @@ void Server::Branch(const Request& req, const EntryParams& p) {
 void Server::GetBranchMessages(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  const std::vector<agent::Entry> entries = s->Entries();
-  std::map<std::string, const agent::Entry*> by_id;
-  for (const auto& e : entries) by_id[e.id] = &e;
-  std::vector<const agent::Entry*> users;
-  for (auto cur = by_id.find(s->Leaf()); cur != by_id.end();
-       cur = by_id.find(cur->second->parent_id)) {
-    const agent::Entry& e = *cur->second;
-    if (e.kind == agent::EntryKind::kMessage && e.message.role == agent::Role::kUser &&
-        !e.message.is_custom())
-      users.push_back(&e);
-  }
   Json::Value messages(Json::arrayValue);
-  for (auto u = users.rbegin(); u != users.rend(); ++u) {
+  for (const agent::Entry& e : s->transcript().BranchEntries()) {
+    if (e.kind != agent::EntryKind::kMessage || e.message.role != agent::Role::kUser ||
+        e.message.is_custom())
+      continue;
     Json::Value m = Obj();
-    m["entryId"] = (*u)->id;
-    m["text"] = (*u)->message.TextContent();
+    m["entryId"] = e.id;
+    m["text"] = e.message.TextContent();
     messages.append(m);
   }
   Json::Value data = Obj();
@@ -889,7 +893,7 @@ void Server::GetLastAssistantText(const Request& req, const NoParams& /*p*/) {
   Json::Value data = Obj();
   data["text"] = Json::Value();
   if (s) {
-    const std::vector<agent::Message> messages = s->History();
+    const std::vector<agent::Message> messages = s->transcript().Messages();
     for (auto m = messages.rbegin(); m != messages.rend(); ++m) {
       if (m->role != agent::Role::kAssistant) continue;
       std::string text = m->TextContent();
@@ -906,7 +910,7 @@ void Server::SetSessionName(const Request& req, const NameParams& p) {
   if (name.empty()) return Fail(req, "Session name cannot be empty");
   std::shared_ptr<agent::Session> s = current();
   if (!s) return Fail(req, "No session");
-  if (Status st = s->SetName(name); !st.ok()) return Fail(req, st.error().message);
+  if (Status st = s->branches().SetName(name); !st.ok()) return Fail(req, st.error().message);
   Ok(req);
   if (options_.emit_title) {
     Json::Value f = Obj();
@@ -921,42 +925,38 @@ void Server::SetSessionName(const Request& req, const NameParams& p) {
 void Server::GetMessages(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
   Json::Value data = Obj();
-  data["messages"] = s ? MessagesToRpc(s->History()) : Json::Value(Json::arrayValue);
+  data["messages"] = s ? MessagesToRpc(s->transcript().Messages()) : Json::Value(Json::arrayValue);
   OkData(req, data);
 }
 
-void Server::GetCommands(const Request& req, const NoParams& /*p*/) {
+namespace {
+// The spec's commands as get_commands (source "prompt") and get_available_commands (source
+// "custom", with the input hint) list them.
+Json::Value CommandsData(const std::vector<config::SlashCommand>& list, bool available) {
   Json::Value commands(Json::arrayValue);
-  for (const auto& c : view_.commands) {
+  for (const auto& c : list) {
     Json::Value item = Obj();
     item["name"] = c.name;
     if (!c.description.empty()) item["description"] = c.description;
-    item["source"] = "prompt";
+    if (available && !c.hint.empty()) item["input"]["hint"] = c.hint;
+    item["source"] = available ? "custom" : "prompt";
     commands.append(item);
   }
   Json::Value data = Obj();
   data["commands"] = commands;
-  OkData(req, data);
+  return data;
+}
+}  // namespace
+
+void Server::GetCommands(const Request& req, const NoParams& /*p*/) {
+  OkData(req, CommandsData(view_.commands, false));
 }
 
 void Server::GetAvailableCommands(const Request& req, const NoParams& /*p*/) {
-  Json::Value commands(Json::arrayValue);
-  for (const auto& c : view_.commands) {
-    Json::Value item = Obj();
-    item["name"] = c.name;
-    if (!c.description.empty()) item["description"] = c.description;
-    if (!c.hint.empty()) item["input"]["hint"] = c.hint;
-    item["source"] = "custom";
-    commands.append(item);
-  }
-  Json::Value data = Obj();
-  data["commands"] = commands;
-  OkData(req, data);
+  OkData(req, CommandsData(view_.commands, true));
 }
 
 void Server::SwitchSession(const Request& req, const PathParams& p) {
-  if (!options_.ops.open)
-    return Fail(req, req.command + ": needs session files, which are not available");
   if (p.path.empty()) return Fail(req, "Invalid switch_session command: sessionPath: required");
   OpenRequest request;
   request.why = OpenRequest::Why::kSwitch;
@@ -966,28 +966,27 @@ void Server::SwitchSession(const Request& req, const PathParams& p) {
 
 void Server::ExportHtml(const Request& req, const PathParams& p) {
   std::shared_ptr<agent::Session> s = current();
-  if (!options_.ops.export_html || !s)
-    return Fail(req, req.command + ": needs session files, which are not available");
-  auto path = options_.ops.export_html(*s, p.path);
+  if (!s) return Fail(req, "No session");
+  auto path = s->transcript().ExportHtml(p.path);
   if (!path.ok()) return Fail(req, path.error().message);
   Json::Value data = Obj();
-  data["path"] = *path;
+  data["path"] = path->string();
   OkData(req, data);
 }
 
 void Server::Compact(const Request& req, const PathParams& p) {
   std::shared_ptr<agent::Session> s = current();
-  if (!options_.ops.compact || !s) return Fail(req, "compact: compaction is not available");
+  if (!s) return Fail(req, "No session");
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (running_) return Fail(req, "Cannot compact while a response is in progress");
   }
   // The answer comes from the engine's callback: the reader thread goes on reading meanwhile.
-  Status st = options_.ops.compact(*s, p.path, [this, req](Result<CompactionOutcome> r) {
+  Status st = s->compaction().Compact(p.path, [this, req](Result<agent::CompactionResult> r) {
     if (!r.ok()) return Fail(req, r.error().message);
     Json::Value data = Obj();
     data["summary"] = r->summary;
-    data["firstKeptEntryId"] = r->first_kept_entry_id;
+    data["firstKeptEntryId"] = r->first_kept_id;
     data["tokensBefore"] = static_cast<Json::Int64>(r->tokens_before);
     OkData(req, data);
   });
@@ -996,10 +995,8 @@ void Server::Compact(const Request& req, const PathParams& p) {
 
 void Server::SetAutoCompaction(const Request& req, const EnabledParams& p) {
   std::shared_ptr<agent::Session> s = current();
-  if (!options_.ops.set_auto_compaction || !s)
-    return Fail(req, req.command + ": compaction is not available in this build yet");
-  Status st = options_.ops.set_auto_compaction(*s, p.enabled);
-  if (!st.ok()) return Fail(req, st.error().message);
+  if (!s) return Fail(req, "No session");
+  s->compaction().SetAuto(p.enabled);
   Ok(req);
 }
 
@@ -1100,6 +1097,15 @@ Result<std::optional<UiResponse>> Server::Dialog(Json::Value request, const Canc
   return std::optional<UiResponse>(std::move(*parsed));
 }
 
+namespace {
+// The text a select, input or editor dialog answered; nullopt when dismissed or timed out.
+Result<std::optional<std::string>> TextAnswer(const Result<std::optional<UiResponse>>& answer) {
+  if (!answer.ok()) return answer.error();
+  if (!*answer || (*answer)->cancelled || !(*answer)->value) return std::optional<std::string>();
+  return (*answer)->value;
+}
+}  // namespace
+
 Result<std::optional<std::string>> Server::Select(const std::string& /*session_id*/,
                                                   const std::string& title,
                                                   const std::vector<std::string>& options,
@@ -1109,10 +1115,7 @@ Result<std::optional<std::string>> Server::Select(const std::string& /*session_i
   r["title"] = title;
   r["options"] = Json::Value(Json::arrayValue);
   for (const auto& o : options) r["options"].append(o);
-  auto answer = Dialog(std::move(r), cancel);
-  if (!answer.ok()) return answer.error();
-  if (!*answer || (*answer)->cancelled || !(*answer)->value) return std::optional<std::string>();
-  return (*answer)->value;
+  return TextAnswer(Dialog(std::move(r), cancel));
 }
 
 Result<std::optional<bool>> Server::Confirm(const std::string& /*session_id*/,
@@ -1136,10 +1139,7 @@ Result<std::optional<std::string>> Server::Input(const std::string& /*session_id
   r["method"] = ui::kInput;
   r["title"] = title;
   if (!placeholder.empty()) r["placeholder"] = placeholder;
-  auto answer = Dialog(std::move(r), cancel);
-  if (!answer.ok()) return answer.error();
-  if (!*answer || (*answer)->cancelled || !(*answer)->value) return std::optional<std::string>();
-  return (*answer)->value;
+  return TextAnswer(Dialog(std::move(r), cancel));
 }
 
 Result<std::optional<std::string>> Server::Editor(const std::string& /*session_id*/,
@@ -1150,10 +1150,7 @@ Result<std::optional<std::string>> Server::Editor(const std::string& /*session_i
   r["method"] = ui::kEditor;
   r["title"] = title;
   if (!prefill.empty()) r["prefill"] = prefill;
-  auto answer = Dialog(std::move(r), cancel);
-  if (!answer.ok()) return answer.error();
-  if (!*answer || (*answer)->cancelled || !(*answer)->value) return std::optional<std::string>();
-  return (*answer)->value;
+  return TextAnswer(Dialog(std::move(r), cancel));
 }
 
 agent::PermissionDecision Server::RequestPermission(const std::string& session_id,

@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "core/client_services.h"
 #include "agent/session.h"
+#include "core/client_services.h"
+#include "host/session_host.h"
 #include "rpc_compat/codec.h"
 #include "support/cancel.h"
 #include "support/transport.h"
@@ -22,54 +23,15 @@
 
 namespace lousho::rpc_compat {
 
-// The models a host may switch to, and how one is made.
-struct ModelCatalog {
-  std::vector<ModelOption> models;
-  std::function<Result<agent::ModelChoice>(const std::string& provider, const std::string& id)>
-      resolve;
-};
-
-// The engine operations this door needs from the session files and compaction. The whole seam
-// is here: every command that needs one of them calls it through this struct, and answers
-// success:false ("… is not available") while it is empty.
+// How the door's current session opens: at start (the start-up flags), for new_session, for
+// switch_session, for branch / fork.
 struct OpenRequest {
   enum class Why { kStart, kNew, kSwitch, kFork };
   Why why = Why::kStart;
   std::string path;              // kSwitch, kStart (--session): the session file to open
-  std::string parent_session;    // kNew: new_session's parentSession (may be empty); kFork:
-                                 // the file branched from (empty: none)
+  std::string parent_session;    // kNew: new_session's parentSession (may be empty)
+  std::string leaf;              // kFork: the last entry the new session keeps (empty: none)
   bool continue_newest = false;  // kStart: --continue
-  bool no_session = false;       // kStart: --no-session (memory only)
-  std::string session_dir;       // kStart: --session-dir (empty: the default)
-};
-struct CompactionOutcome {
-  std::string summary;
-  std::string first_kept_entry_id;
-  long long tokens_before = 0;
-};
-struct EngineOps {
-  // Creates every session the door makes, from the options the door filled in (sink, services,
-  // seed of a fork): attaches the session file (for kSwitch or a resumed start seeds the history
-  // from it; for kFork writes the seed to a new file naming the parent). Empty: Session::Create,
-  // sessions live in memory; then kSwitch and a kNew with a parent session are refused.
-  std::function<Result<std::shared_ptr<agent::Session>>(
-      std::shared_ptr<const agent::AgentConfig> agent, agent::SessionOptions options,
-      const OpenRequest& request)>
-      open;
-  // The session's file, for get_state / get_session_stats (empty: none).
-  std::function<std::string(const agent::Session& session)> session_file;
-  // export_html: writes the session as HTML, returns the path written.
-  std::function<Result<std::string>(const agent::Session& session, const std::string& output_path)>
-      export_html;
-  // compact: starts summarising the history (the session is idle); `done` runs once it ends, on
-  // whatever thread the engine ends it, so the reader thread never waits for it. A failure to
-  // start is the returned Status (and `done` never runs).
-  std::function<Status(agent::Session& session, const std::string& instructions,
-                       std::function<void(Result<CompactionOutcome>)> done)>
-      compact;
-  // set_auto_compaction, and what get_state reports.
-  std::function<Status(agent::Session& session, bool enabled)> set_auto_compaction;
-  std::function<bool(const agent::Session& session)> auto_compaction;
 };
 
 // The default of ServerOptions::eof_grace_ms (`--eof-grace-ms`, LOUSHO_RPC_EOF_GRACE_MS).
@@ -78,8 +40,6 @@ inline constexpr long kDefaultEofGraceMs = 5000;
 struct ServerOptions {
   std::string version;
   std::filesystem::path cwd;  // absolute
-  bool test_mode = false;     // deterministic session ids
-  ModelCatalog catalog;
   // How long a dialog waits for the host before it resolves to its default (0: no limit).
   long ui_timeout_ms = 0;
   bool emit_title = false;  // send setTitle requests (PI_RPC_EMIT_TITLE=1)
@@ -89,7 +49,6 @@ struct ServerOptions {
   // before it is cancelled and Run() returns. A host that went away never reads the result, and
   // an endless command must not keep lousho and its children alive.
   long eof_grace_ms = kDefaultEofGraceMs;
-  EngineOps ops;      // the engine's session files and compaction (see EngineOps)
   OpenRequest start;  // how the first session opens (the start-up flags)
 };
 
@@ -99,8 +58,8 @@ struct ServerOptions {
 // block the reader thread; ClientServices calls are thread-safe and block the calling worker.
 class Server : public agent::PermissionPrompter, public agent::Dialogs, public agent::HostTools {
  public:
-  Server(LineTransport* transport, std::shared_ptr<const agent::AgentConfig> agent,
-         ServerOptions options);
+  // `host` (loaded) outlives the server.
+  Server(LineTransport* transport, host::SessionHost* host, ServerOptions options);
   ~Server() override;
 
   void Run();
@@ -185,7 +144,7 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   void GetMessages(const Request& req, const NoParams& p);
   void GetCommands(const Request& req, const NoParams& p);
   void GetAvailableCommands(const Request& req, const NoParams& p);
-  // Commands whose engine part (session files, compaction) comes through EngineOps.
+  // Session files and compaction.
   void SwitchSession(const Request& req, const PathParams& p);
   void ExportHtml(const Request& req, const PathParams& p);
   void Compact(const Request& req, const PathParams& p);
@@ -193,9 +152,10 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
 
   // Sessions and prompts.
   void AttachMcpServers(const std::shared_ptr<agent::Session>& session, bool wait);
-  Result<std::shared_ptr<agent::Session>> CreateSession(const OpenRequest& request,
-                                                        std::vector<agent::Entry> seed,
-                                                        std::string seed_leaf);
+  Result<std::shared_ptr<agent::Session>> CreateSession(const OpenRequest& request);
+  Result<std::shared_ptr<agent::Session>> OpenFor(const OpenRequest& request,
+                                                  agent::SessionOptions so,
+                                                  const std::shared_ptr<agent::Session>& old);
   // Replaces the current session once no prompt runs, then answers `req` with {cancelled:false}.
   void ReplaceSessionWhenIdle(const Request& req, OpenRequest request);
   // Opens the session `request` names, makes it current and answers; the old one is closed first
@@ -209,8 +169,10 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   // Runs `fn` once no prompt runs (at once when none does), on the thread that ends it.
   void WhenIdle(std::function<void()> fn);
   void SendEvent(const agent::Event& e);
-  const ModelOption* FindModel(const std::string& provider, const std::string& id) const;
+  std::optional<ModelOption> FindModel(const std::string& provider, const std::string& id) const;
   ModelOption CurrentModel() const;
+  // Switches the current session to an offered model; returns the error to answer, if any.
+  Result<ModelOption> SwitchModel(const std::string& provider, const std::string& id);
 
   // Requests to the host.
   std::string NextId(const char* prefix);
@@ -225,14 +187,15 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   // Declared first: destroyed last, after every session that runs on it.
   WorkerPool pool_;
   LineTransport* transport_;
+  host::SessionHost* host_;
   std::shared_ptr<const agent::AgentConfig> agent_;
   agent::AgentView view_;
+  std::vector<ModelOption> models_;  // the host's offers in this dialect's terms
   ServerOptions options_;
   std::map<std::string, std::function<void(const Request&, const Json::Value&)>> table_;
 
   mutable std::mutex mu_;
   std::shared_ptr<agent::Session> session_;
-  long long session_counter_ = 0;
   bool running_ = false;  // a prompt of the current session runs
   std::vector<std::function<void()>> idle_waiters_;
   std::vector<agent::HostToolSpec> host_tools_;

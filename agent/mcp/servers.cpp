@@ -5,7 +5,6 @@
 #include <set>
 
 #include "agent/mcp/tool_names.h"
-#include "agent/session.h"
 #include "support/log.h"
 
 namespace lousho::agent::mcp {
@@ -275,16 +274,6 @@ void McpServers::Close() {
   }
   for (auto& t : stoppers) t.join();
   for (auto& t : starters) t.join();
-}
-
-std::vector<ServerStatus> AttachServers(Session& session,
-                                        const std::vector<config::McpServerSpec>& specs,
-                                        const StartOptions& options) {
-  if (specs.empty()) return {};
-  auto servers = McpServers::Start(specs, options);
-  std::vector<ServerStatus> status = servers->status();
-  session.AddToolSource(servers);
-  return status;
 }
 
 }  // namespace lousho::agent::mcp

@@ -1,6 +1,6 @@
 // A session's MCP servers: started together with one deadline, their tools offered to the
 // session as a ToolSource (refreshed when a server says its list changed), stopped when the
-// session closes. The one entry point the doors use.
+// session closes. The doors start them through host::AttachMcpServers.
 #pragma once
 
 #include <condition_variable>
@@ -13,13 +13,9 @@
 
 #include "agent/mcp/client.h"
 #include "agent/mcp/mcp_tool.h"
-#include "core/tool.h"
 #include "config/agent_spec.h"
+#include "core/tool.h"
 #include "support/cancel.h"
-
-namespace lousho::agent {
-class Session;
-}
 
 namespace lousho::agent::mcp {
 
@@ -76,11 +72,5 @@ class McpServers : public ToolSource {
   std::vector<std::thread> starters_;  // joined at Close (a slow one may still be ending)
   bool closed_ = false;
 };
-
-// The whole start for a door: starts the servers, adds their tools to the session, and returns
-// how each went (failed ones are also logged with their stderr tail).
-std::vector<ServerStatus> AttachServers(Session& session,
-                                        const std::vector<config::McpServerSpec>& specs,
-                                        const StartOptions& options);
 
 }  // namespace lousho::agent::mcp

@@ -184,7 +184,8 @@ TEST(CodecTest, ConfigOptions) {
   v.model = "openai/gpt-4o";
   v.thinking = "high";
   const std::vector<agent::ModelOption> offered = {{"anthropic", "claude-haiku-4-5", "Haiku"}};
-  const Json::Value opts = ConfigOptionsToJson(v, offered);
+  const ThinkingLevelNames levels = {{"off", "Off"}, {"high", "High"}};
+  const Json::Value opts = ConfigOptionsToJson(v, offered, levels);
   ASSERT_EQ(opts.size(), 3u);
   EXPECT_EQ(opts[0]["currentValue"].asString(), "plan");
   EXPECT_EQ(opts[1]["category"].asString(), "model");
@@ -192,8 +193,10 @@ TEST(CodecTest, ConfigOptions) {
                   {"value":"anthropic/claude-haiku-4-5","name":"Haiku",
                    "description":"anthropic/claude-haiku-4-5"}])"));
   EXPECT_EQ(opts[2]["currentValue"].asString(), "high");
-  EXPECT_EQ(opts[2]["options"].size(), 6u);
-  EXPECT_EQ(ConfigOptionUpdate(v, offered)["sessionUpdate"].asString(), "config_option_update");
+  EXPECT_EQ(opts[2]["options"],
+            J(R"([{"value":"off","name":"Off"},{"value":"high","name":"High"}])"));
+  EXPECT_EQ(ConfigOptionUpdate(v, offered, levels)["sessionUpdate"].asString(),
+            "config_option_update");
   EXPECT_EQ(ModelsToJson(v.model, offered)["availableModels"].size(), 2u);
   EXPECT_FALSE(SetConfigOptionParams::FromJson(J(R"({"sessionId":"s","configId":"x"})")).ok());
   EXPECT_FALSE(SetModelParams::FromJson(J(R"({"sessionId":"s"})")).ok());

@@ -314,8 +314,8 @@ class CompactionSessionTest : public ::testing::Test {
   Result<CompactionResult> Compact(const std::string& instructions) {
     std::promise<Result<CompactionResult>> p;
     auto f = p.get_future();
-    Status st = session_->Compact(instructions,
-                                  [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); });
+    Status st = session_->compaction().Compact(
+        instructions, [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); });
     if (!st.ok()) return st.error();
     return f.get();
   }
@@ -365,7 +365,7 @@ TEST_F(CompactionSessionTest, ManualCompactionSummarizesOlderTurnsAndKeepsRecent
   EXPECT_NE(transcript.find("mention the questions"), std::string::npos);
 
   // The compaction entry is in the tree; the next request sends summary + kept + new.
-  const auto entries = session_->Entries();
+  const auto entries = session_->transcript().Entries();
   EXPECT_EQ(entries.back().kind, EntryKind::kCompaction);
   EXPECT_EQ(entries.back().first_kept_id, "u3");
   EXPECT_EQ(entries.size(), 9u);
@@ -386,29 +386,29 @@ TEST_F(CompactionSessionTest, CompactCommandRunsInAPromptAndAddsNoUserMessage) {
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
   EXPECT_EQ(Events(), (std::vector<std::string>{"start:manual", "end:ok"}));
   EXPECT_NE(model_->Requests()[0].messages[0].TextContent().find("be brief"), std::string::npos);
-  const auto entries = session_->Entries();
+  const auto entries = session_->transcript().Entries();
   ASSERT_EQ(entries.size(), 9u);
   EXPECT_EQ(entries.back().kind, EntryKind::kCompaction);
 }
 
 TEST_F(CompactionSessionTest, FailureLeavesTheHistoryUntouched) {
   Make(4);
-  const auto before = session_->Entries();
-  const auto context = session_->History();
+  const auto before = session_->transcript().Entries();
+  const auto context = session_->transcript().Messages();
   model_->Push(Fails(ErrorCode::kProviderUnavailable, "HTTP 503: down"));
   auto r = Compact("");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kProviderUnavailable);
   EXPECT_EQ(Events(), (std::vector<std::string>{"start:manual", "end:failed"}));
   EXPECT_EQ(ends_[0].error, "HTTP 503: down");
-  EXPECT_EQ(session_->Entries().size(), before.size());
-  EXPECT_EQ(Texts(session_->History()), Texts(context));
+  EXPECT_EQ(session_->transcript().Entries().size(), before.size());
+  EXPECT_EQ(Texts(session_->transcript().Messages()), Texts(context));
   // An empty summary is a failure too.
   model_->Push(Says("   "));
   r = Compact("");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kCompaction);
-  EXPECT_EQ(session_->Entries().size(), before.size());
+  EXPECT_EQ(session_->transcript().Entries().size(), before.size());
   // So is a history with nothing older than the recent part.
   Make(0);
   r = Compact("");
@@ -418,14 +418,15 @@ TEST_F(CompactionSessionTest, FailureLeavesTheHistoryUntouched) {
 
 TEST_F(CompactionSessionTest, CancelAbortsTheCompaction) {
   Make(4);
-  const size_t before = session_->Entries().size();
+  const size_t before = session_->transcript().Entries().size();
   FakeModel::Reply hold;
   hold.wait_for_cancel = true;
   model_->Push(hold);
   std::promise<Result<CompactionResult>> p;
   auto f = p.get_future();
-  ASSERT_TRUE(
-      session_->Compact("", [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); }).ok());
+  ASSERT_TRUE(session_->compaction()
+                  .Compact("", [&p](Result<CompactionResult> r) { p.set_value(std::move(r)); })
+                  .ok());
   ASSERT_TRUE(model_->WaitHolding());
   // A prompt cannot start while it runs.
   EXPECT_EQ(
@@ -437,7 +438,7 @@ TEST_F(CompactionSessionTest, CancelAbortsTheCompaction) {
   EXPECT_EQ(r.error().code, ErrorCode::kCancelled);
   EXPECT_EQ(Events(), (std::vector<std::string>{"start:manual", "end:aborted"}));
   EXPECT_TRUE(ends_[0].aborted);
-  EXPECT_EQ(session_->Entries().size(), before);
+  EXPECT_EQ(session_->transcript().Entries().size(), before);
 }
 
 TEST_F(CompactionSessionTest, ThresholdCompactsBeforeTheRequest) {
@@ -469,14 +470,14 @@ TEST_F(CompactionSessionTest, AutoCompactionCanBeTurnedOff) {
   CompactionSettings off;
   off.auto_compact = false;
   Make(4, off);
-  EXPECT_FALSE(session_->auto_compaction());
+  EXPECT_FALSE(session_->compaction().auto_enabled());
   model_->set_window(1000);
   model_->Push(Says("first", 900));
   model_->Push(Says("second", 950));
   ASSERT_TRUE(Run("q").ok());
   ASSERT_TRUE(Run("q").ok());
   EXPECT_EQ(model_->Requests().size(), 2u);
-  session_->SetAutoCompaction(true);
+  session_->compaction().SetAuto(true);
   model_->Push(Says("SUMMARY"));
   model_->Push(Says("third"));
   ASSERT_TRUE(Run("q").ok());
@@ -499,7 +500,7 @@ TEST_F(CompactionSessionTest, OverflowCompactsOnceAndRetries) {
   EXPECT_EQ(Texts(reqs[2].messages).front(), "The earlier ");
   EXPECT_EQ(Texts(reqs[2].messages).back(), "question 4");
   EXPECT_LT(reqs[2].messages.size(), reqs[0].messages.size());
-  const auto h = session_->History();
+  const auto h = session_->transcript().Messages();
   EXPECT_EQ(h.back().TextContent(), "answer");
 
   // Still too long after one compaction: the error ends the prompt (no loop).
@@ -515,7 +516,7 @@ TEST_F(CompactionSessionTest, OverflowCompactsOnceAndRetries) {
 
 TEST_F(CompactionSessionTest, OverflowWithAFailedCompactionReturnsTheOverflow) {
   Make(4);
-  const size_t before = session_->Entries().size();
+  const size_t before = session_->transcript().Entries().size();
   model_->Push(Fails(ErrorCode::kProviderContextOverflow, "too long"));
   model_->Push(Fails(ErrorCode::kProviderUnavailable, "down"));
   auto r = Run("question 4");
@@ -523,20 +524,20 @@ TEST_F(CompactionSessionTest, OverflowWithAFailedCompactionReturnsTheOverflow) {
   EXPECT_EQ(r.error().code, ErrorCode::kProviderContextOverflow);
   EXPECT_EQ(Events(), (std::vector<std::string>{"start:overflow", "end:failed"}));
   // The question, and the session's name taken from it; nothing of the failed compaction.
-  EXPECT_EQ(session_->Entries().size(), before + 2);
+  EXPECT_EQ(session_->transcript().Entries().size(), before + 2);
 }
 
 // --- Model and thinking level ---
 
 TEST_F(CompactionSessionTest, ModelAndThinkingChangesAreRecordedAndRestored) {
   Make(1);
-  ASSERT_TRUE(session_->SelectModel("fake/m2").ok());
-  ASSERT_TRUE(session_->SetThinking(ThinkingLevel::kHigh).ok());
-  EXPECT_EQ(session_->SelectModel("fake/m3").error().code, ErrorCode::kModelUnknown);
-  EXPECT_EQ(session_->SelectModel("other/m1").error().code, ErrorCode::kModelUnknown);
+  ASSERT_TRUE(session_->selection().SelectModel("fake/m2").ok());
+  ASSERT_TRUE(session_->selection().SetThinking(ThinkingLevel::kHigh).ok());
+  EXPECT_EQ(session_->selection().SelectModel("fake/m3").error().code, ErrorCode::kModelUnknown);
+  EXPECT_EQ(session_->selection().SelectModel("other/m1").error().code, ErrorCode::kModelUnknown);
   session_->WaitIdle();
   EXPECT_EQ(Events(), (std::vector<std::string>{"model:fake/m2:off", "model:fake/m2:high"}));
-  auto entries = session_->Entries();
+  auto entries = session_->transcript().Entries();
   ASSERT_EQ(entries.size(), 4u);
   EXPECT_EQ(entries[2].kind, EntryKind::kModelChange);
   EXPECT_EQ(entries[2].model_id, "m2");
@@ -545,14 +546,14 @@ TEST_F(CompactionSessionTest, ModelAndThinkingChangesAreRecordedAndRestored) {
 
   // A session made from these entries continues with that choice.
   Make(0, {}, entries);
-  EXPECT_EQ(session_->model().model_id, "m2");
-  EXPECT_EQ(session_->model().thinking, ThinkingLevel::kHigh);
+  EXPECT_EQ(session_->selection().model().model_id, "m2");
+  EXPECT_EQ(session_->selection().model().thinking, ThinkingLevel::kHigh);
 }
 
 TEST_F(CompactionSessionTest, ModelCommandSwitchesAndAnswersWithoutTouchingTheConversation) {
   Make(1);
   ASSERT_TRUE(Run("/model fake/m2").ok());
-  EXPECT_EQ(session_->model().model_id, "m2");
+  EXPECT_EQ(session_->selection().model().model_id, "m2");
   ASSERT_TRUE(Run("/model nope/x").ok());
   ASSERT_TRUE(Run("/model").ok());
   const auto ev = Events();
@@ -562,7 +563,7 @@ TEST_F(CompactionSessionTest, ModelCommandSwitchesAndAnswersWithoutTouchingTheCo
   EXPECT_EQ(ev[2].rfind("text:model 'nope/x' is not offered", 0), 0u) << ev[2];
   EXPECT_NE(ev[3].find("Current model: fake/m2"), std::string::npos);
   EXPECT_NE(ev[3].find("- fake/m1"), std::string::npos);
-  EXPECT_EQ(session_->History().size(), 2u);  // the commands are not conversation
+  EXPECT_EQ(session_->transcript().Messages().size(), 2u);  // the commands are not conversation
   EXPECT_TRUE(model_->Requests().empty());
 }
 

@@ -19,10 +19,13 @@
 
 #include "agent/providers/script_provider.h"
 #include "agent/session.h"
+#include "host/session_host.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 namespace fs = std::filesystem;
 
 // The request as the model would get it: everything the engine decides, in one JSON line.
@@ -220,63 +223,64 @@ struct Life {
   void Compact() {
     *log += "compact; ";
     std::promise<void> done;
-    Status st = s.Compact("", [&](const Result<CompactionResult>&) { done.set_value(); });
+    Status st =
+        s.compaction().Compact("", [&](const Result<CompactionResult>&) { done.set_value(); });
     if (st.ok()) done.get_future().get();  // "nothing to compact" is an answer too
   }
   void BranchBeforeUser() {
-    const std::vector<BranchPoint> users = s.UserMessages();
+    const std::vector<BranchPoint> users = s.branches().UserMessages();
     if (users.empty()) return;
     const BranchPoint& at = users[Pick(users.size())];
     *log += "branch before " + at.entry_id + "; ";
-    EXPECT_TRUE(s.BranchFrom(at.entry_id).ok());
+    EXPECT_TRUE(s.branches().BranchFrom(at.entry_id).ok());
   }
   // The leaf moves to an earlier reply that ended its turn (no call left unanswered).
   void LeafToReply() {
     std::vector<std::string> ends;
-    for (const Entry& e : s.BranchEntries())
+    for (const Entry& e : s.transcript().BranchEntries())
       if (e.kind == EntryKind::kMessage && e.message.role == Role::kAssistant &&
           e.message.stop_reason == StopReason::kEndTurn)
         ends.push_back(e.id);
     if (ends.empty()) return;
     const std::string id = ends[Pick(ends.size())];
     *log += "leaf to " + id + "; ";
-    EXPECT_TRUE(s.SetLeaf(id).ok());
+    EXPECT_TRUE(s.branches().SetLeaf(id).ok());
   }
   void Mode() {
     static const PermissionMode kModes[] = {PermissionMode::kDefault, PermissionMode::kPlan,
                                             PermissionMode::kAcceptEdits};
     const PermissionMode mode = kModes[Pick(3)];
     *log += std::string("mode ") + PermissionModeId(mode) + "; ";
-    EXPECT_TRUE(s.SetMode(mode).ok());
+    EXPECT_TRUE(s.selection().SetMode(mode).ok());
   }
   void Model() {
     const std::string id = Pick(2) ? "rec/m2" : "rec/m1";
     *log += "model " + id + "; ";
-    EXPECT_TRUE(s.SelectModel(id).ok());
+    EXPECT_TRUE(s.selection().SelectModel(id).ok());
   }
   void Thinking() {
     static const ThinkingLevel kLevels[] = {ThinkingLevel::kOff, ThinkingLevel::kLow,
                                             ThinkingLevel::kHigh};
     const ThinkingLevel level = kLevels[Pick(3)];
     *log += std::string("thinking ") + ThinkingLevelId(level) + "; ";
-    EXPECT_TRUE(s.SetThinking(level).ok());
+    EXPECT_TRUE(s.selection().SetThinking(level).ok());
   }
   void Name() {
     *log += "name; ";
-    EXPECT_TRUE(s.SetName("name " + N()).ok());
+    EXPECT_TRUE(s.branches().SetName("name " + N()).ok());
   }
   void Todos() {
     TodoPhase phase{"", "Phase " + N(), {}};
     phase.tasks.push_back(TodoTask{"", "step " + N(), Pick(2) ? "pending" : "completed", ""});
     *log += "todos; ";
-    s.SetTodos({phase});
+    s.todos().Set({phase});
   }
   // A shell command's output for the model (the RPC door's `bash`), sometimes the last thing
   // before the file is read back.
   void Context() {
     const bool then_prompt = Pick(2) == 1;
     *log += then_prompt ? "context then prompt; " : "context; ";
-    s.AddContext(Message::Custom(
+    s.queues().AddContext(Message::Custom(
         "bashExecution", "The user ran a shell command:\n$ echo " + N() + "\n" + N() + "\n", true));
     if (then_prompt) {
       EXPECT_TRUE(RunPrompt(s, "after the command #" + N()));
@@ -303,7 +307,7 @@ std::pair<std::string, std::string> NextRequests(std::shared_ptr<Session> a,
                                                  SessionOptions fresh, RecordingProvider& provider,
                                                  const fs::path& f0) {
   a->WaitIdle();
-  fs::copy_file(a->session_file(), f0, fs::copy_options::overwrite_existing);
+  fs::copy_file(a->info().session_file, f0, fs::copy_options::overwrite_existing);
   const size_t before_a = provider.Requests().size();
   EXPECT_TRUE(RunPrompt(*a, "NEXT prompt"));
   std::string r_a = provider.Requests().at(before_a);
@@ -315,8 +319,8 @@ std::pair<std::string, std::string> NextRequests(std::shared_ptr<Session> a,
   auto opened = OpenSessionFile(agent, std::move(fresh), f0);
   if (!opened.ok()) return {r_a, "cannot open: " + opened.error().message};
   std::shared_ptr<Session> b = *opened;
-  EXPECT_TRUE(b->load_warnings().empty())
-      << "a clean file was repaired: " << b->load_warnings().front();
+  EXPECT_TRUE(b->info().load_warnings.empty())
+      << "a clean file was repaired: " << b->info().load_warnings.front();
   const size_t before_b = provider.Requests().size();
   EXPECT_TRUE(RunPrompt(*b, "NEXT prompt"));
   std::string r_b = provider.Requests().at(before_b);
@@ -334,9 +338,9 @@ TEST_F(DurabilityTest, ContextAddedBetweenPromptsIsSavedAtOnce) {
   auto a = CreateRecordedSession(agent_, Options("ctx"), store, "");
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(RunPrompt(**a, "hello"));
-  (*a)->AddContext(
+  (*a)->queues().AddContext(
       Message::Custom("bashExecution", "The user ran a shell command:\n$ echo hi\nhi\n", true));
-  std::ifstream in((*a)->session_file());
+  std::ifstream in((*a)->info().session_file);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_NE(text.str().find("bashExecution"), std::string::npos) << text.str();
@@ -351,14 +355,16 @@ TEST_F(DurabilityTest, BranchWithoutAModelChoiceHasTheAgentsModelBeforeAndAfterA
   auto a = CreateRecordedSession(agent_, Options("branch"), store, "");
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(RunPrompt(**a, "first"));
-  ASSERT_TRUE((*a)->SelectModel("rec/m2").ok());
-  ASSERT_TRUE((*a)->SetThinking(ThinkingLevel::kHigh).ok());
+  ASSERT_TRUE((*a)->selection().SelectModel("rec/m2").ok());
+  ASSERT_TRUE((*a)->selection().SetThinking(ThinkingLevel::kHigh).ok());
   ASSERT_TRUE(RunPrompt(**a, "second"));
-  const std::vector<BranchPoint> users = (*a)->UserMessages();
+  const std::vector<BranchPoint> users = (*a)->branches().UserMessages();
   ASSERT_EQ(users.size(), 2u);
-  ASSERT_TRUE((*a)->BranchFrom(users[0].entry_id).ok());  // before the first message and the choice
-  EXPECT_EQ((*a)->model().model_id, "m1");
-  EXPECT_EQ((*a)->model().thinking, ThinkingLevel::kOff);
+  ASSERT_TRUE((*a)->branches()
+                  .BranchFrom(users[0].entry_id)
+                  .ok());  // before the first message and the choice
+  EXPECT_EQ((*a)->selection().model().model_id, "m1");
+  EXPECT_EQ((*a)->selection().model().thinking, ThinkingLevel::kOff);
   auto [r_a, r_b] = NextRequests(*a, agent_, Options(""), *provider_, dir_ / "f0.jsonl");
   EXPECT_NE(r_a.find("\"model\":\"m1\""), std::string::npos) << r_a;
   EXPECT_EQ(r_a, r_b);

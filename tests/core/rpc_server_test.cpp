@@ -2,13 +2,14 @@
 // take ids the engine makes (branch / fork from an entry id) and the queue's hand-over between
 // runs.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <thread>
 
-#include "host/agent_builder.h"
 #include "core/tool.h"
+#include "host/session_host.h"
 #include "rpc_compat/server.h"
 #include "support/env.h"
 #include "support/json_util.h"
@@ -19,20 +20,23 @@ namespace fs = std::filesystem;
 
 class RpcServerTest : public ::testing::Test {
  protected:
-  void SetUp() override { Start({}); }
-  void Start(EngineOps ops) {
-    config::LoadOptions lo;
-    lo.known_tools = agent::BuiltinToolNames();
-    auto spec = config::LoadAgentSpec(
-        (fs::path(LOUSHO_SOURCE_DIR) / "tests/transcripts/rpc/agent.yaml").string(), lo);
-    ASSERT_TRUE(spec.ok()) << spec.error().message;
-    auto agent = agent::BuildAgent(*spec, ProcessEnv);
-    ASSERT_TRUE(agent.ok()) << agent.error().message;
+  void SetUp() override { Start(""); }
+  // Serves tests/transcripts/rpc/agent.yaml; sessions are saved under `session_dir` (empty: not
+  // at all).
+  void Start(const std::string& session_dir) {
+    host::HostOptions ho;
+    ho.choice = {config::AgentSource::kArgument,
+                 (fs::path(LOUSHO_SOURCE_DIR) / "tests/transcripts/rpc/agent.yaml").string(), ""};
+    ho.env = ProcessEnv;
+    ho.session_dir = session_dir;
+    ho.no_session = session_dir.empty();
+    ho.test_ids = true;
+    host_ = std::make_unique<host::SessionHost>(std::move(ho));
+    Status loaded = host_->Load();
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     ServerOptions options;
     options.cwd = fs::temp_directory_path();
-    options.test_mode = true;
-    options.ops = std::move(ops);
-    server_ = std::make_unique<Server>(&transport_, *agent, options);
+    server_ = std::make_unique<Server>(&transport_, host_.get(), options);
     thread_ = std::thread([this] { server_->Run(); });
   }
   void TearDown() override {
@@ -66,6 +70,7 @@ class RpcServerTest : public ::testing::Test {
   static bool Settled(const Json::Value& j) { return StringOr(j, "type") == "agent_settled"; }
 
   MemoryTransport transport_;
+  std::unique_ptr<host::SessionHost> host_;
   std::unique_ptr<Server> server_;
   std::thread thread_;
   size_t seen_ = 0;
@@ -155,72 +160,50 @@ TEST_F(RpcServerTest, FramesOverTheLimitAreMadeToFit) {
   EXPECT_TRUE(BoolOr(st, "success", false));
 }
 
-// The session-file and compaction commands go through EngineOps, and only there.
-class RpcEngineOpsTest : public RpcServerTest {
+// The session-file and compaction commands reach the files through the session host.
+class RpcSessionFilesTest : public RpcServerTest {
  protected:
   void SetUp() override {
-    EngineOps ops;
-    ops.open = [this](std::shared_ptr<const agent::AgentConfig> agent, agent::SessionOptions so,
-                      const OpenRequest& r) {
-      opened_.push_back({r.why, r.path + "|" + r.parent_session + "|" + so.id});
-      return agent::Session::Create(std::move(agent), std::move(so));
-    };
-    ops.session_file = [](const agent::Session& s) { return "/sessions/" + s.id() + ".jsonl"; };
-    ops.export_html = [](const agent::Session& s, const std::string& out) -> Result<std::string> {
-      return out.empty() ? "/exports/" + s.id() + ".html" : out;
-    };
-    // Answers from another thread, as the engine does, after the reader has gone on.
-    ops.compact = [this](agent::Session&, const std::string& how,
-                         std::function<void(Result<CompactionOutcome>)> done) {
-      compactor_ = std::thread([how, done = std::move(done)] {
-        done(CompactionOutcome{"summary: " + how, "abcd0123", 1234});
-      });
-      return Status::Ok();
-    };
-    ops.set_auto_compaction = [this](agent::Session&, bool on) {
-      auto_ = on;
-      return Status::Ok();
-    };
-    ops.auto_compaction = [this](const agent::Session&) { return auto_.load(); };
-    Start(std::move(ops));
+    dir_ = fs::temp_directory_path() / ("lousho-rpc-files-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    Start(dir_.string());
   }
-  std::vector<std::pair<OpenRequest::Why, std::string>> opened_;  // written on the server's threads
-  std::atomic<bool> auto_{false};
-  std::thread compactor_;
   void TearDown() override {
     RpcServerTest::TearDown();
-    if (compactor_.joinable()) compactor_.join();
+    fs::remove_all(dir_);
   }
+  std::string Data(const Json::Value& response, const char* key) {
+    return StringOr(MemberOrNull(response, "data"), key);
+  }
+  fs::path dir_;
 };
 
-TEST_F(RpcEngineOpsTest, CommandsCallTheirEngineOps) {
+TEST_F(RpcSessionFilesTest, CommandsUseTheHostsSessionFiles) {
+  SendAndWait(R"({"id":"p1","type":"prompt","message":"hello"})", Settled);
   Json::Value st = SendAndWait(R"({"id":"s1","type":"get_state"})", ResponseTo("s1"));
-  EXPECT_EQ(StringOr(MemberOrNull(st, "data"), "sessionFile"), "/sessions/sess-1.jsonl");
-  Json::Value n = SendAndWait(R"({"id":"n1","type":"new_session","parentSession":"/p.jsonl"})",
-                              ResponseTo("n1"));
+  const std::string first = Data(st, "sessionFile");
+  EXPECT_EQ(fs::path(first).parent_path().parent_path(), dir_) << WriteJson(st);
+  EXPECT_TRUE(fs::exists(first));
+  ASSERT_EQ(host_->List(fs::temp_directory_path().string()).size(), 1u);
+
+  Json::Value n = SendAndWait(R"({"id":"n1","type":"new_session"})", ResponseTo("n1"));
   EXPECT_TRUE(BoolOr(n, "success", false)) << WriteJson(n);
-  Json::Value sw = SendAndWait(R"({"id":"w1","type":"switch_session","sessionPath":"/a.jsonl"})",
-                               ResponseTo("w1"));
+  Json::Value sw = SendAndWait(
+      R"({"id":"w1","type":"switch_session","sessionPath":")" + first + R"("})", ResponseTo("w1"));
   EXPECT_TRUE(BoolOr(sw, "success", false)) << WriteJson(sw);
+  Json::Value st2 = SendAndWait(R"({"id":"s2","type":"get_state"})", ResponseTo("s2"));
+  EXPECT_EQ(Data(st2, "sessionFile"), first);
+  EXPECT_EQ(IntOr(MemberOrNull(st2, "data"), "messageCount", 0), 2);
+
   Json::Value ex = SendAndWait(R"({"id":"e1","type":"export_html"})", ResponseTo("e1"));
-  EXPECT_EQ(StringOr(MemberOrNull(ex, "data"), "path"), "/exports/sess-3.html");
+  EXPECT_TRUE(fs::exists(Data(ex, "path"))) << WriteJson(ex);
   Json::Value c = SendAndWait(R"({"id":"c1","type":"compact","customInstructions":"keep todos"})",
                               ResponseTo("c1"));
-  EXPECT_EQ(StringOr(MemberOrNull(c, "data"), "summary"), "summary: keep todos");
-  EXPECT_EQ(StringOr(MemberOrNull(c, "data"), "firstKeptEntryId"), "abcd0123");
-  EXPECT_EQ(IntOr(MemberOrNull(c, "data"), "tokensBefore", 0), 1234);
-  SendAndWait(R"({"id":"a1","type":"set_auto_compaction","enabled":true})", ResponseTo("a1"));
-  Json::Value st2 = SendAndWait(R"({"id":"s2","type":"get_state"})", ResponseTo("s2"));
-  EXPECT_TRUE(BoolOr(MemberOrNull(st2, "data"), "autoCompactionEnabled", false));
-  EXPECT_EQ(StringOr(MemberOrNull(st2, "data"), "sessionFile"), "/sessions/sess-3.jsonl");
-  transport_.Close();
-  thread_.join();
-  ASSERT_EQ(opened_.size(), 3u);
-  EXPECT_EQ(opened_[0].first, OpenRequest::Why::kStart);
-  EXPECT_EQ(opened_[1].first, OpenRequest::Why::kNew);
-  EXPECT_EQ(opened_[1].second, "|/p.jsonl|sess-2");
-  EXPECT_EQ(opened_[2].first, OpenRequest::Why::kSwitch);
-  EXPECT_EQ(opened_[2].second, "/a.jsonl||sess-3");
+  EXPECT_EQ(Data(c, "summary"), "Summary: the user said hello.") << WriteJson(c);
+  SendAndWait(R"({"id":"a1","type":"set_auto_compaction","enabled":false})", ResponseTo("a1"));
+  Json::Value st3 = SendAndWait(R"({"id":"s3","type":"get_state"})", ResponseTo("s3"));
+  EXPECT_FALSE(BoolOr(MemberOrNull(st3, "data"), "autoCompactionEnabled", true));
+  if (fs::exists(Data(ex, "path"))) fs::remove(Data(ex, "path"));
 }
 
 }  // namespace

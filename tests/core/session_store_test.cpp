@@ -17,10 +17,13 @@
 #include "agent/html_export.h"
 #include "agent/providers/script_provider.h"
 #include "agent/session.h"
+#include "host/session_host.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 namespace fs = std::filesystem;
 
 std::string Slurp(const fs::path& p) {
@@ -550,34 +553,34 @@ TEST_F(RecordedSessionTest, ALoadedSessionContinuesWithTheSameHistory) {
   path_ = dir_ / "rec.jsonl";
   Open(false);
   ASSERT_TRUE(Run("read the notes").ok());
-  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan).ok());
-  session_->SetTodos(
+  ASSERT_TRUE(session_->selection().SetMode(PermissionMode::kPlan).ok());
+  session_->todos().Set(
       {{"p1", "Phase 1", {{"t1", "look", "completed", ""}, {"t2", "fix", "blocked", "no key"}}}});
   ASSERT_TRUE(Run("second").ok());
   session_->WaitIdle();
-  const std::vector<Message> before = session_->History();
-  const std::vector<Entry> entries_before = session_->Entries();
+  const std::vector<Message> before = session_->transcript().Messages();
+  const std::vector<Entry> entries_before = session_->transcript().Entries();
   ASSERT_EQ(before.size(), 6u);  // user, call, result, answer, user, answer
 
   Open(true);
-  EXPECT_EQ(session_->History().size(), before.size());
+  EXPECT_EQ(session_->transcript().Messages().size(), before.size());
   for (size_t i = 0; i < before.size(); ++i)
-    EXPECT_EQ(MessageToJson(session_->History()[i]), MessageToJson(before[i])) << i;
-  EXPECT_EQ(session_->Entries().size(), entries_before.size());
-  EXPECT_EQ(session_->mode(), PermissionMode::kPlan) << "the mode comes back";
-  EXPECT_EQ(session_->Name(), "read the notes") << "the first prompt's gist";
-  auto phases = session_->Todos();
+    EXPECT_EQ(MessageToJson(session_->transcript().Messages()[i]), MessageToJson(before[i])) << i;
+  EXPECT_EQ(session_->transcript().Entries().size(), entries_before.size());
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kPlan) << "the mode comes back";
+  EXPECT_EQ(session_->branches().Name(), "read the notes") << "the first prompt's gist";
+  auto phases = session_->todos().phases();
   ASSERT_EQ(phases.size(), 1u);
   EXPECT_EQ(phases[0].tasks[1].blocker, "no key");
 
   // It goes on where it stopped: the model sees the earlier history.
   auto r = Run("third");
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(session_->LastAssistantText(), "You said: third");
-  EXPECT_EQ(session_->History().size(), 8u);
+  EXPECT_EQ(session_->transcript().LastAssistantText(), "You said: third");
+  EXPECT_EQ(session_->transcript().Messages().size(), 8u);
   session_->WaitIdle();
   Open(true);
-  EXPECT_EQ(session_->History().size(), 8u) << "the third turn was recorded too";
+  EXPECT_EQ(session_->transcript().Messages().size(), 8u) << "the third turn was recorded too";
 }
 
 TEST_F(RecordedSessionTest, BranchingMovesTheLeafAndTheNextTurnHangsThere) {
@@ -585,28 +588,28 @@ TEST_F(RecordedSessionTest, BranchingMovesTheLeafAndTheNextTurnHangsThere) {
   Open(false);
   ASSERT_TRUE(Run("first").ok());
   ASSERT_TRUE(Run("second").ok());
-  auto points = session_->UserMessages();
+  auto points = session_->branches().UserMessages();
   ASSERT_EQ(points.size(), 2u);
   EXPECT_EQ(points[1].text, "second");
-  auto text = session_->BranchFrom(points[1].entry_id);
+  auto text = session_->branches().BranchFrom(points[1].entry_id);
   ASSERT_TRUE(text.ok()) << text.error().message;
   EXPECT_EQ(*text, "second");
-  EXPECT_EQ(session_->History().size(), 2u);
-  EXPECT_FALSE(session_->BranchFrom("nope").ok());
+  EXPECT_EQ(session_->transcript().Messages().size(), 2u);
+  EXPECT_FALSE(session_->branches().BranchFrom("nope").ok());
   ASSERT_TRUE(Run("other second").ok());
-  EXPECT_EQ(session_->LastAssistantText(), "You said: other second");
-  const size_t all = session_->Entries().size();
+  EXPECT_EQ(session_->transcript().LastAssistantText(), "You said: other second");
+  const size_t all = session_->transcript().Entries().size();
   session_->WaitIdle();
 
   // Switching to the file again: the leaf is the last entry written, on the new branch; the
   // abandoned branch is still in the tree.
   Open(true);
-  EXPECT_EQ(session_->Entries().size(), all);
-  ASSERT_EQ(session_->UserMessages().size(), 2u);
-  EXPECT_EQ(session_->UserMessages()[1].text, "other second");
-  ASSERT_TRUE(session_->SetLeaf(points[1].entry_id).ok());
-  EXPECT_EQ(session_->UserMessages()[1].text, "second");
-  EXPECT_FALSE(session_->SetLeaf("nope").ok());
+  EXPECT_EQ(session_->transcript().Entries().size(), all);
+  ASSERT_EQ(session_->branches().UserMessages().size(), 2u);
+  EXPECT_EQ(session_->branches().UserMessages()[1].text, "other second");
+  ASSERT_TRUE(session_->branches().SetLeaf(points[1].entry_id).ok());
+  EXPECT_EQ(session_->branches().UserMessages()[1].text, "second");
+  EXPECT_FALSE(session_->branches().SetLeaf("nope").ok());
 }
 
 TEST_F(RecordedSessionTest, NamesStatsAndTheBuiltinCommands) {
@@ -614,11 +617,12 @@ TEST_F(RecordedSessionTest, NamesStatsAndTheBuiltinCommands) {
   Open(false);
   ASSERT_TRUE(Run("read the notes").ok());
   ASSERT_TRUE(Run("/name  My <session>  ").ok());
-  EXPECT_EQ(session_->Name(), "My <session>");
-  EXPECT_EQ(session_->SetName("  ").error().message, "Session name cannot be empty");
-  EXPECT_EQ(session_->History().size(), 4u) << "a built-in command never enters the history";
+  EXPECT_EQ(session_->branches().Name(), "My <session>");
+  EXPECT_EQ(session_->branches().SetName("  ").error().message, "Session name cannot be empty");
+  EXPECT_EQ(session_->transcript().Messages().size(), 4u)
+      << "a built-in command never enters the history";
 
-  SessionStats st = session_->Stats();
+  SessionStats st = session_->transcript().Stats();
   EXPECT_EQ(st.id, "rec");
   EXPECT_EQ(st.file, path_.string());
   EXPECT_EQ(st.user_messages, 1);
@@ -641,7 +645,7 @@ TEST_F(RecordedSessionTest, NamesStatsAndTheBuiltinCommands) {
   for (const char* name : {"name", "export"}) EXPECT_NE(FindBuiltinCommand(name), nullptr);
 
   Open(true);
-  EXPECT_EQ(session_->Name(), "My <session>");
+  EXPECT_EQ(session_->branches().Name(), "My <session>");
   auto list = SessionStore(dir_).List("");
   EXPECT_TRUE(list.empty()) << "the file is not in a store layout";
   auto summary = SummarizeSessionFile(path_);
@@ -675,6 +679,8 @@ TEST(HtmlExportTest, DiffsShowRemovedAndAddedLines) {
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 
 TEST_F(RecordedSessionTest, NewSessionWithAParentThenSwitchingToItsFile) {
   SessionStore store(dir_ / "store");
@@ -685,7 +691,7 @@ TEST_F(RecordedSessionTest, NewSessionWithAParentThenSwitchingToItsFile) {
   ASSERT_TRUE(created.ok()) << created.error().message;
   session_ = *created;
   ASSERT_TRUE(Run("hello").ok());
-  const fs::path file = session_->session_file();
+  const fs::path file = session_->info().session_file;
   EXPECT_EQ(file.parent_path(), store.DirFor((dir_ / "ws").string()));
   {
     std::promise<void> closed;
@@ -704,8 +710,8 @@ TEST_F(RecordedSessionTest, NewSessionWithAParentThenSwitchingToItsFile) {
   auto opened = OpenSessionFile(agent_, std::move(again), file);
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   session_ = *opened;
-  EXPECT_EQ(session_->id(), "child") << "the id comes from the header";
-  EXPECT_EQ(session_->History().size(), 2u);
+  EXPECT_EQ(session_->info().id, "child") << "the id comes from the header";
+  EXPECT_EQ(session_->transcript().Messages().size(), 2u);
   SessionOptions third;
   third.cwd = dir_ / "ws";
   auto refused = OpenSessionFile(agent_, std::move(third), file);
@@ -718,6 +724,8 @@ TEST_F(RecordedSessionTest, NewSessionWithAParentThenSwitchingToItsFile) {
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 
 // Killed while a tool ran: the call has no result in the file. Loading adds a failed result (and
 // records it), so the next model request is one a provider accepts.
@@ -740,16 +748,16 @@ TEST_F(RecordedSessionTest, CallsLeftWithoutResultsAreClosedOnLoad) {
     writer->Record(h.Append(done));
   }  // the process "dies" here: c2 never got its result
   Open(true);
-  auto history = session_->History();
+  auto history = session_->transcript().Messages();
   ASSERT_EQ(history.size(), 4u);
   EXPECT_EQ(history[3].role, Role::kToolResult);
   EXPECT_EQ(history[3].tool_call_id, "c2");
   EXPECT_TRUE(history[3].is_error);
   ASSERT_TRUE(Run("again").ok());
-  EXPECT_EQ(session_->LastAssistantText(), "You said: again");
+  EXPECT_EQ(session_->transcript().LastAssistantText(), "You said: again");
   session_->WaitIdle();
   Open(true);
-  EXPECT_EQ(session_->History().size(), 6u) << "the added result was recorded, once";
+  EXPECT_EQ(session_->transcript().Messages().size(), 6u) << "the added result was recorded, once";
 }
 
 }  // namespace
@@ -757,10 +765,12 @@ TEST_F(RecordedSessionTest, CallsLeftWithoutResultsAreClosedOnLoad) {
 
 namespace lousho::agent {
 namespace {
+using host::CreateRecordedSession;
+using host::OpenSessionFile;
 
 // The id of the first assistant message on the session's branch.
 std::string FirstAnswerId(const Session& s) {
-  for (const Entry& e : s.BranchEntries())
+  for (const Entry& e : s.transcript().BranchEntries())
     if (e.kind == EntryKind::kMessage && e.message.role == Role::kAssistant) return e.id;
   return {};
 }
@@ -781,11 +791,11 @@ TEST_F(RecordedSessionTest, ALeafMovedByBranchingLastsAcrossAReload) {
   ASSERT_TRUE(Run("first").ok());
   ASSERT_TRUE(Run("second").ok());
   session_->WaitIdle();
-  const auto points = session_->UserMessages();
+  const auto points = session_->branches().UserMessages();
   ASSERT_EQ(points.size(), 2u);
   const std::string before = Slurp(path_);
-  const std::string left_leaf = session_->Leaf();
-  auto text = session_->BranchFrom(points[1].entry_id);
+  const std::string left_leaf = session_->transcript().Leaf();
+  auto text = session_->branches().BranchFrom(points[1].entry_id);
   ASSERT_TRUE(text.ok()) << text.error().message;
   EXPECT_EQ(*text, "second");
   const std::string after = Slurp(path_);
@@ -816,32 +826,32 @@ TEST_F(RecordedSessionTest, ALeafMovedByBranchingLastsAcrossAReload) {
   // Reopened: the leaf is where it was moved, and the next turn hangs there. The model's
   // context is the two messages and the new prompt: no branch summary in it.
   Open(true);
-  ASSERT_EQ(session_->UserMessages().size(), 1u);
-  EXPECT_EQ(session_->UserMessages()[0].text, "first");
-  ASSERT_EQ(session_->History().size(), 2u);
+  ASSERT_EQ(session_->branches().UserMessages().size(), 1u);
+  EXPECT_EQ(session_->branches().UserMessages()[0].text, "first");
+  ASSERT_EQ(session_->transcript().Messages().size(), 2u);
   ASSERT_TRUE(Run("other second").ok());
-  const auto history = session_->History();
+  const auto history = session_->transcript().Messages();
   ASSERT_EQ(history.size(), 4u);
   for (const Message& m : history) EXPECT_FALSE(m.is_custom()) << m.TextContent();
   EXPECT_EQ(history[2].TextContent(), "other second");
   session_->WaitIdle();
   Open(true);
-  ASSERT_EQ(session_->UserMessages().size(), 2u);
-  EXPECT_EQ(session_->UserMessages()[1].text, "other second");
+  ASSERT_EQ(session_->branches().UserMessages().size(), 2u);
+  EXPECT_EQ(session_->branches().UserMessages()[1].text, "other second");
   const auto all = Lines(Slurp(path_));
   // Header, the name (the first prompt's gist), two turns, the move, one more turn.
   EXPECT_EQ(all.size(), 1u + 1u + 4u + 1u + 2u);
 
   // Moving to where the leaf already is writes nothing; SetLeaf lasts like BranchFrom.
   const size_t lines_now = all.size();
-  ASSERT_TRUE(session_->SetLeaf(session_->Leaf()).ok());
+  ASSERT_TRUE(session_->branches().SetLeaf(session_->transcript().Leaf()).ok());
   EXPECT_EQ(Lines(Slurp(path_)).size(), lines_now);
-  ASSERT_TRUE(session_->SetLeaf(points[0].entry_id).ok());
-  ASSERT_TRUE(session_->SetLeaf(points[0].entry_id).ok());
+  ASSERT_TRUE(session_->branches().SetLeaf(points[0].entry_id).ok());
+  ASSERT_TRUE(session_->branches().SetLeaf(points[0].entry_id).ok());
   EXPECT_EQ(Lines(Slurp(path_)).size(), lines_now + 1) << "the second move was no move";
   Open(true);
-  ASSERT_EQ(session_->History().size(), 1u);
-  EXPECT_EQ(session_->History()[0].TextContent(), "first");
+  ASSERT_EQ(session_->transcript().Messages().size(), 1u);
+  EXPECT_EQ(session_->transcript().Messages()[0].TextContent(), "first");
 }
 
 // A branch takes the state its own entries set: a mode chosen after the branch point stays with
@@ -851,20 +861,20 @@ TEST_F(RecordedSessionTest, ABranchDropsTheModeSetAfterItsPoint) {
   Open(false);
   ASSERT_TRUE(Run("first").ok());
   session_->WaitIdle();
-  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan, nullptr).ok());
+  ASSERT_TRUE(session_->selection().SetMode(PermissionMode::kPlan, nullptr).ok());
   ASSERT_TRUE(Run("second").ok());
   session_->WaitIdle();
-  EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
-  const auto points = session_->UserMessages();
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kPlan);
+  const auto points = session_->branches().UserMessages();
   ASSERT_EQ(points.size(), 2u);
   // Back to before the mode change: the agent's default again.
-  ASSERT_TRUE(session_->SetLeaf(FirstAnswerId(*session_)).ok());
-  EXPECT_EQ(session_->mode(), PermissionMode::kDefault);
+  ASSERT_TRUE(session_->branches().SetLeaf(FirstAnswerId(*session_)).ok());
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kDefault);
   Open(true);
-  EXPECT_EQ(session_->mode(), PermissionMode::kDefault);
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kDefault);
   // And forward to the branch that chose it: plan again.
-  ASSERT_TRUE(session_->SetLeaf(points[1].entry_id).ok());
-  EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
+  ASSERT_TRUE(session_->branches().SetLeaf(points[1].entry_id).ok());
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kPlan);
 }
 
 // A fork (the RPC door's branch): a new file whose header names the parent, holding the history
@@ -876,9 +886,9 @@ TEST_F(RecordedSessionTest, AForkIsANewFileHoldingTheHistoryBeforeItsPoint) {
   ASSERT_TRUE(Run("second").ok());
   session_->WaitIdle();
   const std::string parent_bytes = Slurp(path_);
-  const auto points = session_->UserMessages();
+  const auto points = session_->branches().UserMessages();
   std::vector<Entry> seed;
-  for (const Entry& e : session_->BranchEntries()) {
+  for (const Entry& e : session_->transcript().BranchEntries()) {
     if (e.id == points[1].entry_id) break;
     seed.push_back(e);
   }
@@ -893,7 +903,7 @@ TEST_F(RecordedSessionTest, AForkIsANewFileHoldingTheHistoryBeforeItsPoint) {
   auto forked = CreateRecordedSession(agent_, std::move(o), store, path_.string());
   ASSERT_TRUE(forked.ok()) << forked.error().message;
   std::shared_ptr<Session> fork = *forked;
-  const fs::path fork_file = fork->session_file();
+  const fs::path fork_file = fork->info().session_file;
   // Written at once, before anyone speaks in it.
   auto read = ReadSessionFile(fork_file);
   ASSERT_TRUE(read.ok()) << read.error().message;
@@ -902,7 +912,7 @@ TEST_F(RecordedSessionTest, AForkIsANewFileHoldingTheHistoryBeforeItsPoint) {
   ASSERT_EQ(read->entries.size(), seed.size());
   for (size_t i = 0; i < seed.size(); ++i)
     EXPECT_EQ(EntryToJson(read->entries[i]), EntryToJson(seed[i])) << i;
-  EXPECT_EQ(fork->History().size(), 2u);
+  EXPECT_EQ(fork->transcript().Messages().size(), 2u);
 
   // It goes on in its own file.
   std::swap(session_, fork);
@@ -922,14 +932,14 @@ TEST_F(RecordedSessionTest, AForkIsANewFileHoldingTheHistoryBeforeItsPoint) {
   again.cwd = dir_ / "ws";
   auto reopened = OpenSessionFile(agent_, std::move(again), fork_file);
   ASSERT_TRUE(reopened.ok()) << reopened.error().message;
-  const auto history = (*reopened)->History();
+  const auto history = (*reopened)->transcript().Messages();
   ASSERT_EQ(history.size(), 4u);
   EXPECT_EQ(history[0].TextContent(), "first");
   EXPECT_EQ(history[2].TextContent(), "fork second");
-  EXPECT_EQ((*reopened)->id(), "fork");
+  EXPECT_EQ((*reopened)->info().id, "fork");
   Open(true);  // the parent, from its own file
-  ASSERT_EQ(session_->UserMessages().size(), 2u);
-  EXPECT_EQ(session_->UserMessages()[1].text, "second");
+  ASSERT_EQ(session_->branches().UserMessages().size(), 2u);
+  EXPECT_EQ(session_->branches().UserMessages()[1].text, "second");
 }
 
 // A seed whose leaf is not its last entry is a branch, and recorded as one.
@@ -958,9 +968,9 @@ TEST_F(RecordedSessionTest, ASeedLeafOtherThanTheLastEntryIsRecorded) {
   auto s = Session::Create(agent_, std::move(o));
   ASSERT_TRUE(s.ok()) << s.error().message;
   session_ = *s;
-  EXPECT_EQ(session_->History().size(), 2u);
+  EXPECT_EQ(session_->transcript().Messages().size(), 2u);
   Open(true);
-  EXPECT_EQ(session_->History().size(), 2u) << "the file ends on the chosen branch";
+  EXPECT_EQ(session_->transcript().Messages().size(), 2u) << "the file ends on the chosen branch";
 }
 
 }  // namespace

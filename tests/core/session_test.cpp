@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agent/outbox.h"
 #include "agent/providers/script_provider.h"
 
 namespace lousho::agent {
@@ -221,7 +222,7 @@ TEST_F(SessionTest, TextTurnEmitsEventsInOrder) {
             (std::vector<std::string>{"agent_start", "message_start", "message_end", "name:hi",
                                       "turn_start", "message_start", "delta:hello", "usage",
                                       "message_end", "turn_end", "agent_end"}));
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0].TextContent(), "hi");
   EXPECT_EQ(h[1].TextContent(), "hello");
@@ -233,7 +234,7 @@ TEST_F(SessionTest, ToolLoopRunsToolAndFeedsResultBack) {
   auto r = Run("read");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   ASSERT_EQ(h.size(), 4u);
   EXPECT_EQ(h[2].role, Role::kToolResult);
   EXPECT_FALSE(h[2].is_error);
@@ -259,7 +260,7 @@ TEST_F(SessionTest, RejectedWriteFailsAndModelCarriesOn) {
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
   EXPECT_FALSE(fs::exists(dir_ / "x.txt"));
   ASSERT_EQ(editor_.Asked().size(), 1u);
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   EXPECT_TRUE(h[2].is_error);
   EXPECT_EQ(h[3].TextContent(), "ok");
 }
@@ -273,7 +274,7 @@ TEST_F(SessionTest, AllowAlwaysIsRememberedForTheSession) {
   auto r = Run("b");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(editor_.Asked().size(), 1u);
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   EXPECT_FALSE(h[6].is_error) << h[6].TextContent();
 }
 
@@ -348,7 +349,7 @@ TEST_F(SessionTest, AskEndsTheTurnWithTheQuestion) {
   auto r = Run("x");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   ASSERT_EQ(h.size(), 4u);
   EXPECT_NE(h[3].TextContent().find("Which?"), std::string::npos);
   EXPECT_NE(h[3].TextContent().find("1. a"), std::string::npos);
@@ -358,7 +359,7 @@ TEST_F(SessionTest, PlanModeRefusesEditsAndModeChangeIsAnEvent) {
   Json::Value args = Args("path", "x.txt");
   args["content"] = "data";
   Make({config::ScriptReply{"", {Step("", {Call("write", args)}), Step("ok")}}});
-  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan).ok());
+  ASSERT_TRUE(session_->selection().SetMode(PermissionMode::kPlan).ok());
   ASSERT_TRUE(Run("w").ok());
   EXPECT_FALSE(fs::exists(dir_ / "x.txt"));
   EXPECT_TRUE(editor_.Asked().empty());
@@ -398,15 +399,15 @@ TEST_F(SessionTest, AgentLeavesPlanModeOnlyWithTheUsersConsent) {
   args["mode"] = "accept-edits";
   Make({config::ScriptReply{"", {Step("", {Call("switch_mode", args)}), Step("ok")}}}, 5,
        {"switch_mode", "write"});
-  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan).ok());
+  ASSERT_TRUE(session_->selection().SetMode(PermissionMode::kPlan).ok());
   editor_.SetAnswer(PermissionDecision::kRejectOnce);
   ASSERT_TRUE(Run("go").ok());
-  EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kPlan);
   ASSERT_EQ(editor_.Asked().size(), 1u);
   EXPECT_EQ(editor_.Asked()[0], "switch_mode:Switch to accept-edits mode");
   editor_.SetAnswer(PermissionDecision::kAllowOnce);
   ASSERT_TRUE(Run("go").ok());
-  EXPECT_EQ(session_->mode(), PermissionMode::kAcceptEdits);
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kAcceptEdits);
   auto ev = Events();
   EXPECT_NE(std::find(ev.begin(), ev.end(), "mode:accept-edits"), ev.end());
 }
@@ -417,8 +418,8 @@ TEST_F(SessionTest, AgentCannotGrantItselfBypass) {
   Make({config::ScriptReply{"", {Step("", {Call("switch_mode", args)}), Step("ok")}}}, 5,
        {"switch_mode"});
   ASSERT_TRUE(Run("go").ok());
-  EXPECT_EQ(session_->mode(), PermissionMode::kDefault);
-  EXPECT_TRUE(session_->History()[2].is_error);
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kDefault);
+  EXPECT_TRUE(session_->transcript().Messages()[2].is_error);
 }
 
 }  // namespace
@@ -444,7 +445,7 @@ TEST_F(SessionTest, AdditionalDirectoriesAreRootsToo) {
              Step("ok")}}});
   ASSERT_TRUE(Run("in").ok());
   ASSERT_TRUE(Run("out").ok());
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   EXPECT_FALSE(h[2].is_error) << h[2].TextContent();
   EXPECT_NE(h[2].TextContent().find("shared"), std::string::npos);
   EXPECT_TRUE(h[6].is_error);
@@ -494,7 +495,7 @@ TEST_F(SessionTest, ReadOnlyLookupsOfOneReplyRunInParallelAndReportInOrder) {
                              Step("ok")}}},
        5, {}, {std::make_shared<RendezvousTool>(3)});
   ASSERT_TRUE(Run("go").ok());
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   ASSERT_EQ(h.size(), 6u);
   for (size_t i = 2; i < 5; ++i) {
     EXPECT_FALSE(h[i].is_error) << i << ": " << h[i].TextContent();
@@ -511,7 +512,7 @@ TEST_F(SessionTest, CancelledCallsGetExactlyOneResultEach) {
   ASSERT_TRUE(editor_.WaitAsked());
   session_->Cancel();
   EXPECT_EQ(f.get()->stop, TurnStop::kCancelled);
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   ASSERT_EQ(h.size(), 4u);  // user, assistant with two calls, one result per call
   EXPECT_EQ(h[2].tool_call_id, h[1].content[0].id);
   EXPECT_EQ(h[3].tool_call_id, h[1].content[1].id);
@@ -557,7 +558,7 @@ TEST_F(SessionTest, StreamInterruptContinuesTheTurn) {
   auto second_turn = std::find(std::find(events.begin(), events.end(), "turn_start") + 1,
                                events.end(), "turn_start");
   EXPECT_TRUE(first_forb > second_turn);
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   ASSERT_EQ(h.size(), 3u);
   EXPECT_EQ(h[0].TextContent(), "go");
   EXPECT_TRUE(h[1].is_custom());
@@ -590,11 +591,11 @@ TEST_F(SessionTest, SteeringInterruptKeepsThePartialAndGoesOn) {
   m.role = Role::kUser;
   m.content.push_back(ContentBlock::Text("steer"));
   steer.inject.push_back(m);
-  session_->Interrupt(steer);
+  session_->stream().Interrupt(steer);
   auto r = f.get();
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kEndTurn);
-  auto h = session_->History();
+  auto h = session_->transcript().Messages();
   ASSERT_EQ(h.size(), 4u);
   EXPECT_EQ(h[1].role, Role::kAssistant);
   EXPECT_EQ(h[1].stop_reason, StopReason::kCancelled);
@@ -622,10 +623,10 @@ TEST_F(SessionTest, UserCancelEndsTheTurnEvenWithAWatcher) {
 TEST_F(SessionTest, ModeChangeIsEmittedOnTheWorkerThenDone) {
   Make({config::ScriptReply{"", {Step("hello")}}});
   std::promise<void> done;
-  ASSERT_TRUE(session_->SetMode(PermissionMode::kPlan, [&] { done.set_value(); }).ok());
+  ASSERT_TRUE(session_->selection().SetMode(PermissionMode::kPlan, [&] { done.set_value(); }).ok());
   done.get_future().wait();
   EXPECT_EQ(Events(), std::vector<std::string>{"mode:plan"});
-  EXPECT_EQ(session_->mode(), PermissionMode::kPlan);
+  EXPECT_EQ(session_->selection().mode(), PermissionMode::kPlan);
 }
 
 // Close never waits: the running turn answers cancelled first, then the close's `done` runs.
@@ -665,10 +666,12 @@ TEST_F(SessionTest, PendingModeChangesAreCapped) {
   ASSERT_TRUE(f.valid());
   ASSERT_TRUE(editor_.WaitAsked());
   size_t accepted = 0;
-  for (size_t i = 0; i < Session::kMaxPendingNotices + 10; ++i)
-    if (session_->SetMode(i % 2 ? PermissionMode::kPlan : PermissionMode::kDefault).ok())
+  for (size_t i = 0; i < NoticeBoard::kMaxPending + 10; ++i)
+    if (session_->selection()
+            .SetMode(i % 2 ? PermissionMode::kPlan : PermissionMode::kDefault)
+            .ok())
       ++accepted;
-  EXPECT_EQ(accepted, Session::kMaxPendingNotices);
+  EXPECT_EQ(accepted, NoticeBoard::kMaxPending);
   session_->Cancel();
   ASSERT_TRUE(f.get().ok());
   session_->WaitIdle();
@@ -676,23 +679,23 @@ TEST_F(SessionTest, PendingModeChangesAreCapped) {
   EXPECT_EQ(
       static_cast<size_t>(std::count_if(
           ev.begin(), ev.end(), [](const std::string& e) { return e.rfind("mode:", 0) == 0; })),
-      Session::kMaxPendingNotices);
+      NoticeBoard::kMaxPending);
 }
 
 // The prompt's new messages come with agent_end; a session's model and tools are its own.
 TEST_F(SessionTest, SessionOwnsItsModelAndTools) {
   Make({config::ScriptReply{"", {Step("hello")}}}, 5, {"read"});
-  ModelChoice m = session_->model();
+  ModelChoice m = session_->selection().model();
   m.thinking = ThinkingLevel::kHigh;
-  ASSERT_TRUE(session_->SetModel(m).ok());
-  EXPECT_EQ(session_->model().thinking, ThinkingLevel::kHigh);
-  session_->AddTool(MakeBuiltinTool("ls"));
-  EXPECT_EQ(session_->tools().size(), 2u);
-  session_->AddTool(MakeBuiltinTool("ls"));  // same name: replaced
-  EXPECT_EQ(session_->tools().size(), 2u);
+  ASSERT_TRUE(session_->selection().SetModel(m).ok());
+  EXPECT_EQ(session_->selection().model().thinking, ThinkingLevel::kHigh);
+  session_->tools().Add(MakeBuiltinTool("ls"));
+  EXPECT_EQ(session_->tools().List().size(), 2u);
+  session_->tools().Add(MakeBuiltinTool("ls"));  // same name: replaced
+  EXPECT_EQ(session_->tools().List().size(), 2u);
   ASSERT_TRUE(Run("hi").ok());
   // The change is recorded before the prompt that follows it, and announced as an event.
-  const auto entries = session_->Entries();
+  const auto entries = session_->transcript().Entries();
   ASSERT_EQ(entries.size(), 5u);  // model, thinking, the prompt, the session's name from it, answer
   EXPECT_EQ(entries[0].kind, EntryKind::kModelChange);
   EXPECT_EQ(entries[1].kind, EntryKind::kThinkingChange);
@@ -701,7 +704,7 @@ TEST_F(SessionTest, SessionOwnsItsModelAndTools) {
   EXPECT_EQ(entries[3].kind, EntryKind::kSessionInfo);
   for (size_t i = 1; i < entries.size(); ++i)
     EXPECT_EQ(entries[i].parent_id, entries[i - 1].id) << i;
-  EXPECT_EQ(session_->Leaf(), entries[4].id);
+  EXPECT_EQ(session_->transcript().Leaf(), entries[4].id);
   EXPECT_EQ(entries[0].id.size(), 8u);
   EXPECT_EQ(Events()[0], "model:/:high");  // the test's model has no names
 }
@@ -728,16 +731,16 @@ TEST_F(SessionTest, SeededSessionContinuesTheStoredHistory) {
   o.seed = {a, b};
   auto s = Session::Create(agent, std::move(o));
   ASSERT_TRUE(s.ok());
-  EXPECT_EQ((*s)->History().size(), 2u);
+  EXPECT_EQ((*s)->transcript().Messages().size(), 2u);
   std::promise<Result<TurnResult>> p;
   ASSERT_TRUE((*s)->Prompt({ContentBlock::Text("second")},
                            [&](Result<TurnResult> r) { p.set_value(std::move(r)); })
                   .ok());
   ASSERT_TRUE(p.get_future().get().ok());
-  auto h = (*s)->History();
+  auto h = (*s)->transcript().Messages();
   ASSERT_EQ(h.size(), 4u);
   EXPECT_EQ(h[3].TextContent(), "You said: second");
-  EXPECT_EQ((*s)->Entries()[2].parent_id, "aaaa0002");
+  EXPECT_EQ((*s)->transcript().Entries()[2].parent_id, "aaaa0002");
   (*s)->WaitIdle();
   // A seed entry whose parent the file lacks (an entry an older lousho never wrote) is kept,
   // hung off the entry before it, and the repair is told; a duplicate id is still refused.
@@ -750,9 +753,9 @@ TEST_F(SessionTest, SeededSessionContinuesTheStoredHistory) {
   repaired.seed = {a, c};
   auto r = Session::Create(agent, std::move(repaired));
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ((*r)->History().size(), 2u);
-  ASSERT_EQ((*r)->load_warnings().size(), 1u);
-  EXPECT_NE((*r)->load_warnings()[0].find("nope"), std::string::npos);
+  EXPECT_EQ((*r)->transcript().Messages().size(), 2u);
+  ASSERT_EQ((*r)->info().load_warnings.size(), 1u);
+  EXPECT_NE((*r)->info().load_warnings[0].find("nope"), std::string::npos);
   SessionOptions bad;
   bad.id = "s4";
   bad.cwd = dir_;

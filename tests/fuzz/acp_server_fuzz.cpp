@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "acp/server.h"
-#include "host/agent_builder.h"
 #include "agent/session.h"
-#include "core/tool.h"
 #include "config/agent_spec.h"
+#include "core/tool.h"
+#include "host/session_host.h"
 #include "support/json_util.h"
 #include "support/transport.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -57,7 +57,7 @@ scripts:
     - {match: "", text: "You sent: {{input}}", chunkSize: 100000}
 )";
 
-std::shared_ptr<const lousho::agent::AgentConfig> g_agent;
+std::shared_ptr<lousho::host::SessionHost> g_host;
 std::string g_workspace;
 
 void Die(const std::string& what) {
@@ -112,23 +112,21 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   std::ofstream(root / "agent.yaml") << kSpec;
   std::ofstream(root / "ws" / "notes.txt") << "alpha\nbeta\n";
   g_workspace = (root / "ws").string();
-  lousho::config::LoadOptions opts;
-  opts.known_tools = lousho::agent::BuiltinToolNames();
-  auto spec = lousho::config::LoadAgentSpec((root / "agent.yaml").string(), opts);
-  if (!spec.ok()) Die(spec.error().message);
-  auto agent = lousho::agent::BuildAgent(
-      *spec, [](const std::string&) { return std::optional<std::string>(); });
-  if (!agent.ok()) Die(agent.error().message);
-  g_agent = *agent;
+  lousho::host::HostOptions ho;
+  ho.choice = {lousho::config::AgentSource::kArgument, (root / "agent.yaml").string(), ""};
+  ho.env = [](const std::string&) { return std::optional<std::string>(); };
+  ho.no_session = true;
+  ho.test_ids = true;
+  g_host = std::make_shared<lousho::host::SessionHost>(std::move(ho));
+  if (lousho::Status st = g_host->Load(); !st.ok()) Die(st.error().message);
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   lousho::MemoryTransport transport;
   lousho::acp::ServerOptions options;
-  options.test_mode = true;
   options.version = "0.0.0";
-  lousho::acp::Server server(&transport, g_agent, options);
+  lousho::acp::Server server(&transport, g_host.get(), options);
   // Run() returns at the end of input, after cancelling every turn and joining the workers.
   std::thread runner([&server] { server.Run(); });
   size_t seen = 0;

@@ -80,8 +80,8 @@ TEST(ToolSourceTest, ToolsAreTakenAgainBeforeEachModelRequestAndClosedWithTheSes
   };
   auto session = *Session::Create(agent, std::move(o));
   auto source = std::make_shared<ChangingSource>();
-  session->AddToolSource(source);
-  ASSERT_EQ(session->tools().size(), 1u);
+  session->tools().AddSource(source);
+  ASSERT_EQ(session->tools().List().size(), 1u);
   std::promise<Result<TurnResult>> p;
   ASSERT_TRUE(session
                   ->Prompt({ContentBlock::Text("go")},
@@ -160,10 +160,10 @@ TEST(ToolSourceTest, ManyToolsJoinTheSessionWithAFewLookupsEach) {
     if (name != "shared") expected.push_back(name);
   }
   asked = 0;
-  session->AddToolSource(source);
+  session->tools().AddSource(source);
   EXPECT_LE(asked.load(), 4 * (kTools + 3)) << "names asked while adding the source";
   asked = 0;
-  std::vector<std::shared_ptr<Tool>> tools = session->tools();
+  std::vector<std::shared_ptr<Tool>> tools = session->tools().List();
   ASSERT_EQ(Names(tools), expected);
   EXPECT_EQ(tools[1], source->tools[kTools / 2]) << "the source's tool replaced the built-in";
 
@@ -177,7 +177,7 @@ TEST(ToolSourceTest, ManyToolsJoinTheSessionWithAFewLookupsEach) {
   auto r = p.get_future().get();
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_LE(asked.load(), 8 * (kTools + 3)) << "names asked for one model request";
-  std::vector<std::string> after = Names(session->tools());
+  std::vector<std::string> after = Names(session->tools().List());
   std::vector<std::string> before = expected;
   std::sort(after.begin(), after.end());
   std::sort(before.begin(), before.end());
@@ -231,7 +231,7 @@ TEST(ToolSourceTest, ToolDetailsOverTheLimitDoNotReachTheEditor) {
     }
   };
   auto session = *Session::Create(agent, std::move(o));
-  session->AddToolSource(std::make_shared<HugeSource>());
+  session->tools().AddSource(std::make_shared<HugeSource>());
   std::promise<Result<TurnResult>> p;
   ASSERT_TRUE(session
                   ->Prompt({ContentBlock::Text("go")},
@@ -246,7 +246,7 @@ TEST(ToolSourceTest, ToolDetailsOverTheLimitDoNotReachTheEditor) {
     EXPECT_EQ(content[0], "short content");
   }
   bool found = false;
-  for (const auto& m : session->History()) {
+  for (const auto& m : session->transcript().Messages()) {
     if (m.role != Role::kToolResult) continue;
     found = true;
     EXPECT_EQ(WriteJson(m.tool.details), WriteJson(DetailsTooLarge()));

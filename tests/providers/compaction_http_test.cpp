@@ -136,7 +136,7 @@ TEST_P(OverflowOverHttpTest, CompactsOnceAndSendsTheRequestAgain) {
   fs::remove_all(dir);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(events, (std::vector<std::string>{"overflow", "ok"}));
-  EXPECT_EQ((*session)->History().back().TextContent(), "Fine.");
+  EXPECT_EQ((*session)->transcript().Messages().back().TextContent(), "Fine.");
 
   ASSERT_EQ(server.request_count(), 3);
   auto first = ParseJson(server.request(0).body);

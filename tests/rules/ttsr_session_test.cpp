@@ -131,7 +131,7 @@ class TtsrSessionTest : public ::testing::Test {
   }
   static std::vector<std::vector<std::string>> Injections(const Session& s) {
     std::vector<std::vector<std::string>> out;
-    for (const auto& e : s.Entries())
+    for (const auto& e : s.transcript().Entries())
       if (e.kind == EntryKind::kTtsrInjection) out.push_back(e.rules);
     return out;
   }
@@ -195,7 +195,7 @@ TEST_F(TtsrSessionTest, DiscardModeDropsThePartialAndRetries) {
   EXPECT_FALSE(reqs[1][1].display);
   EXPECT_EQ(reqs[1][1].TextContent(), kInjected);
 
-  auto h = s->History();
+  auto h = s->transcript().Messages();
   ASSERT_EQ(h.size(), 3u);
   EXPECT_EQ(h[2].TextContent(), "Here is ALLOWED_TOKEN.");
   EXPECT_EQ(Injections(*s), std::vector<std::vector<std::string>>{{"no-forbidden"}});
@@ -225,7 +225,7 @@ TEST_F(TtsrSessionTest, OnceMeansOncePerSession) {
   ASSERT_TRUE(Run(*s, "one").ok());
   ASSERT_TRUE(Run(*s, "two").ok());
   EXPECT_EQ(Triggered().size(), 1u);
-  EXPECT_EQ(s->History().back().TextContent(), "FORBIDDEN_TOKEN again");
+  EXPECT_EQ(s->transcript().Messages().back().TextContent(), "FORBIDDEN_TOKEN again");
 }
 
 TEST_F(TtsrSessionTest, AfterGapCountsCompletedTurns) {
@@ -252,13 +252,13 @@ TEST_F(TtsrSessionTest, AResumedSessionRemembersInjectedRules) {
   ASSERT_TRUE(Run(*first, "one").ok());
   ASSERT_EQ(Triggered().size(), 1u);
   first->WaitIdle();
-  std::vector<Entry> stored = first->Entries();
+  std::vector<Entry> stored = first->transcript().Entries();
 
   // Resumed from the stored entries: the rule stays injected.
   auto resumed = Open(stored);
   ASSERT_TRUE(Run(*resumed, "two").ok());
   EXPECT_EQ(Triggered().size(), 1u);
-  EXPECT_EQ(resumed->History().back().TextContent(), "FORBIDDEN_TOKEN again");
+  EXPECT_EQ(resumed->transcript().Messages().back().TextContent(), "FORBIDDEN_TOKEN again");
 
   // The same history without the ttsr_injection entry: the rule fires again (the entry is what
   // carries it; the hidden message alone does not).
@@ -297,7 +297,7 @@ TEST_F(TtsrSessionTest, ToolArgumentRuleStopsTheCallBeforeItRuns) {
   ASSERT_GE(ends.size(), 2u);
   EXPECT_TRUE(ends[1].content.empty());  // the partial tool call is dropped
   EXPECT_EQ(ends[1].error_message, "TTSR matched rule: no-danger");
-  EXPECT_EQ(s->History().back().TextContent(), "I will not.");
+  EXPECT_EQ(s->transcript().Messages().back().TextContent(), "I will not.");
 }
 
 TEST_F(TtsrSessionTest, NonInterruptingToolRuleRemindsInTheResult) {
@@ -313,7 +313,7 @@ TEST_F(TtsrSessionTest, NonInterruptingToolRuleRemindsInTheResult) {
   ASSERT_EQ(trig.size(), 1u);
   EXPECT_FALSE(trig[0].interrupted);
   EXPECT_EQ(tools_run_, std::vector<std::string>{"bash"});
-  const auto h = s->History();
+  const auto h = s->transcript().Messages();
   const Message* result = nullptr;
   for (const auto& m : h)
     if (m.role == Role::kToolResult) result = &m;
@@ -335,7 +335,7 @@ TEST_F(TtsrSessionTest, NonInterruptingProseRuleFollowsUpAfterTheMessage) {
   auto s = Open();
   ASSERT_TRUE(Run(*s, "say it").ok());
   EXPECT_TRUE(Triggered().empty());  // this path announces nothing
-  auto h = s->History();
+  auto h = s->transcript().Messages();
   ASSERT_EQ(h.size(), 4u);
   EXPECT_EQ(h[1].TextContent(), "Sure: FORBIDDEN_TOKEN here");  // completed, not aborted
   EXPECT_EQ(h[2].custom_type, "ttsr-injection");
@@ -348,10 +348,10 @@ TEST_F(TtsrSessionTest, DisabledRegistersNothing) {
   AddRule("no-forbidden", kRule);
   spec_.ttsr.enabled = false;
   auto s = Open();
-  EXPECT_EQ(s->stream_rules(), nullptr);
+  EXPECT_EQ(s->stream().rules(), nullptr);
   ASSERT_TRUE(Run(*s, "say it").ok());
   EXPECT_TRUE(Triggered().empty());
-  EXPECT_EQ(s->History().back().TextContent(), "Sure: FORBIDDEN_TOKEN here");
+  EXPECT_EQ(s->transcript().Messages().back().TextContent(), "Sure: FORBIDDEN_TOKEN here");
 }
 
 TEST_F(TtsrSessionTest, ThinkingIsWatchedOnlyWhenAScopeSaysSo) {
@@ -369,7 +369,7 @@ TEST_F(TtsrSessionTest, ThinkingIsWatchedOnlyWhenAScopeSaysSo) {
   ASSERT_TRUE(Run(*t, "think").ok());
   ASSERT_EQ(Triggered().size(), 1u);
   EXPECT_EQ(Triggered()[0].source, "thinking");
-  EXPECT_EQ(t->History().back().TextContent(), "clean");
+  EXPECT_EQ(t->transcript().Messages().back().TextContent(), "clean");
 }
 
 TEST_F(TtsrSessionTest, ScopeGlobsGateOnTheCallsPaths) {
@@ -387,7 +387,7 @@ TEST_F(TtsrSessionTest, ScopeGlobsGateOnTheCallsPaths) {
   EXPECT_TRUE(Triggered().empty());
   ASSERT_TRUE(Run(*s, "ts").ok());
   ASSERT_EQ(Triggered().size(), 1u);
-  EXPECT_EQ(s->History().back().TextContent(), "typed");
+  EXPECT_EQ(s->transcript().Messages().back().TextContent(), "typed");
   EXPECT_FALSE(fs::exists(dir_ / "src" / "a.ts"));
 }
 
@@ -401,7 +401,7 @@ TEST_F(TtsrSessionTest, ACancelInThePauseEndsThePrompt) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kCancelled);
   EXPECT_EQ(provider_->requests().size(), 1u);
-  auto h = s->History();
+  auto h = s->transcript().Messages();
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[1].custom_type, "ttsr-injection");
   EXPECT_EQ(Injections(*s).size(), 1u);
@@ -409,9 +409,9 @@ TEST_F(TtsrSessionTest, ACancelInThePauseEndsThePrompt) {
 
 TEST_F(TtsrSessionTest, SessionsWithoutRulesRegisterNone) {
   auto s = Open();
-  EXPECT_EQ(s->stream_rules(), nullptr);
+  EXPECT_EQ(s->stream().rules(), nullptr);
   ASSERT_TRUE(Run(*s, "say it").ok());
-  EXPECT_EQ(s->History().back().TextContent(), "Sure: FORBIDDEN_TOKEN here");
+  EXPECT_EQ(s->transcript().Messages().back().TextContent(), "Sure: FORBIDDEN_TOKEN here");
 }
 
 }  // namespace
