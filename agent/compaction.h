@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/content.h"
 #include "agent/history.h"
+#include "core/content.h"
 #include "core/provider.h"
 #include "support/status.h"
 
