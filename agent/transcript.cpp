@@ -53,9 +53,9 @@ std::optional<std::string> Transcript::LastAssistantText() const {
   std::optional<std::string> out;
   recorder_.Read([&](const History& h) {
     const auto& msgs = h.messages();
-    for (auto it = msgs.rbegin(); it != msgs.rend(); ++it)
-      if (it->role == Role::kAssistant) {
-        out = it->TextContent();
+    for (size_t i = msgs.size(); i-- > 0;)
+      if (msgs[i].role == Role::kAssistant) {
+        out = msgs[i].TextContent();
         return;
       }
   });

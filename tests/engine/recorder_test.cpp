@@ -107,7 +107,8 @@ TEST(RecorderTest, ARefusedBranchMovesNothing) {
   EXPECT_FALSE(st.ok());
   EXPECT_FALSE(restored);
   EXPECT_EQ(file->ids.size(), 1u);
-  EXPECT_FALSE(r.BranchTo([](const History&) -> Result<std::string> { return std::string("nope"); }).ok());
+  EXPECT_FALSE(
+      r.BranchTo([](const History&) -> Result<std::string> { return std::string("nope"); }).ok());
   EXPECT_EQ(file->ids.size(), 1u);
 }
 
@@ -186,7 +187,8 @@ TEST(NoticeBoardTest, RefusesPastTheLimitAndChangesNothing) {
   std::mutex mu;
   Recorder r(mu, nullptr);
   NoticeBoard board(mu, r);
-  board.Attach([] { return true; }, [](std::function<void()>) { return Status::Ok(); }, nullptr);
+  board.Attach([] { return true; }, [](const std::function<void()>&) { return Status::Ok(); },
+               nullptr);
   size_t changes = 0;
   auto change = [&](std::vector<Entry>*) -> std::optional<Event> {
     ++changes;
@@ -212,7 +214,8 @@ TEST(EmitterTest, WaitingNoticesGoOutBeforeTheEvent) {
     if (std::holds_alternative<event::MessageUpdate>(e)) order.push_back("update");
     if (std::holds_alternative<event::MessageEnd>(e)) order.push_back("end");
   };
-  board.Attach([] { return true; }, [](std::function<void()>) { return Status::Ok(); }, sink);
+  board.Attach([] { return true; }, [](const std::function<void()>&) { return Status::Ok(); },
+               sink);
   Emitter emitter(sink, board, r);
   ASSERT_TRUE(
       board.Push(nullptr, [](std::vector<Entry>*) -> Event { return event::ModeChanged{"plan"}; })

@@ -56,7 +56,7 @@ struct Parts {
   Branching branching{mu, recorder, notices, gate};
   Transcript transcript{mu, recorder, branching, TranscriptOwner{"s", "", "/tmp", "t"}};
   Parts() {
-    notices.Attach([] { return true; }, [](std::function<void()>) { return Status::Ok(); },
+    notices.Attach([] { return true; }, [](const std::function<void()>&) { return Status::Ok(); },
                    [this](const Event& e) { events.push_back(e); });
     recorder.OnAppend([this](const Entry& e) { branching.NoteLocked(e); });
     recorder.OnBranch([this](const std::vector<const Entry*>& branch) {
@@ -185,8 +185,8 @@ TEST(BranchingTest, NamesAndBranchPointsAndRefusalsWhileRunning) {
   EXPECT_EQ(PromptGist("  fix   the\tbug  \nmore"), "fix the bug");
 }
 
-TEST(TranscriptTest, StatsCountTheBranchAndTokensOfTheTree) {
-  Parts p;
+// A user question and its answer (10 + 5 tokens), the answer's usage counted for the session.
+void AddExchange(Parts& p) {
   p.AddUser("q");
   Message a;
   a.role = Role::kAssistant;
@@ -195,12 +195,22 @@ TEST(TranscriptTest, StatsCountTheBranchAndTokensOfTheTree) {
   a.usage.output = 5;
   p.recorder.AppendMessage(a);
   p.transcript.AddUsage(a.usage);
+}
+
+TEST(TranscriptTest, StatsCountTheBranchAndTokensOfTheTree) {
+  Parts p;
+  AddExchange(p);
   SessionStats st = p.transcript.Stats();
   EXPECT_EQ(st.user_messages, 1);
   EXPECT_EQ(st.assistant_messages, 1);
   EXPECT_EQ(st.total_messages, 2);
   EXPECT_EQ(st.tokens.total(), 15);
   EXPECT_EQ(p.transcript.TotalUsage().total(), 15);
+}
+
+TEST(TranscriptTest, ReadsTheBranch) {
+  Parts p;
+  AddExchange(p);
   EXPECT_EQ(p.transcript.LastAssistantText(), "answer");
   EXPECT_EQ(p.transcript.Messages().size(), 2u);
   EXPECT_EQ(p.transcript.BranchEntries().size(), 2u);
