@@ -1,6 +1,6 @@
 // The few system calls that differ between Linux and other POSIX systems, behind one name each,
 // so the rest of the program stays portable. Linux-only behaviour that has no portable
-// replacement is listed in docs/architecture.md ("Release and editors").
+// replacement is listed in docs/architecture.md ("Builds").
 #pragma once
 
 #include <cstdint>
