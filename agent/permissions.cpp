@@ -272,47 +272,62 @@ const PermissionPolicy::CompiledRule* PermissionPolicy::DecideCommand(
 std::optional<PermissionAction> PermissionPolicy::Match(
     const std::vector<CompiledRule>& rules, const Tool& tool, const std::string& subject,
     const ShellScript* script, std::string* matched_pattern, std::string* unreadable) const {
-  auto applies = [&](const CompiledRule& r) { return r.AppliesTo(tool); };
   auto found = [&](const CompiledRule* r) -> std::optional<PermissionAction> {
     if (matched_pattern) *matched_pattern = r->rule.pattern;
     return r->rule.action;
   };
   if (!script) {
-    for (const auto& r : rules)
-      if (applies(r) && (r.catch_all || r.path.Match(subject))) return found(&r);
-    return std::nullopt;
+    const CompiledRule* r = FirstRule(rules, tool, subject, true);
+    return r ? found(r) : std::nullopt;
   }
   // The command line as one text: a deny rule written for it ("*curl*|*sh*") denies, and an
   // exact rule (a remembered "always" for this very line) decides, once no part is denied.
-  const CompiledRule* whole = nullptr;
-  for (const auto& r : rules) {
-    if (applies(r) && (r.catch_all || r.text.Match(subject))) {
-      whole = &r;
-      break;
-    }
-  }
+  const CompiledRule* whole = FirstRule(rules, tool, subject, false);
   if (whole && whole->rule.action == PermissionAction::kDeny) return found(whole);
+  std::vector<const CompiledRule*> decided;
+  if (const CompiledRule* denied = DecideParts(rules, tool, *script, subject, &decided, unreadable))
+    return found(denied);
+  if (whole && whole->literal) return found(whole);
+  return CombineParts(decided, *script);
+}
 
+const PermissionPolicy::CompiledRule* PermissionPolicy::FirstRule(
+    const std::vector<CompiledRule>& rules, const Tool& tool, const std::string& subject,
+    bool as_path) {
+  for (const auto& r : rules) {
+    if (!r.AppliesTo(tool)) continue;
+    if (r.catch_all || (as_path ? r.path : r.text).Match(subject)) return &r;
+  }
+  return nullptr;
+}
+
+const PermissionPolicy::CompiledRule* PermissionPolicy::DecideParts(
+    const std::vector<CompiledRule>& rules, const Tool& tool, const ShellScript& script,
+    const std::string& subject, std::vector<const CompiledRule*>* decided,
+    std::string* unreadable) {
   std::vector<const ShellCommand*> parts;
   ShellCommand raw;
-  for (const auto& c : script->commands) parts.push_back(&c);
+  for (const auto& c : script.commands) parts.push_back(&c);
   if (parts.empty()) {
     raw.written.pieces = {subject};
     parts.push_back(&raw);
   }
-  std::vector<const CompiledRule*> decided;
   for (const ShellCommand* part : parts) {
     const CompiledRule* r = DecideCommand(rules, tool, *part);
     if (r && r->rule.action == PermissionAction::kDeny) {
       *unreadable = part->unreadable;
-      return found(r);
+      return r;
     }
-    decided.push_back(r);
+    decided->push_back(r);
   }
-  if (whole && whole->literal) return found(whole);
+  return nullptr;
+}
+
+std::optional<PermissionAction> PermissionPolicy::CombineParts(
+    const std::vector<const CompiledRule*>& decided, const ShellScript& script) {
   // Each part decides; the strictest wins; a part no rule decides leaves the whole undecided.
   // Substitutions and redirections are allowed only by a catch-all rule.
-  const bool needs_catch_all = script->substitution || script->redirection;
+  const bool needs_catch_all = script.substitution || script.redirection;
   bool all_allow = true;
   for (const CompiledRule* r : decided) {
     if (!r) return std::nullopt;

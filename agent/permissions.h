@@ -149,6 +149,19 @@ class PermissionPolicy {
                                         const std::string& subject, const ShellScript* script,
                                         std::string* matched_pattern,
                                         std::string* unreadable) const;
+  // The first rule for the tool whose pattern matches the subject as a path (as_path) or as a
+  // command line, or null.
+  static const CompiledRule* FirstRule(const std::vector<CompiledRule>& rules, const Tool& tool,
+                                       const std::string& subject, bool as_path);
+  // Decides each simple command of the script (the subject as one command when it has none)
+  // into *decided; returns the rule that denies one of them (setting *unreadable), or null.
+  static const CompiledRule* DecideParts(const std::vector<CompiledRule>& rules, const Tool& tool,
+                                         const ShellScript& script, const std::string& subject,
+                                         std::vector<const CompiledRule*>* decided,
+                                         std::string* unreadable);
+  // The line's action from its parts' rules, none of which denies: the strictest wins.
+  static std::optional<PermissionAction> CombineParts(
+      const std::vector<const CompiledRule*>& decided, const ShellScript& script);
   // The first rule that decides one simple command (see the class comment), or null.
   static const CompiledRule* DecideCommand(const std::vector<CompiledRule>& rules, const Tool& tool,
                                            const ShellCommand& cmd);

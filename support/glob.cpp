@@ -15,6 +15,15 @@ namespace {
 // come from people and models, and a runaway `{a,b}{c,d}...` must not eat memory.
 constexpr size_t kMaxAlternatives = 1024;
 
+// The ']' closing the character class at p[open] == '['; `open` itself when it is unclosed.
+size_t SkipClassForBraces(std::string_view p, size_t open) {
+  size_t j = open + 1;
+  if (j < p.size() && (p[j] == '!' || p[j] == '^')) ++j;
+  if (j < p.size() && p[j] == ']') ++j;
+  while (j < p.size() && p[j] != ']') ++j;
+  return j < p.size() ? j : open;
+}
+
 // Finds the '}' closing the '{' at `open`, and the top-level commas inside. Returns npos when
 // the brace is unclosed.
 size_t FindBraceClose(std::string_view p, size_t open, std::vector<size_t>* commas) {
@@ -26,12 +35,7 @@ size_t FindBraceClose(std::string_view p, size_t open, std::vector<size_t>* comm
       continue;
     }
     if (c == '[') {
-      // Braces inside a character class are literal.
-      size_t j = i + 1;
-      if (j < p.size() && (p[j] == '!' || p[j] == '^')) ++j;
-      if (j < p.size() && p[j] == ']') ++j;
-      while (j < p.size() && p[j] != ']') ++j;
-      if (j < p.size()) i = j;
+      i = SkipClassForBraces(p, i);  // braces inside a character class are literal
       continue;
     }
     if (c == '{') {
@@ -121,65 +125,74 @@ std::bitset<256> AllChars(bool path) {
   return all;
 }
 
+// The states of a run of stars at p[pi]; returns the index past it.
+size_t CompileStars(std::string_view p, size_t pi, bool path, std::vector<RawState>* out) {
+  size_t np = pi;
+  while (np < p.size() && p[np] == '*') ++np;
+  RawState st;
+  if (path && np - pi == 1) {
+    st.loop = AllChars(true);  // a single `*` stops at '/'
+  } else {
+    st.loop = AllChars(false);
+    bool seg_start = pi == 0 || p[pi - 1] == '/';
+    if (path && seg_start && np < p.size() && p[np] == '/') {
+      // `**/`: nothing, or any run ending in '/'. An entry state that skips both or enters
+      // a star which leaves only on a '/'.
+      RawState entry;
+      entry.eps1 = true;
+      entry.eps2 = true;
+      out->push_back(entry);
+      st.step.set('/');
+      out->push_back(st);
+      return np + 1;
+    }
+    // Text mode, a trailing `**`, or `**` inside a segment: anything, '/' included.
+  }
+  st.eps1 = true;
+  out->push_back(st);
+  return np;
+}
+
+// The state of a character class at p[pi] == '['; returns the index past it, or npos when it
+// is unclosed (and adds nothing: the '[' is literal).
+size_t CompileClass(std::string_view p, size_t pi, bool path, std::vector<RawState>* out) {
+  size_t next = 0;
+  if (MatchClass(p, pi, 'x', &next) < 0) return std::string_view::npos;
+  RawState st;
+  for (int ch = 0; ch < 256; ++ch) {
+    size_t ignored = 0;
+    if (MatchClass(p, pi, static_cast<char>(ch), &ignored) == 1) st.step.set(ch);
+  }
+  if (path) st.step.reset('/');
+  out->push_back(st);
+  return next;
+}
+
+// The state of the token at p[pi]: a star run, `?`, a class, or a (maybe escaped) character;
+// returns the index past it.
+size_t CompileToken(std::string_view p, size_t pi, bool path, std::vector<RawState>* out) {
+  char c = p[pi];
+  if (c == '*') return CompileStars(p, pi, path, out);
+  RawState st;
+  if (c == '?') {
+    st.step = AllChars(path);
+    out->push_back(st);
+    return pi + 1;
+  }
+  if (c == '[') {
+    const size_t next = CompileClass(p, pi, path, out);
+    if (next != std::string_view::npos) return next;
+  }
+  if (c == '\\' && pi + 1 < p.size()) c = p[++pi];
+  st.step.set(static_cast<unsigned char>(c));
+  out->push_back(st);
+  return pi + 1;
+}
+
 // The states of one brace-free alternative, ending with its accepting state.
 std::vector<RawState> CompileAlternative(std::string_view p, bool path) {
   std::vector<RawState> out;
-  size_t pi = 0;
-  while (pi < p.size()) {
-    char c = p[pi];
-    RawState st;
-    if (c == '*') {
-      size_t np = pi;
-      while (np < p.size() && p[np] == '*') ++np;
-      if (path && np - pi == 1) {
-        st.loop = AllChars(true);  // a single `*` stops at '/'
-      } else {
-        st.loop = AllChars(false);
-        bool seg_start = pi == 0 || p[pi - 1] == '/';
-        if (path && seg_start && np < p.size() && p[np] == '/') {
-          // `**/`: nothing, or any run ending in '/'. An entry state that skips both or enters
-          // a star which leaves only on a '/'.
-          RawState entry;
-          entry.eps1 = true;
-          entry.eps2 = true;
-          out.push_back(entry);
-          st.step.set('/');
-          out.push_back(st);
-          pi = np + 1;
-          continue;
-        }
-        // Text mode, a trailing `**`, or `**` inside a segment: anything, '/' included.
-      }
-      st.eps1 = true;
-      out.push_back(st);
-      pi = np;
-      continue;
-    }
-    if (c == '?') {
-      st.step = AllChars(path);
-      out.push_back(st);
-      ++pi;
-      continue;
-    }
-    if (c == '[') {
-      size_t next = 0;
-      if (MatchClass(p, pi, 'x', &next) >= 0) {
-        for (int ch = 0; ch < 256; ++ch) {
-          size_t ignored = 0;
-          if (MatchClass(p, pi, static_cast<char>(ch), &ignored) == 1) st.step.set(ch);
-        }
-        if (path) st.step.reset('/');
-        out.push_back(st);
-        pi = next;
-        continue;
-      }
-      // Unclosed: a literal '['.
-    }
-    if (c == '\\' && pi + 1 < p.size()) c = p[++pi];
-    st.step.set(static_cast<unsigned char>(c));
-    out.push_back(st);
-    ++pi;
-  }
+  for (size_t pi = 0; pi < p.size();) pi = CompileToken(p, pi, path, &out);
   RawState accept;
   accept.accept = true;
   out.push_back(accept);
@@ -199,6 +212,36 @@ void OrShifted(const uint64_t* in, size_t words, unsigned by, uint64_t* out) {
   }
 }
 
+// The set of the states for which `has` holds, in `words` words.
+template <typename Pred>
+std::vector<uint64_t> StatesWhere(const std::vector<RawState>& raw, size_t words, Pred has) {
+  std::vector<uint64_t> set(words, 0);
+  for (size_t s = 0; s < raw.size(); ++s)
+    if (has(raw[s])) Set(&set, s);
+  return set;
+}
+
+// Characters whose columns (the states that step or loop on them) are equal share one class:
+// returns each character's class, and appends each class's step and loop sets (of `words`
+// words) to *step and *loop.
+std::vector<uint16_t> GroupCharacters(const std::vector<RawState>& raw, size_t words,
+                                      std::vector<uint64_t>* step, std::vector<uint64_t>* loop) {
+  using Set64 = std::vector<uint64_t>;
+  std::vector<uint16_t> class_of(256, 0);
+  std::map<std::pair<Set64, Set64>, uint16_t> ids;
+  for (int ch = 0; ch < 256; ++ch) {
+    Set64 steps = StatesWhere(raw, words, [ch](const RawState& st) { return st.step.test(ch); });
+    Set64 loops = StatesWhere(raw, words, [ch](const RawState& st) { return st.loop.test(ch); });
+    auto [it, added] = ids.emplace(std::make_pair(steps, loops), static_cast<uint16_t>(ids.size()));
+    if (added) {
+      step->insert(step->end(), steps.begin(), steps.end());
+      loop->insert(loop->end(), loops.begin(), loops.end());
+    }
+    class_of[ch] = it->second;
+  }
+  return class_of;
+}
+
 }  // namespace
 
 Glob::Glob(std::string_view pattern, GlobMode mode) : pattern_(pattern), mode_(mode) {
@@ -215,33 +258,15 @@ Glob::Glob(std::string_view pattern, GlobMode mode) : pattern_(pattern), mode_(m
   states_ = raw.size();
   words_ = (states_ + 1 + 63) / 64;  // a spare bit: shifts past the last state land there
   auto empty = [&] { return Bits(words_, 0); };
-  eps1_ = eps2_ = start_ = accept_ = universal_ = moves_ = empty();
-  for (size_t s = 0; s < states_; ++s) {
-    if (raw[s].eps1) Set(&eps1_, s);
-    if (raw[s].eps2) Set(&eps2_, s);
-    if (raw[s].accept) Set(&accept_, s);
-    if (raw[s].eps1 || raw[s].eps2 || raw[s].step.any()) Set(&moves_, s);
-  }
+  eps1_ = StatesWhere(raw, words_, [](const RawState& st) { return st.eps1; });
+  eps2_ = StatesWhere(raw, words_, [](const RawState& st) { return st.eps2; });
+  accept_ = StatesWhere(raw, words_, [](const RawState& st) { return st.accept; });
+  moves_ = StatesWhere(raw, words_,
+                       [](const RawState& st) { return st.eps1 || st.eps2 || st.step.any(); });
+  start_ = universal_ = empty();
   for (size_t s : starts) Set(&start_, s);
   Closure(&start_);
-  // Character classes: characters whose columns (the states that step or loop on them) are equal
-  // share one pair of state sets.
-  class_of_.assign(256, 0);
-  std::map<std::pair<Bits, Bits>, uint16_t> ids;
-  for (int ch = 0; ch < 256; ++ch) {
-    Bits step = empty();
-    Bits loop = empty();
-    for (size_t s = 0; s < states_; ++s) {
-      if (raw[s].step.test(ch)) Set(&step, s);
-      if (raw[s].loop.test(ch)) Set(&loop, s);
-    }
-    auto [it, added] = ids.emplace(std::make_pair(step, loop), static_cast<uint16_t>(ids.size()));
-    if (added) {
-      step_.insert(step_.end(), step.begin(), step.end());
-      loop_.insert(loop_.end(), loop.begin(), loop.end());
-    }
-    class_of_[ch] = it->second;
-  }
+  class_of_ = GroupCharacters(raw, words_, &step_, &loop_);
   // A state is universal when it loops on every character and reaches acceptance for free.
   for (size_t s = 0; s < states_; ++s) {
     if (!raw[s].loop.all()) continue;

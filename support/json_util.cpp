@@ -201,6 +201,57 @@ void AppendUtf8(unsigned cp, std::string* out) {
     out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
 }
+
+// The character a one-letter JSON escape stands for (\n, \t, \", ...); 0 for any other letter.
+char SimpleJsonEscape(char e) {
+  switch (e) {
+    case '"':
+    case '\\':
+    case '/':
+      return e;
+    case 'b':
+      return '\b';
+    case 'f':
+      return '\f';
+    case 'n':
+      return '\n';
+    case 'r':
+      return '\r';
+    case 't':
+      return '\t';
+    default:
+      return 0;
+  }
+}
+
+// The four hex digits of `\uXXXX` at from[i], appended as UTF-8: the index past them, or npos
+// when malformed. A high surrogate takes the next \uXXXX as its low half, whatever it holds (as
+// jsoncpp does); a lone low surrogate stands as it is.
+size_t ReadUnicodeEscape(std::string_view from, size_t i, std::string* out) {
+  long cp = Hex4(from, i);
+  if (cp < 0) return std::string_view::npos;
+  i += 4;
+  if (cp >= 0xD800 && cp <= 0xDBFF) {
+    if (from.size() - i < 6 || from[i] != '\\' || from[i + 1] != 'u') return std::string_view::npos;
+    const long low = Hex4(from, i + 2);
+    if (low < 0) return std::string_view::npos;
+    i += 6;
+    cp = 0x10000 + ((cp & 0x3FF) << 10) + (low & 0x3FF);
+  }
+  AppendUtf8(static_cast<unsigned>(cp), out);
+  return i;
+}
+
+// The escape whose letter is from[i] (past the backslash), appended: the index past it, or npos
+// when it is not a JSON escape.
+size_t ReadJsonEscape(std::string_view from, size_t i, std::string* out) {
+  const char e = from[i++];
+  if (e == 'u') return ReadUnicodeEscape(from, i, out);
+  const char c = SimpleJsonEscape(e);
+  if (c == 0) return std::string_view::npos;
+  out->push_back(c);
+  return i;
+}
 }  // namespace
 
 size_t ReadJsonStringBody(std::string_view from, std::string* out) {
@@ -225,47 +276,8 @@ size_t ReadJsonStringBody(std::string_view from, std::string* out) {
     if (i == from.size()) return 0;
     if (from[i] == '"') return i + 1;
     if (++i == from.size()) return 0;
-    const char e = from[i++];
-    switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-        out->push_back(e);
-        break;
-      case 'b':
-        out->push_back('\b');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'u': {
-        long cp = Hex4(from, i);
-        if (cp < 0) return 0;
-        i += 4;
-        // A high surrogate takes the next \uXXXX as its low half, whatever it holds (as
-        // jsoncpp does); a lone low surrogate stands as it is.
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (from.size() - i < 6 || from[i] != '\\' || from[i + 1] != 'u') return 0;
-          const long low = Hex4(from, i + 2);
-          if (low < 0) return 0;
-          i += 6;
-          cp = 0x10000 + ((cp & 0x3FF) << 10) + (low & 0x3FF);
-        }
-        AppendUtf8(static_cast<unsigned>(cp), out);
-        break;
-      }
-      default:
-        return 0;
-    }
+    i = ReadJsonEscape(from, i, out);
+    if (i == std::string_view::npos) return 0;
   }
 }
 
@@ -369,60 +381,84 @@ bool JsonCursor::Null() {
   return Word("null");
 }
 
+namespace {
+size_t SkipJsonDigits(std::string_view text, size_t i) {
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  return i;
+}
+
+// Where an RFC 8259 number at text[from] ends (npos: it is not one), whether it is an integer
+// (no fraction, no exponent), and where its integer digits start.
+struct JsonNumberSpan {
+  size_t end = std::string_view::npos;
+  size_t int_start = 0;
+  bool negative = false;
+  bool integral = true;
+};
+
+JsonNumberSpan ScanJsonNumber(std::string_view text, size_t i) {
+  JsonNumberSpan n;
+  n.negative = i < text.size() && text[i] == '-';
+  if (n.negative) ++i;
+  n.int_start = i;
+  i = SkipJsonDigits(text, i);
+  const size_t int_digits = i - n.int_start;
+  if (int_digits == 0 || (int_digits > 1 && text[n.int_start] == '0')) return n;
+  if (i < text.size() && text[i] == '.') {
+    n.integral = false;
+    const size_t from = ++i;
+    i = SkipJsonDigits(text, i);
+    if (i == from) return n;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    n.integral = false;
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    const size_t from = i;
+    i = SkipJsonDigits(text, i);
+    if (i == from) return n;
+  }
+  n.end = i;
+  return n;
+}
+
+// An integer's value typed as jsoncpp types it: Int64, or UInt64 past INT64_MAX; nothing when
+// it fits neither (it is read as a double).
+std::optional<Json::Value> JsonIntegerValue(std::string_view digits, bool negative) {
+  uint64_t v = 0;
+  for (char c : digits) {
+    const unsigned d = static_cast<unsigned>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  constexpr uint64_t kMaxInt = static_cast<uint64_t>(INT64_MAX);
+  if (negative && v <= kMaxInt + 1) {
+    return v == kMaxInt + 1 ? Json::Value(static_cast<Json::Int64>(INT64_MIN))
+                            : Json::Value(-static_cast<Json::Int64>(v));
+  }
+  if (negative) return std::nullopt;
+  return v <= kMaxInt ? Json::Value(static_cast<Json::Int64>(v))
+                      : Json::Value(static_cast<Json::UInt64>(v));
+}
+}  // namespace
+
 // RFC 8259 numbers only, typed as jsoncpp types them: an integer that fits int64 is an int,
 // a larger one up to uint64 a uint, anything else a double.
 bool JsonCursor::Number(Json::Value* out) {
   const size_t start = pos_;
-  size_t i = pos_;
-  const bool negative = i < text_.size() && text_[i] == '-';
-  if (negative) ++i;
-  auto digits = [&] {
-    const size_t from = i;
-    while (i < text_.size() && text_[i] >= '0' && text_[i] <= '9') ++i;
-    return i - from;
-  };
-  const size_t int_start = i;
-  const size_t int_digits = digits();
-  if (int_digits == 0 || (int_digits > 1 && text_[int_start] == '0')) return Fail("bad number");
-  bool integral = true;
-  if (i < text_.size() && text_[i] == '.') {
-    ++i;
-    integral = false;
-    if (digits() == 0) return Fail("bad number");
-  }
-  if (i < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
-    ++i;
-    integral = false;
-    if (i < text_.size() && (text_[i] == '+' || text_[i] == '-')) ++i;
-    if (digits() == 0) return Fail("bad number");
-  }
-  pos_ = i;
-  if (integral) {
-    uint64_t v = 0;
-    bool overflow = false;
-    for (size_t k = int_start; k < i && !overflow; ++k) {
-      const unsigned d = static_cast<unsigned>(text_[k] - '0');
-      if (v > (UINT64_MAX - d) / 10) overflow = true;
-      v = v * 10 + d;
-    }
-    if (!overflow) {
-      constexpr uint64_t kMaxInt = static_cast<uint64_t>(INT64_MAX);
-      if (negative && v <= kMaxInt + 1) {
-        *out = v == kMaxInt + 1 ? Json::Value(static_cast<Json::Int64>(INT64_MIN))
-                                : Json::Value(-static_cast<Json::Int64>(v));
-        return true;
-      }
-      if (!negative) {
-        *out = v <= kMaxInt ? Json::Value(static_cast<Json::Int64>(v))
-                            : Json::Value(static_cast<Json::UInt64>(v));
-        return true;
-      }
+  const JsonNumberSpan n = ScanJsonNumber(text_, pos_);
+  if (n.end == std::string_view::npos) return Fail("bad number");
+  pos_ = n.end;
+  if (n.integral) {
+    if (auto v = JsonIntegerValue(text_.substr(n.int_start, n.end - n.int_start), n.negative)) {
+      *out = std::move(*v);
+      return true;
     }
   }
   double d = 0;
-  const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + i, d);
+  const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + n.end, d);
   // Past double's range ParseJson refuses too.
-  if (ec != std::errc() || end != text_.data() + i) return Fail("number out of range");
+  if (ec != std::errc() || end != text_.data() + n.end) return Fail("number out of range");
   *out = d;
   return true;
 }

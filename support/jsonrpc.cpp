@@ -255,37 +255,53 @@ void Peer::Dispatch(const std::string& line) {
            line);
     return;
   }
+  const Json::Value* id = FindMember(msg, "id");
+  const Json::Value reply_id = (id && ValidId(*id)) ? *id : Json::Value();
+  if (!CheckVersion(msg, reply_id, line)) return;
+  if (FindMember(msg, "method") == nullptr) {
+    DispatchMethodless(msg, id, reply_id, line);
+  } else {
+    DispatchCall(msg, id, reply_id, line);
+  }
+}
+
+// A response without the version is still taken (some clients leave it out); a request or
+// notification is not, and only a request is answered.
+bool Peer::CheckVersion(const Json::Value& msg, const Json::Value& reply_id,
+                        std::string_view line) {
+  const Json::Value* version = FindMember(msg, "jsonrpc");
+  if (version && version->isString() && StringOr(msg, "jsonrpc") == "2.0") return true;
   const Json::Value* method = FindMember(msg, "method");
   const Json::Value* id = FindMember(msg, "id");
-  const Json::Value* version = FindMember(msg, "jsonrpc");
-  Json::Value reply_id = (id && ValidId(*id)) ? *id : Json::Value();
-  if (!version || !version->isString() || StringOr(msg, "jsonrpc") != "2.0") {
-    if (method || !id) {
-      if (id || !method)
-        Refuse(reply_id,
-               RpcError{kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"", Json::Value()},
-               line);
-      return;
-    }
-  }
-  if (method == nullptr) {
-    if (id && !FindMember(msg, "result") && !FindMember(msg, "error")) {
-      // Neither a request nor a response: when it names one of our calls, that call failed;
-      // answering it would put our call's id on an error the client could take for its own.
-      if (!FailPending(*id, "the client sent a reply with neither result nor error"))
-        Refuse(Json::Value(),
-               RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}, line);
-      return;
-    }
-    if (!id) {
-      Refuse(reply_id, RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()},
-             line);
-      return;
-    }
-    DispatchResponse(msg, *id);
+  if (!method && id) return true;
+  if (id || !method)
+    Refuse(reply_id,
+           RpcError{kInvalidRequest, "Invalid Request: jsonrpc must be \"2.0\"", Json::Value()},
+           line);
+  return false;
+}
+
+void Peer::DispatchMethodless(Json::Value& msg, const Json::Value* id, const Json::Value& reply_id,
+                              std::string_view line) {
+  if (!id) {
+    Refuse(reply_id, RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()},
+           line);
     return;
   }
-  if (!method->isString()) {
+  if (!FindMember(msg, "result") && !FindMember(msg, "error")) {
+    // Neither a request nor a response: when it names one of our calls, that call failed;
+    // answering it would put our call's id on an error the client could take for its own.
+    if (!FailPending(*id, "the client sent a reply with neither result nor error"))
+      Refuse(Json::Value(),
+             RpcError{kInvalidRequest, "Invalid Request: missing method", Json::Value()}, line);
+    return;
+  }
+  DispatchResponse(msg, *id);
+}
+
+void Peer::DispatchCall(const Json::Value& msg, const Json::Value* id, const Json::Value& reply_id,
+                        std::string_view line) {
+  if (!FindMember(msg, "method")->isString()) {
     if (id)
       Refuse(reply_id,
              RpcError{kInvalidRequest, "Invalid Request: method must be a string", Json::Value()},
@@ -309,7 +325,12 @@ void Peer::Dispatch(const std::string& line) {
         line);
     return;
   }
-  Reply reply([this](const Json::Value& m) { Send(m); }, *id);
+  DispatchRequest(name, params, *id);
+}
+
+void Peer::DispatchRequest(const std::string& name, const Json::Value& params,
+                           const Json::Value& id) {
+  Reply reply([this](const Json::Value& m) { Send(m); }, id);
   auto it = requests_.find(name);
   if (it == requests_.end()) {
     reply.Error(kMethodNotFound, "Method not found: " + name);

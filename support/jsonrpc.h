@@ -127,6 +127,15 @@ class Peer {
     Json::Value value;
   };
   void Dispatch(const std::string& line);
+  // A message without "jsonrpc": "2.0": false when it is refused (or ignored) for that.
+  bool CheckVersion(const Json::Value& msg, const Json::Value& reply_id, std::string_view line);
+  // A message without a method: a response, or refused.
+  void DispatchMethodless(Json::Value& msg, const Json::Value* id, const Json::Value& reply_id,
+                          std::string_view line);
+  // A request or notification: handed to its handler.
+  void DispatchCall(const Json::Value& msg, const Json::Value* id, const Json::Value& reply_id,
+                    std::string_view line);
+  void DispatchRequest(const std::string& name, const Json::Value& params, const Json::Value& id);
   void DispatchResponse(Json::Value& msg, const Json::Value& id);
   // Fails the pending call with that id; false when there is none.
   bool FailPending(const Json::Value& id, const std::string& why,

@@ -150,6 +150,9 @@ struct WrapperSpec {
   bool shell_if_none;
 };
 
+constexpr std::string_view kSudoLongOptions =
+    "user group close-from chdir host prompt role type command-timeout other-user chroot";
+
 constexpr WrapperSpec kWrappers[] = {
     {"taskset", "", "", 1, false},
     {"chrt", "TPD", "sched-runtime sched-period sched-deadline", 1, false},
@@ -173,6 +176,22 @@ constexpr WrapperSpec kWrappers[] = {
     {"eatmydata", "", "", 0, false},
     {"faketime", "", "", 1, false},
     {"cpulimit", "lpe", "limit pid exe", 0, false},
+    {"command", "", "", 0, false},
+    {"builtin", "", "", 0, false},
+    {"nohup", "", "", 0, false},
+    {"setsid", "", "", 0, false},
+    {"chronic", "", "", 0, false},
+    {"unbuffer", "", "", 0, false},
+    {"busybox", "", "", 0, false},
+    {"exec", "a", "", 0, false},
+    {"time", "fo", "format output", 0, false},
+    {"nice", "n", "adjustment", 0, false},
+    {"ionice", "cnp", "class classdata pid", 0, false},
+    {"stdbuf", "ioe", "input output error", 0, false},
+    // VAR=value operands after sudo's options are peeled as assignments next.
+    {"sudo", "ugCDhprtTUR", kSudoLongOptions, 0, false},
+    {"doas", "ugCDhprtTUR", kSudoLongOptions, 0, false},
+    {"timeout", "sk", "signal kill-after", 1, false},  // the duration
 };
 
 const WrapperSpec* FindWrapper(const std::string& base) {
@@ -240,62 +259,7 @@ class Reader {
       : s_(s), depth_(depth), out_(out), facts_(facts) {}
 
   void Run() {
-    while (i_ < s_.size()) {
-      char c = s_[i_];
-      if (IsBlank(c)) {
-        ++i_;
-      } else if (c == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] == '\n') {
-        i_ += 2;
-      } else if (c == '#') {
-        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
-      } else if (c == '\n') {
-        EndCommand();
-        ++i_;
-        ReadHeredocs();
-      } else if (c == ';') {
-        EndCommand();
-        ++i_;
-        // ;; ;& ;;& end a case branch: patterns follow.
-        bool branch_end = false;
-        if (i_ < s_.size() && (s_[i_] == ';' || s_[i_] == '&')) {
-          branch_end = true;
-          if (s_[i_++] == ';' && i_ < s_.size() && s_[i_] == '&') ++i_;
-        }
-        if (branch_end && !case_patterns_.empty()) case_patterns_.back() = true;
-      } else if (c == '&' && i_ + 1 < s_.size() && s_[i_ + 1] == '>') {
-        Redirect();
-      } else if (c == '&' || c == '|') {
-        if (InCasePatterns()) {
-          ++i_;  // `a|b)` alternatives
-          continue;
-        }
-        EndCommand();
-        ++i_;
-        if (i_ < s_.size() && (s_[i_] == c || (c == '|' && s_[i_] == '&'))) ++i_;
-      } else if (c == '(') {
-        OpenParen();
-      } else if (c == ')') {
-        if (InCasePatterns()) {
-          words_.clear();
-          case_patterns_.back() = false;
-        } else {
-          EndCommand();
-        }
-        ++i_;
-      } else if ((c == '<' || c == '>') && !(i_ + 1 < s_.size() && s_[i_ + 1] == '(')) {
-        Redirect();
-      } else {
-        Word w = LexWord();
-        bool digits = !w.quoted && w.Known() && !w.Literal().empty();
-        for (char d : w.Literal()) digits = digits && std::isdigit(static_cast<unsigned char>(d));
-        if (digits && i_ < s_.size() && (s_[i_] == '<' || s_[i_] == '>') &&
-            !(i_ + 1 < s_.size() && s_[i_ + 1] == '(')) {
-          Redirect();  // `2>x`: the digits name the descriptor
-          continue;
-        }
-        AddWord(std::move(w));
-      }
-    }
+    while (i_ < s_.size()) ReadNext();
     EndCommand();
   }
 
@@ -324,6 +288,100 @@ class Reader {
 
  private:
   bool InCasePatterns() const { return !case_patterns_.empty() && case_patterns_.back(); }
+
+  // --- The line, one token at a time.
+
+  bool OpensParenAt(size_t j) const { return j < s_.size() && s_[j] == '('; }
+
+  // Reads what starts at i_: a blank, a comment, a separator, a parenthesis, a redirection or
+  // a word.
+  void ReadNext() {
+    const char c = s_[i_];
+    if (IsBlank(c)) {
+      ++i_;
+      return;
+    }
+    if (c == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] == '\n') {
+      i_ += 2;
+      return;
+    }
+    switch (c) {
+      case '#':
+        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+        return;
+      case '\n':
+        EndCommand();
+        ++i_;
+        ReadHeredocs();
+        return;
+      case ';':
+        ReadSemicolon();
+        return;
+      case '&':
+        if (i_ + 1 < s_.size() && s_[i_ + 1] == '>') return Redirect();
+        return ReadListOperator(c);
+      case '|':
+        return ReadListOperator(c);
+      case '(':
+        return OpenParen();
+      case ')':
+        return CloseParen();
+      case '<':
+      case '>':
+        if (!OpensParenAt(i_ + 1)) return Redirect();
+        break;
+      default:
+        break;
+    }
+    ReadWordOrDescriptor();
+  }
+
+  // `;` at i_ ends a command; `;;`, `;&` and `;;&` end a case branch: patterns follow.
+  void ReadSemicolon() {
+    EndCommand();
+    ++i_;
+    if (i_ >= s_.size() || (s_[i_] != ';' && s_[i_] != '&')) return;
+    if (s_[i_++] == ';' && i_ < s_.size() && s_[i_] == '&') ++i_;
+    if (!case_patterns_.empty()) case_patterns_.back() = true;
+  }
+
+  // `&`, `|`, `&&`, `||` or `|&` at i_ ends a command, except between case patterns (`a|b)`).
+  void ReadListOperator(char c) {
+    if (InCasePatterns()) {
+      ++i_;
+      return;
+    }
+    EndCommand();
+    ++i_;
+    if (i_ < s_.size() && (s_[i_] == c || (c == '|' && s_[i_] == '&'))) ++i_;
+  }
+
+  // `)` at i_: the end of a case pattern list, or of a subshell.
+  void CloseParen() {
+    if (InCasePatterns()) {
+      words_.clear();
+      case_patterns_.back() = false;
+    } else {
+      EndCommand();
+    }
+    ++i_;
+  }
+
+  // A word at i_, or the digits that name a redirection's descriptor (`2>x`).
+  void ReadWordOrDescriptor() {
+    Word w = LexWord();
+    if (IsDigits(w) && i_ < s_.size() && (s_[i_] == '<' || s_[i_] == '>') && !OpensParenAt(i_ + 1))
+      return Redirect();
+    AddWord(std::move(w));
+  }
+
+  static bool IsDigits(const Word& w) {
+    if (w.quoted || !w.Known()) return false;
+    const std::string text = w.Literal();
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](char d) {
+      return std::isdigit(static_cast<unsigned char>(d)) != 0;
+    });
+  }
 
   void Opaque(const char* why = kUnreadable) { AddOpaque(out_, why); }
 
@@ -395,25 +453,33 @@ class Reader {
       char c = s_[j];
       if (c == '\\') {
         ++j;
-      } else if (c == '\'') {
-        j = s_.find('\'', j + 1);
-        if (j == npos) return npos;
-      } else if (c == '"') {
-        j = SkipDouble(j, nesting + 1);
-        if (j == npos) return npos;
-      } else if (c == '`') {
-        j = FindBacktick(j);
-        if (j == npos) return npos;
-      } else if (c == '$' && j + 1 < s_.size() && s_[j + 1] == '(') {
-        j = FindClose(j + 1, nesting + 1);
-        if (j == npos) return npos;
       } else if (c == '{') {
         ++depth;
       } else if (c == '}') {
         if (--depth == 0) return j;
+      } else {
+        j = SkipInBrace(j, nesting);
+        if (j == npos) return npos;
       }
     }
     return npos;
+  }
+
+  // Inside `${ }`, a quoted string, a backquoted command or a `$( )` starting at s_[j]: the
+  // index of its last character (npos when it is not closed); j when none starts there.
+  size_t SkipInBrace(size_t j, int nesting) const {
+    switch (s_[j]) {
+      case '\'':
+        return s_.find('\'', j + 1);
+      case '"':
+        return SkipDouble(j, nesting + 1);
+      case '`':
+        return FindBacktick(j);
+      case '$':
+        return OpensParenAt(j + 1) ? FindClose(j + 1, nesting + 1) : j;
+      default:
+        return j;
+    }
   }
 
   size_t FindBacktick(size_t open) const {
@@ -441,60 +507,21 @@ class Reader {
     return j < s_.size() && s_[j] == '=';
   }
 
+  // What a word's unquoted braces show: `{a,b}` or `{1..3}` is brace expansion.
+  struct BraceScan {
+    int open = 0;
+    bool list = false;
+  };
+
   Word LexWord() {
     Word w;
     w.assignment = AssignmentAt(i_);
-    int braces = 0;
-    bool brace_list = false;  // `{a,b}` or `{1..3}`: brace expansion
-    while (i_ < s_.size()) {
-      char c = s_[i_];
-      if (c == '<' || c == '>') {
-        if (i_ + 1 < s_.size() && s_[i_ + 1] == '(') {
-          ProcessSubstitution(&w);
-          continue;
-        }
-        break;
-      }
-      if (IsMeta(c)) break;
-      if (c == '\\') {
-        if (i_ + 1 >= s_.size()) {
-          w.Add('\\');
-          ++i_;
-        } else {
-          if (s_[i_ + 1] != '\n') w.Add(s_[i_ + 1]);
-          w.quoted = true;
-          i_ += 2;
-        }
-      } else if (c == '\'') {
-        size_t j = s_.find('\'', i_ + 1);
-        w.quoted = true;
-        if (j == npos) {
-          Opaque();
-          w.AddGap();
-          i_ = s_.size();
-          break;
-        }
-        w.Add(s_.substr(i_ + 1, j - i_ - 1));
-        i_ = j + 1;
-      } else if (c == '"') {
-        LexDouble(&w);
-      } else if (c == '$') {
-        LexDollar(&w, false);
-      } else if (c == '`') {
-        LexBacktick(&w);
-      } else {
-        if (c == '*' || c == '?' || c == '[') w.glob = true;
-        if (c == '{') ++braces;
-        if (braces > 0 && (c == ',' || (c == '.' && i_ + 1 < s_.size() && s_[i_ + 1] == '.')))
-          brace_list = true;
-        if (c == '}' && braces > 0) --braces;
-        w.Add(c);
-        ++i_;
-      }
+    BraceScan braces;
+    while (i_ < s_.size() && LexWordPart(&w, &braces)) {
     }
     if (w.pieces.empty()) w.Add("");
     NoteCarrier(&w);
-    if (brace_list) {
+    if (braces.list) {
       // Brace expansion makes several words of one: what they are is left unknown.
       bool assignment = w.assignment;
       bool carrier = w.carrier;
@@ -503,6 +530,76 @@ class Reader {
       w.carrier = carrier;
     }
     return w;
+  }
+
+  // Reads the part of a word at i_ (a character, an escape, a quoted string, a substitution)
+  // into w; false when the word ends there.
+  bool LexWordPart(Word* w, BraceScan* braces) {
+    const char c = s_[i_];
+    if (c == '<' || c == '>') {
+      if (!OpensParenAt(i_ + 1)) return false;
+      ProcessSubstitution(w);
+      return true;
+    }
+    if (IsMeta(c)) return false;
+    switch (c) {
+      case '\\':
+        LexBackslash(w);
+        return true;
+      case '\'':
+        return LexSingleQuoted(w);
+      case '"':
+        LexDouble(w);
+        return true;
+      case '$':
+        LexDollar(w, false);
+        return true;
+      case '`':
+        LexBacktick(w);
+        return true;
+      default:
+        LexPlain(w, braces);
+        return true;
+    }
+  }
+
+  // `\c` at i_ outside quotes: c itself (a line continuation: nothing).
+  void LexBackslash(Word* w) {
+    if (i_ + 1 >= s_.size()) {
+      w->Add('\\');
+      ++i_;
+      return;
+    }
+    if (s_[i_ + 1] != '\n') w->Add(s_[i_ + 1]);
+    w->quoted = true;
+    i_ += 2;
+  }
+
+  // '...' at i_; false when it is not closed (the rest of the line is unknown).
+  bool LexSingleQuoted(Word* w) {
+    size_t j = s_.find('\'', i_ + 1);
+    w->quoted = true;
+    if (j == npos) {
+      Opaque();
+      w->AddGap();
+      i_ = s_.size();
+      return false;
+    }
+    w->Add(s_.substr(i_ + 1, j - i_ - 1));
+    i_ = j + 1;
+    return true;
+  }
+
+  // An unquoted character with no special meaning here, noting globs and brace expansion.
+  void LexPlain(Word* w, BraceScan* braces) {
+    const char c = s_[i_];
+    if (c == '*' || c == '?' || c == '[') w->glob = true;
+    if (c == '{') ++braces->open;
+    if (braces->open > 0 && (c == ',' || (c == '.' && i_ + 1 < s_.size() && s_[i_ + 1] == '.')))
+      braces->list = true;
+    if (c == '}' && braces->open > 0) --braces->open;
+    w->Add(c);
+    ++i_;
   }
 
   static void NoteCarrier(Word* w) {
@@ -624,70 +721,71 @@ class Reader {
       }
       char e = s_[i_ + 1];
       i_ += 2;
-      switch (e) {
-        case 'a':
-          w->Add('\a');
-          break;
-        case 'b':
-          w->Add('\b');
-          break;
-        case 'e':
-        case 'E':
-          w->Add('\x1b');
-          break;
-        case 'f':
-          w->Add('\f');
-          break;
-        case 'n':
-          w->Add('\n');
-          break;
-        case 'r':
-          w->Add('\r');
-          break;
-        case 't':
-          w->Add('\t');
-          break;
-        case 'v':
-          w->Add('\v');
-          break;
-        case 'x': {
-          int v = 0;
-          int digits = 0;
-          while (digits < 2 && i_ < s_.size() &&
-                 std::isxdigit(static_cast<unsigned char>(s_[i_]))) {
-            char h = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[i_++])));
-            v = v * 16 + (h <= '9' ? h - '0' : h - 'a' + 10);
-            ++digits;
-          }
-          if (digits == 0) {
-            w->Add("\\x");
-          } else {
-            w->Add(static_cast<char>(v));
-          }
-          break;
-        }
-        case 'u':
-        case 'U':
-        case 'c':
-          w->AddGap();
-          w->carrier = true;
-          break;
-        default:
-          if (e >= '0' && e <= '7') {
-            int v = e - '0';
-            for (int k = 0; k < 2 && i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '7'; ++k)
-              v = v * 8 + (s_[i_++] - '0');
-            w->Add(static_cast<char>(v & 0xff));
-          } else if (e == '\\' || e == '\'' || e == '"' || e == '?') {
-            w->Add(e);
-          } else {
-            w->Add('\\');
-            w->Add(e);
-          }
-      }
+      LexAnsiCEscape(w, e);
     }
     Opaque();
     w->AddGap();
+  }
+
+  // The escape `\e` of $'...', its letter e already read (i_ past it).
+  void LexAnsiCEscape(Word* w, char e) {
+    if (const char simple = AnsiCControl(e)) return w->Add(simple);
+    if (e == 'x') return LexAnsiCHex(w);
+    if (e == 'u' || e == 'U' || e == 'c') {
+      w->AddGap();
+      w->carrier = true;
+      return;
+    }
+    if (e >= '0' && e <= '7') {
+      int v = e - '0';
+      for (int k = 0; k < 2 && i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '7'; ++k)
+        v = v * 8 + (s_[i_++] - '0');
+      return w->Add(static_cast<char>(v & 0xff));
+    }
+    if (e == '\\' || e == '\'' || e == '"' || e == '?') return w->Add(e);
+    w->Add('\\');
+    w->Add(e);
+  }
+
+  // The control character of $'\a', '\b', '\e', ...; 0 for other letters.
+  static char AnsiCControl(char e) {
+    switch (e) {
+      case 'a':
+        return '\a';
+      case 'b':
+        return '\b';
+      case 'e':
+      case 'E':
+        return '\x1b';
+      case 'f':
+        return '\f';
+      case 'n':
+        return '\n';
+      case 'r':
+        return '\r';
+      case 't':
+        return '\t';
+      case 'v':
+        return '\v';
+      default:
+        return 0;
+    }
+  }
+
+  // $'\xHH' (one or two hex digits) after the `x`; `\x` itself without digits.
+  void LexAnsiCHex(Word* w) {
+    int v = 0;
+    int digits = 0;
+    while (digits < 2 && i_ < s_.size() && std::isxdigit(static_cast<unsigned char>(s_[i_]))) {
+      char h = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[i_++])));
+      v = v * 16 + (h <= '9' ? h - '0' : h - 'a' + 10);
+      ++digits;
+    }
+    if (digits == 0) {
+      w->Add("\\x");
+    } else {
+      w->Add(static_cast<char>(v));
+    }
   }
 
   void LexBacktick(Word* w) {
@@ -1002,116 +1100,17 @@ class Reader {
   // already (sh -c, eval) or cannot be known.
   size_t Peel(const std::string& base, std::vector<Word>* words_in, size_t k) {
     std::vector<Word>& words = *words_in;
-    const size_t n = words.size();
     if (const WrapperSpec* spec = FindWrapper(base)) return PeelListed(*spec, words, k);
     if (base == "runuser") return PeelRunuser(words, k);
     if (base == "script") return PeelScript(words, k);
     if (base == "parallel") return PeelParallel(words, k);
     if (IsShell(base)) return PeelShell(words, k);
-    if (base == "command" || base == "builtin" || base == "nohup" || base == "setsid" ||
-        base == "chronic" || base == "unbuffer" || base == "busybox")
-      return SkipOptions(words, k + 1, "");
-    if (base == "exec") return SkipOptions(words, k + 1, "a");
-    if (base == "time") return SkipOptions(words, k + 1, "fo", {"format", "output"});
-    if (base == "nice") return SkipOptions(words, k + 1, "n", {"adjustment"});
-    if (base == "ionice") return SkipOptions(words, k + 1, "cnp", {"class", "classdata", "pid"});
-    if (base == "stdbuf") return SkipOptions(words, k + 1, "ioe", {"input", "output", "error"});
-    if (base == "sudo" || base == "doas") {
-      size_t j = SkipOptions(words, k + 1, "ugCDhprtTUR",
-                             {"user", "group", "close-from", "chdir", "host", "prompt", "role",
-                              "type", "command-timeout", "other-user", "chroot"});
-      return j;  // VAR=value operands are peeled as assignments next
-    }
-    if (base == "timeout") {
-      size_t j = SkipOptions(words, k + 1, "sk", {"signal", "kill-after"});
-      return j < n ? j + 1 : j;  // the duration
-    }
-    if (base == "env") {
-      size_t j = k + 1;
-      while (j < n) {
-        if (!words[j].Known()) return j;
-        const std::string t = words[j].Literal();
-        if (t == "--") return j + 1;
-        if (t.rfind("-S", 0) == 0 || t.rfind("--split-string", 0) == 0) {
-          // -S STRING: the string is split into words, like a shell would.
-          std::string rest;
-          size_t from = j + 1;
-          if (t.size() > 2 && t[1] == 'S') {
-            rest = t.substr(2);
-          } else if (t.find('=') != std::string::npos) {
-            rest = t.substr(t.find('=') + 1);
-          } else if (from < n) {
-            if (!words[from].Known()) return from;
-            words[from].code = true;
-            rest = words[from++].Literal();
-          }
-          words[j].code = true;
-          return JoinNested(rest, words, from);
-        }
-        if (t == "-u" || t == "-C" || t == "--unset" || t == "--chdir") {
-          j += 2;
-        } else if (t[0] == '-' || t.find('=') != std::string::npos) {
-          ++j;
-        } else {
-          return j;
-        }
-      }
-      return j;
-    }
-    if (base == "xargs") {
-      size_t j = SkipOptions(words, k + 1, "adEILlnPsS",
-                             {"arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs",
-                              "max-chars", "process-slot-var"});
-      std::string replace;
-      for (size_t o = k + 1; o < j && o < n; ++o) {
-        const std::string t = words[o].Literal();
-        if (t == "-I" && o + 1 < j) replace = words[o + 1].Literal();
-        if (t.rfind("-I", 0) == 0 && t.size() > 2) replace = t.substr(2);
-        if (t.rfind("-i", 0) == 0 || t.rfind("--replace", 0) == 0) replace = "{}";
-      }
-      // The arguments xargs reads are unknown: a gap at the end, or where -I puts them.
-      std::vector<Word> run(words.begin() + static_cast<std::ptrdiff_t>(std::min(j, n)),
-                            words.end());
-      if (run.empty()) {
-        Word echo;
-        echo.Add("echo");
-        run.push_back(echo);
-      }
-      for (auto& w : run)
-        if (!replace.empty() && w.Literal().find(replace) != std::string::npos) w = Word::Gap();
-      run.push_back(Word::Gap());
-      words = std::move(run);
-      return 0;
-    }
-    if (base == "watch") {
-      size_t j = SkipOptions(words, k + 1, "nq", {"interval"});
-      for (size_t o = k + 1; o < j; ++o) {
-        const std::string t = words[o].Literal();
-        if (t == "-x" || t == "--exec") return j;
-      }
-      return JoinNested("", words, j);
-    }
-    if (base == "flock") {
-      if (NestedCommandOption(words, k)) return npos;  // -c anywhere: `flock -c CMD lockfile`
-      size_t j = SkipOptions(words, k + 1, "wE", {"timeout", "conflict-exit-code"});
-      if (j < n) ++j;  // the lock file
-      return j;
-    }
+    if (base == "env") return PeelEnv(words, k);
+    if (base == "xargs") return PeelXargs(words, k);
+    if (base == "watch") return PeelWatch(words, k);
+    if (base == "flock") return PeelFlock(words, k);
     if (base == "eval") return JoinNested("", words, k + 1);
-    if (base == "su") {
-      for (size_t j = k + 1; j < n; ++j) {
-        const std::string t = words[j].Literal();
-        if (t == "-c" || t == "--command") {
-          if (j + 1 < n) CodeWord(&words[j + 1]);
-          return npos;
-        }
-        if (t.rfind("--command=", 0) == 0) {
-          CodeWord(&words[j], 10);
-          return npos;
-        }
-      }
-      return npos;
-    }
+    if (base == "su") return PeelSu(words, k);
     return npos;
   }
 
@@ -1167,6 +1166,116 @@ class Reader {
     }
     o.operand = j;
     return o;
+  }
+
+  // env [options] [NAME=VALUE]... CMD; `-S STRING` splits the string into a command line.
+  size_t PeelEnv(std::vector<Word>& words, size_t k) {
+    size_t j = k + 1;
+    while (j < words.size()) {
+      if (!words[j].Known()) return j;
+      const std::string t = words[j].Literal();
+      if (t == "--") return j + 1;
+      if (t.rfind("-S", 0) == 0 || t.rfind("--split-string", 0) == 0)
+        return PeelEnvSplitString(words, j);
+      if (t == "-u" || t == "-C" || t == "--unset" || t == "--chdir") {
+        j += 2;
+      } else if (t[0] == '-' || t.find('=') != std::string::npos) {
+        ++j;
+      } else {
+        return j;
+      }
+    }
+    return j;
+  }
+
+  // env's -S STRING at words[j] (also -SSTRING, --split-string=STRING): the string is split
+  // into words, like a shell would, and read with the words after it.
+  size_t PeelEnvSplitString(std::vector<Word>& words, size_t j) {
+    const std::string t = words[j].Literal();
+    std::string rest;
+    size_t from = j + 1;
+    if (t.size() > 2 && t[1] == 'S') {
+      rest = t.substr(2);
+    } else if (t.find('=') != std::string::npos) {
+      rest = t.substr(t.find('=') + 1);
+    } else if (from < words.size()) {
+      if (!words[from].Known()) return from;
+      words[from].code = true;
+      rest = words[from++].Literal();
+    }
+    words[j].code = true;
+    return JoinNested(rest, words, from);
+  }
+
+  // xargs [options] CMD...: the command, with the arguments xargs reads (unknown) as a gap at
+  // the end, or where -I puts them; replaces `words`. Without a command, echo.
+  size_t PeelXargs(std::vector<Word>& words, size_t k) {
+    const size_t n = words.size();
+    size_t j = SkipOptions(words, k + 1, "adEILlnPsS",
+                           {"arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs",
+                            "max-chars", "process-slot-var"});
+    const std::string replace = XargsReplaceString(words, k, j);
+    std::vector<Word> run(words.begin() + static_cast<std::ptrdiff_t>(std::min(j, n)), words.end());
+    if (run.empty()) {
+      Word echo;
+      echo.Add("echo");
+      run.push_back(echo);
+    }
+    for (auto& w : run)
+      if (!replace.empty() && w.Literal().find(replace) != std::string::npos) w = Word::Gap();
+    run.push_back(Word::Gap());
+    words = std::move(run);
+    return 0;
+  }
+
+  // The string xargs replaces with what it reads (-I STR, -ISTR, -i, --replace), among its
+  // options words[k+1..options_end); empty without one.
+  static std::string XargsReplaceString(const std::vector<Word>& words, size_t k,
+                                        size_t options_end) {
+    std::string replace;
+    for (size_t o = k + 1; o < options_end && o < words.size(); ++o) {
+      const std::string t = words[o].Literal();
+      if (t == "-I" && o + 1 < options_end) replace = words[o + 1].Literal();
+      if (t.rfind("-I", 0) == 0 && t.size() > 2) replace = t.substr(2);
+      if (t.rfind("-i", 0) == 0 || t.rfind("--replace", 0) == 0) replace = "{}";
+    }
+    return replace;
+  }
+
+  // watch [options] CMD...: the words are joined into a command line run by a shell, unless
+  // -x (--exec) runs them as they are.
+  size_t PeelWatch(std::vector<Word>& words, size_t k) {
+    size_t j = SkipOptions(words, k + 1, "nq", {"interval"});
+    for (size_t o = k + 1; o < j; ++o) {
+      const std::string t = words[o].Literal();
+      if (t == "-x" || t == "--exec") return j;
+    }
+    return JoinNested("", words, j);
+  }
+
+  // flock [options] LOCKFILE CMD..., or -c STRING anywhere (`flock -c CMD lockfile`).
+  size_t PeelFlock(std::vector<Word>& words, size_t k) {
+    if (NestedCommandOption(words, k)) return npos;
+    size_t j = SkipOptions(words, k + 1, "wE", {"timeout", "conflict-exit-code"});
+    if (j < words.size()) ++j;  // the lock file
+    return j;
+  }
+
+  // su [options] [-c STRING | --command STRING | --command=STRING] [USER]: the string is read;
+  // without one, a login shell (not followed).
+  size_t PeelSu(std::vector<Word>& words, size_t k) {
+    for (size_t j = k + 1; j < words.size(); ++j) {
+      const std::string t = words[j].Literal();
+      if (t == "-c" || t == "--command") {
+        if (j + 1 < words.size()) CodeWord(&words[j + 1]);
+        return npos;
+      }
+      if (t.rfind("--command=", 0) == 0) {
+        CodeWord(&words[j], 10);
+        return npos;
+      }
+    }
+    return npos;
   }
 
   size_t PeelListed(const WrapperSpec& spec, std::vector<Word>& words, size_t k) {

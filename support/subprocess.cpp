@@ -288,12 +288,14 @@ struct KeeperPlan {
   ReportErrnoAndExit(plan.err_w, err);
 }
 
-[[noreturn]] void RunKeeper(KeeperPlan plan) {
-  // Descriptors 0-2 are about to become /dev/null; a pipe that got one of those numbers (lousho
-  // started with a closed stdio descriptor) moves up first.
-  for (int* fd : {&plan.out_w, &plan.err_w, &plan.stat_w, &plan.ctl_r, &plan.in_r, &plan.err_out_w})
+// The keeper's descriptors: its pipes above 0-2, which become /dev/null, and nothing else open.
+// Also its own process group, which keeps a terminal's Ctrl-C, meant for lousho, away from it.
+void SettleKeeperDescriptors(KeeperPlan* plan) {
+  // A pipe that got one of the numbers 0-2 (lousho started with a closed stdio descriptor)
+  // moves up first.
+  for (int* fd :
+       {&plan->out_w, &plan->err_w, &plan->stat_w, &plan->ctl_r, &plan->in_r, &plan->err_out_w})
     if (*fd >= 0 && *fd < 3) *fd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
-  // Its own group keeps a terminal's Ctrl-C, meant for lousho, away from the keeper.
   setpgid(0, 0);
   int devnull = open("/dev/null", O_RDWR);
   if (devnull >= 0) {
@@ -302,13 +304,18 @@ struct KeeperPlan {
     if (devnull > 2) close(devnull);
   }
   // Unused optional pipes are -1; a repeated descriptor keeps the list sorted and harmless.
-  int keep[] = {plan.out_w,
-                plan.err_w,
-                plan.stat_w,
-                plan.ctl_r,
-                plan.in_r >= 0 ? plan.in_r : plan.out_w,
-                plan.err_out_w >= 0 ? plan.err_out_w : plan.out_w};
+  int keep[] = {plan->out_w,
+                plan->err_w,
+                plan->stat_w,
+                plan->ctl_r,
+                plan->in_r >= 0 ? plan->in_r : plan->out_w,
+                plan->err_out_w >= 0 ? plan->err_out_w : plan->out_w};
   CloseOtherFds(keep, 6);
+}
+
+// SIGCHLD and SIGTERM arrive on a self-pipe (its read end returned), the terminal's signals are
+// ignored, and orphans of the tree are handed to the keeper (Linux: a child subreaper).
+int InstallKeeperSignals(const KeeperPlan& plan) {
   int sig_pipe[2];
   if (PipeCloexec(sig_pipe, true) != 0) ReportErrnoAndExit(plan.err_w, errno);
   g_keeper_signal_fd = sig_pipe[1];
@@ -320,7 +327,12 @@ struct KeeperPlan {
 #endif
   // Elsewhere there is no subreaper: a process that leaves the command's group and outlives
   // its parent escapes the keeper (Linux-only containment, docs/architecture.md).
+  return sig_pipe[0];
+}
 
+// Forks the command in its own group, reports its pid and closes the keeper's copies of the
+// command's pipe ends.
+pid_t ForkCommand(const KeeperPlan& plan) {
   pid_t pid = fork();
   if (pid < 0) ReportErrnoAndExit(plan.err_w, errno);
   if (pid == 0) ExecCommand(plan);
@@ -336,64 +348,98 @@ struct KeeperPlan {
   close(plan.err_w);
   if (plan.in_r >= 0) close(plan.in_r);
   if (plan.err_out_w >= 0) close(plan.err_out_w);
+  return pid;
+}
 
+// Where the keeper is in ending the command's tree.
+struct KeeperState {
   enum class Phase { kRunning, kTerm, kKill };
   Phase phase = Phase::kRunning;
-  bool reaped = false;
-  bool ctl_open = true;
-  long kill_at = 0;
-  for (;;) {
-    bool none_left = false;
-    for (;;) {
-      int status = 0;
-      pid_t r = waitpid(-1, &status, WNOHANG);
-      if (r > 0) {
-        if (r == pid) {
-          reaped = true;
-          WriteAll(plan.stat_w, &status, sizeof status);
-        }
-        continue;
-      }
-      if (r < 0 && errno == EINTR) continue;
-      none_left = r < 0;  // ECHILD: every descendant has been reaped
-      break;
-    }
-    if (none_left) break;
-    if (phase == Phase::kTerm && NowMs() >= kill_at) phase = Phase::kKill;
-    if (phase == Phase::kKill) SignalTree(pid, !reaped, SIGKILL);
+  bool reaped = false;   // the command itself has been waited for
+  bool ctl_open = true;  // the caller's control pipe
+  long kill_at = 0;      // in kTerm: when kKill follows
+};
 
-    int timeout = -1;
-    if (phase == Phase::kTerm) timeout = static_cast<int>(std::clamp(kill_at - NowMs(), 0L, 50L));
-    if (phase == Phase::kKill) timeout = 20;  // sweep again for late reparented orphans
-    pollfd fds[2] = {{ctl_open ? plan.ctl_r : -1, POLLIN, 0}, {sig_pipe[0], POLLIN, 0}};
-    if (poll(fds, 2, timeout) < 0) continue;
-    bool end = false;
-    bool kill_now = false;
-    if (fds[1].revents != 0) {
-      char b[64];
-      ssize_t n = 0;
-      while ((n = read(sig_pipe[0], b, sizeof b)) > 0)
-        for (ssize_t i = 0; i < n; ++i) end = end || b[i] == SIGTERM;
-    }
-    if (fds[0].revents != 0) {
-      char b[16];
-      ssize_t n = read(plan.ctl_r, b, sizeof b);
-      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-        ctl_open = false;  // the caller is gone (or done): end the tree
-        end = true;
+// Reaps every child that has ended, reporting the command's status. Returns false once no
+// child is left (every descendant has been reaped).
+bool ReapChildren(pid_t command, int stat_w, KeeperState* st) {
+  for (;;) {
+    int status = 0;
+    pid_t r = waitpid(-1, &status, WNOHANG);
+    if (r > 0) {
+      if (r == command) {
+        st->reaped = true;
+        WriteAll(stat_w, &status, sizeof status);
       }
-      for (ssize_t i = 0; i < n; ++i) {
-        end = end || b[i] == 'T';
-        kill_now = kill_now || b[i] == 'K';
-      }
+      continue;
     }
-    if (kill_now) {
-      phase = Phase::kKill;
-    } else if (end && phase == Phase::kRunning) {
-      phase = Phase::kTerm;
-      kill_at = NowMs() + plan.grace_ms;
-      SignalTree(pid, !reaped, SIGTERM);
-    }
+    if (r < 0 && errno == EINTR) continue;
+    return r >= 0;  // < 0: ECHILD
+  }
+}
+
+// How long the keeper may wait for news: forever while the command runs, until the SIGKILL in
+// kTerm, and briefly in kKill, to sweep again for late reparented orphans.
+int KeeperPollTimeout(const KeeperState& st) {
+  if (st.phase == KeeperState::Phase::kTerm)
+    return static_cast<int>(std::clamp(st.kill_at - NowMs(), 0L, 50L));
+  if (st.phase == KeeperState::Phase::kKill) return 20;
+  return -1;
+}
+
+// What the keeper was told: end the tree gracefully, or kill it now.
+struct KeeperOrders {
+  bool end = false;
+  bool kill_now = false;
+};
+
+// A SIGTERM sent to the keeper itself ends the tree.
+void ReadSignalPipe(int sig_r, KeeperOrders* orders) {
+  char b[64];
+  ssize_t n = 0;
+  while ((n = read(sig_r, b, sizeof b)) > 0)
+    for (ssize_t i = 0; i < n; ++i) orders->end = orders->end || b[i] == SIGTERM;
+}
+
+// 'T' and 'K' from the caller; EOF (the caller is gone, or done) ends the tree.
+void ReadControlPipe(int ctl_r, KeeperState* st, KeeperOrders* orders) {
+  char b[16];
+  ssize_t n = read(ctl_r, b, sizeof b);
+  if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+    st->ctl_open = false;
+    orders->end = true;
+  }
+  for (ssize_t i = 0; i < n; ++i) {
+    orders->end = orders->end || b[i] == 'T';
+    orders->kill_now = orders->kill_now || b[i] == 'K';
+  }
+}
+
+void FollowOrders(const KeeperOrders& orders, pid_t command, long grace_ms, KeeperState* st) {
+  if (orders.kill_now) {
+    st->phase = KeeperState::Phase::kKill;
+  } else if (orders.end && st->phase == KeeperState::Phase::kRunning) {
+    st->phase = KeeperState::Phase::kTerm;
+    st->kill_at = NowMs() + grace_ms;
+    SignalTree(command, !st->reaped, SIGTERM);
+  }
+}
+
+[[noreturn]] void RunKeeper(KeeperPlan plan) {
+  SettleKeeperDescriptors(&plan);
+  const int sig_r = InstallKeeperSignals(plan);
+  const pid_t pid = ForkCommand(plan);
+  KeeperState st;
+  while (ReapChildren(pid, plan.stat_w, &st)) {
+    if (st.phase == KeeperState::Phase::kTerm && NowMs() >= st.kill_at)
+      st.phase = KeeperState::Phase::kKill;
+    if (st.phase == KeeperState::Phase::kKill) SignalTree(pid, !st.reaped, SIGKILL);
+    pollfd fds[2] = {{st.ctl_open ? plan.ctl_r : -1, POLLIN, 0}, {sig_r, POLLIN, 0}};
+    if (poll(fds, 2, KeeperPollTimeout(st)) < 0) continue;
+    KeeperOrders orders;
+    if (fds[1].revents != 0) ReadSignalPipe(sig_r, &orders);
+    if (fds[0].revents != 0) ReadControlPipe(plan.ctl_r, &st, &orders);
+    FollowOrders(orders, pid, plan.grace_ms, &st);
   }
   _exit(0);
 }
@@ -546,6 +592,146 @@ Status StartKeeper(const std::vector<std::string>& args, const ExecPrep& prep, c
   return Status::Ok();
 }
 
+// Watches one command of RunSubprocess through its keeper: collects its output, has the tree
+// ended on cancel, on timeout and once the command exited (after the drain time), and gives up
+// on a keeper that does not end the tree in time.
+class CommandWatch {
+ public:
+  CommandWatch(const SubprocessOptions& options, Keeper* keeper, int out_r, int wake_r)
+      : options_(options),
+        keeper_(keeper),
+        out_r_(out_r),
+        wake_r_(wake_r),
+        tail_(options.max_output_bytes),
+        grace_(std::max(0L, options.kill_grace_ms)),
+        has_deadline_(options.timeout_ms > 0),
+        deadline_(Clock::now() + std::chrono::milliseconds(options.timeout_ms)),
+        drain_(std::max(0L, options.drain_after_exit_ms)) {}
+
+  // Until the tree is gone and the output has ended. Returns false when the keeper did not end
+  // the tree in time.
+  bool Run(SubprocessResult* result) {
+    while (!(tree_gone_ && out_eof_)) {
+      const bool exited = keeper_->reports.status.has_value();
+      SendOrders(exited, result);
+      if (end_sent_ && !tree_gone_ && Clock::now() >= give_up_at_) return false;
+      // Once the tree is gone every writer is too; the bound only guards against a descriptor
+      // that escaped to a process outside it.
+      if (tree_gone_ && Clock::now() >= tree_gone_at_ + drain_) break;
+      if (!PollOnce(exited)) break;
+    }
+    return true;
+  }
+
+  // The output kept (its tail) and its size.
+  void TakeOutput(SubprocessResult* result) {
+    result->total_bytes = tail_.total();
+    result->output = tail_.Take(&result->truncated);
+  }
+
+ private:
+  void SendOrders(bool exited, SubprocessResult* result) {
+    if (!result->cancelled && options_.cancel.cancelled()) {
+      result->cancelled = true;
+      if (!kill_sent_ && !tree_gone_) TellKeeper('K');
+      kill_sent_ = true;
+    }
+    if (has_deadline_ && !exited && !end_sent_ && Clock::now() >= deadline_) {
+      result->timed_out = true;
+      TellKeeper('T');
+    }
+    // The command is done; what it left running (background jobs) goes once their output has
+    // ended or the drain time is up.
+    if (exited && !end_sent_ && !tree_gone_ && (out_eof_ || Clock::now() >= drain_until_))
+      TellKeeper('T');
+  }
+
+  void TellKeeper(char c) {
+    ssize_t ignored = write(keeper_->ctl_w.get(), &c, 1);
+    (void)ignored;
+    if (!end_sent_) give_up_at_ = Clock::now() + std::chrono::milliseconds(grace_ + kKeeperSlackMs);
+    end_sent_ = true;
+  }
+
+  // Until the next thing this watch waits for: the deadline, the end of the drain time, giving
+  // up on the keeper; -1: none.
+  long WaitMs(bool exited) const {
+    long wait_ms = -1;
+    auto bound = [&](Clock::time_point t) {
+      long ms = MsUntil(t);
+      wait_ms = wait_ms < 0 ? ms : std::min(wait_ms, ms);
+    };
+    if (has_deadline_ && !exited && !end_sent_) bound(deadline_);
+    if (exited && !end_sent_ && !tree_gone_) bound(drain_until_);
+    if (end_sent_ && !tree_gone_) bound(give_up_at_);
+    if (tree_gone_) bound(tree_gone_at_ + drain_);
+    return wait_ms;
+  }
+
+  // Waits for output, a keeper report or a cancel; false when poll fails.
+  bool PollOnce(bool exited) {
+    pollfd fds[3] = {{out_eof_ ? -1 : out_r_, POLLIN, 0},
+                     {tree_gone_ ? -1 : keeper_->stat_r.get(), POLLIN, 0},
+                     {wake_r_, POLLIN, 0}};
+    int n = poll(fds, 3, static_cast<int>(WaitMs(exited)));
+    if (n < 0 && errno != EINTR) return false;
+    if (n <= 0) return true;
+    if (fds[2].revents) {
+      while (read(wake_r_, buf_, sizeof buf_) > 0) {
+      }
+    }
+    if (fds[1].revents) ReadReports(exited);
+    if (fds[0].revents) ReadOutput();
+    return true;
+  }
+
+  void ReadReports(bool exited) {
+    if (!keeper_->reports.Read(keeper_->stat_r.get())) {
+      tree_gone_ = true;
+      tree_gone_at_ = Clock::now();
+    }
+    if (!exited && keeper_->reports.status) drain_until_ = Clock::now() + drain_;
+  }
+
+  void ReadOutput() {
+    for (;;) {
+      ssize_t r = read(out_r_, buf_, sizeof buf_);
+      if (r > 0) {
+        tail_.Append(buf_, static_cast<size_t>(r));
+        if (options_.on_output) options_.on_output(std::string_view(buf_, static_cast<size_t>(r)));
+        continue;
+      }
+      if (r == 0) out_eof_ = true;
+      if (r < 0 && errno == EINTR) continue;
+      return;
+    }
+  }
+
+  const SubprocessOptions& options_;
+  Keeper* keeper_;
+  const int out_r_;
+  const int wake_r_;
+  TailBuffer tail_;
+  const long grace_;
+  const bool has_deadline_;
+  const Clock::time_point deadline_;
+  const std::chrono::milliseconds drain_;
+  bool end_sent_ = false;
+  bool kill_sent_ = false;
+  bool out_eof_ = false;
+  bool tree_gone_ = false;
+  Clock::time_point drain_until_{};
+  Clock::time_point give_up_at_{};
+  Clock::time_point tree_gone_at_{};
+  char buf_[65536];
+};
+
+void SetExitStatus(const std::optional<int>& status, SubprocessResult* result) {
+  if (!status) return;
+  if (WIFEXITED(*status)) result->exit_code = WEXITSTATUS(*status);
+  if (WIFSIGNALED(*status)) result->signal = WTERMSIG(*status);
+}
+
 }  // namespace
 
 Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
@@ -569,113 +755,25 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
       StartKeeper(options.argv, prep, cwd, options.kill_grace_ms, out_w.get(), -1, -1, &k);
   out_w.Reset();
   if (!started.ok()) return started.error();
-  const pid_t keeper = k.pid;
-  Fd& stat_r = k.stat_r;
-  Fd& ctl_w = k.ctl_w;
-  KeeperReports& reports = k.reports;
-  const long grace = std::max(0L, options.kill_grace_ms);
 
   SubprocessResult result;
-  result.pid = *reports.pid;
-  TailBuffer tail(options.max_output_bytes);
+  result.pid = *k.reports.pid;
   ScopedCancelCallback on_cancel(options.cancel, [wake_r, wake_w] {
     char b = 'c';
     ssize_t ignored = write(wake_w->get(), &b, 1);
     (void)ignored;
   });
-
-  const bool has_deadline = options.timeout_ms > 0;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
-  const auto drain = std::chrono::milliseconds(std::max(0L, options.drain_after_exit_ms));
-  bool end_sent = false, kill_sent = false, out_eof = false, tree_gone = false, gave_up = false;
-  Clock::time_point drain_until{}, give_up_at{}, tree_gone_at{};
-  char buf[65536];
-
-  auto tell_keeper = [&](char c) {
-    ssize_t ignored = write(ctl_w.get(), &c, 1);
-    (void)ignored;
-    if (!end_sent) give_up_at = Clock::now() + std::chrono::milliseconds(grace + kKeeperSlackMs);
-    end_sent = true;
-  };
-
-  while (!(tree_gone && out_eof)) {
-    const bool exited = reports.status.has_value();
-    if (!result.cancelled && options.cancel.cancelled()) {
-      result.cancelled = true;
-      if (!kill_sent && !tree_gone) tell_keeper('K');
-      kill_sent = true;
-    }
-    if (has_deadline && !exited && !end_sent && Clock::now() >= deadline) {
-      result.timed_out = true;
-      tell_keeper('T');
-    }
-    // The command is done; what it left running (background jobs) goes once their output has
-    // ended or the drain time is up.
-    if (exited && !end_sent && !tree_gone && (out_eof || Clock::now() >= drain_until))
-      tell_keeper('T');
-    if (end_sent && !tree_gone && Clock::now() >= give_up_at) {
-      gave_up = true;
-      break;
-    }
-    // Once the tree is gone every writer is too; the bound only guards against a descriptor
-    // that escaped to a process outside it.
-    if (tree_gone && Clock::now() >= tree_gone_at + drain) break;
-
-    long wait_ms = -1;
-    auto bound = [&](Clock::time_point t) {
-      long ms = MsUntil(t);
-      wait_ms = wait_ms < 0 ? ms : std::min(wait_ms, ms);
-    };
-    if (has_deadline && !exited && !end_sent) bound(deadline);
-    if (exited && !end_sent && !tree_gone) bound(drain_until);
-    if (end_sent && !tree_gone) bound(give_up_at);
-    if (tree_gone) bound(tree_gone_at + drain);
-    pollfd fds[3] = {{out_eof ? -1 : out_r.get(), POLLIN, 0},
-                     {tree_gone ? -1 : stat_r.get(), POLLIN, 0},
-                     {wake_r->get(), POLLIN, 0}};
-    int n = poll(fds, 3, static_cast<int>(wait_ms));
-    if (n < 0 && errno != EINTR) break;
-    if (n <= 0) continue;
-    if (fds[2].revents) {
-      while (read(wake_r->get(), buf, sizeof buf) > 0) {
-      }
-    }
-    if (fds[1].revents) {
-      if (!reports.Read(stat_r.get())) {
-        tree_gone = true;
-        tree_gone_at = Clock::now();
-      }
-      if (!exited && reports.status) drain_until = Clock::now() + drain;
-    }
-    if (fds[0].revents) {
-      for (;;) {
-        ssize_t r = read(out_r.get(), buf, sizeof buf);
-        if (r > 0) {
-          tail.Append(buf, static_cast<size_t>(r));
-          if (options.on_output) options.on_output(std::string_view(buf, static_cast<size_t>(r)));
-          continue;
-        }
-        if (r == 0) out_eof = true;
-        if (r < 0 && errno == EINTR) continue;
-        break;
-      }
-    }
-  }
-  if (gave_up) {
+  CommandWatch watch(options, &k, out_r.get(), wake_r->get());
+  if (!watch.Run(&result)) {
     // Only a keeper stopped from outside gets here. Killing it hands what is left of the tree
     // to init; say so rather than block the session.
     log::Warn("subprocess " + std::to_string(result.pid) +
               ": its keeper did not end the process tree in time; killing the keeper");
-    kill(keeper, SIGKILL);
+    kill(k.pid, SIGKILL);
   }
-  WaitForKeeper(keeper);
-
-  result.total_bytes = tail.total();
-  result.output = tail.Take(&result.truncated);
-  if (reports.status) {
-    if (WIFEXITED(*reports.status)) result.exit_code = WEXITSTATUS(*reports.status);
-    if (WIFSIGNALED(*reports.status)) result.signal = WTERMSIG(*reports.status);
-  }
+  WaitForKeeper(k.pid);
+  watch.TakeOutput(&result);
+  SetExitStatus(k.reports.status, &result);
   return result;
 }
 

@@ -35,68 +35,82 @@ FdTransport::FdTransport(int in_fd, int out_fd, size_t max_line_bytes, int stop_
 ReadStatus FdTransport::ReadLine(std::string* line, size_t* line_size) {
   reader_.store(std::this_thread::get_id(), std::memory_order_relaxed);
   line->clear();
-  size_t skipped = 0;  // bytes of an over-long line already thrown away
-  bool skipping = false;
+  LineProgress progress;
   for (;;) {
-    // Look for a newline in the buffered bytes.
-    void* nl = end_ > start_ ? std::memchr(buf_.get() + start_, '\n', end_ - start_) : nullptr;
-    if (nl != nullptr) {
-      size_t pos = static_cast<char*>(nl) - buf_.get();
-      size_t len = pos - start_;
-      if (skipping || line->size() + len > max_line_bytes_) {
-        if (line_size) *line_size = skipped + (skipping ? 0 : line->size()) + len;
-        if (!skipping) KeepHead(line, buf_.get() + start_, len);
-        start_ = pos + 1;
-        return ReadStatus::kTooLong;
-      }
-      line->append(buf_.get() + start_, len);
-      start_ = pos + 1;
-      if (!line->empty() && line->back() == '\r') line->pop_back();
-      if (line_size) *line_size = line->size();
-      return ReadStatus::kLine;
-    }
-    // No newline: move the partial line out of the buffer.
-    size_t len = end_ - start_;
-    if (skipping) {
-      skipped += len;
-    } else if (line->size() + len > max_line_bytes_) {
-      skipping = true;
-      skipped = line->size() + len;
-      KeepHead(line, buf_.get() + start_, len);
-    } else {
-      line->append(buf_.get() + start_, len);
-    }
-    start_ = end_ = 0;
-    if (eof_) {
-      if (skipping) {
-        if (line_size) *line_size = skipped;
-        return ReadStatus::kTooLong;
-      }
-      if (line->empty()) return ReadStatus::kEof;
-      if (line->back() == '\r') line->pop_back();
-      if (line_size) *line_size = line->size();
-      return ReadStatus::kLine;
-    }
-    if (stop_fd_ >= 0) {
-      // Wait for input or the stop request, whichever comes first; a stop drops any partial
-      // line, as the sender is being told to go away.
-      pollfd fds[2] = {{in_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
-      if (::poll(fds, 2, -1) < 0) {
-        if (errno == EINTR) continue;
-      } else if (fds[1].revents != 0) {
-        line->clear();
-        eof_ = true;
-        return ReadStatus::kEof;
-      }
-    }
-    ssize_t n = ::read(in_fd_, buf_.get(), kReadBufferBytes);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
+    if (auto status = TakeBufferedLine(line, line_size, progress)) return *status;
+    SetAsideBuffered(line, &progress);
+    if (eof_) return LastLine(line, line_size, progress);
+    const InputWait wait = WaitForInput();
+    if (wait == InputWait::kStopped) {
+      // A stop drops any partial line, as the sender is being told to go away.
+      line->clear();
       eof_ = true;
-      continue;
+      return ReadStatus::kEof;
     }
-    end_ = static_cast<size_t>(n);
+    if (wait == InputWait::kReady) FillBuffer();
   }
+}
+
+std::optional<ReadStatus> FdTransport::TakeBufferedLine(std::string* line, size_t* line_size,
+                                                        const LineProgress& progress) {
+  void* nl = end_ > start_ ? std::memchr(buf_.get() + start_, '\n', end_ - start_) : nullptr;
+  if (nl == nullptr) return std::nullopt;
+  size_t pos = static_cast<char*>(nl) - buf_.get();
+  size_t len = pos - start_;
+  if (progress.skipping || line->size() + len > max_line_bytes_) {
+    if (line_size) *line_size = progress.skipped + (progress.skipping ? 0 : line->size()) + len;
+    if (!progress.skipping) KeepHead(line, buf_.get() + start_, len);
+    start_ = pos + 1;
+    return ReadStatus::kTooLong;
+  }
+  line->append(buf_.get() + start_, len);
+  start_ = pos + 1;
+  if (!line->empty() && line->back() == '\r') line->pop_back();
+  if (line_size) *line_size = line->size();
+  return ReadStatus::kLine;
+}
+
+void FdTransport::SetAsideBuffered(std::string* line, LineProgress* progress) {
+  size_t len = end_ - start_;
+  if (progress->skipping) {
+    progress->skipped += len;
+  } else if (line->size() + len > max_line_bytes_) {
+    progress->skipping = true;
+    progress->skipped = line->size() + len;
+    KeepHead(line, buf_.get() + start_, len);
+  } else {
+    line->append(buf_.get() + start_, len);
+  }
+  start_ = end_ = 0;
+}
+
+ReadStatus FdTransport::LastLine(std::string* line, size_t* line_size,
+                                 const LineProgress& progress) {
+  if (progress.skipping) {
+    if (line_size) *line_size = progress.skipped;
+    return ReadStatus::kTooLong;
+  }
+  if (line->empty()) return ReadStatus::kEof;
+  if (line->back() == '\r') line->pop_back();
+  if (line_size) *line_size = line->size();
+  return ReadStatus::kLine;
+}
+
+FdTransport::InputWait FdTransport::WaitForInput() {
+  if (stop_fd_ < 0) return InputWait::kReady;
+  pollfd fds[2] = {{in_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+  if (::poll(fds, 2, -1) < 0) return errno == EINTR ? InputWait::kInterrupted : InputWait::kReady;
+  return fds[1].revents != 0 ? InputWait::kStopped : InputWait::kReady;
+}
+
+void FdTransport::FillBuffer() {
+  ssize_t n = ::read(in_fd_, buf_.get(), kReadBufferBytes);
+  if (n < 0 && errno == EINTR) return;
+  if (n <= 0) {
+    eof_ = true;
+    return;
+  }
+  end_ = static_cast<size_t>(n);
 }
 
 FdTransport::~FdTransport() {

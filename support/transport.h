@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,6 +66,23 @@ class FdTransport : public LineTransport {
   size_t start_ = 0;
   size_t end_ = 0;
   bool eof_ = false;
+  // The line ReadLine is reading: an over-long one is skipped after its head is kept.
+  struct LineProgress {
+    size_t skipped = 0;  // bytes of an over-long line already thrown away
+    bool skipping = false;
+  };
+  // The line ended by a newline in the buffer, if there is one.
+  std::optional<ReadStatus> TakeBufferedLine(std::string* line, size_t* line_size,
+                                             const LineProgress& progress);
+  // No newline buffered: the buffered bytes join the partial line (or are counted as skipped).
+  void SetAsideBuffered(std::string* line, LineProgress* progress);
+  // At the end of the input: the last line, unless it is empty.
+  static ReadStatus LastLine(std::string* line, size_t* line_size, const LineProgress& progress);
+  enum class InputWait { kReady, kInterrupted, kStopped };
+  // Waits for input or the stop request (with a stop descriptor), whichever comes first.
+  InputWait WaitForInput();
+  // Reads into the empty buffer; sets eof_ at the end of the input.
+  void FillBuffer();
   // Writes the lines, each followed by a newline; false once the peer is gone.
   bool WriteBatch(const std::vector<std::string>& lines);
   // Writes what is queued until the queue is empty, then clears writing_ (which the caller set).

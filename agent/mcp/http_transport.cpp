@@ -303,88 +303,93 @@ void HttpLineTransport::Resume(const std::string& line, const std::string& last_
   Spawn([this, line, last_event_id, retry_ms] {
     // The server said how long to wait (`retry:`); without a word, a second.
     if (closing_.token().WaitFor(retry_ms >= 0 ? std::min(retry_ms, 60000L) : 1000)) return;
-    HttpPostRequest req;
-    req.method = "GET";
-    req.path = path_;
-    req.headers = Headers(false);
-    if (!last_event_id.empty()) req.headers.emplace_back("Last-Event-ID", last_event_id);
-    SseParser sse;
-    std::vector<SseEvent> events;
-    auto on_body = [&](std::string_view bytes, const MoreReady&) {
-      events.clear();
-      if (!sse.Feed(bytes, &events).ok()) return false;
-      for (const auto& e : events)
-        if ((e.event.empty() || e.event == "message") && !e.data.empty()) Deliver(e.data);
-      return true;
-    };
     HttpStreamResult res =
-        Client(options_.read_timeout_ms).PostStream(req, on_body, closing_.token());
+        ReadEventStream(path_, last_event_id, options_.read_timeout_ms, [this](const SseEvent& e) {
+          if ((e.event.empty() || e.event == "message") && !e.data.empty()) Deliver(e.data);
+        });
     if (closing_.cancelled()) return;
     if (res.status >= 400 || res.outcome == HttpOutcome::kConnectFailed ||
-        res.outcome == HttpOutcome::kRedirected) {
-      // Nothing will bring the answer now: the caller hears so at once.
-      const std::string why = res.status >= 400 || res.transport_error.empty()
-                                  ? "HTTP " + std::to_string(res.status)
-                                  : res.transport_error;
-      if (auto err =
-              LocalError(line, "the answer's event stream ended early and could not be resumed (" +
-                                   why + ")")) {
-        std::lock_guard<std::mutex> lock(mu_);
-        in_.push_back(*err);
-        cv_.notify_all();
-      }
-    }
+        res.outcome == HttpOutcome::kRedirected)
+      ResumeFailed(line, res);
   });
+}
+
+HttpStreamResult HttpLineTransport::ReadEventStream(
+    const std::string& path, const std::string& last_event_id, long read_timeout_ms,
+    const std::function<void(const SseEvent&)>& on_event) {
+  HttpPostRequest req;
+  req.method = "GET";
+  req.path = path;
+  req.headers = Headers(false);
+  if (!last_event_id.empty()) req.headers.emplace_back("Last-Event-ID", last_event_id);
+  SseParser sse;
+  std::vector<SseEvent> events;
+  auto on_body = [&](std::string_view bytes, const MoreReady&) {
+    events.clear();
+    if (!sse.Feed(bytes, &events).ok()) return false;
+    for (const auto& e : events) on_event(e);
+    return true;
+  };
+  return Client(read_timeout_ms).PostStream(req, on_body, closing_.token());
+}
+
+void HttpLineTransport::ResumeFailed(const std::string& line, const HttpStreamResult& res) {
+  // Nothing will bring the answer now.
+  const std::string why = res.status >= 400 || res.transport_error.empty()
+                              ? "HTTP " + std::to_string(res.status)
+                              : res.transport_error;
+  auto err = LocalError(
+      line, "the answer's event stream ended early and could not be resumed (" + why + ")");
+  if (!err) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  in_.push_back(*err);
+  cv_.notify_all();
 }
 
 void HttpLineTransport::OpenEventStream(const std::string& path, bool legacy) {
   Spawn([this, path, legacy] {
-    HttpPostRequest req;
-    req.method = "GET";
-    req.path = path;
-    req.headers = Headers(false);
-    SseParser sse;
-    std::vector<SseEvent> events;
-    auto on_body = [&](std::string_view bytes, const MoreReady&) {
-      events.clear();
-      if (!sse.Feed(bytes, &events).ok()) return false;
-      for (const auto& e : events) {
-        if (legacy && e.event == "endpoint") {
-          std::string target = e.data;
-          // Relative to the stream's URL: an absolute path, or a full URL on the same origin.
-          if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0)
-            target = PathOf(target);
-          if (target.empty() || target[0] != '/') target = "/" + target;
-          std::lock_guard<std::mutex> lock(mu_);
-          endpoint_ = target;
-          cv_.notify_all();
-        } else if ((e.event.empty() || e.event == "message") && !e.data.empty()) {
-          Deliver(e.data);
-        }
-      }
-      return true;
-    };
     // The stream may be quiet for hours; only Close() ends it.
-    HttpStreamResult res = Client(24L * 3600 * 1000).PostStream(req, on_body, closing_.token());
+    HttpStreamResult res =
+        ReadEventStream(path, "", 24L * 3600 * 1000, [this, legacy](const SseEvent& e) {
+          if (legacy && e.event == "endpoint") {
+            SetEndpoint(e.data);
+          } else if ((e.event.empty() || e.event == "message") && !e.data.empty()) {
+            Deliver(e.data);
+          }
+        });
     if (closing_.cancelled()) return;
-    if (!legacy) {
-      if (res.status >= 400 && res.status != 405)
-        log::Info("MCP HTTP " + options_.url + ": no event stream (HTTP " +
-                  std::to_string(res.status) + ")");
-      if (res.outcome == HttpOutcome::kRedirected)
-        log::Info("MCP HTTP " + options_.url + ": no event stream: " + res.transport_error);
-      return;
-    }
-    std::string why = res.status >= 400 ? "HTTP " + std::to_string(res.status)
-                                        : (res.transport_error.empty() ? "the event stream ended"
-                                                                       : res.transport_error);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stream_error_ = why;
-    }
-    log::Warn("MCP SSE " + options_.url + ": " + why);
-    EndInput();
+    EventStreamEnded(res, legacy);
   });
+}
+
+void HttpLineTransport::SetEndpoint(const std::string& data) {
+  std::string target = data;
+  // Relative to the stream's URL: an absolute path, or a full URL on the same origin.
+  if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) target = PathOf(target);
+  if (target.empty() || target[0] != '/') target = "/" + target;
+  std::lock_guard<std::mutex> lock(mu_);
+  endpoint_ = target;
+  cv_.notify_all();
+}
+
+void HttpLineTransport::EventStreamEnded(const HttpStreamResult& res, bool legacy) {
+  if (!legacy) {
+    if (res.status >= 400 && res.status != 405)
+      log::Info("MCP HTTP " + options_.url + ": no event stream (HTTP " +
+                std::to_string(res.status) + ")");
+    if (res.outcome == HttpOutcome::kRedirected)
+      log::Info("MCP HTTP " + options_.url + ": no event stream: " + res.transport_error);
+    return;
+  }
+  std::string why = res.status >= 400 ? "HTTP " + std::to_string(res.status)
+                                      : (res.transport_error.empty() ? "the event stream ended"
+                                                                     : res.transport_error);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stream_error_ = why;
+  }
+  log::Warn("MCP SSE " + options_.url + ": " + why);
+  EndInput();
 }
 
 bool HttpLineTransport::ended() const {

@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -14,9 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "support/http/http_client.h"
 #include "config/agent_spec.h"
 #include "support/cancel.h"
+#include "support/http/http_client.h"
+#include "support/http/sse_parser.h"
 #include "support/status.h"
 #include "support/transport.h"
 
@@ -76,6 +78,17 @@ class HttpLineTransport : public LineTransport {
   // The answer to `line` was to come on an event stream that ended first: GET it again with
   // Last-Event-ID after `retry_ms` (the stream's `retry:`, -1 when none).
   void Resume(const std::string& line, const std::string& last_event_id, long retry_ms);
+  // GETs the event stream at `path` (from after `last_event_id` when not empty), handing each
+  // event to on_event, until it ends, fails, or Close() cancels it.
+  HttpStreamResult ReadEventStream(const std::string& path, const std::string& last_event_id,
+                                   long read_timeout_ms,
+                                   const std::function<void(const SseEvent&)>& on_event);
+  // A resumed stream failed for good: the caller of `line` hears so at once.
+  void ResumeFailed(const std::string& line, const HttpStreamResult& res);
+  // Legacy: the `endpoint` event names where messages are POSTed.
+  void SetEndpoint(const std::string& data);
+  // The GET stream ended (only Close() ends it normally): a legacy transport's input ends.
+  void EventStreamEnded(const HttpStreamResult& res, bool legacy);
   void Deliver(const std::string& json_text);
   void EndInput();
   void Spawn(std::function<void()> fn);

@@ -171,6 +171,44 @@ std::optional<Error> AttemptFailure(const HttpStreamResult& r, const Status& dec
   return TransportError(r, idle_timeout_s);
 }
 
+// Tells the retry hooks how a retry went, once: at the first output after it, or when the call
+// ends.
+class RetryReport {
+ public:
+  explicit RetryReport(const RetryHooks& hooks) : hooks_(hooks) {}
+  void Started(int retries) {
+    retries_ = retries;
+    pending_ = true;
+  }
+  void End(bool success, const std::string& error) {
+    if (!pending_) return;
+    pending_ = false;
+    if (hooks_.on_retry_end) hooks_.on_retry_end(success, retries_, error);
+  }
+
+ private:
+  const RetryHooks& hooks_;
+  int retries_ = 0;
+  bool pending_ = false;
+};
+
+// The wait before retrying a failed attempt (the `retries`-th so far), or -1 when it is final.
+// Output already shown to the user cannot be taken back, so such a failure is final.
+long RetryWaitMs(const RetryPolicy& policy, const RetryHooks& hooks, const Error& error,
+                 bool delivered, int retries) {
+  if (!hooks.enabled || !error.retryable || delivered || retries >= policy.max_retries) return -1;
+  return RetryDelayMs(policy, retries + 1, error.retry_after_ms, Jitter());
+}
+
+// Waits before a retry; false when the wait ended early, on cancellation or on the caller's
+// abort of the retry.
+bool WaitForRetry(long delay_ms, const CancelToken& cancel, const CancelToken& abort) {
+  CancelSource wait;
+  ScopedCancelCallback on_cancel(cancel, [&wait] { wait.Cancel(); });
+  ScopedCancelCallback on_abort(abort, [&wait] { wait.Cancel(); });
+  return !wait.token().WaitFor(delay_ms);
+}
+
 }  // namespace
 
 HttpStreamingProvider::HttpStreamingProvider(HttpProviderConfig config)
@@ -184,94 +222,89 @@ Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
                            config_.settings.retry_base_ms, config_.settings.retry_max_delay_ms};
   const HttpPostRequest http_request = BuildHttpRequest(request);
   const std::string model_id = request.model.empty() ? config_.model.id : request.model;
-
-  auto finish = [&](Message m, StopReason stop) {
-    m.role = Role::kAssistant;
-    if (stop == StopReason::kCancelled) m.stop_reason = stop;
-    m.provider = config_.settings.name;
-    m.model = model_id;
-    ApplyCost(config_.model, &m.usage);
-    return ModelResponse{std::move(m)};
-  };
-
-  int retries = 0;
-  bool retry_end_pending = false;
-  auto end_retry = [&](bool success, const std::string& error) {
-    if (!retry_end_pending) return;
-    retry_end_pending = false;
-    if (hooks.on_retry_end) hooks.on_retry_end(success, retries, error);
-  };
-
-  for (;;) {
-    std::unique_ptr<StreamDecoder> decoder = NewDecoder();
-    SseParser parser;
-    std::vector<SseEvent> events;
-    bool delivered = false;
-    Status decode_status;
-    DeltaMerger merger(on_delta, cancel);
-    DeltaCallback emit = [&](const StreamDelta& d) {
-      end_retry(true, "");
-      delivered = true;
-      return merger.Take(d);
-    };
-    auto on_body = [&](std::string_view bytes, const MoreReady& more_ready) {
-      if (!DecodeBody(bytes, &parser, decoder.get(), emit, &events, &decode_status)) {
-        // The end marker or a failure: what was decoded goes out now, not after the
-        // connection is torn down.
-        merger.Flush();
-        return false;
-      }
-      return !merger.holding() || more_ready() || merger.Flush();
-    };
-    log::Debug("provider " + config_.settings.name + ": POST " + http_.base().Origin() +
-               http_request.path + " model=" + model_id);
-    HttpStreamResult r = http_.PostStream(http_request, on_body, cancel);
-    // What was decoded before the end marker, a failure or a stop goes out before anything else.
-    merger.Flush();
-
-    if (merger.stopped() || cancel.cancelled() || r.outcome == HttpOutcome::kCancelled) {
-      end_retry(false, "cancelled");
-      return finish(decoder->TakeMessage(/*partial=*/true), StopReason::kCancelled);
+  const std::string& name = config_.settings.name;
+  RetryReport report(hooks);
+  for (int retries = 0;;) {
+    Attempt attempt =
+        Post(http_request, model_id, on_delta, cancel, [&report] { report.End(true, ""); });
+    if (attempt.stopped || cancel.cancelled() ||
+        attempt.result.outcome == HttpOutcome::kCancelled) {
+      report.End(false, "cancelled");
+      return Finish(attempt.decoder->TakeMessage(/*partial=*/true), StopReason::kCancelled,
+                    model_id);
     }
-    std::optional<Error> failure = AttemptFailure(r, decode_status, *decoder, config_.settings.name,
-                                                  config_.settings.idle_timeout_s);
+    std::optional<Error> failure =
+        AttemptFailure(attempt.result, attempt.decode_status, *attempt.decoder, name,
+                       config_.settings.idle_timeout_s);
     if (!failure) {
-      end_retry(true, "");
-      return finish(decoder->TakeMessage(/*partial=*/false), StopReason::kEndTurn);
+      report.End(true, "");
+      return Finish(attempt.decoder->TakeMessage(/*partial=*/false), StopReason::kEndTurn,
+                    model_id);
     }
     const Error& error = *failure;
-
-    // Output already shown to the user cannot be taken back, so such a failure is final.
-    if (hooks.enabled && error.retryable && !delivered && retries < policy.max_retries) {
-      long delay = RetryDelayMs(policy, retries + 1, error.retry_after_ms, Jitter());
-      if (delay >= 0) {
-        ++retries;
-        log::Warn("provider " + config_.settings.name + ": " + error.ToString() + "; retry " +
-                  std::to_string(retries) + "/" + std::to_string(policy.max_retries) + " in " +
-                  std::to_string(delay) + " ms");
-        retry_end_pending = true;
-        if (hooks.on_retry_start) {
-          hooks.on_retry_start(RetryNotice{retries, policy.max_retries, delay, error.message});
-        }
-        // The wait ends early on cancellation or on the caller's abort of the retry.
-        CancelSource wait;
-        ScopedCancelCallback on_cancel(cancel, [&wait] { wait.Cancel(); });
-        ScopedCancelCallback on_abort(hooks.abort, [&wait] { wait.Cancel(); });
-        if (wait.token().WaitFor(delay)) {
-          if (cancel.cancelled()) {
-            end_retry(false, "cancelled");
-            return finish(Message{}, StopReason::kCancelled);
-          }
-          end_retry(false, "Retry cancelled");
-          return error;
-        }
-        continue;
-      }
+    const long delay = RetryWaitMs(policy, hooks, error, attempt.delivered, retries);
+    if (delay < 0) {
+      log::Warn("provider " + name + ": " + error.ToString());
+      report.End(false, error.message);
+      return error;
     }
-    log::Warn("provider " + config_.settings.name + ": " + error.ToString());
-    end_retry(false, error.message);
+    ++retries;
+    log::Warn("provider " + name + ": " + error.ToString() + "; retry " + std::to_string(retries) +
+              "/" + std::to_string(policy.max_retries) + " in " + std::to_string(delay) + " ms");
+    report.Started(retries);
+    if (hooks.on_retry_start)
+      hooks.on_retry_start(RetryNotice{retries, policy.max_retries, delay, error.message});
+    if (WaitForRetry(delay, cancel, hooks.abort)) continue;
+    if (cancel.cancelled()) {
+      report.End(false, "cancelled");
+      return Finish(Message{}, StopReason::kCancelled, model_id);
+    }
+    report.End(false, "Retry cancelled");
     return error;
   }
+}
+
+HttpStreamingProvider::Attempt HttpStreamingProvider::Post(const HttpPostRequest& request,
+                                                           const std::string& model_id,
+                                                           const DeltaCallback& on_delta,
+                                                           const CancelToken& cancel,
+                                                           const std::function<void()>& on_output) {
+  Attempt attempt;
+  attempt.decoder = NewDecoder();
+  SseParser parser;
+  std::vector<SseEvent> events;
+  DeltaMerger merger(on_delta, cancel);
+  DeltaCallback emit = [&](const StreamDelta& d) {
+    on_output();
+    attempt.delivered = true;
+    return merger.Take(d);
+  };
+  auto on_body = [&](std::string_view bytes, const MoreReady& more_ready) {
+    if (!DecodeBody(bytes, &parser, attempt.decoder.get(), emit, &events, &attempt.decode_status)) {
+      // The end marker or a failure: what was decoded goes out now, not after the connection
+      // is torn down.
+      merger.Flush();
+      return false;
+    }
+    return !merger.holding() || more_ready() || merger.Flush();
+  };
+  log::Debug("provider " + config_.settings.name + ": POST " + http_.base().Origin() +
+             request.path + " model=" + model_id);
+  attempt.result = http_.PostStream(request, on_body, cancel);
+  // What was decoded before the end marker, a failure or a stop goes out before anything else.
+  merger.Flush();
+  attempt.stopped = merger.stopped();
+  return attempt;
+}
+
+ModelResponse HttpStreamingProvider::Finish(Message m, StopReason stop,
+                                            const std::string& model_id) const {
+  m.role = Role::kAssistant;
+  if (stop == StopReason::kCancelled) m.stop_reason = stop;
+  m.provider = config_.settings.name;
+  m.model = model_id;
+  ApplyCost(config_.model, &m.usage);
+  return ModelResponse{std::move(m)};
 }
 
 }  // namespace lousho::agent

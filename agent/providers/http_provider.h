@@ -2,14 +2,15 @@
 // cancellation, error mapping and automatic retry of transient failures.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "agent/providers/stream_decoder.h"
+#include "config/provider_settings.h"
 #include "core/provider.h"
 #include "support/http/http_client.h"
 #include "support/http/retry.h"
-#include "agent/providers/stream_decoder.h"
-#include "config/provider_settings.h"
 
 namespace lousho::agent {
 
@@ -41,6 +42,22 @@ class HttpStreamingProvider : public Provider {
   virtual std::unique_ptr<StreamDecoder> NewDecoder() const = 0;
 
  private:
+  // What one attempt brought.
+  struct Attempt {
+    std::unique_ptr<StreamDecoder> decoder;
+    HttpStreamResult result;
+    Status decode_status;
+    bool delivered = false;  // some output went to on_delta
+    bool stopped = false;    // on_delta asked to stop
+  };
+  // Sends the request once, decoding the answer as it streams to on_delta; on_output runs
+  // before each delta goes out.
+  Attempt Post(const HttpPostRequest& request, const std::string& model_id,
+               const DeltaCallback& on_delta, const CancelToken& cancel,
+               const std::function<void()>& on_output);
+  // The assistant message as the provider's answer: role, provider, model and cost filled in.
+  ModelResponse Finish(Message m, StopReason stop, const std::string& model_id) const;
+
   HttpProviderConfig config_;
   HttpClient http_;
 };

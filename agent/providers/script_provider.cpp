@@ -89,6 +89,74 @@ config::ScriptStep StepFor(const config::Script& script, const Prompt& prompt) {
   return note;
 }
 
+// Plays one scripted step as a stream: its deltas go to on_delta (block boundaries aside) and
+// into the message, paced by the step's delay. Each Play returns false once cancelled or once
+// on_delta refused a delta.
+class StepPlayer {
+ public:
+  StepPlayer(const config::ScriptStep& step, const DeltaCallback& on_delta,
+             const CancelToken& cancel)
+      : step_(step), on_delta_(on_delta), cancel_(cancel), forward_([this](const StreamDelta& d) {
+          if (refused_ || IsBlockBoundary(d.kind)) return;
+          if (!on_delta_(d)) refused_ = true;
+        }) {}
+  StepPlayer(const StepPlayer&) = delete;
+  StepPlayer& operator=(const StepPlayer&) = delete;
+
+  // Text or thinking, in the step's chunks.
+  bool PlayText(const std::string& text, DeltaKind kind) {
+    if (text.empty()) return true;
+    for (auto& piece : Chunks(text, step_.chunk_size)) {
+      if (!Pace()) return false;
+      output_chars_ += piece.size();
+      if (!Send(StreamDelta{kind, 0, std::move(piece), "", ""})) return false;
+    }
+    return true;
+  }
+
+  // Tool call `index` of the step, its arguments as one delta; `id` unless the script names one.
+  bool PlayToolCall(const config::ScriptToolCall& tc, size_t index, const std::string& id) {
+    if (!Pace()) return false;
+    const int key = static_cast<int>(index);
+    std::string args = WriteJson(tc.arguments);
+    output_chars_ += args.size();
+    return Send(StreamDelta{DeltaKind::kToolCallStart, key, "", id, tc.name}) &&
+           Send(StreamDelta{DeltaKind::kToolCallArgs, key, std::move(args), id, tc.name}) &&
+           Send(StreamDelta{DeltaKind::kToolCallEnd, key, "", id, tc.name});
+  }
+
+  Message Take(bool partial) { return builder_.Take(partial); }
+  size_t output_chars() const { return output_chars_; }
+
+ private:
+  // The step's pause before a chunk; false when cancelled.
+  bool Pace() {
+    if (step_.delay_ms > 0 && cancel_.WaitFor(step_.delay_ms)) return false;
+    return !cancel_.cancelled();
+  }
+
+  bool Send(StreamDelta d) {
+    builder_.Apply(std::move(d), forward_);
+    return !refused_;
+  }
+
+  const config::ScriptStep& step_;
+  const DeltaCallback& on_delta_;
+  const CancelToken& cancel_;
+  const MessageBuilder::Emit forward_;  // to on_delta_, block boundaries aside
+  MessageBuilder builder_;              // the message is built from the very deltas the engine sees
+  bool refused_ = false;
+  size_t output_chars_ = 0;
+};
+
+// How a played step ends: tool use when it calls tools, else the end of the turn, unless the
+// script says max_tokens or refusal.
+StopReason StepStopReason(const config::ScriptStep& step) {
+  if (step.stop_reason == "max_tokens") return StopReason::kMaxTokens;
+  if (step.stop_reason == "refusal") return StopReason::kRefusal;
+  return step.tool_calls.empty() ? StopReason::kEndTurn : StopReason::kToolUse;
+}
+
 }  // namespace
 
 ScriptProvider::ScriptProvider(config::Script script) : script_(std::move(script)) {}
@@ -101,63 +169,30 @@ Result<ModelResponse> ScriptProvider::Stream(const ModelRequest& request,
   const config::ScriptStep step = StepFor(script_, prompt);
   if (step.error_code) return MakeError(*step.error_code, step.error_message);
 
-  // The message is built from the very deltas the engine sees.
-  MessageBuilder builder;
-  bool refused = false;
-  const MessageBuilder::Emit forward = [&](const StreamDelta& d) {
-    if (refused || IsBlockBoundary(d.kind)) return;
-    if (!on_delta(d)) refused = true;
-  };
-  auto send = [&](StreamDelta d) {
-    builder.Apply(std::move(d), forward);
-    return !refused;
-  };
+  StepPlayer player(step, on_delta, cancel);
   auto finish = [&](StopReason stop) {
     ModelResponse resp;
-    resp.message = builder.Take(/*partial=*/stop == StopReason::kCancelled);
+    resp.message = player.Take(/*partial=*/stop == StopReason::kCancelled);
     resp.message.provider = "script";
     resp.message.model = script_.name;
     resp.message.stop_reason = stop;
     return resp;
   };
-  size_t output_chars = 0;
-  auto play = [&](const std::string& text, DeltaKind kind) -> bool {
-    if (text.empty()) return true;
-    for (auto& piece : Chunks(text, step.chunk_size)) {
-      if (step.delay_ms > 0 && cancel.WaitFor(step.delay_ms)) return false;
-      if (cancel.cancelled()) return false;
-      output_chars += piece.size();
-      if (!send(StreamDelta{kind, 0, std::move(piece), "", ""})) return false;
-    }
-    return true;
-  };
-  if (!play(Replace(step.thinking, "{{input}}", input), DeltaKind::kThinking) ||
-      !play(Replace(step.text, "{{input}}", input), DeltaKind::kText)) {
+  if (!player.PlayText(Replace(step.thinking, "{{input}}", input), DeltaKind::kThinking) ||
+      !player.PlayText(Replace(step.text, "{{input}}", input), DeltaKind::kText)) {
     return finish(StopReason::kCancelled);
   }
   for (size_t i = 0; i < step.tool_calls.size(); ++i) {
     const auto& tc = step.tool_calls[i];
-    if (step.delay_ms > 0 && cancel.WaitFor(step.delay_ms)) return finish(StopReason::kCancelled);
-    if (cancel.cancelled()) return finish(StopReason::kCancelled);
     // Unique within the session, since the history only grows.
-    std::string id = tc.id.empty() ? "call_" + std::to_string(request.messages.size()) + "_" +
-                                         std::to_string(i + 1)
-                                   : tc.id;
-    const int key = static_cast<int>(i);
-    std::string args = WriteJson(tc.arguments);
-    output_chars += args.size();
-    if (!send(StreamDelta{DeltaKind::kToolCallStart, key, "", id, tc.name}) ||
-        !send(StreamDelta{DeltaKind::kToolCallArgs, key, std::move(args), id, tc.name}) ||
-        !send(StreamDelta{DeltaKind::kToolCallEnd, key, "", id, tc.name})) {
-      return finish(StopReason::kCancelled);
-    }
+    const std::string id = tc.id.empty() ? "call_" + std::to_string(request.messages.size()) + "_" +
+                                               std::to_string(i + 1)
+                                         : tc.id;
+    if (!player.PlayToolCall(tc, i, id)) return finish(StopReason::kCancelled);
   }
-  StopReason stop = step.tool_calls.empty() ? StopReason::kEndTurn : StopReason::kToolUse;
-  if (step.stop_reason == "max_tokens") stop = StopReason::kMaxTokens;
-  if (step.stop_reason == "refusal") stop = StopReason::kRefusal;
-  ModelResponse resp = finish(stop);
+  ModelResponse resp = finish(StepStopReason(step));
   resp.message.usage.input = ApproxTokens(prompt.input_chars);
-  resp.message.usage.output = ApproxTokens(output_chars);
+  resp.message.usage.output = ApproxTokens(player.output_chars());
   return resp;
 }
 

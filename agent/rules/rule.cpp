@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include "support/json_util.h"
 #include "support/text.h"
@@ -435,6 +436,43 @@ bool AddConditions(Rule* r, const std::vector<std::string>& conditions,
   return had_glob;
 }
 
+// The rule's conditions: `condition`, or the older `ttsr_trigger` or `ttsrTrigger`.
+std::vector<std::string> ConditionTexts(const Json::Value& fields) {
+  std::vector<std::string> conditions = Strings(MemberOrNull(fields, "condition"));
+  if (conditions.empty()) conditions = Strings(MemberOrNull(fields, "ttsr_trigger"));
+  if (conditions.empty()) conditions = Strings(MemberOrNull(fields, "ttsrTrigger"));
+  return conditions;
+}
+
+// `scope`: strings or lists of text, thinking, tool, tool:NAME(GLOB); others are warned about.
+void AddScopeField(Rule* r, const Json::Value& scope,
+                   const std::function<void(const std::string&)>& warn) {
+  std::vector<std::string> tokens;
+  for (const auto& s : Strings(scope))
+    for (auto& t : SplitList(s)) tokens.push_back(std::move(t));
+  for (const auto& t : tokens)
+    if (!AddScope(r, t)) warn("scope '" + t + "' is not text, thinking, tool or tool:NAME(GLOB)");
+}
+
+// `globs`: the files the rule is about (strings or lists).
+void AddGlobsField(Rule* r, const Json::Value& fields) {
+  for (const auto& g : Strings(MemberOrNull(fields, "globs")))
+    for (auto& t : SplitList(g)) {
+      r->glob_matchers.emplace_back(t, GlobMode::kPath);
+      r->globs.push_back(std::move(t));
+    }
+}
+
+void ReadInterruptModeField(Rule* r, const Json::Value& fields,
+                            const std::function<void(const std::string&)>& warn) {
+  auto mode = AsString(MemberOrNull(fields, "interruptMode"));
+  if (!mode) return;
+  r->interrupt_mode = ParseInterruptMode(*mode);
+  if (!r->interrupt_mode)
+    warn("interruptMode '" + *mode +
+         "' is not always, prose-only, tool-only or never; the setting applies");
+}
+
 }  // namespace
 
 std::optional<Rule> RuleFromFields(const std::string& name, const std::string& path,
@@ -458,18 +496,12 @@ std::optional<Rule> RuleFromFields(const std::string& name, const std::string& p
   r.enabled = Truthy(MemberOrNull(fields, "enabled"), true);
   if (!r.enabled) return no("disabled (enabled: false)");
 
-  std::vector<std::string> conditions = Strings(MemberOrNull(fields, "condition"));
-  if (conditions.empty()) conditions = Strings(MemberOrNull(fields, "ttsr_trigger"));
-  if (conditions.empty()) conditions = Strings(MemberOrNull(fields, "ttsrTrigger"));
+  const std::vector<std::string> conditions = ConditionTexts(fields);
   if (conditions.empty()) return no("not a stream rule (no condition)");
 
   // Scope first: glob-looking conditions add to it.
   const Json::Value& scope = MemberOrNull(fields, "scope");
-  std::vector<std::string> tokens;
-  for (const auto& s : Strings(scope))
-    for (auto& t : SplitList(s)) tokens.push_back(std::move(t));
-  for (const auto& t : tokens)
-    if (!AddScope(&r, t)) warn("scope '" + t + "' is not text, thinking, tool or tool:NAME(GLOB)");
+  AddScopeField(&r, scope, warn);
 
   const bool had_glob = AddConditions(&r, conditions, condition_at, warnings);
   if (r.conditions.empty() && had_glob)
@@ -482,17 +514,8 @@ std::optional<Rule> RuleFromFields(const std::string& name, const std::string& p
   }
   if (!r.text && !r.thinking && r.tools.empty()) return no("its scope excludes every stream");
 
-  for (const auto& g : Strings(MemberOrNull(fields, "globs")))
-    for (auto& t : SplitList(g)) {
-      r.glob_matchers.emplace_back(t, GlobMode::kPath);
-      r.globs.push_back(std::move(t));
-    }
-  if (auto mode = AsString(MemberOrNull(fields, "interruptMode"))) {
-    r.interrupt_mode = ParseInterruptMode(*mode);
-    if (!r.interrupt_mode)
-      warn("interruptMode '" + *mode +
-           "' is not always, prose-only, tool-only or never; the setting applies");
-  }
+  AddGlobsField(&r, fields);
+  ReadInterruptModeField(&r, fields, warn);
   return r;
 }
 
@@ -504,9 +527,12 @@ std::optional<Rule> ParseRuleText(const std::string& name, const std::string& pa
   return RuleFromFields(name, path, origin, fm.fields, std::move(fm.body), warnings, why, at);
 }
 
-std::vector<std::string> CandidatePaths(const Json::Value& args, const fs::path& cwd) {
+namespace {
+
+// The strings of the arguments whose names end in "path", and the items of those ending in
+// "paths".
+std::vector<std::string> PathArguments(const Json::Value& args) {
   std::vector<std::string> raw;
-  if (!args.isObject()) return raw;
   for (const auto& key : MemberNames(args)) {
     std::string low = AsciiLower(key);
     const Json::Value& v = MemberOrNull(args, key);
@@ -519,24 +545,37 @@ std::vector<std::string> CandidatePaths(const Json::Value& args, const fs::path&
       for (const auto& item : v)
         if (auto s = AsString(item)) raw.push_back(*s);
   }
+  return raw;
+}
+
+// The ways a glob may name path p: as given, without leading "./", absolute, and relative to
+// cwd when inside it.
+template <typename Add>
+void AddPathSpellings(const std::string& p, const fs::path& cwd, Add add) {
+  add(p);
+  std::string plain = p;
+  while (plain.rfind("./", 0) == 0) plain = plain.substr(2);
+  add(plain);
+  fs::path abs = fs::path(plain).is_absolute() ? fs::path(plain) : cwd / plain;
+  abs = abs.lexically_normal();
+  add(abs.string());
+  if (cwd.empty()) return;
+  fs::path rel = abs.lexically_relative(cwd);
+  if (!rel.empty() && rel.native().rfind("..", 0) != 0) add(rel.string());
+}
+
+}  // namespace
+
+std::vector<std::string> CandidatePaths(const Json::Value& args, const fs::path& cwd) {
   std::vector<std::string> out;
+  if (!args.isObject()) return out;
   auto add = [&](std::string p) {
     if (!p.empty() && std::find(out.begin(), out.end(), p) == out.end())
       out.push_back(std::move(p));
   };
-  for (const auto& p : raw) {
+  for (const auto& p : PathArguments(args)) {
     if (p.empty() || p.find('\0') != std::string::npos) continue;
-    add(p);
-    std::string plain = p;
-    while (plain.rfind("./", 0) == 0) plain = plain.substr(2);
-    add(plain);
-    fs::path abs = fs::path(plain).is_absolute() ? fs::path(plain) : cwd / plain;
-    abs = abs.lexically_normal();
-    add(abs.string());
-    if (!cwd.empty()) {
-      fs::path rel = abs.lexically_relative(cwd);
-      if (!rel.empty() && rel.native().rfind("..", 0) != 0) add(rel.string());
-    }
+    AddPathSpellings(p, cwd, add);
   }
   return out;
 }

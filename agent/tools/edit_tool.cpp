@@ -4,9 +4,9 @@
 #include <sstream>
 #include <system_error>
 
-#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
+#include "core/paths.h"
 
 namespace lousho::agent::tools {
 namespace {
@@ -102,15 +102,10 @@ std::string TooLargeMessage(const std::string& shown, const std::string& size) {
          ". Use bash (for example sed -i) on files this large";
 }
 
-// Computes the edited text; returns an error message or "".
-std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) {
-  Args a(args);
-  auto path_arg = a.String("path", true);
-  if (!a.ok()) return "edit: " + a.error();
-  std::vector<Replacement> reps;
-  std::string err = ReadReplacements(args, &reps);
-  if (!err.empty()) return "edit: " + err;
-  auto resolved = ResolveToolPath(ctx, *path_arg);
+// Resolves the path and loads the file into plan->before, checking that edit may change it;
+// returns an error message or "".
+std::string LoadEditTarget(const std::string& path_arg, ToolContext& ctx, EditPlan* plan) {
+  auto resolved = ResolveToolPath(ctx, path_arg);
   if (!resolved.ok()) return resolved.error().message;
   plan->path = *resolved;
   plan->shown = DisplayPath(ctx.cwd, plan->path.abs);
@@ -135,6 +130,70 @@ std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) 
     return "cannot read " + plan->shown + ": " + text.error().message;
   }
   plan->before = std::move(*text);
+  return {};
+}
+
+// Where one replacement applies in the text.
+struct EditHit {
+  size_t pos;
+  size_t len;
+  std::string replacement;
+  std::string label;
+};
+
+// Finds each replacement's one place in `content` (LF text; `crlf`: the replacements are
+// converted to LF first), in text order; returns an error message (none found, several, two
+// that overlap) or "".
+std::string LocateEdits(const std::string& content, bool crlf, const std::vector<Replacement>& reps,
+                        const std::string& shown, std::vector<EditHit>* hits) {
+  for (const auto& r : reps) {
+    std::string old_text = crlf ? ToLf(r.old_text) : r.old_text;
+    std::string new_text = crlf ? ToLf(r.new_text) : r.new_text;
+    if (old_text.empty()) return r.label + " is empty";
+    if (old_text == new_text) return r.label + " and its newText are identical; nothing to change";
+    size_t first = 0;
+    size_t count = CountOf(content, old_text, &first);
+    if (count == 0)
+      return r.label + " not found in " + shown +
+             " (it must match exactly, including whitespace and indentation)";
+    if (count > 1)
+      return r.label + " matches " + std::to_string(count) + " times in " + shown +
+             "; make it unique by including more surrounding lines";
+    hits->push_back({first, old_text.size(), std::move(new_text), r.label});
+  }
+  std::sort(hits->begin(), hits->end(),
+            [](const EditHit& x, const EditHit& y) { return x.pos < y.pos; });
+  const std::vector<EditHit>& h = *hits;
+  for (size_t i = 1; i < h.size(); ++i)
+    if (h[i].pos < h[i - 1].pos + h[i - 1].len)
+      return h[i - 1].label + " and " + h[i].label + " overlap in " + shown +
+             "; merge them into one edit";
+  return {};
+}
+
+// `content` with the hits (in text order, not overlapping) replaced.
+std::string ApplyEdits(const std::string& content, const std::vector<EditHit>& hits) {
+  std::string result;
+  size_t at = 0;
+  for (const auto& h : hits) {
+    result.append(content, at, h.pos - at);
+    result += h.replacement;
+    at = h.pos + h.len;
+  }
+  result.append(content, at, std::string::npos);
+  return result;
+}
+
+// Computes the edited text; returns an error message or "".
+std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) {
+  Args a(args);
+  auto path_arg = a.String("path", true);
+  if (!a.ok()) return "edit: " + a.error();
+  std::vector<Replacement> reps;
+  std::string err = ReadReplacements(args, &reps);
+  if (!err.empty()) return "edit: " + err;
+  err = LoadEditTarget(*path_arg, ctx, plan);
+  if (!err.empty()) return err;
 
   // Matching happens on LF text without a BOM; both are restored when writing, so models that
   // never see '\r' can still edit CRLF files.
@@ -147,42 +206,10 @@ std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) 
   const bool crlf = body.find("\r\n") != std::string_view::npos;
   std::string content = crlf ? ToLf(body) : std::string(body);
 
-  struct Hit {
-    size_t pos;
-    size_t len;
-    std::string replacement;
-    std::string label;
-  };
-  std::vector<Hit> hits;
-  for (const auto& r : reps) {
-    std::string old_text = crlf ? ToLf(r.old_text) : r.old_text;
-    std::string new_text = crlf ? ToLf(r.new_text) : r.new_text;
-    if (old_text.empty()) return r.label + " is empty";
-    if (old_text == new_text) return r.label + " and its newText are identical; nothing to change";
-    size_t first = 0;
-    size_t count = CountOf(content, old_text, &first);
-    if (count == 0)
-      return r.label + " not found in " + plan->shown +
-             " (it must match exactly, including whitespace and indentation)";
-    if (count > 1)
-      return r.label + " matches " + std::to_string(count) + " times in " + plan->shown +
-             "; make it unique by including more surrounding lines";
-    hits.push_back({first, old_text.size(), std::move(new_text), r.label});
-  }
-  std::sort(hits.begin(), hits.end(), [](const Hit& x, const Hit& y) { return x.pos < y.pos; });
-  for (size_t i = 1; i < hits.size(); ++i)
-    if (hits[i].pos < hits[i - 1].pos + hits[i - 1].len)
-      return hits[i - 1].label + " and " + hits[i].label + " overlap in " + plan->shown +
-             "; merge them into one edit";
-
-  std::string result;
-  size_t at = 0;
-  for (const auto& h : hits) {
-    result.append(content, at, h.pos - at);
-    result += h.replacement;
-    at = h.pos + h.len;
-  }
-  result.append(content, at, std::string::npos);
+  std::vector<EditHit> hits;
+  err = LocateEdits(content, crlf, reps, plan->shown, &hits);
+  if (!err.empty()) return err;
+  const std::string result = ApplyEdits(content, hits);
   plan->first_line =
       1 + static_cast<int>(std::count(content.begin(), content.begin() + hits[0].pos, '\n'));
   plan->after = bom + (crlf ? ToCrlf(result) : result);

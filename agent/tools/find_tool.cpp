@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <system_error>
 
-#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/gitignore.h"
 #include "agent/tools/tool_util.h"
+#include "core/paths.h"
 #include "support/glob.h"
 
 namespace lousho::agent::tools {
@@ -41,6 +41,33 @@ class FindTool : public FolderTool {
     return SearchTitle("Find", args);
   }
 
+  // The entries below `real` (shown through `abs`) whose path, or base name when the pattern has
+  // no '/', matches: at most kMaxCollected; returns whether there were more.
+  static bool CollectMatches(const std::string& pat, const fs::path& real, const fs::path& abs,
+                             ToolContext& ctx, std::vector<std::string>* found) {
+    const Glob glob(pat, GlobMode::kPath);
+    const bool basename_only = pat.find('/') == std::string::npos;
+    bool capped = false;
+    WalkOptions wo;
+    wo.root = real;
+    auto real_cwd = RealPath(ctx.cwd);
+    wo.workspace = real_cwd.ok() ? *real_cwd : ctx.cwd;
+    wo.cancel = ctx.cancel;
+    WalkTree(wo, [&](const fs::path& /*abs*/, const std::string& rel, bool is_dir) {
+      std::string_view subject = rel;
+      if (basename_only && rel.rfind('/') != std::string::npos)
+        subject = subject.substr(rel.rfind('/') + 1);
+      if (!glob.Match(subject)) return true;
+      std::string shown = DisplayPath(ctx.cwd, abs / rel);
+      if (is_dir) shown += '/';
+      found->push_back(std::move(shown));
+      if (found->size() < kMaxCollected) return true;
+      capped = true;
+      return false;
+    });
+    return capped;
+  }
+
   ToolOutput Run(const Json::Value& args, ToolContext& ctx) override {
     Args a(args);
     auto pattern = a.String("pattern", true);
@@ -56,33 +83,11 @@ class FindTool : public FolderTool {
     if (!fs::is_directory(resolved->real, ec))
       return ToolOutput::Error("not a directory: " + path_arg.value_or("."));
 
-    const Glob glob(pat, GlobMode::kPath);
-    const bool basename_only = pat.find('/') == std::string::npos;
-    const long long limit = limit_arg.value_or(kDefaultLimit);
     std::vector<std::string> found;
-    bool capped = false;
-    WalkOptions wo;
-    wo.root = resolved->real;
-    auto real_cwd = RealPath(ctx.cwd);
-    wo.workspace = real_cwd.ok() ? *real_cwd : ctx.cwd;
-    wo.cancel = ctx.cancel;
-    WalkTree(wo, [&](const fs::path& /*abs*/, const std::string& rel, bool is_dir) {
-      std::string_view subject = rel;
-      if (basename_only && rel.rfind('/') != std::string::npos)
-        subject = subject.substr(rel.rfind('/') + 1);
-      if (glob.Match(subject)) {
-        std::string shown = DisplayPath(ctx.cwd, resolved->abs / rel);
-        if (is_dir) shown += '/';
-        found.push_back(std::move(shown));
-        if (found.size() >= kMaxCollected) {
-          capped = true;
-          return false;
-        }
-      }
-      return true;
-    });
+    const bool capped = CollectMatches(pat, resolved->real, resolved->abs, ctx, &found);
     if (ctx.cancel.cancelled()) return ToolOutput::Error("find was cancelled");
     std::sort(found.begin(), found.end());
+    const long long limit = limit_arg.value_or(kDefaultLimit);
     const size_t total = found.size();
     bool truncated = static_cast<long long>(total) > limit;
     if (truncated) found.resize(static_cast<size_t>(limit));

@@ -4,10 +4,10 @@
 #include <string_view>
 #include <system_error>
 
-#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/gitignore.h"
 #include "agent/tools/tool_util.h"
+#include "core/paths.h"
 #include "support/glob.h"
 #include "support/regex.h"
 
@@ -89,29 +89,44 @@ class GrepTool : public FolderTool {
     if (fs::is_regular_file(resolved->real, ec)) {
       s.File(resolved->real, DisplayPath(cwd, resolved->abs));
     } else if (fs::is_directory(resolved->real, ec)) {
-      std::optional<Glob> filter;
-      if (glob_arg && !glob_arg->empty()) filter.emplace(*glob_arg, GlobMode::kPath);
-      bool basename_only = glob_arg && glob_arg->find('/') == std::string::npos;
-      WalkOptions wo;
-      wo.root = resolved->real;
-      wo.workspace = ResolveRoot(ctx);
-      wo.cancel = ctx.cancel;
-      WalkTree(wo, [&](const fs::path& abs, const std::string& rel, bool is_dir) {
-        if (is_dir) return true;
-        if (filter) {
-          std::string_view name = rel;
-          if (basename_only && name.rfind('/') != std::string_view::npos)
-            name = name.substr(name.rfind('/') + 1);
-          if (!filter->Match(name)) return true;
-        }
-        return s.File(abs, DisplayPath(cwd, resolved->abs / rel));
-      });
+      SearchTree(&s, resolved->real, resolved->abs, glob_arg, ctx);
     } else {
       return ToolOutput::Error("path not found: " + *path_arg);
     }
     if (ctx.cancel.cancelled()) return ToolOutput::Error("grep was cancelled");
     if (!s.error.empty()) return ToolOutput::Error("grep: " + s.error);
 
+    return Report(s);
+  }
+
+ private:
+  struct Search;
+
+  // Searches the files below `real` (shown through `abs`) that the glob, if any, lets through:
+  // their path, or base name when it has no '/'.
+  static void SearchTree(Search* s, const fs::path& real, const fs::path& abs,
+                         const std::optional<std::string>& glob_arg, const ToolContext& ctx) {
+    std::optional<Glob> filter;
+    if (glob_arg && !glob_arg->empty()) filter.emplace(*glob_arg, GlobMode::kPath);
+    bool basename_only = glob_arg && glob_arg->find('/') == std::string::npos;
+    WalkOptions wo;
+    wo.root = real;
+    wo.workspace = ResolveRoot(ctx);
+    wo.cancel = ctx.cancel;
+    WalkTree(wo, [&](const fs::path& file, const std::string& rel, bool is_dir) {
+      if (is_dir) return true;
+      if (filter) {
+        std::string_view name = rel;
+        if (basename_only && name.rfind('/') != std::string_view::npos)
+          name = name.substr(name.rfind('/') + 1);
+        if (!filter->Match(name)) return true;
+      }
+      return s->File(file, DisplayPath(ctx.cwd, abs / rel));
+    });
+  }
+
+  // The tool's answer: the lines found, or that none were, and why the search stopped early.
+  static ToolOutput Report(const Search& s) {
     ToolOutput out;
     std::string body = s.out;
     // Context groups end with a "--" separator; the last one separates nothing.
@@ -132,7 +147,6 @@ class GrepTool : public FolderTool {
     return out;
   }
 
- private:
   static fs::path ResolveRoot(const ToolContext& ctx) {
     auto r = RealPath(ctx.cwd);
     return r.ok() ? *r : ctx.cwd;
@@ -165,7 +179,7 @@ class GrepTool : public FolderTool {
       auto text = ReadDiskFile(real, kMaxFileBytes, cancel, false);
       if (!text.ok()) return !cancel.cancelled();
       if (LooksBinary(*text)) return true;
-      std::vector<std::string_view> lines = SplitLines(*text);
+      const std::vector<std::string_view> lines = SplitLines(*text);
       long long printed_until = -1;  // index of the last line written, for context merging
       bool any = false;
       for (size_t i = 0; i < lines.size(); ++i) {
@@ -179,30 +193,50 @@ class GrepTool : public FolderTool {
         }
         ++matches;
         any = true;
-        long long from = std::max<long long>(static_cast<long long>(i) - context, 0);
-        from = std::max(from, printed_until + 1);
-        if (context > 0 && printed_until >= 0 && from > printed_until + 1) out += "--\n";
-        for (long long j = from; j < static_cast<long long>(i); ++j)
-          out += shown + "-" + std::to_string(j + 1) + "- " + ClipLine(lines[j]) + "\n";
-        out += shown + ":" + std::to_string(i + 1) + ": " + ClipLine(lines[i]) + "\n";
-        printed_until = static_cast<long long>(i);
-        // Trailing context, stopping before the next match (it prints itself).
-        for (long long j = static_cast<long long>(i) + 1;
-             j <= static_cast<long long>(i) + context && j < static_cast<long long>(lines.size());
-             ++j) {
-          auto next = Matches(lines[j], shown, static_cast<size_t>(j));
-          if (!next) return false;
-          if (*next) break;
-          out += shown + "-" + std::to_string(j + 1) + "- " + ClipLine(lines[j]) + "\n";
-          printed_until = j;
-        }
-        if (out.size() > kMaxOutputBytes) {
-          bytes_hit = true;
-          return false;
-        }
+        if (!PrintMatch(lines, i, shown, &printed_until)) return false;
       }
       if (any) ++files_with_matches;
       if (any && context > 0) out += "--\n";
+      return true;
+    }
+
+    // The matching line i with its context; false to stop the walk (a matching error, or the
+    // output is over its limit).
+    bool PrintMatch(const std::vector<std::string_view>& lines, size_t i, const std::string& shown,
+                    long long* printed_until) {
+      const auto at = static_cast<long long>(i);
+      long long from = std::max<long long>(at - context, 0);
+      from = std::max(from, *printed_until + 1);
+      if (context > 0 && *printed_until >= 0 && from > *printed_until + 1) out += "--\n";
+      for (long long j = from; j < at; ++j) PrintLine(lines, j, shown, '-');
+      PrintLine(lines, at, shown, ':');
+      *printed_until = at;
+      if (!PrintTrailingContext(lines, i, shown, printed_until)) return false;
+      if (out.size() <= kMaxOutputBytes) return true;
+      bytes_hit = true;
+      return false;
+    }
+
+    // `path:N: text` for a match, `path-N- text` for context.
+    void PrintLine(const std::vector<std::string_view>& lines, long long j,
+                   const std::string& shown, char mark) {
+      out += shown + mark + std::to_string(j + 1) + mark + " " +
+             ClipLine(lines[static_cast<size_t>(j)]) + "\n";
+    }
+
+    // Context after the match at line i, stopping before the next match (it prints itself);
+    // false on a matching error.
+    bool PrintTrailingContext(const std::vector<std::string_view>& lines, size_t i,
+                              const std::string& shown, long long* printed_until) {
+      const auto last =
+          std::min(static_cast<long long>(i) + context, static_cast<long long>(lines.size()) - 1);
+      for (long long j = static_cast<long long>(i) + 1; j <= last; ++j) {
+        auto next = Matches(lines[static_cast<size_t>(j)], shown, static_cast<size_t>(j));
+        if (!next) return false;
+        if (*next) break;
+        PrintLine(lines, j, shown, '-');
+        *printed_until = j;
+      }
       return true;
     }
   };

@@ -3,11 +3,12 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <system_error>
 
-#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
+#include "core/paths.h"
 
 namespace lousho::agent::tools {
 namespace {
@@ -144,39 +145,51 @@ class ReadTool : public Tool {
     if (!fs::exists(st) && !via_client) return ToolOutput::Error("file not found: " + shown);
 
     if (fs::exists(st)) {
-      auto file = DiskFile::Open(path.real);
-      if (!file.ok() && !via_client)
-        return ToolOutput::Error("cannot read " + shown + ": " + file.error().message);
-      if (file.ok()) {
-        if (ctx.cancel.cancelled()) return Cancelled(shown);
-        std::string head;
-        auto got = file->ReadChunk(&head, kReadChunkBytes);
-        if (!got.ok())
-          return ToolOutput::Error("cannot read " + shown + ": " + got.error().message);
-        // Images are always read from disk: the editor's fs methods are text only.
-        if (const char* mime = ImageMime(head))
-          return ReadImage(*file, std::move(head), path, shown, mime, ctx.cancel);
-        if (!via_client)
-          return StreamSlice(*file, std::move(head), shown, path, offset, limit, ctx);
-      }
+      if (auto out = ReadFromDisk(path, shown, offset, limit, via_client, ctx)) return *out;
     }
-
     auto text = ReadTextForTool(ctx, path, std::numeric_limits<uint64_t>::max());
     if (!text.ok()) return ToolOutput::Error("cannot read " + shown + ": " + text.error().message);
-    if (LooksBinary(*text))
-      return ToolOutput::Error(shown + " looks like a binary file (" +
-                               std::to_string(text->size()) + " bytes); not shown");
+    return SliceText(*text, shown, path, offset, limit);
+  }
+
+ private:
+  // The file read from disk: an image, or (unless the editor's copy is to be read instead) the
+  // slice of its lines; nothing when the editor's copy is to be read.
+  static std::optional<ToolOutput> ReadFromDisk(const ResolvedPath& path, const std::string& shown,
+                                                long long offset, long long limit, bool via_client,
+                                                ToolContext& ctx) {
+    auto file = DiskFile::Open(path.real);
+    if (!file.ok()) {
+      if (via_client) return std::nullopt;
+      return ToolOutput::Error("cannot read " + shown + ": " + file.error().message);
+    }
+    if (ctx.cancel.cancelled()) return Cancelled(shown);
+    std::string head;
+    auto got = file->ReadChunk(&head, kReadChunkBytes);
+    if (!got.ok()) return ToolOutput::Error("cannot read " + shown + ": " + got.error().message);
+    // Images are always read from disk: the editor's fs methods are text only.
+    if (const char* mime = ImageMime(head))
+      return ReadImage(*file, std::move(head), path, shown, mime, ctx.cancel);
+    if (via_client) return std::nullopt;
+    return StreamSlice(*file, std::move(head), shown, path, offset, limit, ctx);
+  }
+
+  // Lines offset..offset+limit-1 of a text held whole (the editor's copy).
+  static ToolOutput SliceText(const std::string& text, const std::string& shown,
+                              const ResolvedPath& path, long long offset, long long limit) {
+    if (LooksBinary(text))
+      return ToolOutput::Error(shown + " looks like a binary file (" + std::to_string(text.size()) +
+                               " bytes); not shown");
     Window window(offset, limit);
-    std::vector<std::string_view> lines = SplitLines(*text);
+    std::vector<std::string_view> lines = SplitLines(text);
     for (size_t i = 0; i < lines.size() && window.Wants(static_cast<long long>(i) + 1); ++i) {
       std::string_view line = lines[i];
       size_t length = line.size() - (!line.empty() && line.back() == '\r' ? 1 : 0);
       window.Add(static_cast<long long>(i) + 1, line.substr(0, kKeepBytes), length, true);
     }
-    return window.Finish(shown, path, static_cast<long long>(lines.size()), text->size(), 0);
+    return window.Finish(shown, path, static_cast<long long>(lines.size()), text.size(), 0);
   }
 
- private:
   // How much of a line is kept: one byte past the cut, so Utf8Prefix sees the byte after it.
   static constexpr size_t kKeepBytes = kMaxLineBytes + 1;
 

@@ -9,12 +9,52 @@
 #include <mutex>
 #include <optional>
 
-#include "support/http/http_module/http_module.h"
 #include "support/env.h"
+#include "support/http/http_module/http_module.h"
 #include "support/log.h"
 #include "support/text.h"
 
 namespace lousho::agent {
+
+namespace {
+
+// The host and port of a URL's authority ("host", "host:port", "[v6]", "[v6]:port"); an error,
+// or null.
+const char* SplitHostPort(std::string_view authority, std::string_view* host,
+                          std::string_view* port) {
+  *host = authority;
+  if (!authority.empty() && authority[0] == '[') {  // IPv6 literal
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) return "unclosed IPv6 address";
+    *host = authority.substr(0, close + 1);
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') return "bad port";
+      *port = authority.substr(close + 2);
+    }
+  } else if (size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+    *host = authority.substr(0, colon);
+    *port = authority.substr(colon + 1);
+  }
+  return host->empty() ? "missing host" : nullptr;
+}
+
+// The port a URL names (1-65535), or its scheme's default when it names none; 0 when bad.
+int PortNumber(std::string_view port, const std::string& scheme) {
+  if (port.empty()) return scheme == "https" ? 443 : 80;
+  if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) return 0;
+  const int n = std::stoi(std::string(port));
+  return n <= 65535 ? n : 0;
+}
+
+// Query and fragment make no sense on a base URL; the path only, without trailing slashes.
+std::string BasePath(std::string_view path) {
+  size_t q = path.find_first_of("?#");
+  if (q != std::string_view::npos) path = path.substr(0, q);
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  return std::string(path);
+}
+
+}  // namespace
 
 Result<BaseUrl> ParseBaseUrl(std::string_view url) {
   auto fail = [&](const std::string& why) {
@@ -31,36 +71,13 @@ Result<BaseUrl> ParseBaseUrl(std::string_view url) {
   std::string_view authority = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   if (authority.find('@') != std::string_view::npos) return fail("credentials in URL");
-  std::string_view host = authority;
+  std::string_view host;
   std::string_view port;
-  if (!authority.empty() && authority[0] == '[') {  // IPv6 literal
-    size_t close = authority.find(']');
-    if (close == std::string_view::npos) return fail("unclosed IPv6 address");
-    host = authority.substr(0, close + 1);
-    if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':') return fail("bad port");
-      port = authority.substr(close + 2);
-    }
-  } else if (size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  if (host.empty()) return fail("missing host");
+  if (const char* bad = SplitHostPort(authority, &host, &port)) return fail(bad);
   out.host = std::string(host);
-  if (!port.empty()) {
-    if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
-      return fail("bad port");
-    }
-    out.port = std::stoi(std::string(port));
-    if (out.port <= 0 || out.port > 65535) return fail("bad port");
-  } else {
-    out.port = scheme == "https" ? 443 : 80;
-  }
-  // Query and fragment make no sense on a base URL; keep the path only.
-  size_t q = path.find_first_of("?#");
-  if (q != std::string_view::npos) path = path.substr(0, q);
-  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  out.path_prefix = std::string(path);
+  out.port = PortNumber(port, scheme);
+  if (out.port <= 0) return fail("bad port");
+  out.path_prefix = BasePath(path);
   return out;
 }
 

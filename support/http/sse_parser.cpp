@@ -37,26 +37,29 @@ Status SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
       line_.append(piece);
       break;
     }
-    bool ok;
-    if (line_.empty()) {
-      ok = ProcessLine(piece, out);
-    } else {
-      line_.append(piece);
-      std::string line;
-      line.swap(line_);
-      ok = ProcessLine(line, out);
-    }
-    if (!ok) return MakeError(kProviderBadResponse, error_);
-    pos = end + 1;
-    if (bytes[end] == '\r') {
-      if (pos < bytes.size()) {
-        if (bytes[pos] == '\n') ++pos;
-      } else {
-        skip_lf_ = true;
-      }
-    }
+    if (!EndLine(piece, out)) return MakeError(kProviderBadResponse, error_);
+    pos = SkipLineEnd(bytes, end);
   }
   return Status::Ok();
+}
+
+bool SseParser::EndLine(std::string_view piece, std::vector<SseEvent>* out) {
+  if (line_.empty()) return ProcessLine(piece, out);
+  line_.append(piece);
+  std::string line;
+  line.swap(line_);
+  return ProcessLine(line, out);
+}
+
+size_t SseParser::SkipLineEnd(std::string_view bytes, size_t end) {
+  size_t pos = end + 1;
+  if (bytes[end] != '\r') return pos;
+  if (pos >= bytes.size()) {
+    skip_lf_ = true;
+  } else if (bytes[pos] == '\n') {
+    ++pos;
+  }
+  return pos;
 }
 
 bool SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
@@ -65,16 +68,7 @@ bool SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
     if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
   }
   if (line.empty()) {
-    if (has_data_) {
-      SseEvent ev;
-      ev.event = std::move(event_type_);
-      ev.data = std::move(data_);
-      ev.id = last_event_id_;
-      out->push_back(std::move(ev));
-    }
-    event_type_.clear();
-    data_.clear();
-    has_data_ = false;
+    DispatchEvent(out);
     return true;
   }
   if (line[0] == ':') return true;  // comment or keep-alive
@@ -86,26 +80,37 @@ bool SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
     value = line.substr(colon + 1);
     if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
   }
+  return ProcessField(field, value);
+}
+
+void SseParser::DispatchEvent(std::vector<SseEvent>* out) {
+  if (has_data_) {
+    SseEvent ev;
+    ev.event = std::move(event_type_);
+    ev.data = std::move(data_);
+    ev.id = last_event_id_;
+    out->push_back(std::move(ev));
+  }
+  event_type_.clear();
+  data_.clear();
+  has_data_ = false;
+}
+
+bool SseParser::ProcessField(std::string_view field, std::string_view value) {
+  // Over a cap: always an error (false); the parser keeps it for Feed to return.
   if (field == "data") {
     size_t grown = data_.size() + (has_data_ ? 1 : 0) + value.size();
-    if (grown + event_type_.size() > options_.max_event_bytes) {
-      // Always an error (false); the parser keeps it for Feed to return.
+    if (grown + event_type_.size() > options_.max_event_bytes)
       return Fail("event", options_.max_event_bytes).ok();
-    }
     if (has_data_) data_.push_back('\n');
     data_.append(value);
     has_data_ = true;
   } else if (field == "event") {
-    if (data_.size() + value.size() > options_.max_event_bytes) {
-      // Always an error (false); the parser keeps it for Feed to return.
+    if (data_.size() + value.size() > options_.max_event_bytes)
       return Fail("event", options_.max_event_bytes).ok();
-    }
     event_type_.assign(value);
   } else if (field == "id") {
-    if (value.size() > options_.max_id_bytes) {
-      // Always an error (false); the parser keeps it for Feed to return.
-      return Fail("id", options_.max_id_bytes).ok();
-    }
+    if (value.size() > options_.max_id_bytes) return Fail("id", options_.max_id_bytes).ok();
     if (value.find('\0') == std::string_view::npos) last_event_id_.assign(value);
   } else if (field == "retry") {
     if (!value.empty() && value.size() < 10 &&

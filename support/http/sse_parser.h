@@ -58,7 +58,16 @@ class SseParser {
   bool failed() const { return !error_.empty(); }
 
  private:
+  // A line ended in this feed: `piece` completes the buffered start of it, if any.
+  bool EndLine(std::string_view piece, std::vector<SseEvent>* out);
+  // Past the line end at bytes[end] ("\n", "\r" or "\r\n"); a "\r" at the end of the feed sets
+  // skip_lf_.
+  size_t SkipLineEnd(std::string_view bytes, size_t end);
   bool ProcessLine(std::string_view line, std::vector<SseEvent>* out);
+  // The blank line: the pending event, if it has data, goes out.
+  void DispatchEvent(std::vector<SseEvent>* out);
+  // One "field: value" line; false when it takes the event or the id over its cap.
+  bool ProcessField(std::string_view field, std::string_view value);
   // Records the first failure ("line", "event" or "id" over `limit`) and drops the buffers.
   Status Fail(const char* what, size_t limit);
 
