@@ -1723,6 +1723,11 @@ void Session::EmitTtsr(const rules::Firing& f, int step) {
     d.interrupt_mode =
         rules::InterruptModeId(r->interrupt_mode.value_or(rules_->settings().interrupt_mode));
     d.origin = r->origin;
+    d.file = r->path;
+    d.description = r->description;
+    d.globs = r->globs;
+    d.repeat_mode = rules::RepeatModeId(rules_->settings().repeat_mode);
+    d.repeat_gap = rules_->settings().repeat_gap;
     e.details.push_back(std::move(d));
   }
   Emit(e);

@@ -346,6 +346,36 @@ Json::Value ToolCallFrame(const char* type, const agent::event::ToolCall& call) 
   return f;
 }
 
+Json::Value Strings(const std::vector<std::string>& list) {
+  Json::Value a(Json::arrayValue);
+  for (const auto& s : list) a.append(s);
+  return a;
+}
+
+// A rule of ttsr_triggered as the dialect's Rule object: name, path (as shown to the model),
+// content, the conditions, the scope, the interrupt mode in force for it, the session's repeat
+// settings, description and globs when it has them, and where it was loaded from (_source).
+Json::Value TtsrRuleToJson(const agent::event::TtsrRule& r) {
+  Json::Value j = Obj();
+  j["name"] = r.name;
+  j["path"] = r.path;
+  j["content"] = r.content;
+  j["condition"] = Strings(r.conditions);
+  j["scope"] = Strings(r.scope);
+  j["interruptMode"] = r.interrupt_mode;
+  j["repeatMode"] = r.repeat_mode;
+  j["repeatGap"] = r.repeat_gap;
+  if (!r.description.empty()) j["description"] = r.description;
+  if (!r.globs.empty()) j["globs"] = Strings(r.globs);
+  Json::Value source = Obj();
+  source["provider"] = r.origin;
+  source["providerName"] = r.origin;
+  source["path"] = r.file;
+  source["level"] = r.origin == "user" ? "user" : "project";
+  j["_source"] = source;
+  return j;
+}
+
 struct FrameVisitor {
   std::vector<Json::Value>* out;
 
@@ -443,10 +473,14 @@ struct FrameVisitor {
   void operator()(const agent::event::TtsrTriggered& e) const {
     Json::Value f = Frame(frame::kTtsrTriggered);
     Json::Value rules(Json::arrayValue);
-    for (const auto& name : e.rules) {
-      Json::Value rule = Obj();
-      rule["name"] = name;
-      rules.append(rule);
+    for (size_t i = 0; i < e.rules.size(); ++i) {
+      if (i < e.details.size()) {
+        rules.append(TtsrRuleToJson(e.details[i]));
+      } else {
+        Json::Value rule = Obj();
+        rule["name"] = e.rules[i];
+        rules.append(rule);
+      }
     }
     f["rules"] = rules;
     out->push_back(f);
