@@ -180,9 +180,7 @@ void JsonWriter::WriteDom(const Json::Value& v) {
   }
 }
 
-#ifdef NDEBUG
-JsonWriter::~JsonWriter() = default;
-#else
+#ifndef NDEBUG
 namespace {
 [[noreturn]] void NestingError(const char* what) {
   std::fprintf(stderr, "JsonWriter: %s\n", what);

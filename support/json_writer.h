@@ -32,7 +32,11 @@ class JsonWriter {
   explicit JsonWriter(std::string* out) : out_(out) {}
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
-  ~JsonWriter();
+#ifdef NDEBUG
+  ~JsonWriter() = default;
+#else
+  ~JsonWriter();  // checks that every object, array and member was closed
+#endif
 
   void Value(std::string_view s) {
     BeginValue();
@@ -90,8 +94,6 @@ class JsonWriter {
     Value(v);
     AttributeEnd();
   }
-
-  std::string* out() const { return out_; }
 
  private:
   enum Context : uint8_t { kTop, kObject, kArray, kAttribute };
