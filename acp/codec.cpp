@@ -5,6 +5,7 @@
 
 #include "agent/history.h"
 #include "support/json_util.h"
+#include "support/json_writer.h"
 
 namespace lousho::acp {
 using agent::BlockType;
@@ -464,6 +465,37 @@ Json::Value Locations(const std::vector<agent::ToolLocation>& locs) {
   return arr;
 }
 
+// A resource a tool returned: embedded (its text or blob) or as a link.
+Json::Value ResourceBlock(const agent::ResourceRef& r) {
+  Json::Value block(Json::objectValue);
+  if (r.embedded && (r.text || r.blob)) {
+    block["type"] = "resource";
+    Json::Value res(Json::objectValue);
+    res["uri"] = r.uri;
+    if (!r.mime_type.empty()) res["mimeType"] = r.mime_type;
+    if (r.text) {
+      res["text"] = *r.text;
+    } else {
+      res["blob"] = *r.blob;
+    }
+    block["resource"] = res;
+  } else {
+    block["type"] = "resource_link";
+    block["uri"] = r.uri;
+    block["name"] = r.name.empty() ? r.uri : r.name;
+    if (!r.mime_type.empty()) block["mimeType"] = r.mime_type;
+  }
+  return block;
+}
+
+// A tool call content item {type: "content", content: block}.
+Json::Value ContentItem(Json::Value block) {
+  Json::Value c(Json::objectValue);
+  c["type"] = "content";
+  c["content"] = std::move(block);
+  return c;
+}
+
 Json::Value ToolOutputContent(const agent::ToolOutput& out) {
   Json::Value content(Json::arrayValue);
   if (!out.terminal_id.empty()) {
@@ -474,45 +506,18 @@ Json::Value ToolOutputContent(const agent::ToolOutput& out) {
   }
   for (const auto& d : out.diffs) content.append(DiffToJson(d));
   for (const auto& b : out.content) {
-    Json::Value c(Json::objectValue);
-    c["type"] = "content";
     if (b.type == BlockType::kImage) {
       Json::Value img(Json::objectValue);
       img["type"] = "image";
       img["data"] = b.data;
       img["mimeType"] = b.mime_type;
-      c["content"] = img;
-    } else {
+      content.append(ContentItem(std::move(img)));
+    } else if (out.terminal_id.empty() || out.is_error) {
       // The terminal already shows a command's output; the diff already shows an edit.
-      if (!out.terminal_id.empty() && !out.is_error) continue;
-      c["content"] = TextBlock(b.text);
+      content.append(ContentItem(TextBlock(b.text)));
     }
-    content.append(c);
   }
-  for (const auto& r : out.resources) {
-    Json::Value c(Json::objectValue);
-    c["type"] = "content";
-    Json::Value block(Json::objectValue);
-    if (r.embedded && (r.text || r.blob)) {
-      block["type"] = "resource";
-      Json::Value res(Json::objectValue);
-      res["uri"] = r.uri;
-      if (!r.mime_type.empty()) res["mimeType"] = r.mime_type;
-      if (r.text) {
-        res["text"] = *r.text;
-      } else {
-        res["blob"] = *r.blob;
-      }
-      block["resource"] = res;
-    } else {
-      block["type"] = "resource_link";
-      block["uri"] = r.uri;
-      block["name"] = r.name.empty() ? r.uri : r.name;
-      if (!r.mime_type.empty()) block["mimeType"] = r.mime_type;
-    }
-    c["content"] = block;
-    content.append(c);
-  }
+  for (const auto& r : out.resources) content.append(ContentItem(ResourceBlock(r)));
   return content;
 }
 
@@ -548,23 +553,9 @@ Json::Value Chunk(const char* kind, const std::string& text) {
 // One overload per event kind and no catch-all: a new kind breaks this door's build until it
 // says what the kind becomes on the wire.
 struct UpdateVisitor {
-  Update operator()(const ev::MessageUpdate& e) const {
-    switch (e.delta->kind) {
-      case agent::DeltaKind::kText:
-        return Chunk("agent_message_chunk", e.delta->text);
-      case agent::DeltaKind::kThinking:
-        return Chunk("agent_thought_chunk", e.delta->text);
-      case agent::DeltaKind::kToolCallStart:
-      case agent::DeltaKind::kToolCallArgs:
-      case agent::DeltaKind::kToolCallEnd:  // shown when the tool starts
-      case agent::DeltaKind::kTextStart:
-      case agent::DeltaKind::kTextEnd:
-      case agent::DeltaKind::kThinkingStart:
-      case agent::DeltaKind::kThinkingEnd:
-        return std::nullopt;
-    }
-    return std::nullopt;
-  }
+  // Text and thinking deltas are written by ChunkUpdateParamsJson alone (the per-delta path);
+  // the other deltas have no update (a tool call is shown when the tool starts).
+  Update operator()(const ev::MessageUpdate&) const { return std::nullopt; }
   Update operator()(const ev::ToolExecutionStart& e) const {
     Json::Value u(Json::objectValue);
     u["sessionUpdate"] = "tool_call";
@@ -941,17 +932,13 @@ std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& b
   return out;
 }
 
-std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id, const Event& e) {
-  const auto* update = std::get_if<ev::MessageUpdate>(&e);
-  if (update == nullptr) return std::nullopt;
-  const char* kind = nullptr;
-  switch (update->delta->kind) {
+namespace {
+const char* ChunkKind(agent::DeltaKind kind) {
+  switch (kind) {
     case agent::DeltaKind::kText:
-      kind = "agent_message_chunk";
-      break;
+      return "agent_message_chunk";
     case agent::DeltaKind::kThinking:
-      kind = "agent_thought_chunk";
-      break;
+      return "agent_thought_chunk";
     case agent::DeltaKind::kToolCallStart:
     case agent::DeltaKind::kToolCallArgs:
     case agent::DeltaKind::kToolCallEnd:
@@ -959,20 +946,46 @@ std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id, 
     case agent::DeltaKind::kTextEnd:
     case agent::DeltaKind::kThinkingStart:
     case agent::DeltaKind::kThinkingEnd:
-      return std::nullopt;
+      break;
   }
+  return nullptr;
+}
+}  // namespace
+
+std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id, const Event& e) {
+  const auto* update = std::get_if<ev::MessageUpdate>(&e);
+  if (update == nullptr || update->delta == nullptr) return std::nullopt;
+  const char* kind = ChunkKind(update->delta->kind);
   if (kind == nullptr) return std::nullopt;
-  // The members in jsoncpp's sorted order, as Chunk() above builds them.
   const std::string& text = update->delta->text;
   std::string out;
   out.reserve(96 + session_id.size() + text.size());
-  out.append("{\"sessionId\":");
-  AppendJsonString(session_id, &out);
-  out.append(",\"update\":{\"content\":{\"text\":");
-  AppendJsonString(text, &out);
-  out.append(",\"type\":\"text\"},\"sessionUpdate\":\"");
-  out.append(kind);
-  out.append("\"}}");
+  // Members in jsoncpp's sorted order, as every other update is written.
+  JsonWriter w(&out);
+  w.ObjectBegin();
+  w.Attribute("sessionId", session_id);
+  w.AttributeBegin("update");
+  w.ObjectBegin();
+  w.AttributeBegin("content");
+  w.ObjectBegin();
+  w.Attribute("text", text);
+  w.Attribute("type", "text");
+  w.ObjectEnd();
+  w.AttributeEnd();
+  w.Attribute("sessionUpdate", kind);
+  w.ObjectEnd();
+  w.AttributeEnd();
+  w.ObjectEnd();
+  return out;
+}
+
+std::string UpdateParamsJson(const std::string& session_id, const Json::Value& update) {
+  std::string out;
+  JsonWriter w(&out);
+  w.ObjectBegin();
+  w.Attribute("sessionId", session_id);
+  w.Attribute("update", update);
+  w.ObjectEnd();
   return out;
 }
 

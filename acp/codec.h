@@ -136,7 +136,7 @@ Json::Value ConfigOptionUpdate(const SessionConfigValues& current,
                                const ThinkingLevelNames& levels);
 
 // The session/update `update` object for an engine event, or nullopt when the event has no ACP
-// counterpart.
+// counterpart or is a text or thinking delta (ChunkUpdateParamsJson writes those).
 std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
 
 // The session/update `update` objects that show a stored branch again (session/load): the
@@ -147,12 +147,14 @@ std::vector<Json::Value> ReplayUpdates(const std::vector<const agent::Entry*>& b
 void ForEachReplayUpdate(const std::vector<const agent::Entry*>& branch,
                          const std::function<void(const Json::Value&)>& visit);
 
-// The session/update params of an event whose update is a text chunk (agent_message_chunk,
-// agent_thought_chunk), written straight to compact JSON without a Json::Value: byte for byte
-// WriteJson of {"sessionId": session_id, "update": *UpdateFromEvent(event)}. nullopt for every
-// other event (those go through UpdateFromEvent). This is the per-delta path.
+// The session/update params of a text or thinking delta (agent_message_chunk,
+// agent_thought_chunk), written by the JsonWriter straight from the delta: the per-delta path,
+// and the only one these updates take. nullopt for every other event (UpdateFromEvent).
 std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id,
                                                  const agent::Event& event);
+// The session/update params {sessionId, update} of any other update, written by the JsonWriter
+// (the update is not copied into a params value).
+std::string UpdateParamsJson(const std::string& session_id, const Json::Value& update);
 
 // For a client that declared `session.compaction`: a compaction as the newer
 // `compaction_update` (in_progress, then completed with the summary, failed with the error, or

@@ -759,14 +759,7 @@ void Server::CancelRequest(const CancelRequestParams& params) {
 }
 
 void Server::SendUpdate(const std::string& session_id, const Json::Value& update) {
-  // Written as WriteJson would write {sessionId, update} (members in order), without copying the
-  // update into a params value and that into a message: a replayed long message is copied once.
-  std::string params = "{\"sessionId\":";
-  AppendJsonString(session_id, &params);
-  params += ",\"update\":";
-  params += WriteJson(update);
-  params += '}';
-  peer_.NotifySerialized(method::kSessionUpdate, params);
+  peer_.NotifySerialized(method::kSessionUpdate, UpdateParamsJson(session_id, update));
 }
 
 // --- The client's capabilities ---

@@ -98,6 +98,11 @@ void RuleWatch::Announce(const rules::Firing& f, int step) {
     d.interrupt_mode =
         rules::InterruptModeId(r->interrupt_mode.value_or(controller_->settings().interrupt_mode));
     d.origin = r->origin;
+    d.file = r->path;
+    d.description = r->description;
+    d.globs = r->globs;
+    d.repeat_mode = rules::RepeatModeId(controller_->settings().repeat_mode);
+    d.repeat_gap = controller_->settings().repeat_gap;
     e.details.push_back(std::move(d));
   }
   emitter_.Emit(e);

@@ -115,6 +115,11 @@ struct TtsrRule {
   std::vector<std::string> scope;
   std::string interrupt_mode;  // the rule's own, else the setting's
   std::string origin;          // where it was found: spec, agent, project, .omp, …, user
+  std::string file;            // the rule's file as loaded (absolute, or "<spec>:<line>:<col>")
+  std::string description;
+  std::vector<std::string> globs;  // the path gate, as written
+  std::string repeat_mode;         // the session's setting: once | after-gap
+  int repeat_gap = 0;              // completed turns, for after-gap
 };
 // Stream rules matched. `interrupted`: the model stream was stopped (its message_end follows,
 // cancelled, with error_message "TTSR matched rule: NAME"), and the turn goes on with the rules

@@ -1,13 +1,13 @@
 // RPC wire codec: command fields, side-channel replies, messages, models and the event frames.
 #include "rpc_compat/codec.h"
 
-#include <bit>
 #include <cstdint>
 #include <set>
 
 #include "agent/history.h"
 #include "rpc_compat/commands.h"
 #include "support/json_util.h"
+#include "support/json_writer.h"
 
 namespace lousho::rpc_compat {
 namespace {
@@ -346,54 +346,34 @@ Json::Value ToolCallFrame(const char* type, const agent::event::ToolCall& call) 
   return f;
 }
 
-// The assistantMessageEvent of one delta; `partial_json` is the message so far.
-Json::Value DeltaEvent(const agent::StreamDelta& d, const Json::Value& partial_json) {
-  using agent::DeltaKind;
-  Json::Value e = Obj();
-  const Json::Value& block =
-      ElementOrNull(MemberOrNull(partial_json, "content"), static_cast<Json::ArrayIndex>(d.index));
-  switch (d.kind) {
-    case DeltaKind::kTextStart:
-      e["type"] = delta::kTextStart;
-      break;
-    case DeltaKind::kText:
-      e["type"] = delta::kTextDelta;
-      e["delta"] = d.text;
-      break;
-    case DeltaKind::kTextEnd:
-      e["type"] = delta::kTextEnd;
-      e["content"] = StringOr(block, "text");
-      break;
-    case DeltaKind::kThinkingStart:
-      e["type"] = delta::kThinkingStart;
-      break;
-    case DeltaKind::kThinking:
-      e["type"] = delta::kThinkingDelta;
-      e["delta"] = d.text;
-      break;
-    case DeltaKind::kThinkingEnd:
-      e["type"] = delta::kThinkingEnd;
-      e["content"] = StringOr(block, "thinking");
-      break;
-    case DeltaKind::kToolCallStart:
-      e["type"] = delta::kToolCallStart;
-      break;
-    case DeltaKind::kToolCallArgs:
-      e["type"] = delta::kToolCallDelta;
-      e["delta"] = d.text;
-      break;
-    case DeltaKind::kToolCallEnd:
-      e["type"] = delta::kToolCallEnd;
-      e["toolCall"] = block;
-      break;
-  }
-  e["contentIndex"] = d.index;
-  // The frame's `message` is already the partial message; the event repeats it only for tool
-  // calls, where hosts read the call from it (pi-acp), so a long text is not sent twice per delta.
-  const bool tool_call = d.kind == DeltaKind::kToolCallStart ||
-                         d.kind == DeltaKind::kToolCallArgs || d.kind == DeltaKind::kToolCallEnd;
-  if (tool_call) e["partial"] = partial_json;
-  return e;
+Json::Value Strings(const std::vector<std::string>& list) {
+  Json::Value a(Json::arrayValue);
+  for (const auto& s : list) a.append(s);
+  return a;
+}
+
+// A rule of ttsr_triggered as the dialect's Rule object: name, path (as shown to the model),
+// content, the conditions, the scope, the interrupt mode in force for it, the session's repeat
+// settings, description and globs when it has them, and where it was loaded from (_source).
+Json::Value TtsrRuleToJson(const agent::event::TtsrRule& r) {
+  Json::Value j = Obj();
+  j["name"] = r.name;
+  j["path"] = r.path;
+  j["content"] = r.content;
+  j["condition"] = Strings(r.conditions);
+  j["scope"] = Strings(r.scope);
+  j["interruptMode"] = r.interrupt_mode;
+  j["repeatMode"] = r.repeat_mode;
+  j["repeatGap"] = r.repeat_gap;
+  if (!r.description.empty()) j["description"] = r.description;
+  if (!r.globs.empty()) j["globs"] = Strings(r.globs);
+  Json::Value source = Obj();
+  source["provider"] = r.origin;
+  source["providerName"] = r.origin;
+  source["path"] = r.file;
+  source["level"] = r.origin == "user" ? "user" : "project";
+  j["_source"] = source;
+  return j;
 }
 
 struct FrameVisitor {
@@ -422,14 +402,8 @@ struct FrameVisitor {
     if (e.message) f["message"] = MessageToRpc(*e.message);
     out->push_back(f);
   }
-  void operator()(const agent::event::MessageUpdate& e) const {
-    if (!e.delta || !e.partial) return;
-    Json::Value f = Frame(frame::kMessageUpdate);
-    Json::Value partial = MessageToRpc(*e.partial);
-    f["assistantMessageEvent"] = DeltaEvent(*e.delta, partial);
-    f["message"] = std::move(partial);
-    out->push_back(f);
-  }
+  // Every message_update line is MessageUpdateLine's.
+  void operator()(const agent::event::MessageUpdate&) const {}
   void operator()(const agent::event::MessageEnd& e) const {
     Json::Value f = Frame(frame::kMessageEnd);
     if (e.message) f["message"] = MessageToRpc(*e.message);
@@ -499,10 +473,14 @@ struct FrameVisitor {
   void operator()(const agent::event::TtsrTriggered& e) const {
     Json::Value f = Frame(frame::kTtsrTriggered);
     Json::Value rules(Json::arrayValue);
-    for (const auto& name : e.rules) {
-      Json::Value rule = Obj();
-      rule["name"] = name;
-      rules.append(rule);
+    for (size_t i = 0; i < e.rules.size(); ++i) {
+      if (i < e.details.size()) {
+        rules.append(TtsrRuleToJson(e.details[i]));
+      } else {
+        Json::Value rule = Obj();
+        rule["name"] = e.rules[i];
+        rules.append(rule);
+      }
     }
     f["rules"] = rules;
     out->push_back(f);
@@ -557,63 +535,135 @@ std::vector<Json::Value> FramesFromEvent(const agent::Event& event) {
 
 namespace {
 
-// A double as WriteJson writes it; the usage's cost is 0 but for priced models, and then changes
-// only with the usage events, so the last one written is kept per thread.
-void AppendJsonDouble(double v, std::string* out) {
-  // Compared bit for bit: 0.0 and -0.0 are written differently.
-  thread_local uint64_t last = 0;
-  thread_local std::string last_json;
-  if (last_json.empty() || std::bit_cast<uint64_t>(v) != last) {
-    last = std::bit_cast<uint64_t>(v);
-    last_json = WriteJson(Json::Value(v));
-  }
-  out->append(last_json);
-}
-
-void AppendInt(long long v, std::string* out) { out->append(std::to_string(v)); }
-
-// UsageToJson's object, members in jsoncpp's (sorted) order.
-void AppendUsageJson(const agent::Usage& u, std::string* out) {
-  out->append("{\"cacheRead\":");
-  AppendInt(u.cache_read, out);
-  out->append(",\"cacheWrite\":");
-  AppendInt(u.cache_write, out);
-  out->append(",\"cost\":{\"total\":");
-  AppendJsonDouble(u.cost, out);
-  out->append("},\"input\":");
-  AppendInt(u.input, out);
-  out->append(",\"output\":");
-  AppendInt(u.output, out);
-  out->append(",\"totalTokens\":");
-  AppendInt(u.total(), out);
-  out->push_back('}');
-}
-
-// ContentBlockToJson's object: text and thinking written here (the long, growing ones), the
-// others (a tool call's arguments, an image) through jsoncpp.
-void AppendBlockJson(const agent::ContentBlock& b, std::string* out) {
+// MessageToRpc's members, written straight (the message of every delta's line, growing with the
+// reply): an assistant message's members here, in jsoncpp's sorted order, with text and thinking
+// blocks written from the block (a tool call's or an image's through ContentBlockToJson); any
+// other role through MessageToRpc.
+void WriteRpcBlock(const agent::ContentBlock& b, JsonWriter* w) {
   switch (b.type) {
     case agent::BlockType::kText:
-      out->append("{\"text\":");
-      AppendJsonString(b.text, out);
-      out->append(",\"type\":\"text\"}");
-      return;
+      w->ObjectBegin();
+      w->Attribute("text", b.text);
+      w->Attribute("type", "text");
+      return w->ObjectEnd();
     case agent::BlockType::kThinking:
-      out->push_back('{');
-      if (b.redacted) out->append("\"redacted\":true,");
-      out->append("\"thinking\":");
-      AppendJsonString(b.text, out);
-      if (!b.signature.empty()) {
-        out->append(",\"thinkingSignature\":");
-        AppendJsonString(b.signature, out);
-      }
-      out->append(",\"type\":\"thinking\"}");
-      return;
+      w->ObjectBegin();
+      if (b.redacted) w->Attribute("redacted", true);
+      w->Attribute("thinking", b.text);
+      if (!b.signature.empty()) w->Attribute("thinkingSignature", b.signature);
+      w->Attribute("type", "thinking");
+      return w->ObjectEnd();
     case agent::BlockType::kToolCall:
     case agent::BlockType::kImage:
-      out->append(WriteJson(agent::ContentBlockToJson(b)));
-      return;
+      return w->Value(agent::ContentBlockToJson(b));
   }
+}
+
+void WriteRpcUsage(const agent::Usage& u, JsonWriter* w) {
+  w->ObjectBegin();
+  w->Attribute("cacheRead", u.cache_read);
+  w->Attribute("cacheWrite", u.cache_write);
+  w->AttributeBegin("cost");
+  w->ObjectBegin();
+  w->Attribute("total", u.cost);
+  w->ObjectEnd();
+  w->AttributeEnd();
+  w->Attribute("input", u.input);
+  w->Attribute("output", u.output);
+  w->Attribute("totalTokens", u.total());
+  w->ObjectEnd();
+}
+
+void WriteRpcMessage(const agent::Message& m, JsonWriter* w) {
+  if (m.role != agent::Role::kAssistant) return w->Value(MessageToRpc(m));
+  w->ObjectBegin();
+  w->Attribute("api", m.provider);
+  w->AttributeBegin("content");
+  w->ArrayBegin();
+  for (const auto& b : m.content) WriteRpcBlock(b, w);
+  w->ArrayEnd();
+  w->AttributeEnd();
+  if (!m.error_message.empty()) w->Attribute("errorMessage", m.error_message);
+  w->Attribute("model", m.model);
+  w->Attribute("provider", m.provider);
+  w->Attribute("role", "assistant");
+  w->Attribute("stopReason", agent::StopReasonId(m.stop_reason));
+  w->Attribute("timestamp", m.timestamp_ms);
+  w->AttributeBegin("usage");
+  WriteRpcUsage(m.usage, w);
+  w->AttributeEnd();
+  w->ObjectEnd();
+}
+
+// What the assistantMessageEvent of one delta kind carries.
+struct DeltaShape {
+  const char* type;
+  bool delta = false;             // the delta's text
+  const char* content = nullptr;  // *_end: the block's text or thinking
+  bool partial = false;           // tool calls: the message again (hosts read the call from it)
+};
+
+DeltaShape ShapeOf(agent::DeltaKind kind) {
+  using agent::DeltaKind;
+  switch (kind) {
+    case DeltaKind::kTextStart:
+      return {delta::kTextStart};
+    case DeltaKind::kText:
+      return {delta::kTextDelta, true};
+    case DeltaKind::kTextEnd:
+      return {delta::kTextEnd, false, "text"};
+    case DeltaKind::kThinkingStart:
+      return {delta::kThinkingStart};
+    case DeltaKind::kThinking:
+      return {delta::kThinkingDelta, true};
+    case DeltaKind::kThinkingEnd:
+      return {delta::kThinkingEnd, false, "thinking"};
+    case DeltaKind::kToolCallStart:
+      return {delta::kToolCallStart, false, nullptr, true};
+    case DeltaKind::kToolCallArgs:
+      return {delta::kToolCallDelta, true, nullptr, true};
+    case DeltaKind::kToolCallEnd:
+      return {delta::kToolCallEnd, false, nullptr, true};
+  }
+  return {delta::kTextDelta, true};
+}
+
+// The text a *_end event repeats: the block's text (a text block's for "text", a thinking
+// block's for "thinking"), empty when the block at the index is of another kind or missing.
+std::string_view EndContent(const agent::ContentBlock* b, std::string_view of) {
+  if (b == nullptr) return {};
+  if (of == "text") return b->type == agent::BlockType::kText ? b->text : std::string_view();
+  return b->type == agent::BlockType::kThinking ? b->text : std::string_view();
+}
+
+// The assistantMessageEvent of one delta (members in jsoncpp's sorted order). The frame's
+// `message` is already the partial message; the event repeats it only for tool calls, where
+// hosts read the call from it (pi-acp), so a long text is not sent twice per delta.
+void WriteDeltaEvent(const agent::StreamDelta& d, const agent::Message& m, JsonWriter* w) {
+  const DeltaShape shape = ShapeOf(d.kind);
+  const agent::ContentBlock* block = d.index >= 0 && static_cast<size_t>(d.index) < m.content.size()
+                                         ? &m.content[d.index]
+                                         : nullptr;
+  w->ObjectBegin();
+  if (shape.content != nullptr) w->Attribute("content", EndContent(block, shape.content));
+  w->Attribute("contentIndex", d.index);
+  if (shape.delta) w->Attribute("delta", d.text);
+  if (shape.partial) {
+    w->AttributeBegin("partial");
+    WriteRpcMessage(m, w);
+    w->AttributeEnd();
+  }
+  if (d.kind == agent::DeltaKind::kToolCallEnd) {
+    w->AttributeBegin("toolCall");
+    if (block != nullptr) {
+      w->Value(agent::ContentBlockToJson(*block));
+    } else {
+      w->Value(nullptr);
+    }
+    w->AttributeEnd();
+  }
+  w->Attribute("type", shape.type);
+  w->ObjectEnd();
 }
 
 size_t TextSize(const agent::Message& m) {
@@ -627,62 +677,26 @@ size_t TextSize(const agent::Message& m) {
 std::optional<std::string> MessageUpdateLine(const agent::Event& event) {
   const auto* e = std::get_if<agent::event::MessageUpdate>(&event);
   if (e == nullptr || e->delta == nullptr || e->partial == nullptr) return std::nullopt;
-  const char* type = nullptr;
-  switch (e->delta->kind) {
-    case agent::DeltaKind::kText:
-      type = delta::kTextDelta;
-      break;
-    case agent::DeltaKind::kThinking:
-      type = delta::kThinkingDelta;
-      break;
-    case agent::DeltaKind::kTextStart:
-    case agent::DeltaKind::kTextEnd:
-    case agent::DeltaKind::kThinkingStart:
-    case agent::DeltaKind::kThinkingEnd:
-    case agent::DeltaKind::kToolCallStart:
-    case agent::DeltaKind::kToolCallArgs:
-    case agent::DeltaKind::kToolCallEnd:
-      return std::nullopt;
-  }
   const agent::Message& m = *e->partial;
-  // MessageToRpc adds `api` to assistant messages only; other roles keep the DOM path.
-  if (type == nullptr || m.role != agent::Role::kAssistant) return std::nullopt;
-  // Members in jsoncpp's sorted order: the frame's, the event's (as DeltaEvent builds them), the
-  // message's (MessageToJson's assistant members, `role` included, and `api`).
   std::string out;
   out.reserve(320 + e->delta->text.size() + TextSize(m) + m.model.size() + 2 * m.provider.size() +
               m.error_message.size());
-  out.append("{\"assistantMessageEvent\":{\"contentIndex\":");
-  AppendInt(e->delta->index, &out);
-  out.append(",\"delta\":");
-  AppendJsonString(e->delta->text, &out);
-  out.append(",\"type\":\"");
-  out.append(type);
-  out.append("\"},\"message\":{\"api\":");
-  AppendJsonString(m.provider, &out);
-  out.append(",\"content\":[");
-  for (size_t i = 0; i < m.content.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    AppendBlockJson(m.content[i], &out);
+  // Members in jsoncpp's sorted order: the frame's, the event's, the message's.
+  {
+    JsonWriter w(&out);
+    w.ObjectBegin();
+    w.AttributeBegin("assistantMessageEvent");
+    WriteDeltaEvent(*e->delta, m, &w);
+    w.AttributeEnd();
+    w.AttributeBegin("message");
+    WriteRpcMessage(m, &w);
+    w.AttributeEnd();
+    w.Attribute("type", frame::kMessageUpdate);
+    w.ObjectEnd();
   }
-  out.push_back(']');
-  if (!m.error_message.empty()) {
-    out.append(",\"errorMessage\":");
-    AppendJsonString(m.error_message, &out);
-  }
-  out.append(",\"model\":");
-  AppendJsonString(m.model, &out);
-  out.append(",\"provider\":");
-  AppendJsonString(m.provider, &out);
-  out.append(",\"role\":\"assistant\",\"stopReason\":");
-  AppendJsonString(agent::StopReasonId(m.stop_reason), &out);
-  out.append(",\"timestamp\":");
-  AppendInt(m.timestamp_ms, &out);
-  out.append(",\"usage\":");
-  AppendUsageJson(m.usage, &out);
-  out.append("},\"type\":\"");
-  out.append(frame::kMessageUpdate);
-  out.append("\"}");
+  // The ready frame promises hosts no line longer than this (FitFrame says what was dropped).
+  if (out.size() + 1 > static_cast<size_t>(kMaxFrameBytes))
+    out = WriteJson(FitFrame(Frame(frame::kMessageUpdate)));
   return out;
 }
 

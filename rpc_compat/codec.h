@@ -119,11 +119,11 @@ agent::Message ToolResultMessage(const agent::event::ToolCall& call,
 // The frames an engine event becomes (none, one, or a few), in order.
 std::vector<Json::Value> FramesFromEvent(const agent::Event& event);
 
-// The line of the one frame a text or thinking delta of an assistant message becomes
-// (message_update with its text_delta / thinking_delta event and the partial message), written
-// without a DOM: byte for byte WriteJson(FramesFromEvent(event)[0]) (tests/core/json_fast_test.cpp,
-// RpcMessageUpdateFast). Every delta of a reply takes this path, and its line carries the whole
-// message so far. nullopt for any other event: those take FramesFromEvent.
+// The line of the message_update frame a delta becomes (its assistantMessageEvent and the
+// partial message), written by the JsonWriter without a DOM of the message: every delta of a
+// reply takes this path, and its line carries the whole message so far. A line over
+// kMaxFrameBytes becomes FitFrame's rpc_frame_error. nullopt for any other event (and a delta
+// without its message): those take FramesFromEvent, which makes no message_update frame.
 std::optional<std::string> MessageUpdateLine(const agent::Event& event);
 
 // A model the host may choose, and its Model object.

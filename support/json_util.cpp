@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <sstream>
 
 namespace lousho {
 
@@ -47,121 +46,9 @@ Result<Json::Value> ParseJson(std::string_view text) {
 }
 
 std::string WriteJson(const Json::Value& v) {
-  // One writer and one buffer per thread: Json::writeString builds a writer (reading its
-  // settings) and a stream for every call, which costs as much as writing a short line.
-  struct LineWriter {
-    std::unique_ptr<Json::StreamWriter> writer;
-    std::ostringstream out;
-  };
-  thread_local LineWriter w = [] {
-    Json::StreamWriterBuilder b;
-    b["indentation"] = "";
-    return LineWriter{std::unique_ptr<Json::StreamWriter>(b.newStreamWriter()), {}};
-  }();
-  w.out.str(std::string());
-  w.out.clear();
-  w.writer->write(v, &w.out);
-  return w.out.str();
-}
-
-namespace {
-// jsoncpp's reading of one UTF-8 sequence at *p (end at `end`), kept byte for byte, invalid and
-// overlong sequences included: a bad lead or a short tail is U+FFFD; *p is left on the last byte
-// taken. Lead bytes 0x80-0xDF are all read as two-byte sequences, as jsoncpp does.
-unsigned Utf8CodePoint(const char*& p, const char* end) {
-  constexpr unsigned kReplacement = 0xFFFD;
-  const unsigned first = static_cast<unsigned char>(*p);
-  if (first < 0x80) return first;
-  auto tail = [&](int i) { return static_cast<unsigned>(static_cast<unsigned char>(p[i])) & 0x3F; };
-  if (first < 0xE0) {
-    if (end - p < 2) return kReplacement;
-    const unsigned cp = ((first & 0x1F) << 6) | tail(1);
-    p += 1;
-    return cp < 0x80 ? kReplacement : cp;
-  }
-  if (first < 0xF0) {
-    if (end - p < 3) return kReplacement;
-    const unsigned cp = ((first & 0x0F) << 12) | (tail(1) << 6) | tail(2);
-    p += 2;
-    if (cp >= 0xD800 && cp <= 0xDFFF) return kReplacement;
-    return cp < 0x800 ? kReplacement : cp;
-  }
-  if (first < 0xF8) {
-    if (end - p < 4) return kReplacement;
-    const unsigned cp = ((first & 0x07) << 18) | (tail(1) << 12) | (tail(2) << 6) | tail(3);
-    p += 3;
-    return cp < 0x10000 ? kReplacement : cp;
-  }
-  return kReplacement;
-}
-
-void AppendU16Escape(unsigned unit, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  const char esc[6] = {'\\',
-                       'u',
-                       kHex[(unit >> 12) & 0xF],
-                       kHex[(unit >> 8) & 0xF],
-                       kHex[(unit >> 4) & 0xF],
-                       kHex[unit & 0xF]};
-  out->append(esc, 6);
-}
-}  // namespace
-
-void AppendJsonString(std::string_view s, std::string* out) {
-  out->push_back('"');
-  const char* p = s.data();
-  const char* const end = p + s.size();
-  while (p < end) {
-    // Runs of printable ASCII go out as they are.
-    const char* run = p;
-    while (p < end) {
-      const auto c = static_cast<unsigned char>(*p);
-      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-      ++p;
-    }
-    out->append(run, static_cast<size_t>(p - run));
-    if (p == end) break;
-    switch (*p) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      case '\f':
-        out->append("\\f");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default: {
-        unsigned cp = Utf8CodePoint(p, end);
-        if (cp >= 0x20 && cp <= 0x7F) {
-          out->push_back(static_cast<char>(cp));
-        } else if (cp < 0x10000) {
-          AppendU16Escape(cp, out);
-        } else {
-          // Lead bytes 0xF5-0xF7 give code points past U+10FFFF; jsoncpp keeps 10 bits of the
-          // high half, so does this.
-          cp -= 0x10000;
-          AppendU16Escape(((cp >> 10) & 0x3FF) + 0xD800, out);
-          AppendU16Escape((cp & 0x3FF) + 0xDC00, out);
-        }
-        break;
-      }
-    }
-    ++p;
-  }
-  out->push_back('"');
+  std::string out;
+  JsonWriter(&out).Value(v);
+  return out;
 }
 
 namespace {

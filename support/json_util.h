@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/json_writer.h"
 #include "support/status.h"
 
 namespace lousho {
@@ -17,12 +18,10 @@ inline constexpr int kMaxJsonDepth = 512;
 
 // Parses one JSON document strictly (no comments, no trailing garbage).
 Result<Json::Value> ParseJson(std::string_view text);
-// Writes compact one-line JSON (non-ASCII escaped, invalid UTF-8 replaced).
+// Writes compact one-line JSON (non-ASCII escaped, invalid UTF-8 replaced): the one JsonWriter
+// (support/json_writer.h, which also has AppendJsonString) over the value, byte for byte what
+// jsoncpp's writer writes for it.
 std::string WriteJson(const Json::Value& v);
-// Appends `s` as a quoted JSON string exactly as WriteJson writes a string value, byte for byte
-// (non-ASCII as \uXXXX escapes, invalid UTF-8 read the way jsoncpp reads it), so that hot-path
-// lines can be written without building a Json::Value (tests/core/json_fast_test.cpp).
-void AppendJsonString(std::string_view s, std::string* out);
 // Decodes the body of a JSON string that starts just after its opening quote, exactly as
 // ParseJson reads it (escapes, \uXXXX with surrogate pairs, other bytes as they are). Appends the
 // text to *out and returns the bytes consumed including the closing quote; 0 when the body is

@@ -6,6 +6,7 @@
 
 #include "support/files.h"
 #include "support/json_util.h"
+#include "support/json_writer.h"
 #include "support/log.h"
 
 namespace lousho::jsonrpc {
@@ -394,11 +395,16 @@ void Peer::NotifySerialized(std::string_view method, std::string_view params_jso
   // Members in jsoncpp's order (jsonrpc, method, params), as WriteJson writes them.
   std::string line;
   line.reserve(40 + method.size() + params_json.size());
-  line.append("{\"jsonrpc\":\"2.0\",\"method\":");
-  AppendJsonString(method, &line);
-  line.append(",\"params\":");
-  line.append(params_json);
-  line.push_back('}');
+  {
+    JsonWriter w(&line);
+    w.ObjectBegin();
+    w.Attribute("jsonrpc", "2.0");
+    w.Attribute("method", method);
+    w.AttributeBegin("params");
+    w.RawValue(params_json);
+    w.AttributeEnd();
+    w.ObjectEnd();
+  }
   SendLine(std::move(line));
 }
 

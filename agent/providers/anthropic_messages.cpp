@@ -5,6 +5,7 @@
 
 #include "support/http/provider_errors.h"
 #include "support/json_util.h"
+#include "support/json_writer.h"
 
 namespace lousho::agent {
 
@@ -28,214 +29,60 @@ long long AnthropicThinkingBudget(ThinkingLevel level) {
 
 namespace {
 
-Json::Value TextBlock(const std::string& text) {
-  Json::Value b(Json::objectValue);
-  b["type"] = "text";
-  b["text"] = text;
-  return b;
+// Blocks the API is sent. It rejects empty text blocks; thinking must go back unchanged with its
+// signature, so unsigned thinking (from another provider) is dropped.
+bool SentInUserMessage(const ContentBlock& b) {
+  return (b.type == BlockType::kText && !b.text.empty()) || b.type == BlockType::kImage;
+}
+bool SentInAssistantMessage(const ContentBlock& b) {
+  switch (b.type) {
+    case BlockType::kText:
+      return !b.text.empty();
+    case BlockType::kThinking:
+      return b.redacted || !b.signature.empty();
+    case BlockType::kToolCall:
+      return true;
+    case BlockType::kImage:
+      return false;
+  }
+  return false;
 }
 
-Json::Value ImageBlock(const ContentBlock& img) {
-  Json::Value b(Json::objectValue);
-  b["type"] = "image";
-  b["source"]["type"] = "base64";
-  b["source"]["media_type"] = img.mime_type;
-  b["source"]["data"] = img.data;
-  return b;
+// The block the cache mark goes on: the last one the body sends (a ContentBlock, or the
+// tool-result Message its block is made of); null when there is none or it is a thinking block.
+// Found from the end, so it costs nothing like the history's length.
+const void* CacheMarkTarget(const ModelRequest& request) {
+  for (size_t i = request.messages.size(); i-- > 0;) {
+    const Message& m = request.messages[i];
+    if (m.role == Role::kToolResult) return &m;
+    for (size_t k = m.content.size(); k-- > 0;) {
+      const ContentBlock& b = m.content[k];
+      const bool sent = m.role == Role::kUser ? SentInUserMessage(b) : SentInAssistantMessage(b);
+      if (sent) return b.type == BlockType::kThinking ? nullptr : &b;
+    }
+  }
+  return nullptr;
 }
 
-// Text and image blocks of a user message or tool result. The API rejects empty text blocks.
-void AppendUserBlocks(const std::vector<ContentBlock>& content, Json::Value* out) {
-  for (const auto& b : content) {
-    switch (b.type) {
-      case BlockType::kText:
-        if (!b.text.empty()) out->append(TextBlock(b.text));
-        break;
-      case BlockType::kImage:
-        out->append(ImageBlock(b));
-        break;
-      case BlockType::kThinking:
-      case BlockType::kToolCall:
-        break;
-    }
-  }
-}
-
-Json::Value AssistantBlocks(const Message& m) {
-  Json::Value out(Json::arrayValue);
-  for (const auto& b : m.content) {
-    switch (b.type) {
-      case BlockType::kText:
-        if (!b.text.empty()) out.append(TextBlock(b.text));
-        break;
-      case BlockType::kThinking: {
-        // Thinking must go back unchanged with its signature; without one the API rejects it,
-        // so unsigned thinking (from another provider) is dropped.
-        Json::Value t(Json::objectValue);
-        if (b.redacted) {
-          t["type"] = "redacted_thinking";
-          t["data"] = b.text;
-        } else {
-          if (b.signature.empty()) break;
-          t["type"] = "thinking";
-          t["thinking"] = b.text;
-          t["signature"] = b.signature;
-        }
-        out.append(t);
-        break;
-      }
-      case BlockType::kToolCall: {
-        Json::Value t(Json::objectValue);
-        t["type"] = "tool_use";
-        t["id"] = b.id;
-        t["name"] = b.name;
-        t["input"] = b.arguments.isObject() ? b.arguments : Json::Value(Json::objectValue);
-        out.append(t);
-        break;
-      }
-      case BlockType::kImage:
-        break;
-    }
-  }
-  return out;
-}
-
-Json::Value ToolResultBlock(const Message& m) {
-  Json::Value t(Json::objectValue);
-  t["type"] = "tool_result";
-  t["tool_use_id"] = m.tool_call_id;
-  Json::Value content(Json::arrayValue);
-  AppendUserBlocks(m.content, &content);
-  if (content.empty()) content.append(TextBlock(m.is_error ? "(error)" : "(no output)"));
-  t["content"] = content;
-  if (m.is_error) t["is_error"] = true;
-  return t;
-}
-
-// max_tokens, and the thinking budget when the model thinks.
-void SetTokenLimits(const ModelRequest& request, const AnthropicBodyOptions& options,
-                    Json::Value* body) {
-  long long max_tokens = request.max_output_tokens > 0  ? request.max_output_tokens
-                         : options.model_max_output > 0 ? options.model_max_output
-                                                        : kAnthropicDefaultMaxTokens;
-  long long budget = options.reasoning_model ? AnthropicThinkingBudget(request.thinking) : 0;
-  if (budget > 0) {
-    // max_tokens counts the thinking too and must exceed the budget.
-    if (max_tokens <= budget) max_tokens = budget + 4096;
-    if (options.model_max_output > 0 && max_tokens > options.model_max_output) {
-      max_tokens = options.model_max_output;
-      budget = std::min(budget, max_tokens - 1024);
-    }
-    if (budget >= 1024) {
-      (*body)["thinking"]["type"] = "enabled";
-      (*body)["thinking"]["budget_tokens"] = Json::Value(static_cast<Json::Int64>(budget));
-    }
-  }
-  (*body)["max_tokens"] = Json::Value(static_cast<Json::Int64>(max_tokens));
-}
-
-}  // namespace
-
-Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options) {
-  Json::Value body(Json::objectValue);
-  body["model"] = request.model;
-  body["stream"] = true;
-  SetTokenLimits(request, options, &body);
-  if (!request.system.empty()) {
-    if (options.prompt_caching) {
-      Json::Value sys(Json::arrayValue);
-      Json::Value block = TextBlock(request.system);
-      block["cache_control"]["type"] = "ephemeral";
-      sys.append(block);
-      body["system"] = sys;
-    } else {
-      body["system"] = request.system;
-    }
-  }
-  Json::Value& messages = body["messages"] = Json::Value(Json::arrayValue);
-  // Tool results are blocks of a user message; consecutive user-side messages merge into one
-  // so every tool_use is answered in the very next message.
-  auto user_tail = [&]() -> Json::Value& {
-    if (messages.empty() ||
-        StringOr(ElementOrNull(messages, messages.size() - 1), "role") != "user") {
-      Json::Value u(Json::objectValue);
-      u["role"] = "user";
-      u["content"] = Json::Value(Json::arrayValue);
-      messages.append(u);
-    }
-    Json::Value& tail = messages[messages.size() - 1];
-    Json::Value& content = tail["content"];
-    return content;
-  };
-  for (const Message& m : request.messages) {
-    switch (m.role) {
-      case Role::kUser: {
-        Json::Value blocks(Json::arrayValue);
-        AppendUserBlocks(m.content, &blocks);
-        if (blocks.empty()) break;
-        Json::Value& tail = user_tail();
-        for (auto& b : blocks) tail.append(b);
-        break;
-      }
-      case Role::kToolResult:
-        user_tail().append(ToolResultBlock(m));
-        break;
-      case Role::kAssistant: {
-        Json::Value blocks = AssistantBlocks(m);
-        if (blocks.empty()) break;  // e.g. a turn cancelled before any output
-        Json::Value a(Json::objectValue);
-        a["role"] = "assistant";
-        a["content"] = blocks;
-        messages.append(a);
-        break;
-      }
-    }
-  }
-  if (options.prompt_caching && !messages.empty()) {
-    Json::Value& content = messages[messages.size() - 1]["content"];
-    if (content.isArray() && !content.empty()) {
-      Json::Value& last = content[content.size() - 1];
-      const std::string type = StringOr(last, "type");
-      if (type != "thinking" && type != "redacted_thinking") {
-        last["cache_control"]["type"] = "ephemeral";
-      }
-    }
-  }
-  if (!request.tools.empty()) {
-    Json::Value& tools = body["tools"] = Json::Value(Json::arrayValue);
-    for (const ToolSchema& t : request.tools) {
-      Json::Value tool(Json::objectValue);
-      tool["name"] = t.name;
-      tool["description"] = t.description;
-      Json::Value schema = t.parameters;
-      if (!schema.isObject()) {
-        schema = Json::Value(Json::objectValue);
-        schema["type"] = "object";
-        schema["properties"] = Json::Value(Json::objectValue);
-      }
-      tool["input_schema"] = schema;
-      tools.append(tool);
-    }
-  }
-  return body;
-}
-
-namespace {
-
-// The messages of BuildAnthropicBody, written as they are read: the members of every object in
-// jsoncpp's sorted order, strings by AppendJsonString, tool arguments by WriteJson. A user
-// message stays open while user-side blocks follow (BuildAnthropicBody's user_tail); the last
-// block's offset is kept for the cache mark, which sorts first among every block's members.
-class MessagesWriter {
+// The messages of the body, written as they are read, the members of every object in jsoncpp's
+// sorted order (the bytes the API was always sent). Tool results are blocks of a user message,
+// and user-side messages in a row merge into one, so that every tool_use is answered in the
+// very next message: the user message stays open while user-side blocks follow.
+class AnthropicMessagesWriter {
  public:
-  explicit MessagesWriter(std::string* out) : out_(out) {}
+  AnthropicMessagesWriter(JsonWriter* w, const void* cache_mark) : w_(*w), mark_(cache_mark) {}
 
   void Add(const Message& m) {
     switch (m.role) {
       case Role::kUser:
-        for (const auto& b : m.content) UserBlock(b, /*in_user_message=*/true);
+        for (const auto& b : m.content) {
+          if (!SentInUserMessage(b)) continue;
+          OpenUser();
+          UserBlock(b, &b);
+        }
         break;
       case Role::kToolResult:
+        OpenUser();
         ToolResult(m);
         break;
       case Role::kAssistant:
@@ -243,187 +90,225 @@ class MessagesWriter {
         break;
     }
   }
-
-  // Closes the last message and marks its last block cacheable when asked (not a thinking one).
-  void Finish(bool prompt_caching) {
-    CloseUser();
-    if (prompt_caching && last_block_at_ != std::string::npos && !last_block_thinking_)
-      out_->insert(last_block_at_, "\"cache_control\":{\"type\":\"ephemeral\"},");
-  }
+  void Finish() { CloseUser(); }
 
  private:
-  // Opens a block inside the current message: in the user message (opened if needed) or in the
-  // assistant message being written.
-  void BeginBlock(bool thinking) {
-    if (!block_written_) {
-      block_written_ = true;
-    } else {
-      out_->push_back(',');
-    }
-    out_->push_back('{');
-    last_block_at_ = out_->size();
-    last_block_thinking_ = thinking;
-  }
   void OpenUser() {
     if (user_open_) return;
-    OpenMessage();
     user_open_ = true;
+    w_.ObjectBegin();
+    w_.AttributeBegin("content");
+    w_.ArrayBegin();
   }
   void CloseUser() {
     if (!user_open_) return;
-    out_->append("],\"role\":\"user\"}");
     user_open_ = false;
+    EndMessage("user");
   }
-  void OpenMessage() {
-    if (messages_ > 0) out_->push_back(',');
-    ++messages_;
-    out_->append("{\"content\":[");
-    block_written_ = false;
+  void EndMessage(const char* role) {
+    w_.ArrayEnd();
+    w_.AttributeEnd();
+    w_.Attribute("role", role);
+    w_.ObjectEnd();
   }
-
-  // A text or image block of a user message (in_user_message) or of a tool result's content.
-  void UserBlock(const ContentBlock& b, bool in_user_message) {
-    switch (b.type) {
-      case BlockType::kText:
-        if (b.text.empty()) return;
-        if (in_user_message) OpenUser();
-        Begin(in_user_message);
-        out_->append("\"text\":");
-        AppendJsonString(b.text, out_);
-        out_->append(",\"type\":\"text\"}");
-        return;
-      case BlockType::kImage:
-        if (in_user_message) OpenUser();
-        Begin(in_user_message);
-        out_->append("\"source\":{\"data\":");
-        AppendJsonString(b.data, out_);
-        out_->append(",\"media_type\":");
-        AppendJsonString(b.mime_type, out_);
-        out_->append(",\"type\":\"base64\"},\"type\":\"image\"}");
-        return;
-      case BlockType::kThinking:
-      case BlockType::kToolCall:
-        return;
+  // Opens a block; `id` is what CacheMarkTarget finds for it (null inside a tool result).
+  // "cache_control" sorts before every other member of every block.
+  void BlockBegin(const void* id) {
+    w_.ObjectBegin();
+    if (id == nullptr || id != mark_) return;
+    w_.AttributeBegin("cache_control");
+    w_.ObjectBegin();
+    w_.Attribute("type", "ephemeral");
+    w_.ObjectEnd();
+    w_.AttributeEnd();
+  }
+  void TextMembers(std::string_view text) {
+    w_.Attribute("text", text);
+    w_.Attribute("type", "text");
+  }
+  // A text or image block of a user message, or of a tool result's content.
+  void UserBlock(const ContentBlock& b, const void* id) {
+    BlockBegin(id);
+    if (b.type == BlockType::kImage) {
+      w_.AttributeBegin("source");
+      w_.ObjectBegin();
+      w_.Attribute("data", b.data);
+      w_.Attribute("media_type", b.mime_type);
+      w_.Attribute("type", "base64");
+      w_.ObjectEnd();
+      w_.AttributeEnd();
+      w_.Attribute("type", "image");
+    } else {
+      TextMembers(b.text);
     }
+    w_.ObjectEnd();
   }
-  // A block of the message (tracked for the cache mark), or one nested in a tool result.
-  void Begin(bool message_block) {
-    if (message_block) return BeginBlock(false);
-    if (nested_written_) out_->push_back(',');
-    nested_written_ = true;
-    out_->push_back('{');
-  }
-
   void ToolResult(const Message& m) {
-    OpenUser();
-    BeginBlock(false);
-    out_->append("\"content\":[");
-    nested_written_ = false;
-    for (const auto& b : m.content) UserBlock(b, /*in_user_message=*/false);
-    if (!nested_written_) {
-      out_->append("{\"text\":");
-      out_->append(m.is_error ? "\"(error)\"" : "\"(no output)\"");
-      out_->append(",\"type\":\"text\"}");
+    BlockBegin(&m);
+    w_.AttributeBegin("content");
+    w_.ArrayBegin();
+    bool any = false;
+    for (const auto& b : m.content) {
+      if (!SentInUserMessage(b)) continue;
+      UserBlock(b, nullptr);
+      any = true;
     }
-    out_->push_back(']');
-    if (m.is_error) out_->append(",\"is_error\":true");
-    out_->append(",\"tool_use_id\":");
-    AppendJsonString(m.tool_call_id, out_);
-    out_->append(",\"type\":\"tool_result\"}");
+    if (!any) {
+      w_.ObjectBegin();
+      TextMembers(m.is_error ? "(error)" : "(no output)");
+      w_.ObjectEnd();
+    }
+    w_.ArrayEnd();
+    w_.AttributeEnd();
+    if (m.is_error) w_.Attribute("is_error", true);
+    w_.Attribute("tool_use_id", m.tool_call_id);
+    w_.Attribute("type", "tool_result");
+    w_.ObjectEnd();
   }
-
-  static bool Sent(const ContentBlock& b) {
+  void Assistant(const Message& m) {
+    // e.g. a turn cancelled before any output
+    if (std::none_of(m.content.begin(), m.content.end(), SentInAssistantMessage)) return;
+    CloseUser();
+    w_.ObjectBegin();
+    w_.AttributeBegin("content");
+    w_.ArrayBegin();
+    for (const auto& b : m.content)
+      if (SentInAssistantMessage(b)) AssistantBlock(b);
+    EndMessage("assistant");
+  }
+  void AssistantBlock(const ContentBlock& b) {
+    BlockBegin(&b);
     switch (b.type) {
       case BlockType::kText:
-        return !b.text.empty();
+        TextMembers(b.text);
+        break;
       case BlockType::kThinking:
-        return b.redacted || !b.signature.empty();  // unsigned thinking is dropped
+        if (b.redacted) {
+          w_.Attribute("data", b.text);
+          w_.Attribute("type", "redacted_thinking");
+        } else {
+          w_.Attribute("signature", b.signature);
+          w_.Attribute("thinking", b.text);
+          w_.Attribute("type", "thinking");
+        }
+        break;
       case BlockType::kToolCall:
-        return true;
+        w_.Attribute("id", b.id);
+        w_.AttributeBegin("input");
+        if (b.arguments.isObject()) {
+          w_.Value(b.arguments);
+        } else {
+          w_.ObjectBegin();
+          w_.ObjectEnd();
+        }
+        w_.AttributeEnd();
+        w_.Attribute("name", b.name);
+        w_.Attribute("type", "tool_use");
+        break;
       case BlockType::kImage:
-        return false;
+        break;
     }
-    return false;
+    w_.ObjectEnd();
   }
 
-  void Assistant(const Message& m) {
-    if (std::none_of(m.content.begin(), m.content.end(), Sent)) return;  // e.g. cancelled early
-    CloseUser();
-    OpenMessage();
-    for (const auto& b : m.content) {
-      if (!Sent(b)) continue;
-      switch (b.type) {
-        case BlockType::kText:
-          BeginBlock(false);
-          out_->append("\"text\":");
-          AppendJsonString(b.text, out_);
-          out_->append(",\"type\":\"text\"}");
-          break;
-        case BlockType::kThinking:
-          BeginBlock(true);
-          if (b.redacted) {
-            out_->append("\"data\":");
-            AppendJsonString(b.text, out_);
-            out_->append(",\"type\":\"redacted_thinking\"}");
-          } else {
-            out_->append("\"signature\":");
-            AppendJsonString(b.signature, out_);
-            out_->append(",\"thinking\":");
-            AppendJsonString(b.text, out_);
-            out_->append(",\"type\":\"thinking\"}");
-          }
-          break;
-        case BlockType::kToolCall:
-          BeginBlock(false);
-          out_->append("\"id\":");
-          AppendJsonString(b.id, out_);
-          out_->append(",\"input\":");
-          out_->append(b.arguments.isObject() ? WriteJson(b.arguments) : std::string("{}"));
-          out_->append(",\"name\":");
-          AppendJsonString(b.name, out_);
-          out_->append(",\"type\":\"tool_use\"}");
-          break;
-        case BlockType::kImage:
-          break;
-      }
-    }
-    out_->append("],\"role\":\"assistant\"}");
-  }
-
-  std::string* out_;
-  size_t messages_ = 0;
+  JsonWriter& w_;
+  const void* mark_;
   bool user_open_ = false;
-  bool block_written_ = false;   // in the message being written
-  bool nested_written_ = false;  // in the tool result being written
-  size_t last_block_at_ = std::string::npos;
-  bool last_block_thinking_ = false;
 };
+
+struct AnthropicLimits {
+  long long max_tokens = 0;
+  long long budget = 0;  // the thinking budget; sent only when at least 1024
+};
+
+// max_tokens, and the thinking budget when the model thinks.
+AnthropicLimits TokenLimits(const ModelRequest& request, const AnthropicBodyOptions& options) {
+  AnthropicLimits l;
+  l.max_tokens = request.max_output_tokens > 0  ? request.max_output_tokens
+                 : options.model_max_output > 0 ? options.model_max_output
+                                                : kAnthropicDefaultMaxTokens;
+  l.budget = options.reasoning_model ? AnthropicThinkingBudget(request.thinking) : 0;
+  if (l.budget > 0) {
+    // max_tokens counts the thinking too and must exceed the budget.
+    if (l.max_tokens <= l.budget) l.max_tokens = l.budget + 4096;
+    if (options.model_max_output > 0 && l.max_tokens > options.model_max_output) {
+      l.max_tokens = options.model_max_output;
+      l.budget = std::min(l.budget, l.max_tokens - 1024);
+    }
+  }
+  return l;
+}
+
+// The system prompt: one text block marked cacheable, or a plain string.
+void WriteSystem(const std::string& system, bool prompt_caching, JsonWriter* w) {
+  w->AttributeBegin("system");
+  if (prompt_caching) {
+    w->ArrayBegin();
+    w->ObjectBegin();
+    w->AttributeBegin("cache_control");
+    w->ObjectBegin();
+    w->Attribute("type", "ephemeral");
+    w->ObjectEnd();
+    w->AttributeEnd();
+    w->Attribute("text", system);
+    w->Attribute("type", "text");
+    w->ObjectEnd();
+    w->ArrayEnd();
+  } else {
+    w->Value(system);
+  }
+  w->AttributeEnd();
+}
+
+void WriteTools(const std::vector<ToolSchema>& tools, JsonWriter* w) {
+  w->AttributeBegin("tools");
+  w->ArrayBegin();
+  for (const ToolSchema& t : tools) {
+    w->ObjectBegin();
+    w->Attribute("description", t.description);
+    w->AttributeBegin("input_schema");
+    WriteToolSchema(t.parameters, w);
+    w->AttributeEnd();
+    w->Attribute("name", t.name);
+    w->ObjectEnd();
+  }
+  w->ArrayEnd();
+  w->AttributeEnd();
+}
 
 }  // namespace
 
 std::string WriteAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options) {
-  // Every member but the messages through the DOM (a few small values); the messages, which
-  // sort second after max_tokens, written straight in.
-  ModelRequest rest = request;
-  rest.messages = {};
-  Json::Value others = BuildAnthropicBody(rest, options);
-  others.removeMember("messages");
-  Json::Value max_tokens;
-  others.removeMember("max_tokens", &max_tokens);
-  const std::string tail = WriteJson(others);  // {"model":…}: never empty
-  size_t text = 0;
+  const AnthropicLimits limits = TokenLimits(request, options);
+  size_t text = request.system.size() + 256;
   for (const Message& m : request.messages)
     for (const auto& b : m.content) text += b.text.size() + b.data.size() + 64;
   std::string out;
-  out.reserve(tail.size() + text + 64);
-  out.append("{\"max_tokens\":");
-  out.append(WriteJson(max_tokens));
-  out.append(",\"messages\":[");
-  MessagesWriter w(&out);
-  for (const Message& m : request.messages) w.Add(m);
-  w.Finish(options.prompt_caching);
-  out.append("],");
-  out.append(tail, 1, std::string::npos);
+  out.reserve(text);
+  // Members in jsoncpp's sorted order.
+  JsonWriter w(&out);
+  w.ObjectBegin();
+  w.Attribute("max_tokens", limits.max_tokens);
+  w.AttributeBegin("messages");
+  w.ArrayBegin();
+  AnthropicMessagesWriter messages(&w, options.prompt_caching ? CacheMarkTarget(request) : nullptr);
+  for (const Message& m : request.messages) messages.Add(m);
+  messages.Finish();
+  w.ArrayEnd();
+  w.AttributeEnd();
+  w.Attribute("model", request.model.empty() ? options.model : request.model);
+  w.Attribute("stream", true);
+  if (!request.system.empty()) WriteSystem(request.system, options.prompt_caching, &w);
+  if (limits.budget >= 1024) {
+    w.AttributeBegin("thinking");
+    w.ObjectBegin();
+    w.Attribute("budget_tokens", limits.budget);
+    w.Attribute("type", "enabled");
+    w.ObjectEnd();
+    w.AttributeEnd();
+  }
+  if (!request.tools.empty()) WriteTools(request.tools, &w);
+  w.ObjectEnd();
   return out;
 }
 
@@ -667,14 +552,13 @@ HttpPostRequest AnthropicMessagesProvider::BuildHttpRequest(const ModelRequest& 
   AnthropicBodyOptions options;
   options.reasoning_model = c.model.reasoning;
   options.model_max_output = c.model.max_output;
-  ModelRequest req = request;
-  if (req.model.empty()) req.model = c.model.id;
+  options.model = c.model.id;
   HttpPostRequest out;
   // ANTHROPIC_BASE_URL has no /v1; tolerate one that does.
   const std::string& prefix = c.base.path_prefix;
   bool has_v1 = prefix.size() >= 3 && prefix.compare(prefix.size() - 3, 3, "/v1") == 0;
   out.path = prefix + (has_v1 ? "/messages" : "/v1/messages");
-  out.body = WriteAnthropicBody(req, options);
+  out.body = WriteAnthropicBody(request, options);
   out.headers.emplace_back("Accept", "text/event-stream");
   out.headers.emplace_back("User-Agent", std::string("lousho/") + LOUSHO_VERSION);
   out.headers.emplace_back("anthropic-version", kAnthropicVersion);

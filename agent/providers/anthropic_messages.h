@@ -17,16 +17,15 @@ struct AnthropicBodyOptions {
   bool reasoning_model = false;    // may enable extended thinking
   long long model_max_output = 0;  // 0: unknown
   bool prompt_caching = true;      // mark the system prompt and last message cacheable
+  std::string model;               // the model id when the request names none
 };
 
 // Thinking budget (tokens) for a level; 0 for kOff.
 long long AnthropicThinkingBudget(ThinkingLevel level);
 
-// The JSON body of POST {base}/v1/messages for `request`.
-Json::Value BuildAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options);
-// The same body as one line, byte for byte WriteJson(BuildAnthropicBody(...)), with the messages
-// written straight into the string: a long history is not copied into a DOM at every request
-// (tests/providers/anthropic_messages_test.cpp, AnthropicBodyWriter).
+// The JSON body of POST {base}/v1/messages for `request`, as one line: written straight into the
+// string by the JsonWriter (no DOM of the conversation), members in jsoncpp's sorted order
+// (tests/providers/anthropic_messages_test.cpp, AnthropicBody*).
 std::string WriteAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options);
 
 // Decodes a Messages SSE stream: message_start usage, content_block_start/delta/stop (text,

@@ -17,6 +17,17 @@ void ApplyCost(const config::ModelInfo& model, Usage* usage) {
                 1e6;
 }
 
+void WriteToolSchema(const Json::Value& schema, JsonWriter* w) {
+  if (schema.isObject()) return w->Value(schema);
+  w->ObjectBegin();
+  w->AttributeBegin("properties");
+  w->ObjectBegin();
+  w->ObjectEnd();
+  w->AttributeEnd();
+  w->Attribute("type", "object");
+  w->ObjectEnd();
+}
+
 namespace {
 
 HttpOptions OptionsFrom(const HttpProviderConfig& c) {

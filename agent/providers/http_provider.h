@@ -11,6 +11,7 @@
 #include "core/provider.h"
 #include "support/http/http_client.h"
 #include "support/http/retry.h"
+#include "support/json_writer.h"
 
 namespace lousho::agent {
 
@@ -25,6 +26,10 @@ struct HttpProviderConfig {
 
 // Fills usage->cost from the model's prices (USD per million tokens).
 void ApplyCost(const config::ModelInfo& model, Usage* usage);
+
+// A tool's parameters as both request bodies carry them: its own JSON schema object, or the
+// empty object schema when it has none.
+void WriteToolSchema(const Json::Value& schema, JsonWriter* w);
 
 // Base of OpenAiChatProvider and AnthropicMessagesProvider. Stream() is safe to call
 // concurrently (each call has its own connection and decoder); the object is immutable.

@@ -5,6 +5,7 @@
 
 #include "support/http/provider_errors.h"
 #include "support/json_util.h"
+#include "support/json_writer.h"
 
 namespace lousho::agent {
 
@@ -26,182 +27,7 @@ const char* EffortFor(ThinkingLevel level) {
   return nullptr;
 }
 
-Json::Value ImagePart(const ContentBlock& b) {
-  Json::Value part(Json::objectValue);
-  part["type"] = "image_url";
-  part["image_url"]["url"] = "data:" + b.mime_type + ";base64," + b.data;
-  return part;
-}
-
-Json::Value TextPart(const std::string& text) {
-  Json::Value part(Json::objectValue);
-  part["type"] = "text";
-  part["text"] = text;
-  return part;
-}
-
-// User content: a plain string when it is text only (what every compatible server accepts),
-// otherwise an array of parts.
-Json::Value UserContent(const std::vector<ContentBlock>& blocks) {
-  bool has_image = false;
-  std::string text;
-  for (const auto& b : blocks) {
-    if (b.type == BlockType::kImage) has_image = true;
-    if (b.type == BlockType::kText) text += b.text;
-  }
-  if (!has_image) return Json::Value(text);
-  Json::Value parts(Json::arrayValue);
-  for (const auto& b : blocks) {
-    switch (b.type) {
-      case BlockType::kText:
-        if (!b.text.empty()) parts.append(TextPart(b.text));
-        break;
-      case BlockType::kImage:
-        parts.append(ImagePart(b));
-        break;
-      case BlockType::kThinking:
-      case BlockType::kToolCall:
-        break;
-    }
-  }
-  return parts;
-}
-
-// Tool messages cannot hold images: the images of a run of tool results go in one user message
-// after the run (one between two tool messages would break the call/result pairing). Takes the
-// images out of *pending.
-Json::Value ToolImagesMessage(std::vector<ContentBlock>* pending) {
-  std::vector<ContentBlock> blocks;
-  blocks.push_back(ContentBlock::Text("Images from the tool results above:"));
-  for (auto& img : *pending) blocks.push_back(std::move(img));
-  pending->clear();
-  Json::Value user(Json::objectValue);
-  user["role"] = "user";
-  user["content"] = UserContent(blocks);
-  return user;
-}
-
-Json::Value AssistantMessage(const Message& m, const OpenAiChatBodyOptions& options) {
-  Json::Value out(Json::objectValue);
-  out["role"] = "assistant";
-  std::string text;
-  std::string reasoning;
-  std::string reasoning_field;
-  Json::Value calls(Json::arrayValue);
-  for (const auto& b : m.content) {
-    switch (b.type) {
-      case BlockType::kText:
-        text += b.text;
-        break;
-      case BlockType::kThinking:
-        // The decoder records which field the server used; only that server wants it back.
-        if (!b.redacted && (b.signature == "reasoning_content" || b.signature == "reasoning")) {
-          reasoning += b.text;
-          reasoning_field = b.signature;
-        }
-        break;
-      case BlockType::kToolCall: {
-        Json::Value c(Json::objectValue);
-        c["id"] = b.id;
-        c["type"] = "function";
-        c["function"]["name"] = b.name;
-        // Arguments travel as a JSON string; a raw unparsable string is sent back as it came.
-        c["function"]["arguments"] =
-            b.arguments.isNull() ? std::string("{}") : StringOrJson(b.arguments);
-        calls.append(c);
-        break;
-      }
-      case BlockType::kImage:
-        break;
-    }
-  }
-  if (calls.empty() || !text.empty()) {
-    out["content"] = text;
-  } else {
-    out["content"] = Json::Value(Json::nullValue);
-  }
-  if (!calls.empty()) out["tool_calls"] = calls;
-  if (!reasoning.empty() && m.provider == options.provider_name) out[reasoning_field] = reasoning;
-  return out;
-}
-
 }  // namespace
-
-Json::Value BuildOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options) {
-  Json::Value body(Json::objectValue);
-  body["model"] = request.model;
-  body["stream"] = true;
-  body["stream_options"]["include_usage"] = true;
-  Json::Value& messages = body["messages"] = Json::Value(Json::arrayValue);
-  if (!request.system.empty()) {
-    Json::Value sys(Json::objectValue);
-    sys["role"] = "system";
-    sys["content"] = request.system;
-    messages.append(sys);
-  }
-  // The images of a run of tool results follow it (ToolImagesMessage).
-  std::vector<ContentBlock> pending_images;
-  auto flush_images = [&] {
-    if (!pending_images.empty()) messages.append(ToolImagesMessage(&pending_images));
-  };
-  for (const Message& m : request.messages) {
-    switch (m.role) {
-      case Role::kUser: {
-        flush_images();
-        Json::Value user(Json::objectValue);
-        user["role"] = "user";
-        user["content"] = UserContent(m.content);
-        messages.append(user);
-        break;
-      }
-      case Role::kAssistant:
-        flush_images();
-        messages.append(AssistantMessage(m, options));
-        break;
-      case Role::kToolResult: {
-        Json::Value tool(Json::objectValue);
-        tool["role"] = "tool";
-        tool["tool_call_id"] = m.tool_call_id;
-        std::string text;
-        for (const auto& b : m.content) {
-          if (b.type == BlockType::kText) text += b.text;
-          if (b.type == BlockType::kImage) pending_images.push_back(b);
-        }
-        tool["content"] = text;
-        messages.append(tool);
-        break;
-      }
-    }
-  }
-  flush_images();
-  if (!request.tools.empty()) {
-    Json::Value& tools = body["tools"] = Json::Value(Json::arrayValue);
-    for (const ToolSchema& t : request.tools) {
-      Json::Value fn(Json::objectValue);
-      fn["type"] = "function";
-      fn["function"]["name"] = t.name;
-      fn["function"]["description"] = t.description;
-      Json::Value params = t.parameters;
-      if (!params.isObject()) {
-        params = Json::Value(Json::objectValue);
-        params["type"] = "object";
-        params["properties"] = Json::Value(Json::objectValue);
-      }
-      fn["function"]["parameters"] = params;
-      tools.append(fn);
-    }
-  }
-  long long max_tokens =
-      request.max_output_tokens > 0 ? request.max_output_tokens : options.default_max_tokens;
-  if (max_tokens > 0) {
-    body[options.use_max_completion_tokens ? "max_completion_tokens" : "max_tokens"] =
-        Json::Value(static_cast<Json::Int64>(max_tokens));
-  }
-  if (options.reasoning_model) {
-    if (const char* effort = EffortFor(request.thinking)) body["reasoning_effort"] = effort;
-  }
-  return body;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Decoder
@@ -225,9 +51,24 @@ Status StreamError(const Json::Value& chunk) {
 // else (an error or usage member, other choices, nested values, spaces) returns false and takes the
 // general path, which reads the same chunk to the same result (tests/providers/openai_chat_test.cpp
 // compares both).
+constexpr std::string_view kPlainChoiceHead = R"([{"index":0,"delta":{"content":")";
+constexpr std::string_view kPlainChoiceTail = R"(},"logprobs":null,"finish_reason":null}])";
+
+// The length of member `key`'s value at the start of `rest` as the plain reader takes it (the
+// one content-only choices member, its text into *text; any other scalar), or 0 when it does not.
+size_t PlainMemberValue(const std::string& key, std::string_view rest, bool* choices,
+                        std::string* text) {
+  if (key == "error" || key == "usage") return 0;
+  if (key != "choices") return SkipJsonScalar(rest);
+  if (*choices || !rest.starts_with(kPlainChoiceHead)) return 0;
+  *choices = true;
+  text->clear();
+  const size_t n = ReadJsonStringBody(rest.substr(kPlainChoiceHead.size()), text);
+  if (n == 0 || !rest.substr(kPlainChoiceHead.size() + n).starts_with(kPlainChoiceTail)) return 0;
+  return kPlainChoiceHead.size() + n + kPlainChoiceTail.size();
+}
+
 bool ReadPlainContentChunk(std::string_view data, std::string* text) {
-  constexpr std::string_view kChoiceHead = R"([{"index":0,"delta":{"content":")";
-  constexpr std::string_view kChoiceTail = R"(},"logprobs":null,"finish_reason":null}])";
   if (!data.starts_with('{')) return false;
   bool choices = false;
   std::string key;
@@ -239,21 +80,9 @@ bool ReadPlainContentChunk(std::string_view data, std::string* text) {
     i += 1 + k;
     if (i >= data.size() || data[i] != ':') return false;
     ++i;
-    const std::string_view rest = data.substr(i);
-    if (key == "choices") {
-      if (choices || !rest.starts_with(kChoiceHead)) return false;
-      choices = true;
-      text->clear();
-      const size_t n = ReadJsonStringBody(rest.substr(kChoiceHead.size()), text);
-      if (n == 0 || !rest.substr(kChoiceHead.size() + n).starts_with(kChoiceTail)) return false;
-      i += kChoiceHead.size() + n + kChoiceTail.size();
-    } else if (key == "error" || key == "usage") {
-      return false;
-    } else {
-      const size_t v = SkipJsonScalar(rest);
-      if (v == 0) return false;
-      i += v;
-    }
+    const size_t v = PlainMemberValue(key, data.substr(i), &choices, text);
+    if (v == 0) return false;
+    i += v;
     if (i >= data.size()) return false;
     if (data[i] == ',') {
       ++i;
@@ -448,119 +277,227 @@ Message OpenAiChatDecoder::TakeMessage(bool partial) {
 
 namespace {
 
-// `{"content":<text>,"role":<role>` and the closing brace: the members of a text-only message
-// in jsoncpp's sorted order.
-void AppendTextMessage(const char* role, const std::string& text, std::string* out) {
-  out->append("{\"content\":");
-  AppendJsonString(text, out);
-  out->append(",\"role\":\"");
-  out->append(role);
-  out->append("\"}");
+// The text blocks joined: a view of the one text block's text when there is one (the usual
+// case), else joined into *scratch.
+std::string_view JoinedText(const std::vector<ContentBlock>& blocks, std::string* scratch) {
+  const ContentBlock* only = nullptr;
+  size_t count = 0;
+  for (const auto& b : blocks) {
+    if (b.type != BlockType::kText) continue;
+    only = &b;
+    ++count;
+  }
+  if (count == 1) return only->text;
+  scratch->clear();
+  for (const auto& b : blocks)
+    if (b.type == BlockType::kText) *scratch += b.text;
+  return *scratch;
 }
 
-std::string JoinedText(const std::vector<ContentBlock>& blocks) {
-  std::string text;
-  for (const auto& b : blocks)
-    if (b.type == BlockType::kText) text += b.text;
-  return text;
+// The messages of the body, written as they are read, the members of every object in jsoncpp's
+// sorted order (the bytes servers were always sent).
+class OpenAiMessagesWriter {
+ public:
+  OpenAiMessagesWriter(JsonWriter* w, const OpenAiChatBodyOptions& options)
+      : w_(*w), options_(options) {}
+
+  void System(const std::string& text) { TextMessage("system", text); }
+  void Add(const Message& m) {
+    switch (m.role) {
+      case Role::kUser:
+        FlushImages();
+        w_.ObjectBegin();
+        w_.AttributeBegin("content");
+        UserContent(m.content);
+        w_.AttributeEnd();
+        w_.Attribute("role", "user");
+        w_.ObjectEnd();
+        break;
+      case Role::kAssistant:
+        FlushImages();
+        Assistant(m);
+        break;
+      case Role::kToolResult:
+        ToolResult(m);
+        break;
+    }
+  }
+  // Tool messages cannot hold images: the images of a run of tool results go in one user
+  // message after the run (one between two tool messages would break the call/result pairing).
+  void FlushImages() {
+    if (pending_images_.empty()) return;
+    w_.ObjectBegin();
+    w_.AttributeBegin("content");
+    w_.ArrayBegin();
+    TextPart("Images from the tool results above:");
+    for (const ContentBlock* img : pending_images_) ImagePart(*img);
+    pending_images_.clear();
+    w_.ArrayEnd();
+    w_.AttributeEnd();
+    w_.Attribute("role", "user");
+    w_.ObjectEnd();
+  }
+
+ private:
+  void TextMessage(const char* role, std::string_view text) {
+    w_.ObjectBegin();
+    w_.Attribute("content", text);
+    w_.Attribute("role", role);
+    w_.ObjectEnd();
+  }
+  void TextPart(std::string_view text) {
+    w_.ObjectBegin();
+    w_.Attribute("text", text);
+    w_.Attribute("type", "text");
+    w_.ObjectEnd();
+  }
+  void ImagePart(const ContentBlock& b) {
+    w_.ObjectBegin();
+    w_.AttributeBegin("image_url");
+    w_.ObjectBegin();
+    w_.Attribute("url", "data:" + b.mime_type + ";base64," + b.data);
+    w_.ObjectEnd();
+    w_.AttributeEnd();
+    w_.Attribute("type", "image_url");
+    w_.ObjectEnd();
+  }
+  // User content: a plain string when it is text only (what every compatible server accepts),
+  // otherwise an array of parts (empty text left out).
+  void UserContent(const std::vector<ContentBlock>& blocks) {
+    const bool has_image = std::any_of(blocks.begin(), blocks.end(), [](const ContentBlock& b) {
+      return b.type == BlockType::kImage;
+    });
+    if (!has_image) return w_.Value(JoinedText(blocks, &scratch_));
+    w_.ArrayBegin();
+    for (const auto& b : blocks) {
+      if (b.type == BlockType::kText && !b.text.empty()) TextPart(b.text);
+      if (b.type == BlockType::kImage) ImagePart(b);
+    }
+    w_.ArrayEnd();
+  }
+  void ToolResult(const Message& m) {
+    for (const auto& b : m.content)
+      if (b.type == BlockType::kImage) pending_images_.push_back(&b);
+    w_.ObjectBegin();
+    w_.Attribute("content", JoinedText(m.content, &scratch_));
+    w_.Attribute("role", "tool");
+    w_.Attribute("tool_call_id", m.tool_call_id);
+    w_.ObjectEnd();
+  }
+  // The reasoning text echoed back and the field it goes in: only to the provider it came from,
+  // in the field that server used (the decoder keeps it as the block's signature).
+  const std::string* Reasoning(const Message& m, std::string* text) const {
+    const std::string* field = nullptr;
+    for (const auto& b : m.content) {
+      if (b.type != BlockType::kThinking || b.redacted) continue;
+      if (b.signature != "reasoning_content" && b.signature != "reasoning") continue;
+      *text += b.text;
+      field = &b.signature;
+    }
+    if (text->empty() || m.provider != options_.provider_name) return nullptr;
+    return field;
+  }
+  void Assistant(const Message& m) {
+    const bool calls = std::any_of(m.content.begin(), m.content.end(), [](const ContentBlock& b) {
+      return b.type == BlockType::kToolCall;
+    });
+    const std::string_view text = JoinedText(m.content, &scratch_);
+    w_.ObjectBegin();
+    if (!calls || !text.empty()) {
+      w_.Attribute("content", text);
+    } else {
+      w_.Attribute("content", nullptr);
+    }
+    std::string reasoning;
+    if (const std::string* field = Reasoning(m, &reasoning)) w_.Attribute(*field, reasoning);
+    w_.Attribute("role", "assistant");
+    if (calls) ToolCalls(m);
+    w_.ObjectEnd();
+  }
+  void ToolCalls(const Message& m) {
+    w_.AttributeBegin("tool_calls");
+    w_.ArrayBegin();
+    for (const auto& b : m.content) {
+      if (b.type != BlockType::kToolCall) continue;
+      w_.ObjectBegin();
+      w_.AttributeBegin("function");
+      w_.ObjectBegin();
+      // Arguments travel as a JSON string; a raw unparsable string is sent back as it came.
+      w_.Attribute("arguments",
+                   b.arguments.isNull() ? std::string("{}") : StringOrJson(b.arguments));
+      w_.Attribute("name", b.name);
+      w_.ObjectEnd();
+      w_.AttributeEnd();
+      w_.Attribute("id", b.id);
+      w_.Attribute("type", "function");
+      w_.ObjectEnd();
+    }
+    w_.ArrayEnd();
+    w_.AttributeEnd();
+  }
+
+  JsonWriter& w_;
+  const OpenAiChatBodyOptions& options_;
+  std::vector<const ContentBlock*> pending_images_;
+  std::string scratch_;
+};
+
+void WriteOpenAiTools(const std::vector<ToolSchema>& tools, JsonWriter* w) {
+  w->AttributeBegin("tools");
+  w->ArrayBegin();
+  for (const ToolSchema& t : tools) {
+    w->ObjectBegin();
+    w->AttributeBegin("function");
+    w->ObjectBegin();
+    w->Attribute("description", t.description);
+    w->Attribute("name", t.name);
+    w->AttributeBegin("parameters");
+    WriteToolSchema(t.parameters, w);
+    w->AttributeEnd();
+    w->ObjectEnd();
+    w->AttributeEnd();
+    w->Attribute("type", "function");
+    w->ObjectEnd();
+  }
+  w->ArrayEnd();
+  w->AttributeEnd();
 }
 
 }  // namespace
 
 std::string WriteOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options) {
-  // Every member but the conversation through the DOM (a few small values, the system message
-  // included); the conversation's messages, which sort right after max_*tokens, written in.
-  ModelRequest rest = request;
-  rest.messages = {};
-  Json::Value others = BuildOpenAiChatBody(rest, options);
-  Json::Value system;
-  others.removeMember("messages", &system);
-  Json::Value max_tokens;
-  const char* max_key = nullptr;
-  for (const char* key : {"max_completion_tokens", "max_tokens"})
-    if (others.removeMember(key, &max_tokens)) max_key = key;
-  const std::string tail = WriteJson(others);  // {"model":…}: never empty
-  size_t text = 0;
+  size_t text = request.system.size() + 256;
   for (const Message& m : request.messages)
     for (const auto& b : m.content) text += b.text.size() + b.data.size() + 64;
   std::string out;
-  out.reserve(tail.size() + text + 128);
-  out.push_back('{');
-  if (max_key != nullptr) {
-    out.append("\"");
-    out.append(max_key);
-    out.append("\":");
-    out.append(WriteJson(max_tokens));
-    out.push_back(',');
-  }
-  out.append("\"messages\":[");
-  bool first = true;
-  auto next = [&] {
-    if (!first) out.push_back(',');
-    first = false;
-  };
-  for (const Json::Value& m : system) {
-    next();
-    out.append(WriteJson(m));
-  }
-  // As BuildOpenAiChatBody: the images of a run of tool results follow it in one user message.
-  std::vector<ContentBlock> pending_images;
-  auto flush_images = [&] {
-    if (pending_images.empty()) return;
-    next();
-    out.append(WriteJson(ToolImagesMessage(&pending_images)));
-  };
-  for (const Message& m : request.messages) {
-    switch (m.role) {
-      case Role::kUser: {
-        flush_images();
-        next();
-        const bool has_image = std::any_of(m.content.begin(), m.content.end(), [](const auto& b) {
-          return b.type == BlockType::kImage;
-        });
-        if (!has_image) {
-          AppendTextMessage("user", JoinedText(m.content), &out);
-        } else {
-          Json::Value user(Json::objectValue);
-          user["role"] = "user";
-          user["content"] = UserContent(m.content);
-          out.append(WriteJson(user));
-        }
-        break;
-      }
-      case Role::kAssistant: {
-        flush_images();
-        next();
-        // Text only (no tool call, no reasoning to echo): written here; else through the DOM.
-        const bool plain = std::all_of(m.content.begin(), m.content.end(), [](const auto& b) {
-          return b.type == BlockType::kText || b.type == BlockType::kImage ||
-                 (b.type == BlockType::kThinking &&
-                  (b.redacted ||
-                   (b.signature != "reasoning" && b.signature != "reasoning_content")));
-        });
-        if (plain) {
-          AppendTextMessage("assistant", JoinedText(m.content), &out);
-        } else {
-          out.append(WriteJson(AssistantMessage(m, options)));
-        }
-        break;
-      }
-      case Role::kToolResult: {
-        for (const auto& b : m.content)
-          if (b.type == BlockType::kImage) pending_images.push_back(b);
-        next();
-        out.append("{\"content\":");
-        AppendJsonString(JoinedText(m.content), &out);
-        out.append(",\"role\":\"tool\",\"tool_call_id\":");
-        AppendJsonString(m.tool_call_id, &out);
-        out.push_back('}');
-        break;
-      }
-    }
-  }
-  flush_images();
-  out.append("],");
-  out.append(tail, 1, std::string::npos);
+  out.reserve(text);
+  // Members in jsoncpp's sorted order.
+  JsonWriter w(&out);
+  w.ObjectBegin();
+  const long long max_tokens =
+      request.max_output_tokens > 0 ? request.max_output_tokens : options.default_max_tokens;
+  if (max_tokens > 0)
+    w.Attribute(options.use_max_completion_tokens ? "max_completion_tokens" : "max_tokens",
+                max_tokens);
+  w.AttributeBegin("messages");
+  w.ArrayBegin();
+  OpenAiMessagesWriter messages(&w, options);
+  if (!request.system.empty()) messages.System(request.system);
+  for (const Message& m : request.messages) messages.Add(m);
+  messages.FlushImages();
+  w.ArrayEnd();
+  w.AttributeEnd();
+  w.Attribute("model", request.model.empty() ? options.model : request.model);
+  if (options.reasoning_model)
+    if (const char* effort = EffortFor(request.thinking)) w.Attribute("reasoning_effort", effort);
+  w.Attribute("stream", true);
+  w.AttributeBegin("stream_options");
+  w.ObjectBegin();
+  w.Attribute("include_usage", true);
+  w.ObjectEnd();
+  w.AttributeEnd();
+  if (!request.tools.empty()) WriteOpenAiTools(request.tools, &w);
+  w.ObjectEnd();
   return out;
 }
 
@@ -571,11 +508,10 @@ HttpPostRequest OpenAiChatProvider::BuildHttpRequest(const ModelRequest& request
   options.reasoning_model = c.model.reasoning;
   options.use_max_completion_tokens =
       c.settings.name == "openai" || c.base.host == "api.openai.com";
-  ModelRequest req = request;
-  if (req.model.empty()) req.model = c.model.id;
+  options.model = c.model.id;
   HttpPostRequest out;
   out.path = c.base.path_prefix + "/chat/completions";
-  out.body = WriteOpenAiChatBody(req, options);
+  out.body = WriteOpenAiChatBody(request, options);
   out.headers.emplace_back("Accept", "text/event-stream");
   out.headers.emplace_back("User-Agent", std::string("lousho/") + LOUSHO_VERSION);
   if (!c.api_key.empty()) out.headers.emplace_back("Authorization", "Bearer " + c.api_key);

@@ -21,13 +21,12 @@ struct OpenAiChatBodyOptions {
   // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
   bool use_max_completion_tokens = false;
   long long default_max_tokens = 0;  // used when the request leaves it 0 (0: omit)
+  std::string model;                 // the model id when the request names none
 };
 
-// The JSON body of POST {base}/chat/completions for `request` (stream on, usage requested).
-Json::Value BuildOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options);
-// The same body as one line, byte for byte WriteJson(BuildOpenAiChatBody(...)), with the
-// messages written straight into the string (text-only ones without any DOM): a long history is
-// not copied into a DOM at every request (tests/providers/openai_chat_test.cpp, OpenAiBodyWriter).
+// The JSON body of POST {base}/chat/completions for `request` (stream on, usage requested), as
+// one line: written straight into the string by the JsonWriter (no DOM of the conversation),
+// members in jsoncpp's sorted order (tests/providers/openai_chat_test.cpp, OpenAiBody*).
 std::string WriteOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options);
 
 // Decodes a Chat Completions SSE stream. Text, reasoning (`reasoning_content` or `reasoning`)

@@ -2,10 +2,9 @@
 // then prompted; reports the seeding time, the engine's model request build (prompt -> the
 // provider's Stream() call), the Anthropic and OpenAI request bodies (build + serialise), and the
 // process's resident memory before, after seeding and at its peak. The bodies are made either
-// the way the providers make them (written straight into the string: WriteAnthropicBody,
-// WriteOpenAiChatBody) or, with --dom, through a jsoncpp DOM of the whole request (the
-// reference the writers are tested against). Each size runs in a forked child, so one size's
-// heap does not colour the next.
+// the way the providers make them (written straight into the string by the JsonWriter:
+// WriteAnthropicBody, WriteOpenAiChatBody). Each size runs in a forked child, so one size's heap
+// does not colour the next.
 //
 // "engine request build" is the engine's own work for one request: from Prompt() (the turn
 // decides to ask the model: the prompt joins the history, the compaction check, the request is
@@ -13,7 +12,7 @@
 // wall time and in the process's CPU time (the caller only waits meanwhile, so the CPU figure is
 // the engine's work, free of the scheduler's delays on a loaded machine).
 //
-// Usage: lousho_history_bench [--dom|--both] [N...]   (default 1000 10000 100000)
+// Usage: lousho_history_bench [N...]   (default 1000 10000 100000)
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,7 +31,6 @@
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/openai_chat.h"
 #include "agent/session.h"
-#include "support/json_util.h"
 #include "support/log.h"
 
 namespace {
@@ -86,7 +84,6 @@ class TimingProvider : public lousho::agent::Provider {
   std::vector<double> openai_cpu_ms;
   size_t body_bytes = 0;
   size_t messages = 0;
-  bool dom = false;  // through a DOM of the whole body (before the writers)
 
   lousho::Result<lousho::agent::ModelResponse> Stream(const lousho::agent::ModelRequest& request,
                                                       const lousho::agent::DeltaCallback&,
@@ -96,16 +93,14 @@ class TimingProvider : public lousho::agent::Provider {
     engine_cpu_ms.push_back(ProcessCpuMs() - prompted_cpu);
     const double cpu0 = ThreadCpuMs();
     engine_ms.push_back(Ms(entered - prompted));
-    std::string body = dom ? lousho::WriteJson(lousho::agent::BuildAnthropicBody(request, {}))
-                           : lousho::agent::WriteAnthropicBody(request, {});
+    std::string body = lousho::agent::WriteAnthropicBody(request, {});
     const auto built = Clock::now();
     const double cpu1 = ThreadCpuMs();
     body_ms.push_back(Ms(built - entered));
     body_cpu_ms.push_back(cpu1 - cpu0);
     body_bytes = body.size();
     std::string().swap(body);  // one body at a time, as a provider holds it
-    std::string openai = dom ? lousho::WriteJson(lousho::agent::BuildOpenAiChatBody(request, {}))
-                             : lousho::agent::WriteOpenAiChatBody(request, {});
+    std::string openai = lousho::agent::WriteOpenAiChatBody(request, {});
     openai_ms.push_back(Ms(Clock::now() - built));
     openai_cpu_ms.push_back(ThreadCpuMs() - cpu1);
     messages = request.messages.size();
@@ -150,10 +145,9 @@ std::vector<Entry> Conversation(int n) {
   return out;
 }
 
-int RunSize(int n, bool dom) {
+int RunSize(int n) {
   const long rss_start = ProcKib("VmRSS:");
   auto provider = std::make_shared<TimingProvider>();
-  provider->dom = dom;
   auto agent = std::make_shared<lousho::agent::AgentConfig>();
   agent->model.provider = provider;
   agent->model.provider_name = "bench";
@@ -192,7 +186,7 @@ int RunSize(int n, bool dom) {
       "ms) | VmRSS %.1f MiB -> "
       "entries built %.1f -> seeded %.1f (VmHWM %.1f MiB) -> after the prompts %.1f (VmHWM %.1f "
       "MiB)\n",
-      n, dom ? "DOM    " : "written", seed_ms, Median(provider->engine_ms),
+      n, "written", seed_ms, Median(provider->engine_ms),
       Max(provider->engine_ms), Median(provider->engine_cpu_ms), Max(provider->engine_cpu_ms),
       Median(provider->body_ms), Median(provider->body_cpu_ms), provider->messages,
       static_cast<double>(provider->body_bytes) / 1e6, Median(provider->openai_ms),
@@ -207,32 +201,20 @@ int RunSize(int n, bool dom) {
 int main(int argc, char** argv) {
   lousho::log::Configure(lousho::log::Level::kError, "");
   std::vector<int> sizes;
-  std::vector<bool> modes = {false};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--dom") {
-      modes = {true};
-    } else if (a == "--both") {
-      modes = {true, false};
-    } else {
-      sizes.push_back(std::atoi(argv[i]));
-    }
-  }
+  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
   if (sizes.empty()) sizes = {1000, 10000, 100000};
   int rc = 0;
   for (int n : sizes) {
     if (n < 1) {
-      std::fprintf(stderr, "usage: %s [--dom|--both] [N>=1 ...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [N>=1 ...]\n", argv[0]);
       return 2;
     }
-    for (bool dom : modes) {
-      // Forked before any thread exists, so the child may do anything.
-      pid_t pid = ::fork();
-      if (pid == 0) _exit(RunSize(n, dom));
-      int status = 0;
-      ::waitpid(pid, &status, 0);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = 1;
-    }
+    // Forked before any thread exists, so the child may do anything.
+    pid_t pid = ::fork();
+    if (pid == 0) _exit(RunSize(n));
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = 1;
   }
   return rc;
 }

@@ -17,16 +17,20 @@ TEST(CodecTest, TextAndThinkingDeltasBecomeChunks) {
   d.kind = agent::DeltaKind::kText;
   d.text = "hi";
   const Event e = ev::MessageUpdate{1, &d, nullptr};
-  EXPECT_EQ(*UpdateFromEvent(e),
-            J(R"({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}})"));
+  EXPECT_EQ(J(ChunkUpdateParamsJson("s", e)->c_str()),
+            J(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk",)"
+              R"("content":{"type":"text","text":"hi"}}})"));
+  EXPECT_FALSE(UpdateFromEvent(e).has_value());  // the chunk is ChunkUpdateParamsJson's alone
   d.kind = agent::DeltaKind::kThinking;
-  EXPECT_EQ((*UpdateFromEvent(e))["sessionUpdate"].asString(), "agent_thought_chunk");
+  EXPECT_EQ(J(ChunkUpdateParamsJson("s", e)->c_str())["update"]["sessionUpdate"].asString(),
+            "agent_thought_chunk");
   // Tool-call fragments and block boundaries have no chunk of their own.
   for (auto kind :
        {agent::DeltaKind::kToolCallArgs, agent::DeltaKind::kTextStart, agent::DeltaKind::kTextEnd,
         agent::DeltaKind::kThinkingStart, agent::DeltaKind::kThinkingEnd}) {
     d.kind = kind;
     EXPECT_FALSE(UpdateFromEvent(e).has_value());
+    EXPECT_FALSE(ChunkUpdateParamsJson("s", e).has_value());
   }
 }
 

@@ -1,6 +1,7 @@
-// The hot-path JSON writers (AppendJsonString, ChunkUpdateParamsJson, the RPC door's
-// MessageUpdateLine, Peer::NotifySerialized) against jsoncpp's own output, byte for byte, and the
-// batching FdTransport.
+// The frames written by the JsonWriter on the hot paths: ACP chunk params (golden lines, and
+// strings of every escape class at their place), the RPC door's message_update lines (golden
+// lines, the frame's members for every delta kind, its message the very one message_end
+// carries, the line limit), Peer::NotifySerialized against Notify, and the batching FdTransport.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include "acp/codec.h"
 #include "acp/methods.h"
+#include "agent/history.h"
 #include "rpc_compat/codec.h"
 #include "support/json_util.h"
 #include "support/jsonrpc.h"
@@ -19,121 +21,33 @@
 namespace lousho {
 namespace {
 
-std::string Fast(std::string_view s) {
-  std::string out;
-  AppendJsonString(s, &out);
-  return out;
-}
-
-std::string Slow(const std::string& s) { return WriteJson(Json::Value(s)); }
-
-// Pieces that exercise every branch of the escaper: escapes with short forms, other control
-// characters, DEL, valid 2/3/4-byte UTF-8, surrogates and overlong forms, stray continuation
-// bytes, truncated sequences, and lead bytes jsoncpp does not know.
+// Pieces of strings: escapes, control characters, valid and invalid UTF-8.
 const std::vector<std::string>& Pieces() {
   static const std::vector<std::string> pieces = {"a",
-                                                  "Z",
-                                                  " ",
-                                                  "~",
                                                   "/",
                                                   "\"",
                                                   "\\",
-                                                  "\b",
-                                                  "\f",
                                                   "\n",
-                                                  "\r",
                                                   "\t",
                                                   std::string(1, '\0'),
                                                   "\x01",
-                                                  "\x1f",
                                                   "\x7f",
                                                   "\xc3\xa9",
-                                                  "\xc2\x80",
-                                                  "\xdf\xbf",
                                                   "\xe2\x82\xac",
-                                                  "\xef\xbf\xbf",
-                                                  "\xef\xbb\xbf",
                                                   "\xf0\x9f\x98\x80",
-                                                  "\xf4\x8f\xbf\xbf",
                                                   "\xed\xa0\x80",
-                                                  "\xed\xbf\xbf",
                                                   "\xc0\x80",
-                                                  "\xc1\xbf",
-                                                  "\xe0\x80\x80",
-                                                  "\xf0\x80\x80\x80",
                                                   "\x80",
-                                                  "\xbf",
-                                                  "\xa0\x41",
                                                   "\xc3",
-                                                  "\xe2\x82",
-                                                  "\xf0\x9f\x98",
-                                                  "\xf8\x88\x80\x80\x80",
-                                                  "\xfe",
                                                   "\xff",
-                                                  "\xf5\x80\x80\x80",
-                                                  "\xe2\x28\xa1",
-                                                  "\xc3\x28",
                                                   "hello",
-                                                  "</script>",
                                                   "\\u0041"};
   return pieces;
 }
 
-TEST(JsonFastString, EveryPieceAloneAndInPairs) {
-  for (const auto& a : Pieces()) {
-    EXPECT_EQ(Fast(a), Slow(a)) << "piece of " << a.size() << " bytes";
-    for (const auto& b : Pieces()) EXPECT_EQ(Fast(a + b), Slow(a + b));
-  }
-}
-
-TEST(JsonFastString, EveryOneAndTwoByteString) {
-  for (int a = 0; a < 256; ++a) {
-    std::string one(1, static_cast<char>(a));
-    ASSERT_EQ(Fast(one), Slow(one)) << "byte " << a;
-    for (int b = 0; b < 256; ++b) {
-      std::string two = one + static_cast<char>(b);
-      ASSERT_EQ(Fast(two), Slow(two)) << "bytes " << a << " " << b;
-    }
-  }
-}
-
-// Every four-byte sequence led by 0xF0-0xFF with tails from a spread of bytes.
-TEST(JsonFastString, FourByteLeads) {
-  const int tails[] = {0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0xa5, 0xbf, 0xc0, 0xe0, 0xff};
-  for (int lead = 0xf0; lead <= 0xff; ++lead)
-    for (int a : tails)
-      for (int b : tails)
-        for (int c : tails) {
-          std::string s = {static_cast<char>(lead), static_cast<char>(a), static_cast<char>(b),
-                           static_cast<char>(c)};
-          ASSERT_EQ(Fast(s), Slow(s)) << lead << " " << a << " " << b << " " << c;
-        }
-}
-
-TEST(JsonFastString, RandomStringsOfPiecesAndBytes) {
-  std::mt19937 rng(20261201);
-  std::uniform_int_distribution<int> len(0, 40);
-  std::uniform_int_distribution<size_t> pick(0, Pieces().size() - 1);
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_int_distribution<int> coin(0, 2);
-  for (int i = 0; i < 20000; ++i) {
-    std::string s;
-    for (int n = len(rng); n > 0; --n) {
-      if (coin(rng) == 0) {
-        s.push_back(static_cast<char>(byte(rng)));
-      } else {
-        s += Pieces()[pick(rng)];
-      }
-    }
-    ASSERT_EQ(Fast(s), Slow(s)) << "case " << i;
-  }
-}
-
-TEST(JsonFastString, AppendsAfterWhatIsThere) {
-  std::string out = "x=";
-  AppendJsonString("a\"b", &out);
-  EXPECT_EQ(out, "x=\"a\\\"b\"");
-}
+// A string value as the writer writes it alone (tests/core/json_writer_test.cpp holds it to
+// jsoncpp's bytes).
+std::string Quoted(const std::string& s) { return WriteJson(Json::Value(s)); }
 
 agent::StreamDelta Delta(agent::DeltaKind kind, std::string text) {
   agent::StreamDelta d;
@@ -142,35 +56,50 @@ agent::StreamDelta Delta(agent::DeltaKind kind, std::string text) {
   return d;
 }
 
-// What the DOM path writes for the same event.
-std::string DomParams(const std::string& sid, const agent::Event& e) {
-  auto update = acp::UpdateFromEvent(e);
-  if (!update) return "(none)";
-  Json::Value p(Json::objectValue);
-  p["sessionId"] = sid;
-  p["update"] = *update;
-  return WriteJson(p);
+TEST(AcpChunkLine, GoldenLines) {
+  agent::Message partial;
+  agent::StreamDelta d = Delta(agent::DeltaKind::kText, "hi \"you\"\n\xc3\xa9");
+  auto line = acp::ChunkUpdateParamsJson("sess-1", agent::event::MessageUpdate{1, &d, &partial});
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(
+      *line,
+      R"({"sessionId":"sess-1","update":{"content":{"text":"hi \"you\"\n\u00e9","type":"text"},)"
+      R"("sessionUpdate":"agent_message_chunk"}})");
+  agent::StreamDelta t = Delta(agent::DeltaKind::kThinking, "");
+  line = acp::ChunkUpdateParamsJson("s\"", agent::event::MessageUpdate{1, &t, &partial});
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(*line, R"({"sessionId":"s\"","update":{"content":{"text":"","type":"text"},)"
+                   R"("sessionUpdate":"agent_thought_chunk"}})");
 }
 
-TEST(AcpChunkFast, MatchesTheDomPathForTextAndThinking) {
+// For any text the line is the chunk's members in order with the text escaped at its place, and
+// it parses back to itself.
+TEST(AcpChunkLine, EveryTextAtItsPlace) {
   agent::Message partial;
   std::mt19937 rng(7);
   std::uniform_int_distribution<size_t> pick(0, Pieces().size() - 1);
   for (auto kind : {agent::DeltaKind::kText, agent::DeltaKind::kThinking}) {
+    const std::string name =
+        kind == agent::DeltaKind::kText ? "agent_message_chunk" : "agent_thought_chunk";
     for (int i = 0; i < 500; ++i) {
       std::string text;
       for (int n = i % 9; n > 0; --n) text += Pieces()[pick(rng)];
       const std::string sid = i % 2 ? "sess-\"1\"" : "0123abcd";
       agent::StreamDelta d = Delta(kind, text);
-      agent::Event e = agent::event::MessageUpdate{1, &d, &partial};
-      auto fast = acp::ChunkUpdateParamsJson(sid, e);
-      ASSERT_TRUE(fast.has_value());
-      ASSERT_EQ(*fast, DomParams(sid, e)) << "case " << i;
+      auto line = acp::ChunkUpdateParamsJson(sid, agent::event::MessageUpdate{1, &d, &partial});
+      ASSERT_TRUE(line.has_value());
+      ASSERT_EQ(*line, "{\"sessionId\":" + Quoted(sid) +
+                           ",\"update\":{\"content\":{\"text\":" + Quoted(text) +
+                           ",\"type\":\"text\"},\"sessionUpdate\":\"" + name + "\"}}")
+          << "case " << i;
+      auto parsed = ParseJson(*line);
+      ASSERT_TRUE(parsed.ok()) << *line;
+      ASSERT_EQ(WriteJson(*parsed), *line);
     }
   }
 }
 
-TEST(AcpChunkFast, OtherEventsTakeTheDomPath) {
+TEST(AcpChunkLine, OtherEventsHaveNone) {
   agent::Message partial;
   agent::StreamDelta d = Delta(agent::DeltaKind::kToolCallArgs, "{}");
   EXPECT_FALSE(
@@ -179,13 +108,17 @@ TEST(AcpChunkFast, OtherEventsTakeTheDomPath) {
   EXPECT_FALSE(acp::ChunkUpdateParamsJson("s", agent::event::MessageUpdate{1, &start, &partial})
                    .has_value());
   EXPECT_FALSE(acp::ChunkUpdateParamsJson("s", agent::event::TurnStart{1}).has_value());
+  // A chunk is written one way only: the DOM path has no update for a delta.
+  agent::StreamDelta text = Delta(agent::DeltaKind::kText, "x");
+  EXPECT_FALSE(acp::UpdateFromEvent(agent::event::MessageUpdate{1, &text, &partial}).has_value());
 }
 
-// What the RPC door's DOM path writes for the event (its one frame).
-std::string RpcDomLine(const agent::Event& e) {
-  auto frames = rpc_compat::FramesFromEvent(e);
-  if (frames.size() != 1) return "(" + std::to_string(frames.size()) + " frames)";
-  return WriteJson(frames[0]);
+TEST(AcpUpdateParams, SessionIdThenTheUpdate) {
+  Json::Value update(Json::objectValue);
+  update["sessionUpdate"] = "plan";
+  update["entries"] = Json::Value(Json::arrayValue);
+  EXPECT_EQ(acp::UpdateParamsJson("s\n", update),
+            R"({"sessionId":"s\n","update":{"entries":[],"sessionUpdate":"plan"}})");
 }
 
 std::string RandomText(std::mt19937& rng, int max_pieces) {
@@ -246,23 +179,131 @@ agent::Message RandomAssistant(std::mt19937& rng) {
   return m;
 }
 
-TEST(RpcMessageUpdateFast, MatchesTheDomPathForTextAndThinking) {
+TEST(RpcMessageUpdateLine, GoldenLine) {
+  agent::Message m;
+  m.role = agent::Role::kAssistant;
+  m.provider = "anthropic";
+  m.model = "claude";
+  m.content.push_back(agent::ContentBlock::Thinking("hm", "sig"));
+  m.content.push_back(agent::ContentBlock::Text("Hi \"x\""));
+  m.usage.input = 3;
+  m.usage.output = 2;
+  m.usage.cost = 0.5;
+  m.timestamp_ms = 1796000000000;
+  agent::StreamDelta d = Delta(agent::DeltaKind::kText, "\"x\"");
+  d.index = 1;
+  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &m});
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(
+      *line,
+      R"({"assistantMessageEvent":{"contentIndex":1,"delta":"\"x\"","type":"text_delta"},)"
+      R"("message":{"api":"anthropic","content":[{"thinking":"hm","thinkingSignature":"sig",)"
+      R"("type":"thinking"},{"text":"Hi \"x\"","type":"text"}],"model":"claude",)"
+      R"("provider":"anthropic","role":"assistant","stopReason":"stop",)"
+      R"("timestamp":1796000000000,"usage":{"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5},)"
+      R"("input":3,"output":2,"totalTokens":5}},"type":"message_update"})");
+  d = Delta(agent::DeltaKind::kTextEnd, "");
+  d.index = 1;
+  line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &m});
+  ASSERT_TRUE(line.has_value());
+  EXPECT_TRUE(line->starts_with(
+      R"({"assistantMessageEvent":{"content":"Hi \"x\"","contentIndex":1,"type":"text_end"},)"))
+      << *line;
+}
+
+const char* EventType(agent::DeltaKind kind) {
+  using agent::DeltaKind;
+  switch (kind) {
+    case DeltaKind::kTextStart:
+      return "text_start";
+    case DeltaKind::kText:
+      return "text_delta";
+    case DeltaKind::kTextEnd:
+      return "text_end";
+    case DeltaKind::kThinkingStart:
+      return "thinking_start";
+    case DeltaKind::kThinking:
+      return "thinking_delta";
+    case DeltaKind::kThinkingEnd:
+      return "thinking_end";
+    case DeltaKind::kToolCallStart:
+      return "toolcall_start";
+    case DeltaKind::kToolCallArgs:
+      return "toolcall_delta";
+    case DeltaKind::kToolCallEnd:
+      return "toolcall_end";
+  }
+  return "";
+}
+
+// The members of one line's assistantMessageEvent, checked against the delta and the message.
+void CheckEvent(const Json::Value& ev, const agent::StreamDelta& d, const agent::Message& m,
+                const std::string& message_json) {
+  using agent::DeltaKind;
+  const bool tool = d.kind == DeltaKind::kToolCallStart || d.kind == DeltaKind::kToolCallArgs ||
+                    d.kind == DeltaKind::kToolCallEnd;
+  const bool has_delta = d.kind == DeltaKind::kText || d.kind == DeltaKind::kThinking ||
+                         d.kind == DeltaKind::kToolCallArgs;
+  const bool end = d.kind == DeltaKind::kTextEnd || d.kind == DeltaKind::kThinkingEnd;
+  std::vector<std::string> want;
+  if (end) want.emplace_back("content");
+  want.emplace_back("contentIndex");
+  if (has_delta) want.emplace_back("delta");
+  if (tool) want.emplace_back("partial");
+  if (d.kind == DeltaKind::kToolCallEnd) want.emplace_back("toolCall");
+  want.emplace_back("type");
+  ASSERT_EQ(MemberNames(ev), want);
+  EXPECT_EQ(StringOr(ev, "type"), EventType(d.kind));
+  EXPECT_EQ(IntOr(ev, "contentIndex", -99), d.index);
+  const agent::ContentBlock* block = d.index >= 0 && static_cast<size_t>(d.index) < m.content.size()
+                                         ? &m.content[d.index]
+                                         : nullptr;
+  if (has_delta) {
+    EXPECT_EQ(WriteJson(ev["delta"]), Quoted(d.text));
+  }
+  if (tool) {
+    EXPECT_EQ(WriteJson(ev["partial"]), message_json);
+  }
+  if (d.kind == DeltaKind::kToolCallEnd) {
+    EXPECT_EQ(WriteJson(ev["toolCall"]),
+              block ? WriteJson(agent::ContentBlockToJson(*block)) : std::string("null"));
+  }
+  if (end) {
+    const auto want_type =
+        d.kind == DeltaKind::kTextEnd ? agent::BlockType::kText : agent::BlockType::kThinking;
+    const std::string text = block && block->type == want_type ? block->text : std::string();
+    EXPECT_EQ(WriteJson(ev["content"]), Quoted(text));
+  }
+}
+
+// Every delta kind of random partial messages: the line ends with the message exactly as
+// message_end carries it (MessageToRpc), and its event has the members the kind has.
+TEST(RpcMessageUpdateLine, EveryDeltaKindOfRandomMessages) {
   std::mt19937 rng(20261201);
-  std::uniform_int_distribution<int> index(0, 40);
-  for (auto kind : {agent::DeltaKind::kText, agent::DeltaKind::kThinking}) {
-    for (int i = 0; i < 3000; ++i) {
-      agent::Message partial = RandomAssistant(rng);
-      agent::StreamDelta d = Delta(kind, RandomText(rng, 8));
+  std::uniform_int_distribution<int> index(-1, 6);
+  for (int i = 0; i < 3000; ++i) {
+    agent::Message partial = RandomAssistant(rng);
+    if (i % 10 == 0) partial.role = agent::Role::kUser;  // another role: MessageToRpc's members
+    const std::string message_json = WriteJson(rpc_compat::MessageToRpc(partial));
+    for (int k = 0; k <= static_cast<int>(agent::DeltaKind::kThinkingEnd); ++k) {
+      agent::StreamDelta d = Delta(static_cast<agent::DeltaKind>(k), RandomText(rng, 8));
       d.index = index(rng);
-      agent::Event e = agent::event::MessageUpdate{1, &d, &partial};
-      auto fast = rpc_compat::MessageUpdateLine(e);
-      ASSERT_TRUE(fast.has_value());
-      ASSERT_EQ(*fast, RpcDomLine(e)) << "case " << i;
+      auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial});
+      ASSERT_TRUE(line.has_value());
+      ASSERT_TRUE(line->ends_with(",\"message\":" + message_json + ",\"type\":\"message_update\"}"))
+          << "case " << i << " kind " << k;
+      auto parsed = ParseJson(*line);
+      ASSERT_TRUE(parsed.ok()) << *line;
+      ASSERT_EQ(WriteJson(*parsed), *line);  // members in jsoncpp's order, nothing else
+      ASSERT_EQ(MemberNames(*parsed),
+                (std::vector<std::string>{"assistantMessageEvent", "message", "type"}));
+      CheckEvent(MemberOrNull(*parsed, "assistantMessageEvent"), d, partial, message_json);
+      if (HasFailure()) return;
     }
   }
 }
 
-TEST(RpcMessageUpdateFast, LongTextOfEveryByte) {
+TEST(RpcMessageUpdateLine, LongTextOfEveryByte) {
   agent::Message partial;
   partial.role = agent::Role::kAssistant;
   std::string all;
@@ -272,32 +313,44 @@ TEST(RpcMessageUpdateFast, LongTextOfEveryByte) {
   partial.content.push_back(agent::ContentBlock::Text(all + all));
   agent::StreamDelta d = Delta(agent::DeltaKind::kText, all);
   d.index = 1;
-  agent::Event e = agent::event::MessageUpdate{3, &d, &partial};
-  auto fast = rpc_compat::MessageUpdateLine(e);
-  ASSERT_TRUE(fast.has_value());
-  EXPECT_EQ(*fast, RpcDomLine(e));
+  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{3, &d, &partial});
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(*line, "{\"assistantMessageEvent\":{\"contentIndex\":1,\"delta\":" + Quoted(all) +
+                       ",\"type\":\"text_delta\"},\"message\":" +
+                       WriteJson(rpc_compat::MessageToRpc(partial)) +
+                       ",\"type\":\"message_update\"}");
 }
 
-TEST(RpcMessageUpdateFast, OtherEventsTakeTheDomPath) {
+// A line over the door's frame limit is the rpc_frame_error the ready frame promises instead.
+TEST(RpcMessageUpdateLine, OverTheLimitBecomesAFrameError) {
   agent::Message partial;
   partial.role = agent::Role::kAssistant;
-  for (auto kind :
-       {agent::DeltaKind::kTextStart, agent::DeltaKind::kTextEnd, agent::DeltaKind::kThinkingStart,
-        agent::DeltaKind::kThinkingEnd, agent::DeltaKind::kToolCallStart,
-        agent::DeltaKind::kToolCallArgs, agent::DeltaKind::kToolCallEnd}) {
-    agent::StreamDelta d = Delta(kind, "{}");
-    EXPECT_FALSE(
-        rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial}).has_value());
-  }
-  // A text delta of another role's message (MessageToRpc adds `api` to assistants only).
-  agent::Message user;
-  user.role = agent::Role::kUser;
+  partial.content.push_back(
+      agent::ContentBlock::Text(std::string(rpc_compat::kMaxFrameBytes, 'a')));
+  agent::StreamDelta d = Delta(agent::DeltaKind::kText, "a");
+  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial});
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(*line,
+            R"({"error":"RPC frame exceeded the transport limit","originalType":"message_update",)"
+            R"("type":"rpc_frame_error"})");
+  partial.content[0].text.resize(rpc_compat::kMaxFrameBytes - 400);
+  line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial});
+  ASSERT_TRUE(line.has_value());
+  EXPECT_LE(line->size() + 1, static_cast<size_t>(rpc_compat::kMaxFrameBytes));
+  EXPECT_TRUE(line->starts_with(R"({"assistantMessageEvent":)"));
+}
+
+TEST(RpcMessageUpdateLine, OtherEventsHaveNone) {
+  agent::Message partial;
+  partial.role = agent::Role::kAssistant;
   agent::StreamDelta text = Delta(agent::DeltaKind::kText, "x");
   EXPECT_FALSE(
-      rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &text, &user}).has_value());
-  EXPECT_FALSE(
       rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &text, nullptr}).has_value());
+  EXPECT_FALSE(
+      rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, nullptr, &partial}).has_value());
   EXPECT_FALSE(rpc_compat::MessageUpdateLine(agent::event::TurnStart{1}).has_value());
+  // A message_update frame is written one way only: FramesFromEvent makes none.
+  EXPECT_TRUE(rpc_compat::FramesFromEvent(agent::event::MessageUpdate{1, &text, &partial}).empty());
 }
 
 TEST(JsonRpcNotifySerialized, SameLineAsNotify) {

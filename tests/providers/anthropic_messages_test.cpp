@@ -348,10 +348,16 @@ ModelRequest SampleRequest(std::vector<Message>* history) {
   return r;
 }
 
+// The body as the API reads it.
+Json::Value Body(const ModelRequest& r, const AnthropicBodyOptions& o) {
+  auto parsed = ParseJson(WriteAnthropicBody(r, o));
+  return parsed.ok() ? *parsed : Json::Value();
+}
+
 TEST(AnthropicBodyTest, MessagesBlocksAndTools) {
   AnthropicBodyOptions o;
   std::vector<Message> history;
-  Json::Value body = BuildAnthropicBody(SampleRequest(&history), o);
+  Json::Value body = Body(SampleRequest(&history), o);
   EXPECT_EQ(body["model"].asString(), "claude-sonnet-4-5");
   EXPECT_EQ(body["max_tokens"].asInt(), 8192);
   EXPECT_TRUE(body["stream"].asBool());
@@ -386,20 +392,146 @@ TEST(AnthropicBodyTest, ThinkingBudgetAndMaxTokens) {
   ModelRequest r = SampleRequest(&history);
   r.thinking = ThinkingLevel::kMedium;
   r.max_output_tokens = 4096;
-  Json::Value body = BuildAnthropicBody(r, o);
+  Json::Value body = Body(r, o);
   EXPECT_EQ(body["thinking"]["type"].asString(), "enabled");
   EXPECT_EQ(body["thinking"]["budget_tokens"].asInt(), 8192);
   EXPECT_GT(body["max_tokens"].asInt(), 8192);
   r.max_output_tokens = 0;
-  EXPECT_EQ(BuildAnthropicBody(r, o)["max_tokens"].asInt(), 64000);
+  EXPECT_EQ(Body(r, o)["max_tokens"].asInt(), 64000);
   o.reasoning_model = false;
-  EXPECT_FALSE(BuildAnthropicBody(r, o).isMember("thinking"));
+  EXPECT_FALSE(Body(r, o).isMember("thinking"));
 }
 
-// The body written straight into a string is the DOM's, byte for byte, for every kind of
-// conversation: user-side messages merged, empty and unsigned blocks dropped, the cache mark on
-// the last block (not on thinking), tool results with and without content.
-TEST(AnthropicBodyWriter, SameBytesAsTheDom) {
+TEST(AnthropicBodyTest, GoldenBody) {
+  AnthropicBodyOptions o;
+  std::vector<Message> history;
+  ModelRequest r = SampleRequest(&history);
+  EXPECT_EQ(
+      WriteAnthropicBody(r, o),
+      R"({"max_tokens":8192,"messages":[{"content":[{"text":"read the file","type":"text"},)"
+      R"({"source":{"data":"iVBO","media_type":"image/png","type":"base64"},"type":"image"}],)"
+      R"("role":"user"},{"content":[{"signature":"sig==","thinking":"let me think",)"
+      R"("type":"thinking"},{"text":"Let me read it.","type":"text"},{"id":"toolu_01A",)"
+      R"("input":{"path":"src/main.cpp"},"name":"read_file","type":"tool_use"}],)"
+      R"("role":"assistant"},{"content":[{"content":[{"text":"no such file","type":"text"}],)"
+      R"("is_error":true,"tool_use_id":"toolu_01A","type":"tool_result"},{"cache_control":)"
+      R"({"type":"ephemeral"},"text":"try again","type":"text"}],"role":"user"}],)"
+      R"("model":"claude-sonnet-4-5","stream":true,"system":[{"cache_control":)"
+      R"({"type":"ephemeral"},"text":"You are a coding agent.","type":"text"}],)"
+      R"("tools":[{"description":"Read a file","input_schema":{"type":"object"},)"
+      R"("name":"read_file"}]})");
+  r.messages = {};
+  r.system.clear();
+  r.tools.clear();
+  r.model.clear();
+  o.prompt_caching = false;
+  o.model = "fallback-model";
+  EXPECT_EQ(WriteAnthropicBody(r, o),
+            R"({"max_tokens":8192,"messages":[],"model":"fallback-model","stream":true})");
+  r.tools.push_back(ToolSchema{"t", "d", Json::Value()});
+  r.system = "s";
+  EXPECT_EQ(WriteAnthropicBody(r, o),
+            R"({"max_tokens":8192,"messages":[],"model":"fallback-model","stream":true,)"
+            R"("system":"s","tools":[{"description":"d","input_schema":{"properties":{},)"
+            R"("type":"object"},"name":"t"}]})");
+}
+
+// A string as the body carries it (invalid UTF-8 as jsoncpp reads it), so that what was read
+// back compares with what was sent.
+std::string Q(const std::string& s) { return WriteJson(Json::Value(s)); }
+
+// What the API is sent of the messages' blocks, in order ("user:text:<text>", ...), read back
+// from the body; and the same derived from the request by the API's rules.
+std::vector<std::string> SentBlocks(const Json::Value& body, int* marks, std::string* marked) {
+  std::vector<std::string> out;
+  for (const Json::Value& m : MemberOrNull(body, "messages")) {
+    const std::string role = StringOr(m, "role");
+    for (const Json::Value& b : MemberOrNull(m, "content")) {
+      const std::string type = StringOr(b, "type");
+      std::string what = role + ":" + type + ":";
+      if (type == "text") what += Q(StringOr(b, "text"));
+      if (type == "thinking")
+        what += Q(StringOr(b, "thinking")) + "/" + Q(StringOr(b, "signature"));
+      if (type == "redacted_thinking") what += Q(StringOr(b, "data"));
+      if (type == "tool_use") what += Q(StringOr(b, "id")) + WriteJson(MemberOrNull(b, "input"));
+      if (type == "tool_result")
+        what += (BoolOr(b, "is_error", false) ? "!" : "") + Q(StringOr(b, "tool_use_id")) +
+                WriteJson(MemberOrNull(b, "content"));
+      if (type == "image") what += WriteJson(MemberOrNull(b, "source"));
+      if (b.isMember("cache_control")) {
+        ++*marks;
+        *marked = what;
+      }
+      out.push_back(what);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> ExpectedBlocks(const ModelRequest& r) {
+  std::vector<std::string> out;
+  auto user_block = [](const ContentBlock& b) -> std::string {
+    if (b.type == BlockType::kText)
+      return b.text.empty() ? std::string() : "user:text:" + Q(b.text);
+    if (b.type == BlockType::kImage) {
+      Json::Value src(Json::objectValue);
+      src["type"] = "base64";
+      src["media_type"] = b.mime_type;
+      src["data"] = b.data;
+      return "user:image:" + WriteJson(src);
+    }
+    return {};
+  };
+  for (const Message& m : r.messages) {
+    for (const ContentBlock& b : m.content) {
+      std::string what;
+      if (m.role == Role::kUser) what = user_block(b);
+      if (m.role == Role::kAssistant && b.type == BlockType::kText && !b.text.empty())
+        what = "assistant:text:" + Q(b.text);
+      if (m.role == Role::kAssistant && b.type == BlockType::kThinking && b.redacted)
+        what = "assistant:redacted_thinking:" + Q(b.text);
+      if (m.role == Role::kAssistant && b.type == BlockType::kThinking && !b.redacted &&
+          !b.signature.empty())
+        what = "assistant:thinking:" + Q(b.text) + "/" + Q(b.signature);
+      if (m.role == Role::kAssistant && b.type == BlockType::kToolCall)
+        what = "assistant:tool_use:" + Q(b.id) +
+               WriteJson(b.arguments.isObject() ? b.arguments : Json::Value(Json::objectValue));
+      if (!what.empty()) out.push_back(what);
+    }
+    if (m.role != Role::kToolResult) continue;
+    Json::Value content(Json::arrayValue);
+    for (const ContentBlock& b : m.content) {
+      Json::Value block(Json::objectValue);
+      if (b.type == BlockType::kText && !b.text.empty()) {
+        block["type"] = "text";
+        block["text"] = b.text;
+      } else if (b.type == BlockType::kImage) {
+        block["type"] = "image";
+        block["source"]["type"] = "base64";
+        block["source"]["media_type"] = b.mime_type;
+        block["source"]["data"] = b.data;
+      } else {
+        continue;
+      }
+      content.append(block);
+    }
+    if (content.empty()) {
+      content.append(Json::Value(Json::objectValue));
+      content[0]["type"] = "text";
+      content[0]["text"] = m.is_error ? "(error)" : "(no output)";
+    }
+    out.push_back("user:tool_result:" + std::string(m.is_error ? "!" : "") + Q(m.tool_call_id) +
+                  WriteJson(content));
+  }
+  return out;
+}
+
+// Random conversations of every kind (user-side messages merged, empty and unsigned blocks
+// dropped, tool results with and without content, every option): the body is valid JSON with
+// its members in jsoncpp's order, no two user messages follow each other, the blocks are the
+// request's as the API's rules send them, and the cache mark sits on the last block alone
+// (never on thinking).
+TEST(AnthropicBodyTest, RandomConversationsKeepTheApiRules) {
   std::mt19937 rng(20261201);
   for (int i = 0; i < 4000; ++i) {
     std::vector<Message> history;
@@ -408,21 +540,33 @@ TEST(AnthropicBodyWriter, SameBytesAsTheDom) {
     o.reasoning_model = i % 3 == 0;
     o.model_max_output = i % 4 == 0 ? 0 : 64000;
     o.prompt_caching = i % 5 != 0;
-    ASSERT_EQ(WriteAnthropicBody(r, o), WriteJson(BuildAnthropicBody(r, o))) << "case " << i;
+    const std::string text = WriteAnthropicBody(r, o);
+    auto body = ParseJson(text);
+    ASSERT_TRUE(body.ok()) << text;
+    ASSERT_EQ(WriteJson(*body), text) << "case " << i;
+    std::string previous;
+    for (const Json::Value& m : (*body)["messages"]) {
+      const std::string role = StringOr(m, "role");
+      ASSERT_FALSE(role == "user" && previous == "user") << text;
+      ASSERT_FALSE(m["content"].empty()) << text;
+      previous = role;
+    }
+    int marks = 0;
+    std::string marked;
+    std::vector<std::string> sent = SentBlocks(*body, &marks, &marked);
+    std::vector<std::string> want = ExpectedBlocks(r);
+    ASSERT_EQ(sent.size(), want.size()) << text;
+    for (size_t k = 0; k < sent.size(); ++k)
+      ASSERT_EQ(sent[k], want[k]) << "case " << i << " block " << k;
+    const bool last_thinking =
+        !sent.empty() && (sent.back().find(":thinking:") != std::string::npos ||
+                          sent.back().find(":redacted_thinking:") != std::string::npos);
+    const bool mark_due = o.prompt_caching && !sent.empty() && !last_thinking;
+    ASSERT_EQ(marks, mark_due ? 1 : 0) << text;
+    if (mark_due) {
+      ASSERT_EQ(marked, sent.back()) << text;
+    }
   }
-}
-
-TEST(AnthropicBodyWriter, SampleAndEmptyConversation) {
-  AnthropicBodyOptions o;
-  std::vector<Message> history;
-  ModelRequest r = SampleRequest(&history);
-  EXPECT_EQ(WriteAnthropicBody(r, o), WriteJson(BuildAnthropicBody(r, o)));
-  r.messages = {};
-  EXPECT_EQ(WriteAnthropicBody(r, o), WriteJson(BuildAnthropicBody(r, o)));
-  r.system.clear();
-  r.tools.clear();
-  o.prompt_caching = false;
-  EXPECT_EQ(WriteAnthropicBody(r, o), WriteJson(BuildAnthropicBody(r, o)));
 }
 
 // The plain reader of text and thinking deltas must read every event exactly as the general

@@ -302,6 +302,12 @@ ModelRequest SampleRequest(std::vector<Message>* history) {
   return r;
 }
 
+// The body as a server reads it.
+Json::Value Body(const ModelRequest& r, const OpenAiChatBodyOptions& o) {
+  auto parsed = ParseJson(WriteOpenAiChatBody(r, o));
+  return parsed.ok() ? *parsed : Json::Value();
+}
+
 TEST(OpenAiChatBodyTest, MessagesToolsAndOptions) {
   OpenAiChatBodyOptions o;
   o.provider_name = "openai";
@@ -309,7 +315,7 @@ TEST(OpenAiChatBodyTest, MessagesToolsAndOptions) {
   std::vector<Message> history;
   ModelRequest r = SampleRequest(&history);
   r.max_output_tokens = 4096;
-  Json::Value body = BuildOpenAiChatBody(r, o);
+  Json::Value body = Body(r, o);
   EXPECT_EQ(body["model"].asString(), "gpt-4o");
   EXPECT_TRUE(body["stream"].asBool());
   EXPECT_TRUE(body["stream_options"]["include_usage"].asBool());
@@ -350,7 +356,7 @@ TEST(OpenAiChatBodyTest, ReasoningEffortMaxTokensAndToolImages) {
   r.thinking = ThinkingLevel::kHigh;
   r.max_output_tokens = 1000;
   history[2].content.push_back(ContentBlock::Image("image/jpeg", "AAAA"));
-  Json::Value body = BuildOpenAiChatBody(r, o);
+  Json::Value body = Body(r, o);
   EXPECT_EQ(body["reasoning_effort"].asString(), "high");
   EXPECT_EQ(body["max_tokens"].asInt(), 1000);
   const Json::Value& m = body["messages"];
@@ -360,7 +366,7 @@ TEST(OpenAiChatBodyTest, ReasoningEffortMaxTokensAndToolImages) {
   EXPECT_EQ(m[4]["role"].asString(), "user");
   EXPECT_EQ(m[4]["content"][1]["image_url"]["url"].asString(), "data:image/jpeg;base64,AAAA");
   r.thinking = ThinkingLevel::kOff;
-  EXPECT_FALSE(BuildOpenAiChatBody(r, o).isMember("reasoning_effort"));
+  EXPECT_FALSE(Body(r, o).isMember("reasoning_effort"));
 }
 
 // `text` as a JSON string, as a server writes it (only '"', '\\' and newlines escaped).
@@ -445,9 +451,49 @@ TEST(OpenAiPlainChunkTest, ReadsEveryChunkAsTheGeneralPathDoes) {
   }
 }
 
-// The body written straight into a string is the DOM's, byte for byte: text-only and other
-// messages, reasoning echoed to its own provider only, images of tool results after their run.
-TEST(OpenAiBodyWriter, SameBytesAsTheDom) {
+TEST(OpenAiChatBodyTest, GoldenBody) {
+  OpenAiChatBodyOptions o;
+  o.provider_name = "openai";
+  o.use_max_completion_tokens = true;
+  o.reasoning_model = true;
+  std::vector<Message> history;
+  ModelRequest r = SampleRequest(&history);
+  r.max_output_tokens = 4096;
+  r.thinking = ThinkingLevel::kMedium;
+  history[2].content.push_back(ContentBlock::Image("image/jpeg", "AAAA"));
+  EXPECT_EQ(
+      WriteOpenAiChatBody(r, o),
+      R"({"max_completion_tokens":4096,"messages":[{"content":"You are a coding agent.",)"
+      R"("role":"system"},{"content":[{"text":"read the file","type":"text"},{"image_url":)"
+      R"({"url":"data:image/png;base64,iVBORw0KGgo="},"type":"image_url"}],"role":"user"},)"
+      R"({"content":null,"reasoning_content":"hmm","role":"assistant","tool_calls":[{"function":)"
+      R"({"arguments":"{\"path\":\"src/main.cpp\"}","name":"read_file"},"id":"call_abc123",)"
+      R"("type":"function"}]},{"content":"int main(){}","role":"tool","tool_call_id":)"
+      R"("call_abc123"},{"content":[{"text":"Images from the tool results above:","type":"text"},)"
+      R"({"image_url":{"url":"data:image/jpeg;base64,AAAA"},"type":"image_url"}],"role":"user"}],)"
+      R"("model":"gpt-4o","reasoning_effort":"medium","stream":true,"stream_options":)"
+      R"({"include_usage":true},"tools":[{"function":{"description":"Read a file","name":)"
+      R"("read_file","parameters":{"properties":{"path":{"type":"string"}},"type":"object"}},)"
+      R"("type":"function"}]})");
+  r.messages = {};
+  r.system.clear();
+  r.tools = {ToolSchema{"t", "d", Json::Value()}};
+  r.model.clear();
+  r.max_output_tokens = 0;
+  r.thinking = ThinkingLevel::kOff;
+  o.model = "fallback-model";
+  EXPECT_EQ(WriteOpenAiChatBody(r, o),
+            R"({"messages":[],"model":"fallback-model","stream":true,"stream_options":)"
+            R"({"include_usage":true},"tools":[{"function":{"description":"d","name":"t",)"
+            R"("parameters":{"properties":{},"type":"object"}},"type":"function"}]})");
+}
+
+// Random conversations of every kind, every option: the body is valid JSON with its members in
+// jsoncpp's order; one message per request message (the system prompt first) and one user
+// message after each run of tool results that had images; text-only user content a string of
+// the joined text; an assistant's content null only beside tool calls with no text; reasoning
+// echoed only to its own provider, in the field it came in.
+TEST(OpenAiChatBodyTest, RandomConversationsKeepTheApiRules) {
   std::mt19937 rng(20261202);
   for (int i = 0; i < 4000; ++i) {
     std::vector<Message> history;
@@ -464,7 +510,64 @@ TEST(OpenAiBodyWriter, SameBytesAsTheDom) {
     o.reasoning_model = i % 3 == 0;
     o.use_max_completion_tokens = i % 2 == 0;
     o.default_max_tokens = i % 4 == 0 ? 0 : 4096;
-    ASSERT_EQ(WriteOpenAiChatBody(r, o), WriteJson(BuildOpenAiChatBody(r, o))) << "case " << i;
+    const std::string text = WriteOpenAiChatBody(r, o);
+    auto body = ParseJson(text);
+    ASSERT_TRUE(body.ok()) << text;
+    ASSERT_EQ(WriteJson(*body), text) << "case " << i;
+    const Json::Value& sent = (*body)["messages"];
+    Json::ArrayIndex at = 0;
+    if (!r.system.empty()) {
+      ASSERT_EQ(StringOr(sent[at++], "role"), "system");
+    }
+    bool images_pending = false;
+    for (const Message& m : history) {
+      if (m.role != Role::kToolResult && images_pending) {
+        ASSERT_EQ(StringOr(sent[at], "role"), "user");
+        ASSERT_EQ(StringOr(sent[at]["content"][0], "text"), "Images from the tool results above:");
+        ++at;
+        images_pending = false;
+      }
+      ASSERT_LT(at, sent.size()) << text;
+      const Json::Value& j = sent[at++];
+      std::string joined;
+      bool image = false;
+      bool call = false;
+      std::string reasoning;
+      for (const auto& b : m.content) {
+        if (b.type == BlockType::kText) joined += b.text;
+        image = image || b.type == BlockType::kImage;
+        call = call || b.type == BlockType::kToolCall;
+        if (b.type == BlockType::kThinking && !b.redacted &&
+            (b.signature == "reasoning_content" || b.signature == "reasoning"))
+          reasoning += b.text;
+      }
+      switch (m.role) {
+        case Role::kUser:
+          ASSERT_EQ(StringOr(j, "role"), "user");
+          if (image) {
+            ASSERT_TRUE(j["content"].isArray());
+          } else {
+            ASSERT_EQ(WriteJson(j["content"]), WriteJson(Json::Value(joined)));
+          }
+          break;
+        case Role::kToolResult:
+          ASSERT_EQ(StringOr(j, "role"), "tool");
+          ASSERT_EQ(WriteJson(j["content"]), WriteJson(Json::Value(joined)));
+          ASSERT_EQ(WriteJson(j["tool_call_id"]), WriteJson(Json::Value(m.tool_call_id)));
+          images_pending = images_pending || image;
+          break;
+        case Role::kAssistant: {
+          ASSERT_EQ(StringOr(j, "role"), "assistant");
+          ASSERT_EQ(j["content"].isNull(), call && joined.empty()) << text;
+          ASSERT_EQ(j.isMember("tool_calls"), call);
+          const bool echoed = !reasoning.empty() && m.provider == o.provider_name;
+          ASSERT_EQ(j.isMember("reasoning_content") || j.isMember("reasoning"), echoed) << text;
+          break;
+        }
+      }
+    }
+    if (images_pending) ++at;
+    ASSERT_EQ(at, sent.size()) << text;
   }
 }
 
