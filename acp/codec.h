@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "agent/permissions.h"
+#include "agent/session.h"
 #include "core/client_services.h"
 #include "core/content.h"
 #include "core/events.h"
-#include "agent/permissions.h"
-#include "agent/session.h"
 
 namespace lousho::acp {
 

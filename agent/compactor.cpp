@@ -38,8 +38,7 @@ void Compactor::BeforeRequest(Turn& t) {
   const ModelChoice m = selection_.model();
   if (!m.provider) return;
   long long tokens = 0;
-  recorder_.Read(
-      [&](const History& h) { tokens = h.ContextTokens(); });
+  recorder_.Read([&](const History& h) { tokens = h.ContextTokens(); });
   CompactionSettings settings = agent_->compaction;
   settings.auto_compact = true;  // the session's own switch (SetAuto) was checked
   if (!ShouldCompact(settings, tokens, m.provider->ContextWindow())) return;

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "core/tool.h"
 #include "cli/command.h"
+#include "core/tool.h"
 #include "support/posix.h"
 
 namespace lousho::cli {

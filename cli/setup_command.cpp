@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "agent/providers/factory.h"
@@ -125,6 +126,64 @@ Status CheckAccess(const ProviderChoice& p, const std::string& key) {
   return Status::Ok();
 }
 
+// Tells the user that nothing was stored, and why (a usage error); false.
+bool NothingStored(const char* what) {
+  std::fprintf(stderr, "%s: %s; nothing stored\n", ErrorCodeName(ErrorCode::kUsage), what);
+  return false;
+}
+
+// The server's base URL and model of an OpenAI-compatible provider, from the options or asked
+// for; false (told on stderr) when one is not given.
+bool AskCompatibleServer(const SetupOptions& options, ProviderChoice* p) {
+  p->key_env = "OPENAI_API_KEY";
+  p->base_url = options.base_url;
+  if (p->base_url.empty()) {
+    Say("Base URL of the server (e.g. http://127.0.0.1:11434/v1): ");
+    p->base_url = ReadLine().value_or("");
+  }
+  if (p->base_url.empty()) return NothingStored("no base URL given");
+  std::string model = options.model;
+  if (model.empty()) {
+    Say("Model id, as the server names it (e.g. qwen2.5-coder:7b): ");
+    model = ReadLine().value_or("");
+  }
+  if (model.empty()) return NothingStored("no model given");
+  p->model = std::string(config::kCompatibleProvider) + "/" + model;
+  return true;
+}
+
+// The provider to store a key for, its key variable and model: from the options, else asked
+// for. Nullopt (told on stderr) when none is chosen or it is unknown.
+std::optional<ProviderChoice> ChooseProvider(const SetupOptions& options) {
+  ProviderChoice p;
+  if (!options.provider.empty()) {
+    p.name = options.provider;
+  } else {
+    auto chosen = AskProvider();
+    if (!chosen) {
+      NothingStored("no provider chosen");
+      return std::nullopt;
+    }
+    p.name = *chosen;
+  }
+  if (p.name == "anthropic") {
+    p.key_env = "ANTHROPIC_API_KEY";
+    p.model = "anthropic/claude-sonnet-4-5";
+  } else if (p.name == "openai") {
+    p.key_env = "OPENAI_API_KEY";
+    p.model = "openai/gpt-4.1";
+  } else if (p.name == config::kCompatibleProvider) {
+    if (!AskCompatibleServer(options, &p)) return std::nullopt;
+  } else {
+    std::fprintf(stderr, "%s: unknown provider '%s' (anthropic, openai or %s)\n",
+                 ErrorCodeName(ErrorCode::kUsage), p.name.c_str(), config::kCompatibleProvider);
+    return std::nullopt;
+  }
+  if (!options.model.empty() && p.name != config::kCompatibleProvider)
+    p.model = p.name + "/" + options.model;
+  return p;
+}
+
 int Setup(const SetupOptions& options) {
   // The check's failure is reported once, below; the provider's own warning would repeat it.
   log::Configure(log::Level::kError, "");
@@ -136,54 +195,9 @@ int Setup(const SetupOptions& options) {
                  ErrorCodeName(ErrorCode::kConfigNotFound));
     return 1;
   }
-  ProviderChoice p;
-  if (!options.provider.empty()) {
-    p.name = options.provider;
-  } else {
-    auto chosen = AskProvider();
-    if (!chosen) {
-      std::fprintf(stderr, "%s: no provider chosen; nothing stored\n",
-                   ErrorCodeName(ErrorCode::kUsage));
-      return 1;
-    }
-    p.name = *chosen;
-  }
-  if (p.name == "anthropic") {
-    p.key_env = "ANTHROPIC_API_KEY";
-    p.model = "anthropic/claude-sonnet-4-5";
-  } else if (p.name == "openai") {
-    p.key_env = "OPENAI_API_KEY";
-    p.model = "openai/gpt-4.1";
-  } else if (p.name == config::kCompatibleProvider) {
-    p.key_env = "OPENAI_API_KEY";
-    p.base_url = options.base_url;
-    if (p.base_url.empty()) {
-      Say("Base URL of the server (e.g. http://127.0.0.1:11434/v1): ");
-      p.base_url = ReadLine().value_or("");
-    }
-    if (p.base_url.empty()) {
-      std::fprintf(stderr, "%s: no base URL given; nothing stored\n",
-                   ErrorCodeName(ErrorCode::kUsage));
-      return 1;
-    }
-    std::string model = options.model;
-    if (model.empty()) {
-      Say("Model id, as the server names it (e.g. qwen2.5-coder:7b): ");
-      model = ReadLine().value_or("");
-    }
-    if (model.empty()) {
-      std::fprintf(stderr, "%s: no model given; nothing stored\n",
-                   ErrorCodeName(ErrorCode::kUsage));
-      return 1;
-    }
-    p.model = std::string(config::kCompatibleProvider) + "/" + model;
-  } else {
-    std::fprintf(stderr, "%s: unknown provider '%s' (anthropic, openai or %s)\n",
-                 ErrorCodeName(ErrorCode::kUsage), p.name.c_str(), config::kCompatibleProvider);
-    return 1;
-  }
-  if (!options.model.empty() && p.name != config::kCompatibleProvider)
-    p.model = p.name + "/" + options.model;
+  auto chosen = ChooseProvider(options);
+  if (!chosen) return 1;
+  ProviderChoice p = std::move(*chosen);
 
   const bool optional_key = p.name == config::kCompatibleProvider;
   auto key = ReadSecret(std::string("Paste your ") +

@@ -56,41 +56,56 @@ bool HasKey(const config::ProviderSettings& p, const EnvLookup& getenv) {
   return set(p.api_key_env) || (p.api == "anthropic-messages" && set("ANTHROPIC_AUTH_TOKEN"));
 }
 
+// The display name of a model: the catalogue's (the spec's provider entry, else the built-in
+// one), else "provider/id".
+std::string OfferedName(const config::AgentSpec& spec, const std::string& provider,
+                        const std::string& id) {
+  auto it = spec.providers.find(provider);
+  const config::ProviderSettings* p =
+      it != spec.providers.end() ? &it->second : config::FindBuiltinProvider(provider);
+  const config::ModelInfo* info = p ? config::FindModel(*p, id) : nullptr;
+  return info && !info->name.empty() ? info->name : provider + "/" + id;
+}
+
+// Appends a model once (a second offer of the same provider and id is dropped).
+void AddOffer(std::vector<ModelOption>* out, const std::string& provider, const std::string& id,
+              const std::string& name) {
+  for (const auto& m : *out)
+    if (m.provider == provider && m.model_id == id) return;
+  out->push_back({provider, id, name.empty() ? id : name});
+}
+
+// Every model of the spec's providers and then the built-in ones (a spec entry replaces the
+// built-in of its name) that can be used now: a key is set, or none is needed.
+void AddUsableProviders(const config::AgentSpec& spec, const EnvLookup& getenv,
+                        std::vector<ModelOption>* out) {
+  for (const auto& [name, p] : spec.providers)
+    if (HasKey(p, getenv))
+      for (const auto& m : p.models) AddOffer(out, name, m.id, m.name);
+  for (const auto& name : config::BuiltinProviderNames()) {
+    if (spec.providers.count(name)) continue;
+    const config::ProviderSettings* p = config::FindBuiltinProvider(name);
+    if (p && HasKey(*p, getenv))
+      for (const auto& m : p->models) AddOffer(out, name, m.id, m.name);
+  }
+}
+
 // The spec's `models:`, else every model of the spec's and the catalogue's providers that can be
 // used now (a key is set, or none is needed); the agent's own model first.
 std::vector<ModelOption> OfferedModels(const config::AgentSpec& spec, const ModelChoice& own,
                                        const EnvLookup& getenv) {
   std::vector<ModelOption> out;
-  auto add = [&](const std::string& provider, const std::string& id, const std::string& name) {
-    for (const auto& m : out)
-      if (m.provider == provider && m.model_id == id) return;
-    out.push_back({provider, id, name.empty() ? id : name});
-  };
-  auto name_of = [&](const std::string& provider, const std::string& id) -> std::string {
-    auto it = spec.providers.find(provider);
-    const config::ProviderSettings* p =
-        it != spec.providers.end() ? &it->second : config::FindBuiltinProvider(provider);
-    const config::ModelInfo* info = p ? config::FindModel(*p, id) : nullptr;
-    return info && !info->name.empty() ? info->name : provider + "/" + id;
-  };
   if (!own.provider_name.empty())
-    add(own.provider_name, own.model_id, name_of(own.provider_name, own.model_id));
-  if (!spec.models.empty()) {
-    for (const auto& id : spec.models) {
-      const size_t slash = id.find('/');
-      add(id.substr(0, slash), id.substr(slash + 1),
-          name_of(id.substr(0, slash), id.substr(slash + 1)));
-    }
+    AddOffer(&out, own.provider_name, own.model_id,
+             OfferedName(spec, own.provider_name, own.model_id));
+  if (spec.models.empty()) {
+    AddUsableProviders(spec, getenv, &out);
     return out;
   }
-  for (const auto& [name, p] : spec.providers)
-    if (HasKey(p, getenv))
-      for (const auto& m : p.models) add(name, m.id, m.name);
-  for (const auto& name : config::BuiltinProviderNames()) {
-    if (spec.providers.count(name)) continue;  // the spec's entry replaces it
-    const config::ProviderSettings* p = config::FindBuiltinProvider(name);
-    if (p && HasKey(*p, getenv))
-      for (const auto& m : p->models) add(name, m.id, m.name);
+  for (const auto& id : spec.models) {
+    const size_t slash = id.find('/');
+    const std::string provider = id.substr(0, slash), model = id.substr(slash + 1);
+    AddOffer(&out, provider, model, OfferedName(spec, provider, model));
   }
   return out;
 }

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "agent/session.h"
 #include "core/client_services.h"
 #include "core/content.h"
 #include "core/events.h"
-#include "agent/session.h"
 #include "support/status.h"
 
 namespace lousho::rpc_compat {

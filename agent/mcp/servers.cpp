@@ -85,9 +85,8 @@ std::string FailureMessage(const ServerStatus& s) {
   return m;
 }
 
-std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServerSpec>& specs,
-                                              const StartOptions& options) {
-  std::shared_ptr<McpServers> self(new McpServers());
+namespace {
+ClientOptions ClientOptionsOf(const StartOptions& options) {
   ClientOptions co;
   co.client_version = options.client_version;
   co.cwd = options.cwd.string();
@@ -96,6 +95,73 @@ std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServe
   co.call_timeout_ms = options.settings.call_timeout_ms;
   co.max_restarts = options.settings.max_restarts;
   co.ca_cert_path = options.ca_cert_path;
+  return co;
+}
+}  // namespace
+
+// Connects one server and lists its tools; the outcome lands in its slot unless the start was
+// given up meanwhile. Runs on the slot's own thread.
+void McpServers::StartOne(const std::shared_ptr<Slot>& slot) {
+  const CancelToken stop = slot->cancel.token();
+  ServerStatus st;
+  st.name = slot->spec.name;
+  Status connected = slot->client->Connect(stop);
+  std::vector<std::shared_ptr<McpTool>> tools;
+  if (connected.ok()) {
+    auto listed = slot->client->ListTools(stop);
+    if (listed.ok()) {
+      tools = Build(slot->client, std::move(*listed));
+    } else {
+      connected = listed.error();
+    }
+  }
+  if (connected.ok()) {
+    st.connected = true;
+    st.tools = tools.size();
+  } else {
+    st.error = connected.error().message;
+    st.stderr_tail = slot->client->StderrTail();
+    slot->client->Close();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!slot->given_up) {
+    slot->status = st;
+    slot->tools = std::move(tools);
+  }
+  slot->done = true;
+  cv_.notify_all();
+}
+
+// Waits for every start, at most the start timeout or until `cancel`; a start still running is
+// given up (its status says why) and the tool list is built from those that finished.
+void McpServers::AwaitStarts(const StartOptions& options) {
+  ScopedCancelCallback wake(options.cancel, [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    cv_.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, std::chrono::milliseconds(options.settings.start_timeout_ms), [&] {
+    if (options.cancel.cancelled()) return true;
+    for (const auto& s : slots_)
+      if (!s->done) return false;
+    return true;
+  });
+  for (auto& s : slots_) {
+    if (s->done) continue;
+    s->given_up = true;
+    s->status.error =
+        options.cancel.cancelled()
+            ? "cancelled while starting"
+            : "did not start within " + std::to_string(options.settings.start_timeout_ms) + " ms";
+    s->status.stderr_tail = s->client->StderrTail();
+  }
+  Rebuild();
+}
+
+std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServerSpec>& specs,
+                                              const StartOptions& options) {
+  std::shared_ptr<McpServers> self(new McpServers());
+  const ClientOptions co = ClientOptionsOf(options);
   for (const auto& spec : specs) {
     auto slot = std::make_shared<Slot>();
     slot->spec = spec;
@@ -106,66 +172,14 @@ std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServe
   // Each start ends when it is done, at the deadline, at `cancel`, or at Close.
   for (const auto& slot : self->slots_) {
     McpServers* raw = self.get();
-    auto start = [raw, slot] {
-      const CancelToken stop = slot->cancel.token();
-      ServerStatus st;
-      st.name = slot->spec.name;
-      Status connected = slot->client->Connect(stop);
-      std::vector<std::shared_ptr<McpTool>> tools;
-      if (connected.ok()) {
-        auto listed = slot->client->ListTools(stop);
-        if (listed.ok()) {
-          tools = Build(slot->client, std::move(*listed));
-        } else {
-          connected = listed.error();
-        }
-      }
-      if (connected.ok()) {
-        st.connected = true;
-        st.tools = tools.size();
-      } else {
-        st.error = connected.error().message;
-        st.stderr_tail = slot->client->StderrTail();
-        slot->client->Close();
-      }
-      std::lock_guard<std::mutex> lock(raw->mu_);
-      if (!slot->given_up) {
-        slot->status = st;
-        slot->tools = std::move(tools);
-      }
-      slot->done = true;
-      raw->cv_.notify_all();
-    };
     try {
-      self->starters_.emplace_back(start);
+      self->starters_.emplace_back([raw, slot] { raw->StartOne(slot); });
     } catch (const std::system_error& e) {
       slot->status.error = std::string("no thread to start it: ") + e.what();
       slot->done = true;
     }
   }
-  {
-    ScopedCancelCallback wake(options.cancel, [raw = self.get()] {
-      std::lock_guard<std::mutex> lock(raw->mu_);
-      raw->cv_.notify_all();
-    });
-    std::unique_lock<std::mutex> lock(self->mu_);
-    self->cv_.wait_for(lock, std::chrono::milliseconds(options.settings.start_timeout_ms), [&] {
-      if (options.cancel.cancelled()) return true;
-      for (const auto& s : self->slots_)
-        if (!s->done) return false;
-      return true;
-    });
-    for (auto& s : self->slots_) {
-      if (s->done) continue;
-      s->given_up = true;
-      s->status.error =
-          options.cancel.cancelled()
-              ? "cancelled while starting"
-              : "did not start within " + std::to_string(options.settings.start_timeout_ms) + " ms";
-      s->status.stderr_tail = s->client->StderrTail();
-    }
-    self->Rebuild();
-  }
+  self->AwaitStarts(options);
   // Servers still starting are stopped now; their threads end at once and are joined at Close.
   for (auto& s : self->slots_) {
     if (!s->given_up) continue;

@@ -63,6 +63,8 @@ class McpServers : public ToolSource {
  private:
   struct Slot;
   McpServers() = default;
+  void StartOne(const std::shared_ptr<Slot>& slot);
+  void AwaitStarts(const StartOptions& options);
   void Rebuild();  // under mu_
 
   mutable std::mutex mu_;

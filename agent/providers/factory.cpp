@@ -3,8 +3,8 @@
 
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/openai_chat.h"
-#include "support/http/provider_errors.h"
 #include "config/model_catalog.h"
+#include "support/http/provider_errors.h"
 
 namespace lousho::agent {
 

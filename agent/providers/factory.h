@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "core/provider.h"
 #include "config/provider_settings.h"
+#include "core/provider.h"
 #include "support/env.h"
 #include "support/status.h"
 

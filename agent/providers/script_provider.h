@@ -2,8 +2,8 @@
 // test double and the README demo's model.
 #pragma once
 
-#include "core/provider.h"
 #include "config/agent_spec.h"
+#include "core/provider.h"
 
 namespace lousho::agent {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/provider.h"
 #include "agent/rules/loader.h"
 #include "agent/rules/matcher.h"
+#include "core/provider.h"
 
 namespace lousho::agent::rules {
 

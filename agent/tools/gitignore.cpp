@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <system_error>
 
-#include "core/paths.h"
 #include "agent/tools/tool_util.h"
+#include "core/paths.h"
 
 namespace lousho::agent::tools {
 

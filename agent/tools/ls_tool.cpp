@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <system_error>
 
-#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
+#include "core/paths.h"
 
 namespace lousho::agent::tools {
 namespace {

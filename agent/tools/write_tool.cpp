@@ -1,9 +1,9 @@
 // The `write` tool: create or overwrite a file, reporting the change as a diff.
 #include <system_error>
 
-#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
+#include "core/paths.h"
 
 namespace lousho::agent::tools {
 namespace {

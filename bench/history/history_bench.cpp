@@ -186,9 +186,9 @@ int RunSize(int n) {
       "ms) | VmRSS %.1f MiB -> "
       "entries built %.1f -> seeded %.1f (VmHWM %.1f MiB) -> after the prompts %.1f (VmHWM %.1f "
       "MiB)\n",
-      n, "written", seed_ms, Median(provider->engine_ms),
-      Max(provider->engine_ms), Median(provider->engine_cpu_ms), Max(provider->engine_cpu_ms),
-      Median(provider->body_ms), Median(provider->body_cpu_ms), provider->messages,
+      n, "written", seed_ms, Median(provider->engine_ms), Max(provider->engine_ms),
+      Median(provider->engine_cpu_ms), Max(provider->engine_cpu_ms), Median(provider->body_ms),
+      Median(provider->body_cpu_ms), provider->messages,
       static_cast<double>(provider->body_bytes) / 1e6, Median(provider->openai_ms),
       Median(provider->openai_cpu_ms), rss_start / 1024.0, rss_built / 1024.0, rss_seeded / 1024.0,
       hwm_seeded / 1024.0, ProcKib("VmRSS:") / 1024.0, ProcKib("VmHWM:") / 1024.0);

@@ -210,7 +210,7 @@ bool MeasureLoad(const fs::path& path, const std::shared_ptr<agent::AgentConfig>
   // As the door sends them: each update made, written as its line, and let go.
   size_t line_bytes = 0;
   runs.updates = 0;
-  (*s)->VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
+  (*s)->transcript().VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
     acp::ForEachReplayUpdate(branch, [&](const Json::Value& u) {
       std::string params = "{\"sessionId\":\"bench\",\"update\":" + WriteJson(u) + "}";
       line_bytes += params.size() + 48;

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "support/http/provider_errors.h"
 #include "support/cancel.h"
+#include "support/http/provider_errors.h"
 #include "support/status.h"
 
 namespace lousho::agent {

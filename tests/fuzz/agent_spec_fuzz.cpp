@@ -9,10 +9,10 @@
 #include <fstream>
 #include <string>
 
-#include "host/agent_builder.h"
 #include "agent/session.h"
-#include "core/tool.h"
 #include "config/agent_spec.h"
+#include "core/tool.h"
+#include "host/agent_builder.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace {

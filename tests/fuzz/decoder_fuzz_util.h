@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "support/http/sse_parser.h"
 #include "agent/providers/stream_decoder.h"
+#include "support/http/sse_parser.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace lousho::fuzz {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "support/http/sse_parser.h"
 #include "agent/providers/stream_decoder.h"
+#include "support/http/sse_parser.h"
 #include "support/json_util.h"
 
 namespace lousho::agent::testing {

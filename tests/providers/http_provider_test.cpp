@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "agent/providers/factory.h"
+#include "config/model_catalog.h"
 #include "support/http/http_client.h"
 #include "support/http/provider_errors.h"
 #include "support/http/sse_parser.h"
-#include "config/model_catalog.h"
 #include "support/json_util.h"
 #include "tests/providers/loopback_server.h"
 

@@ -7,9 +7,9 @@
 
 #include <cstring>
 
-#include "core/paths.h"
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/tool_util.h"
+#include "core/paths.h"
 #include "tests/tools/tool_test_util.h"
 
 namespace lousho::agent {

@@ -16,9 +16,9 @@
 #include <optional>
 #include <string>
 
+#include "support/env.h"
 #include "support/http/chunked_body.h"
 #include "support/http/http_module/http_module.h"
-#include "support/env.h"
 #include "support/text.h"
 
 namespace lousho::agent {
