@@ -472,17 +472,17 @@ struct FrameVisitor {
   void operator()(const agent::event::UsageUpdate&) const {}  // get_session_stats has it
   void operator()(const agent::event::TtsrTriggered& e) const {
     Json::Value f = Frame(frame::kTtsrTriggered);
-    Json::Value rules(Json::arrayValue);
+    Json::Value fired(Json::arrayValue);
     for (size_t i = 0; i < e.rules.size(); ++i) {
       if (i < e.details.size()) {
-        rules.append(TtsrRuleToJson(e.details[i]));
+        fired.append(TtsrRuleToJson(e.details[i]));
       } else {
         Json::Value rule = Obj();
         rule["name"] = e.rules[i];
-        rules.append(rule);
+        fired.append(rule);
       }
     }
-    f["rules"] = rules;
+    f["rules"] = fired;
     out->push_back(f);
   }
   void operator()(const agent::event::TodoReminder& e) const {

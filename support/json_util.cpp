@@ -521,6 +521,11 @@ std::optional<long long> AsInt64(const Json::Value& v) {
   return std::nullopt;
 }
 
+std::optional<unsigned long long> AsUInt64(const Json::Value& v) {
+  if (v.isUInt64()) return v.asUInt64();
+  return std::nullopt;
+}
+
 std::optional<double> AsDouble(const Json::Value& v) {
   if (v.isNumeric()) return v.asDouble();
   return std::nullopt;

@@ -99,6 +99,7 @@ const Json::Value* FindMember(const Json::Value& obj, std::string_view key);
 // client, a model server or a file are read only through these (scripts/lint enforces it).
 // Each returns nullopt when the value is not of the type or not representable.
 std::optional<long long> AsInt64(const Json::Value& v);  // integers, and whole doubles in range
+std::optional<unsigned long long> AsUInt64(const Json::Value& v);  // non-negative integers
 std::optional<double> AsDouble(const Json::Value& v);
 std::optional<std::string> AsString(const Json::Value& v);
 std::optional<bool> AsBool(const Json::Value& v);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "support/json_util.h"
+
 namespace lousho {
 
 namespace {
@@ -149,13 +151,13 @@ void JsonWriter::WriteDom(const Json::Value& v) {
     case Json::nullValue:
       return Value(nullptr);
     case Json::intValue:
-      return Value(static_cast<long long>(v.asLargestInt()));
+      return Value(AsInt64(v).value_or(0));
     case Json::uintValue:
-      return Value(static_cast<unsigned long long>(v.asLargestUInt()));
+      return Value(AsUInt64(v).value_or(0));
     case Json::realValue:
-      return Value(v.asDouble());
+      return Value(AsDouble(v).value_or(0.0));
     case Json::booleanValue:
-      return Value(v.asBool());
+      return Value(AsBool(v).value_or(false));
     case Json::stringValue: {
       const char* b = nullptr;
       const char* e = nullptr;

@@ -43,10 +43,10 @@ std::string Escaped(std::string_view s) {
 
 std::string Reference(const std::string& s) { return Jsoncpp(Json::Value(s)); }
 
-// Pieces that exercise every branch of the escaper: escapes with short forms, other control
+// WriterPieces that exercise every branch of the escaper: escapes with short forms, other control
 // characters, DEL, valid 2/3/4-byte UTF-8, surrogates and overlong forms, stray continuation
 // bytes, truncated sequences, and lead bytes jsoncpp does not know.
-const std::vector<std::string>& Pieces() {
+const std::vector<std::string>& WriterPieces() {
   static const std::vector<std::string> pieces = {"a",
                                                   "Z",
                                                   " ",
@@ -95,8 +95,8 @@ const std::vector<std::string>& Pieces() {
   return pieces;
 }
 
-std::string RandomText(std::mt19937& rng, int max_pieces) {
-  std::uniform_int_distribution<size_t> pick(0, Pieces().size() - 1);
+std::string WriterRandomText(std::mt19937& rng, int max_pieces) {
+  std::uniform_int_distribution<size_t> pick(0, WriterPieces().size() - 1);
   std::uniform_int_distribution<int> n(0, max_pieces);
   std::uniform_int_distribution<int> byte(0, 255);
   std::uniform_int_distribution<int> coin(0, 2);
@@ -105,16 +105,16 @@ std::string RandomText(std::mt19937& rng, int max_pieces) {
     if (coin(rng) == 0) {
       s.push_back(static_cast<char>(byte(rng)));
     } else {
-      s += Pieces()[pick(rng)];
+      s += WriterPieces()[pick(rng)];
     }
   }
   return s;
 }
 
 TEST(JsonWriterString, EveryPieceAloneAndInPairs) {
-  for (const auto& a : Pieces()) {
+  for (const auto& a : WriterPieces()) {
     EXPECT_EQ(Escaped(a), Reference(a)) << "piece of " << a.size() << " bytes";
-    for (const auto& b : Pieces()) EXPECT_EQ(Escaped(a + b), Reference(a + b));
+    for (const auto& b : WriterPieces()) EXPECT_EQ(Escaped(a + b), Reference(a + b));
   }
 }
 
@@ -145,7 +145,7 @@ TEST(JsonWriterString, FourByteLeads) {
 TEST(JsonWriterString, RandomStringsOfPiecesAndBytes) {
   std::mt19937 rng(20261201);
   for (int i = 0; i < 20000; ++i) {
-    const std::string s = RandomText(rng, 40);
+    const std::string s = WriterRandomText(rng, 40);
     ASSERT_EQ(Escaped(s), Reference(s)) << "case " << i;
   }
 }
@@ -241,7 +241,7 @@ TEST(JsonWriterNumbers, DoublesAtTheirLimitsAndRandomBits) {
 
 // A random DOM: objects with keys of every escape class (some sharing prefixes, as jsoncpp's
 // order must be kept), arrays, empty ones, every scalar type.
-Json::Value RandomValue(std::mt19937& rng, int depth) {
+Json::Value WriterRandomValue(std::mt19937& rng, int depth) {
   std::uniform_int_distribution<int> die(0, 9);
   const int kind = depth <= 0 ? die(rng) % 6 : die(rng);
   switch (kind) {
@@ -262,11 +262,11 @@ Json::Value RandomValue(std::mt19937& rng, int depth) {
       return Json::Value(static_cast<Json::UInt64>(std::numeric_limits<uint64_t>::max() -
                                                    static_cast<uint64_t>(die(rng))));
     case 5:
-      return Json::Value(RandomText(rng, 6));
+      return Json::Value(WriterRandomText(rng, 6));
     case 6:
     case 7: {
       Json::Value a(Json::arrayValue);
-      for (int n = die(rng) % 5; n > 0; --n) a.append(RandomValue(rng, depth - 1));
+      for (int n = die(rng) % 5; n > 0; --n) a.append(WriterRandomValue(rng, depth - 1));
       return a;
     }
     default: {
@@ -274,8 +274,8 @@ Json::Value RandomValue(std::mt19937& rng, int depth) {
       static const char* kKeys[] = {"a", "ab", "b", "", "A", "a\"", "\xc3\xa9", "k\n", "\x7f"};
       std::uniform_int_distribution<size_t> key(0, std::size(kKeys) - 1);
       for (int n = die(rng) % 6; n > 0; --n) {
-        const std::string k = die(rng) < 7 ? kKeys[key(rng)] : RandomText(rng, 3);
-        o[k] = RandomValue(rng, depth - 1);
+        const std::string k = die(rng) < 7 ? kKeys[key(rng)] : WriterRandomText(rng, 3);
+        o[k] = WriterRandomValue(rng, depth - 1);
       }
       return o;
     }
@@ -316,7 +316,7 @@ void Stream(const Json::Value& v, JsonWriter* w) {
 TEST(JsonWriterDom, RandomValuesAsJsoncppWritesThem) {
   std::mt19937 rng(20261202);
   for (int i = 0; i < 5000; ++i) {
-    const Json::Value v = RandomValue(rng, 4);
+    const Json::Value v = WriterRandomValue(rng, 4);
     const std::string want = Jsoncpp(v);
     ASSERT_EQ(Written(v), want) << "case " << i;
     ASSERT_EQ(WriteJson(v), want) << "case " << i;

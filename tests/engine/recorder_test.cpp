@@ -160,7 +160,7 @@ TEST(NoticeBoardTest, OffTheWorkerANoticeIsPostedAndItsEntriesRecordedOnFlush) {
   std::vector<Event> seen;
   int posts = 0;
   board.Attach([] { return false; },
-               [&](std::function<void()> task) {
+               [&](const std::function<void()>& task) {
                  ++posts;
                  task();
                  return Status::Ok();

@@ -442,23 +442,28 @@ std::string Q(const std::string& s) { return WriteJson(Json::Value(s)); }
 
 // What the API is sent of the messages' blocks, in order ("user:text:<text>", ...), read back
 // from the body; and the same derived from the request by the API's rules.
+// One block of the body as "role:type:<what it carries>".
+std::string SentBlock(const std::string& role, const Json::Value& b) {
+  const std::string type = StringOr(b, "type");
+  std::string what = role + ":" + type + ":";
+  if (type == "text") what += Q(StringOr(b, "text"));
+  if (type == "thinking") what += Q(StringOr(b, "thinking")) + "/" + Q(StringOr(b, "signature"));
+  if (type == "redacted_thinking") what += Q(StringOr(b, "data"));
+  if (type == "tool_use") what += Q(StringOr(b, "id")) + WriteJson(MemberOrNull(b, "input"));
+  if (type == "tool_result")
+    what += (BoolOr(b, "is_error", false) ? "!" : "") + Q(StringOr(b, "tool_use_id")) +
+            WriteJson(MemberOrNull(b, "content"));
+  if (type == "image") what += WriteJson(MemberOrNull(b, "source"));
+  return what;
+}
+
 std::vector<std::string> SentBlocks(const Json::Value& body, int* marks, std::string* marked) {
   std::vector<std::string> out;
   for (const Json::Value& m : MemberOrNull(body, "messages")) {
     const std::string role = StringOr(m, "role");
     for (const Json::Value& b : MemberOrNull(m, "content")) {
-      const std::string type = StringOr(b, "type");
-      std::string what = role + ":" + type + ":";
-      if (type == "text") what += Q(StringOr(b, "text"));
-      if (type == "thinking")
-        what += Q(StringOr(b, "thinking")) + "/" + Q(StringOr(b, "signature"));
-      if (type == "redacted_thinking") what += Q(StringOr(b, "data"));
-      if (type == "tool_use") what += Q(StringOr(b, "id")) + WriteJson(MemberOrNull(b, "input"));
-      if (type == "tool_result")
-        what += (BoolOr(b, "is_error", false) ? "!" : "") + Q(StringOr(b, "tool_use_id")) +
-                WriteJson(MemberOrNull(b, "content"));
-      if (type == "image") what += WriteJson(MemberOrNull(b, "source"));
-      if (b.isMember("cache_control")) {
+      std::string what = SentBlock(role, b);
+      if (FindMember(b, "cache_control") != nullptr) {
         ++*marks;
         *marked = what;
       }
@@ -468,60 +473,72 @@ std::vector<std::string> SentBlocks(const Json::Value& body, int* marks, std::st
   return out;
 }
 
+// A user-side block as the API is sent it (empty text is dropped).
+std::string ExpectedUserBlock(const ContentBlock& b) {
+  if (b.type == BlockType::kText) return b.text.empty() ? std::string() : "user:text:" + Q(b.text);
+  if (b.type == BlockType::kImage) {
+    Json::Value src(Json::objectValue);
+    src["type"] = "base64";
+    src["media_type"] = b.mime_type;
+    src["data"] = b.data;
+    return "user:image:" + WriteJson(src);
+  }
+  return {};
+}
+
+// An assistant block as the API is sent it (empty text and unsigned thinking are dropped).
+std::string ExpectedAssistantBlock(const ContentBlock& b) {
+  if (b.type == BlockType::kText)
+    return b.text.empty() ? std::string() : "assistant:text:" + Q(b.text);
+  if (b.type == BlockType::kThinking && b.redacted)
+    return "assistant:redacted_thinking:" + Q(b.text);
+  if (b.type == BlockType::kThinking && !b.signature.empty())
+    return "assistant:thinking:" + Q(b.text) + "/" + Q(b.signature);
+  if (b.type == BlockType::kToolCall)
+    return "assistant:tool_use:" + Q(b.id) +
+           WriteJson(b.arguments.isObject() ? b.arguments : Json::Value(Json::objectValue));
+  return {};
+}
+
+// A tool result as the API is sent it: its text and image blocks, or a placeholder.
+std::string ExpectedToolResult(const Message& m) {
+  Json::Value content(Json::arrayValue);
+  for (const ContentBlock& b : m.content) {
+    Json::Value block(Json::objectValue);
+    if (b.type == BlockType::kText && !b.text.empty()) {
+      block["type"] = "text";
+      block["text"] = b.text;
+    } else if (b.type == BlockType::kImage) {
+      block["type"] = "image";
+      block["source"]["type"] = "base64";
+      block["source"]["media_type"] = b.mime_type;
+      block["source"]["data"] = b.data;
+    } else {
+      continue;
+    }
+    content.append(block);
+  }
+  if (content.empty()) {
+    Json::Value placeholder(Json::objectValue);
+    placeholder["type"] = "text";
+    placeholder["text"] = m.is_error ? "(error)" : "(no output)";
+    content.append(placeholder);
+  }
+  return "user:tool_result:" + std::string(m.is_error ? "!" : "") + Q(m.tool_call_id) +
+         WriteJson(content);
+}
+
 std::vector<std::string> ExpectedBlocks(const ModelRequest& r) {
   std::vector<std::string> out;
-  auto user_block = [](const ContentBlock& b) -> std::string {
-    if (b.type == BlockType::kText)
-      return b.text.empty() ? std::string() : "user:text:" + Q(b.text);
-    if (b.type == BlockType::kImage) {
-      Json::Value src(Json::objectValue);
-      src["type"] = "base64";
-      src["media_type"] = b.mime_type;
-      src["data"] = b.data;
-      return "user:image:" + WriteJson(src);
-    }
-    return {};
-  };
   for (const Message& m : r.messages) {
+    if (m.role == Role::kToolResult) {
+      out.push_back(ExpectedToolResult(m));
+      continue;
+    }
     for (const ContentBlock& b : m.content) {
-      std::string what;
-      if (m.role == Role::kUser) what = user_block(b);
-      if (m.role == Role::kAssistant && b.type == BlockType::kText && !b.text.empty())
-        what = "assistant:text:" + Q(b.text);
-      if (m.role == Role::kAssistant && b.type == BlockType::kThinking && b.redacted)
-        what = "assistant:redacted_thinking:" + Q(b.text);
-      if (m.role == Role::kAssistant && b.type == BlockType::kThinking && !b.redacted &&
-          !b.signature.empty())
-        what = "assistant:thinking:" + Q(b.text) + "/" + Q(b.signature);
-      if (m.role == Role::kAssistant && b.type == BlockType::kToolCall)
-        what = "assistant:tool_use:" + Q(b.id) +
-               WriteJson(b.arguments.isObject() ? b.arguments : Json::Value(Json::objectValue));
+      std::string what = m.role == Role::kUser ? ExpectedUserBlock(b) : ExpectedAssistantBlock(b);
       if (!what.empty()) out.push_back(what);
     }
-    if (m.role != Role::kToolResult) continue;
-    Json::Value content(Json::arrayValue);
-    for (const ContentBlock& b : m.content) {
-      Json::Value block(Json::objectValue);
-      if (b.type == BlockType::kText && !b.text.empty()) {
-        block["type"] = "text";
-        block["text"] = b.text;
-      } else if (b.type == BlockType::kImage) {
-        block["type"] = "image";
-        block["source"]["type"] = "base64";
-        block["source"]["media_type"] = b.mime_type;
-        block["source"]["data"] = b.data;
-      } else {
-        continue;
-      }
-      content.append(block);
-    }
-    if (content.empty()) {
-      content.append(Json::Value(Json::objectValue));
-      content[0]["type"] = "text";
-      content[0]["text"] = m.is_error ? "(error)" : "(no output)";
-    }
-    out.push_back("user:tool_result:" + std::string(m.is_error ? "!" : "") + Q(m.tool_call_id) +
-                  WriteJson(content));
   }
   return out;
 }

@@ -488,6 +488,94 @@ TEST(OpenAiChatBodyTest, GoldenBody) {
             R"("parameters":{"properties":{},"type":"object"}},"type":"function"}]})");
 }
 
+// What a request message holds, as the body's rules look at it.
+struct SentShape {
+  std::string joined;     // its text blocks, joined
+  bool image = false;     // it has an image
+  bool call = false;      // it has a tool call
+  std::string reasoning;  // reasoning recorded under an OpenAI field name
+};
+
+SentShape ShapeOf(const Message& m) {
+  SentShape s;
+  for (const auto& b : m.content) {
+    if (b.type == BlockType::kText) s.joined += b.text;
+    s.image = s.image || b.type == BlockType::kImage;
+    s.call = s.call || b.type == BlockType::kToolCall;
+    if (b.type == BlockType::kThinking && !b.redacted &&
+        (b.signature == "reasoning_content" || b.signature == "reasoning"))
+      s.reasoning += b.text;
+  }
+  return s;
+}
+
+// The body's message `j` for the request's message `m` (`text`: the whole body, for failures).
+// Sets *images_pending when a tool result's images are to follow in a user message.
+void CheckSentMessage(const Message& m, const Json::Value& j, const std::string& provider,
+                      const std::string& text, bool* images_pending) {
+  const SentShape s = ShapeOf(m);
+  const Json::Value& content = MemberOrNull(j, "content");
+  switch (m.role) {
+    case Role::kUser:
+      ASSERT_EQ(StringOr(j, "role"), "user");
+      if (s.image) {
+        ASSERT_TRUE(content.isArray());
+      } else {
+        ASSERT_EQ(WriteJson(content), WriteJson(Json::Value(s.joined)));
+      }
+      break;
+    case Role::kToolResult:
+      ASSERT_EQ(StringOr(j, "role"), "tool");
+      ASSERT_EQ(WriteJson(content), WriteJson(Json::Value(s.joined)));
+      ASSERT_EQ(WriteJson(MemberOrNull(j, "tool_call_id")), WriteJson(Json::Value(m.tool_call_id)));
+      *images_pending = *images_pending || s.image;
+      break;
+    case Role::kAssistant: {
+      ASSERT_EQ(StringOr(j, "role"), "assistant");
+      ASSERT_EQ(content.isNull(), s.call && s.joined.empty()) << text;
+      ASSERT_EQ(FindMember(j, "tool_calls") != nullptr, s.call);
+      const bool echoed = !s.reasoning.empty() && m.provider == provider;
+      const bool sent_reasoning =
+          FindMember(j, "reasoning_content") != nullptr || FindMember(j, "reasoning") != nullptr;
+      ASSERT_EQ(sent_reasoning, echoed) << text;
+      break;
+    }
+  }
+}
+
+// Every message of `history` in the body's `sent` messages, in order (after the system
+// prompt), with the user message of a run of tool results' images where it belongs.
+void CheckSentMessages(const std::vector<Message>& history, const Json::Value& sent,
+                       Json::ArrayIndex at, const std::string& provider, const std::string& text) {
+  bool images_pending = false;
+  for (const Message& m : history) {
+    if (m.role != Role::kToolResult && images_pending) {
+      ASSERT_EQ(StringOr(ElementOrNull(sent, at), "role"), "user");
+      ASSERT_EQ(
+          StringOr(ElementOrNull(MemberOrNull(ElementOrNull(sent, at), "content"), 0), "text"),
+          "Images from the tool results above:");
+      ++at;
+      images_pending = false;
+    }
+    ASSERT_LT(at, sent.size()) << text;
+    CheckSentMessage(m, ElementOrNull(sent, at++), provider, text, &images_pending);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  if (images_pending) ++at;
+  ASSERT_EQ(at, sent.size()) << text;
+}
+
+// Case `i`'s providers, and its thinking blocks as the decoder records them: the field name as the
+// signature (none in every third case).
+void MarkReasoning(std::vector<Message>* history, int i) {
+  for (auto& m : *history) {
+    m.provider = i % 2 ? "openai" : "other";
+    for (auto& b : m.content)
+      if (b.type == BlockType::kThinking && i % 3 != 0)
+        b.signature = i % 3 == 1 ? "reasoning_content" : "reasoning";
+  }
+}
+
 // Random conversations of every kind, every option: the body is valid JSON with its members in
 // jsoncpp's order; one message per request message (the system prompt first) and one user
 // message after each run of tool results that had images; text-only user content a string of
@@ -498,13 +586,7 @@ TEST(OpenAiChatBodyTest, RandomConversationsKeepTheApiRules) {
   for (int i = 0; i < 4000; ++i) {
     std::vector<Message> history;
     ModelRequest r = testing::RandomRequest(rng, &history, i % 50 == 0 ? 60 : 8);
-    // Thinking blocks as the decoder records them: the field name as the signature.
-    for (auto& m : history) {
-      m.provider = i % 2 ? "openai" : "other";
-      for (auto& b : m.content)
-        if (b.type == BlockType::kThinking && i % 3 != 0)
-          b.signature = i % 3 == 1 ? "reasoning_content" : "reasoning";
-    }
+    MarkReasoning(&history, i);
     OpenAiChatBodyOptions o;
     o.provider_name = "openai";
     o.reasoning_model = i % 3 == 0;
@@ -514,60 +596,13 @@ TEST(OpenAiChatBodyTest, RandomConversationsKeepTheApiRules) {
     auto body = ParseJson(text);
     ASSERT_TRUE(body.ok()) << text;
     ASSERT_EQ(WriteJson(*body), text) << "case " << i;
-    const Json::Value& sent = (*body)["messages"];
+    const Json::Value& sent = MemberOrNull(*body, "messages");
     Json::ArrayIndex at = 0;
     if (!r.system.empty()) {
-      ASSERT_EQ(StringOr(sent[at++], "role"), "system");
+      ASSERT_EQ(StringOr(ElementOrNull(sent, at++), "role"), "system");
     }
-    bool images_pending = false;
-    for (const Message& m : history) {
-      if (m.role != Role::kToolResult && images_pending) {
-        ASSERT_EQ(StringOr(sent[at], "role"), "user");
-        ASSERT_EQ(StringOr(sent[at]["content"][0], "text"), "Images from the tool results above:");
-        ++at;
-        images_pending = false;
-      }
-      ASSERT_LT(at, sent.size()) << text;
-      const Json::Value& j = sent[at++];
-      std::string joined;
-      bool image = false;
-      bool call = false;
-      std::string reasoning;
-      for (const auto& b : m.content) {
-        if (b.type == BlockType::kText) joined += b.text;
-        image = image || b.type == BlockType::kImage;
-        call = call || b.type == BlockType::kToolCall;
-        if (b.type == BlockType::kThinking && !b.redacted &&
-            (b.signature == "reasoning_content" || b.signature == "reasoning"))
-          reasoning += b.text;
-      }
-      switch (m.role) {
-        case Role::kUser:
-          ASSERT_EQ(StringOr(j, "role"), "user");
-          if (image) {
-            ASSERT_TRUE(j["content"].isArray());
-          } else {
-            ASSERT_EQ(WriteJson(j["content"]), WriteJson(Json::Value(joined)));
-          }
-          break;
-        case Role::kToolResult:
-          ASSERT_EQ(StringOr(j, "role"), "tool");
-          ASSERT_EQ(WriteJson(j["content"]), WriteJson(Json::Value(joined)));
-          ASSERT_EQ(WriteJson(j["tool_call_id"]), WriteJson(Json::Value(m.tool_call_id)));
-          images_pending = images_pending || image;
-          break;
-        case Role::kAssistant: {
-          ASSERT_EQ(StringOr(j, "role"), "assistant");
-          ASSERT_EQ(j["content"].isNull(), call && joined.empty()) << text;
-          ASSERT_EQ(j.isMember("tool_calls"), call);
-          const bool echoed = !reasoning.empty() && m.provider == o.provider_name;
-          ASSERT_EQ(j.isMember("reasoning_content") || j.isMember("reasoning"), echoed) << text;
-          break;
-        }
-      }
-    }
-    if (images_pending) ++at;
-    ASSERT_EQ(at, sent.size()) << text;
+    CheckSentMessages(history, sent, at, o.provider_name, text);
+    if (HasFatalFailure()) return;
   }
 }
 
