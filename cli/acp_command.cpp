@@ -106,14 +106,8 @@ int RunAcp(const AcpOptions& o) {
   const std::string cwd = CurrentDir();
   const config::AgentChoice choice =
       config::ChooseAgent(o.spec_path.empty() ? o.agent_option : o.spec_path, ProcessEnv, cwd);
-  host::HostOptions ho;
-  ho.choice = choice;
-  ho.model_override = o.model;
-  ho.env = ProcessEnv;
-  ho.session_dir = o.session_dir;
-  ho.no_session = o.no_session;
-  ho.test_ids = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
-  host::SessionHost host(std::move(ho));
+  host::SessionHost host(
+      host::MakeHostOptions(choice, o.model, o.session_dir, o.no_session, ProcessEnv));
   Status loaded = host.Load();
   // Named: the caller sees the exit and stderr. Found: an editor started lousho and shows only
   // what comes over the protocol, so the server starts and each new session says what is wrong.

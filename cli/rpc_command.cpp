@@ -108,14 +108,8 @@ int RunRpc(const RpcOptions& o) {
 
   auto path = AgentPath(o.agent);
   if (!path.ok()) return Fail(path.error());
-  host::HostOptions ho;
-  ho.choice = {config::AgentSource::kArgument, *path, "--agent"};
-  ho.model_override = o.model;
-  ho.env = ProcessEnv;
-  ho.session_dir = o.session_dir;
-  ho.no_session = o.no_session;
-  ho.test_ids = ProcessEnv("LOUSHO_TEST_MODE").value_or("") == "1";
-  host::SessionHost host(std::move(ho));
+  host::SessionHost host(host::MakeHostOptions({config::AgentSource::kArgument, *path, "--agent"},
+                                               o.model, o.session_dir, o.no_session, ProcessEnv));
   if (Status loaded = host.Load(); !loaded.ok()) return Fail(loaded.error());
   const agent::LoadedAgent agent = host.loaded();
   if (agent.agent->provider_error)

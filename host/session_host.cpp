@@ -87,6 +87,18 @@ std::vector<agent::Entry> BranchTo(std::vector<agent::Entry> entries, const std:
 
 }  // namespace
 
+HostOptions MakeHostOptions(config::AgentChoice choice, std::string model_override,
+                            std::string session_dir, bool no_session, EnvLookup env) {
+  HostOptions o;
+  o.choice = std::move(choice);
+  o.model_override = std::move(model_override);
+  o.session_dir = std::move(session_dir);
+  o.no_session = no_session;
+  o.test_ids = env("LOUSHO_TEST_MODE").value_or("") == "1";
+  o.env = std::move(env);
+  return o;
+}
+
 SessionHost::SessionHost(HostOptions options) : options_(std::move(options)) {
   loaded_.choice = options_.choice;
   loaded_.agent = std::make_shared<agent::AgentConfig>();  // a stand-in until Load succeeds

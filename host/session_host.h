@@ -50,6 +50,11 @@ struct HostOptions {
   bool test_ids = false;       // LOUSHO_TEST_MODE=1: session ids sess-1, sess-2, ...
 };
 
+// A door's options for `choice`, with the environment `env` (test ids when it sets
+// LOUSHO_TEST_MODE=1).
+HostOptions MakeHostOptions(config::AgentChoice choice, std::string model_override,
+                            std::string session_dir, bool no_session, EnvLookup env);
+
 // Thread-safe. Load() may replace the agent while sessions run (each keeps the agent it began
 // with); every other call reads the agent as loaded last.
 class SessionHost {

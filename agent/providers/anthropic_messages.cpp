@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "agent/providers/request_size.h"
 #include "support/http/provider_errors.h"
 #include "support/json_util.h"
 #include "support/json_writer.h"
@@ -280,11 +281,8 @@ void WriteTools(const std::vector<ToolSchema>& tools, JsonWriter* w) {
 
 std::string WriteAnthropicBody(const ModelRequest& request, const AnthropicBodyOptions& options) {
   const AnthropicLimits limits = TokenLimits(request, options);
-  size_t text = request.system.size() + 256;
-  for (const Message& m : request.messages)
-    for (const auto& b : m.content) text += b.text.size() + b.data.size() + 64;
   std::string out;
-  out.reserve(text);
+  out.reserve(RequestBodySizeHint(request));
   // Members in jsoncpp's sorted order.
   JsonWriter w(&out);
   w.ObjectBegin();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "agent/providers/request_size.h"
 #include "support/http/provider_errors.h"
 #include "support/json_util.h"
 #include "support/json_writer.h"
@@ -466,11 +467,8 @@ void WriteOpenAiTools(const std::vector<ToolSchema>& tools, JsonWriter* w) {
 }  // namespace
 
 std::string WriteOpenAiChatBody(const ModelRequest& request, const OpenAiChatBodyOptions& options) {
-  size_t text = request.system.size() + 256;
-  for (const Message& m : request.messages)
-    for (const auto& b : m.content) text += b.text.size() + b.data.size() + 64;
   std::string out;
-  out.reserve(text);
+  out.reserve(RequestBodySizeHint(request));
   // Members in jsoncpp's sorted order.
   JsonWriter w(&out);
   w.ObjectBegin();
