@@ -353,15 +353,6 @@ Json::Value ModesToJson(agent::PermissionMode current) {
   return modes;
 }
 
-SessionConfigValues ConfigValuesOf(const agent::Session& session) {
-  SessionConfigValues v;
-  v.mode = session.selection().mode();
-  const agent::ModelChoice m = session.selection().model();
-  v.model = m.provider_name + "/" + m.model_id;
-  v.thinking = agent::ThinkingLevelId(m.thinking);
-  return v;
-}
-
 namespace {
 Json::Value SelectOption(const std::string& value, const std::string& name,
                          const std::string& description = {}) {

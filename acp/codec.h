@@ -9,8 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "agent/agent_config.h"
 #include "agent/permissions.h"
-#include "agent/session.h"
+#include "agent/turn.h"
 #include "core/client_services.h"
 #include "core/content.h"
 #include "core/events.h"
@@ -121,7 +122,6 @@ struct SessionConfigValues {
   std::string model;  // "provider/model"
   std::string thinking = "off";
 };
-SessionConfigValues ConfigValuesOf(const agent::Session& session);
 // A thinking level a picker offers: its id and the name shown (the session host's list).
 using ThinkingLevelNames = std::vector<std::pair<std::string, std::string>>;
 // `configOptions`: the mode, the model (the offered ones) and the thinking level, as selects.

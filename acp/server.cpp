@@ -17,6 +17,18 @@ namespace fs = std::filesystem;
 using jsonrpc::Reply;
 
 namespace {
+// The session's mode, model and thinking level as its config options name them.
+SessionConfigValues ConfigValuesOf(const agent::Session& session) {
+  SessionConfigValues v;
+  v.mode = session.selection().mode();
+  const agent::ModelChoice m = session.selection().model();
+  v.model = m.provider_name + "/" + m.model_id;
+  v.thinking = agent::ThinkingLevelId(m.thinking);
+  return v;
+}
+}  // namespace
+
+namespace {
 Json::Value Obj() { return Json::Value(Json::objectValue); }
 
 constexpr int kAuthRequired = -32000;

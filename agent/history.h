@@ -215,6 +215,11 @@ class History {
   std::shared_ptr<HistoryRecorder> recorder_;
 };
 
+// Custom entry types the session records for itself: the todo tool's plan and the todo phases
+// (data: their JSON), restored when a session is loaded.
+inline constexpr char kPlanEntryType[] = "lousho.plan";
+inline constexpr char kTodoPhasesEntryType[] = "lousho.todo_phases";
+
 // The custom_type of the message a branch summary is sent as (only a non-empty one is sent).
 inline constexpr char kBranchSummaryType[] = "branch_summary";
 // The hidden user message that tells the model what happened on an abandoned branch.

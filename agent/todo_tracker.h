@@ -16,11 +16,6 @@ namespace lousho::agent {
 class NoticeBoard;
 class Recorder;
 
-// Custom entry types the session records for itself: the todo tool's plan and the todo phases
-// (data: their JSON), restored when a session is loaded.
-inline constexpr char kPlanEntryType[] = "lousho.plan";
-inline constexpr char kTodoPhasesEntryType[] = "lousho.todo_phases";
-
 Json::Value TodoPhasesToJson(const std::vector<TodoPhase>& phases);
 // Lenient: fields of the wrong type are left at their defaults.
 std::vector<TodoPhase> TodoPhasesFromJson(const Json::Value& v);

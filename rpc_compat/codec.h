@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/session.h"
+#include "agent/agent_config.h"
+#include "agent/turn.h"
 #include "core/client_services.h"
 #include "core/content.h"
 #include "core/events.h"
