@@ -155,9 +155,32 @@ void ZeroTimestamps(Json::Value* v) {
 
 // "# mask-usage": every usage_update's "used" reads 0 (a transcript whose prompts hold the
 // checkout's path, such as a stream rule's path, counts a different number of tokens elsewhere).
+// An RPC message's usage: its input count is an estimate of the conversation's size, which
+// holds paths of the checkout (a rule's file), so it is masked with the total it is part of.
+void MaskMessageUsage(Json::Value* v) {
+  if (v->isArray()) {
+    for (auto& e : *v) MaskMessageUsage(&e);
+    return;
+  }
+  if (!v->isObject()) return;
+  for (const auto& name : v->getMemberNames()) {
+    Json::Value& member = (*v)[name];
+    if (name == "usage" && member.isObject() && member.isMember("input")) {
+      member["input"] = 0;
+      member["totalTokens"] = 0;
+    } else {
+      MaskMessageUsage(&member);
+    }
+  }
+}
+
 void MaskUsed(Json::Value* v) {
-  Json::Value* update =
-      v->isObject() && (*v)["params"].isObject() ? &(*v)["params"]["update"] : nullptr;
+  if (!v->isObject()) return;
+  if (!v->isMember("params")) {
+    MaskMessageUsage(v);
+    return;
+  }
+  Json::Value* update = (*v)["params"].isObject() ? &(*v)["params"]["update"] : nullptr;
   if (update && update->isObject() && (*update)["sessionUpdate"] == "usage_update")
     (*update)["used"] = 0;
 }
