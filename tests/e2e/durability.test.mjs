@@ -12,12 +12,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import readline from "node:readline";
-import { spawn } from "node:child_process";
 import { startAgent } from "./lib/agent-process.mjs";
 import { withClient, acp } from "./lib/sdk-client.mjs";
-import { loushoBin, childEnv, tempDir, workspace } from "./lib/env.mjs";
+import { tempDir, workspace } from "./lib/env.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
+import { RpcHost } from "./lib/rpc-host.mjs";
 
 const NEXT = "NEXT: what do you remember?";
 
@@ -125,59 +124,6 @@ async function nextRequest(model, from) {
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error("NEXT never reached the model");
-}
-
-// A minimal RPC host: commands as JSON lines, every frame recorded.
-class RpcHost {
-  constructor(t, { spec, cwd, env, args = [] }) {
-    this.frames = [];
-    this.waiters = new Set();
-    this.stderr = "";
-    this.child = spawn(loushoBin, ["--mode", "rpc", "--agent", spec, ...args], { cwd, env: childEnv(env), stdio: "pipe" });
-    this.child.stderr.on("data", (d) => (this.stderr += d));
-    this.child.stdin.on("error", () => {});
-    this.exited = new Promise((r) => this.child.on("exit", (code, signal) => r({ code, signal })));
-    readline.createInterface({ input: this.child.stdout }).on("line", (line) => {
-      const f = JSON.parse(line);
-      this.frames.push(f);
-      for (const w of [...this.waiters]) w(f);
-    });
-    this.n = 0;
-    t.after(() => this.kill());
-  }
-  waitFor(pred, what, from = 0) {
-    const seen = this.frames.slice(from).find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr: ${this.stderr}`)), 20000);
-      const w = (f) => {
-        if (!pred(f)) return;
-        clearTimeout(timer);
-        this.waiters.delete(w);
-        resolve(f);
-      };
-      this.waiters.add(w);
-    });
-  }
-  // Sends a command and resolves with its (successful) response.
-  async command(cmd) {
-    const id = `c${++this.n}`;
-    const from = this.frames.length;
-    this.child.stdin.write(JSON.stringify({ id, ...cmd }) + "\n");
-    const res = await this.waitFor((f) => f.type === "response" && f.id === id, `${cmd.type} response`, from);
-    assert.equal(res.success, true, `${cmd.type}: ${res.error}`);
-    return res;
-  }
-  // One prompt, run until the agent has settled.
-  async prompt(message) {
-    const from = this.frames.length;
-    await this.command({ type: "prompt", message });
-    await this.waitFor((f) => f.type === "agent_settled", `settled after ${message}`, from);
-  }
-  async kill() {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
-    return this.exited;
-  }
 }
 
 // The entry kinds of a session file, with the message roles and custom types spelled out.

@@ -10,12 +10,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import readline from "node:readline";
-import { spawn } from "node:child_process";
 import { startAgent, finishAgent } from "./lib/agent-process.mjs";
 import { withClient, acp } from "./lib/sdk-client.mjs";
-import { loushoBin, childEnv, tempDir, workspace } from "./lib/env.mjs";
+import { tempDir, workspace } from "./lib/env.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
+import { RpcHost } from "./lib/rpc-host.mjs";
 
 const STORED_KEY = "sk-stored-by-setup";
 const ENV_KEY = "sk-from-the-environment";
@@ -70,64 +69,6 @@ function setUp(t, model) {
   return { ws: workspace(t), spec, env, home };
 }
 
-// A minimal RPC host: commands as JSON lines, every frame recorded.
-class RpcHost {
-  constructor(t, { spec, cwd, env }) {
-    this.frames = [];
-    this.waiters = new Set();
-    this.stderr = "";
-    this.child = spawn(loushoBin, ["--mode", "rpc", "--agent", spec], { cwd, env: childEnv(env), stdio: "pipe" });
-    this.child.stderr.on("data", (d) => (this.stderr += d));
-    this.child.stdin.on("error", () => {});
-    this.exited = new Promise((r) => this.child.on("exit", (code, signal) => r({ code, signal })));
-    readline.createInterface({ input: this.child.stdout }).on("line", (line) => {
-      const f = JSON.parse(line);
-      this.frames.push(f);
-      for (const w of [...this.waiters]) w(f);
-    });
-    this.n = 0;
-    t.after(() => this.kill());
-  }
-  waitFor(pred, what, from = 0) {
-    const seen = this.frames.slice(from).find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr: ${this.stderr}`)), 20000);
-      const w = (f) => {
-        if (!pred(f)) return;
-        clearTimeout(timer);
-        this.waiters.delete(w);
-        resolve(f);
-      };
-      this.waiters.add(w);
-    });
-  }
-  async command(cmd) {
-    const id = `c${++this.n}`;
-    const from = this.frames.length;
-    this.child.stdin.write(JSON.stringify({ id, ...cmd }) + "\n");
-    const res = await this.waitFor((f) => f.type === "response" && f.id === id, `${cmd.type} response`, from);
-    assert.equal(res.success, true, `${cmd.type}: ${res.error}`);
-    return res.data;
-  }
-  async prompt(message) {
-    const from = this.frames.length;
-    await this.command({ type: "prompt", message });
-    const end = await this.waitFor((f) => f.type === "agent_end", `agent_end after ${message}`, from);
-    await this.waitFor((f) => f.type === "agent_settled", `settled after ${message}`, from);
-    return end;
-  }
-  async finish() {
-    this.child.stdin.end();
-    const exit = await this.exited;
-    assert.equal(exit.code, 0, `rpc exit; stderr: ${this.stderr}`);
-  }
-  async kill() {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
-    return this.exited;
-  }
-}
-
 const authOf = (model, text) => model.seen.find((s) => s.text === text)?.auth;
 
 test("both doors offer the same models and thinking levels, send the same keys, and share session files", async (t) => {
@@ -154,8 +95,8 @@ test("both doors offer the same models and thinking levels, send the same keys, 
   // The RPC door, same spec, HOME and folder.
   const rpc = new RpcHost(t, { spec, cwd: ws, env });
   await rpc.waitFor((f) => f.type === "ready", "ready");
-  const rpcModels = (await rpc.command({ type: "get_available_models" })).models.map((m) => `${m.provider}/${m.id}`);
-  const rpcLevels = (await rpc.command({ type: "get_available_thinking_levels" })).levels;
+  const rpcModels = (await rpc.command({ type: "get_available_models" })).data.models.map((m) => `${m.provider}/${m.id}`);
+  const rpcLevels = (await rpc.command({ type: "get_available_thinking_levels" })).data.levels;
   assert.deepEqual(rpcModels, acpSide.models, "the same models, in the same order");
   assert.deepEqual(rpcModels, ["stored/alpha", "envp/gamma", "stored/beta"]);
   assert.deepEqual(rpcLevels, acpSide.levels, "the same thinking levels");
@@ -172,13 +113,13 @@ test("both doors offer the same models and thinking levels, send the same keys, 
 
   // Session files: the RPC session's file sits beside the ACP session's; the RPC door opens the
   // ACP session's file and continues it.
-  const rpcFile = (await rpc.command({ type: "get_state" })).sessionFile;
+  const rpcFile = (await rpc.command({ type: "get_state" })).data.sessionFile;
   const folder = path.dirname(rpcFile);
   assert.equal(path.dirname(folder), path.join(home, "sessions"));
   const acpFile = fs.readdirSync(folder).find((f) => f.endsWith(`_${acpSide.session}.jsonl`));
   assert.ok(acpFile, `the ACP session's file is in ${folder}: ${fs.readdirSync(folder).join(", ")}`);
   await rpc.command({ type: "switch_session", sessionPath: path.join(folder, acpFile) });
-  const texts = (await rpc.command({ type: "get_messages" })).messages
+  const texts = (await rpc.command({ type: "get_messages" })).data.messages
     .filter((m) => m.role === "user")
     .map((m) => (typeof m.content === "string" ? m.content : m.content.map((b) => b.text).join("")));
   assert.deepEqual(texts, ["hello from acp", "acp on envp"]);
