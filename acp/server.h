@@ -12,9 +12,9 @@
 #include <string>
 
 #include "acp/codec.h"
+#include "acp/editor_channel.h"
 #include "agent/mcp/servers.h"
 #include "agent/session.h"
-#include "core/client_services.h"
 #include "host/session_host.h"
 #include "support/jsonrpc.h"
 #include "support/transport.h"
@@ -58,37 +58,19 @@ struct ServerOptions {
   std::function<Error(Error)> explain_load_error;
 };
 
+// The session's mode, model and thinking level as its config options name them.
+SessionConfigValues ConfigValuesOf(const agent::Session& session);
+
 // Owns the sessions of one connection. Run() blocks until input ends (or Stop()), then cancels
 // every turn and waits for their last lines. Handlers never block the reader thread.
-// ClientServices calls are thread-safe.
-class Server : public agent::PermissionPrompter, public agent::FileAccess, public agent::Terminals {
+// The editor's services (EditorChannel) are thread-safe.
+class Server {
  public:
   // `host` outlives the server.
   Server(LineTransport* transport, host::SessionHost* host, ServerOptions options);
-  ~Server() override;
+  ~Server();
 
   void Run();
-
-  // The capabilities an ACP client may have (fs and terminal as it declares them).
-  agent::PermissionDecision RequestPermission(const std::string& session_id,
-                                              const agent::PermissionRequest& request,
-                                              const CancelToken& cancel) override;
-  bool CanReadTextFile() const override;
-  bool CanWriteTextFile() const override;
-  Result<std::string> ReadTextFile(const std::string& session_id, const std::string& path, int line,
-                                   int limit, const CancelToken& cancel) override;
-  Status WriteTextFile(const std::string& session_id, const std::string& path,
-                       const std::string& content, const CancelToken& cancel) override;
-  Result<std::string> CreateTerminal(const std::string& session_id,
-                                     const agent::TerminalRequest& request,
-                                     const CancelToken& cancel) override;
-  Result<agent::TerminalOutput> GetTerminalOutput(const std::string& session_id,
-                                                  const std::string& terminal_id) override;
-  Result<agent::TerminalExit> WaitForTerminalExit(const std::string& session_id,
-                                                  const std::string& terminal_id,
-                                                  const CancelToken& cancel) override;
-  Status KillTerminal(const std::string& session_id, const std::string& terminal_id) override;
-  Status ReleaseTerminal(const std::string& session_id, const std::string& terminal_id) override;
 
  private:
   void BindMethods();
@@ -169,9 +151,9 @@ class Server : public agent::PermissionPrompter, public agent::FileAccess, publi
   ThinkingLevelNames levels_;  // the host's
   ServerOptions options_;
   jsonrpc::Peer peer_;
+  EditorChannel editor_;  // the sessions' ClientServices
   mutable std::mutex mu_;
   bool initialized_ = false;
-  ClientCapabilities client_caps_;
   std::map<std::string, std::shared_ptr<agent::Session>> sessions_;
   // Running prompts by their request id (as JSON text), for $/cancel_request.
   std::map<std::string, std::weak_ptr<agent::Session>> prompts_;

@@ -3,7 +3,6 @@
 // permission prompts and host tools over extension_ui_request / host_tool_call).
 #pragma once
 
-#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -14,9 +13,9 @@
 #include <vector>
 
 #include "agent/session.h"
-#include "core/client_services.h"
 #include "host/session_host.h"
 #include "rpc_compat/codec.h"
+#include "rpc_compat/host_channel.h"
 #include "support/cancel.h"
 #include "support/transport.h"
 #include "support/worker_pool.h"
@@ -55,35 +54,15 @@ struct ServerOptions {
 // Owns the current session. Run() blocks until input ends, then rejects pending host requests,
 // lets the running work finish within eof_grace_ms (or cancels it at once on a stop signal),
 // cancels what is still running, waits for it to end and returns. Handlers never
-// block the reader thread; ClientServices calls are thread-safe and block the calling worker.
-class Server : public agent::PermissionPrompter, public agent::Dialogs, public agent::HostTools {
+// block the reader thread; the host's services (HostChannel) are thread-safe and block the
+// calling worker.
+class Server {
  public:
   // `host` (loaded) outlives the server.
   Server(LineTransport* transport, host::SessionHost* host, ServerOptions options);
-  ~Server() override;
+  ~Server();
 
   void Run();
-
-  agent::PermissionDecision RequestPermission(const std::string& session_id,
-                                              const agent::PermissionRequest& request,
-                                              const CancelToken& cancel) override;
-  Result<std::optional<std::string>> Select(const std::string& session_id, const std::string& title,
-                                            const std::vector<std::string>& options,
-                                            const CancelToken& cancel) override;
-  Result<std::optional<bool>> Confirm(const std::string& session_id, const std::string& title,
-                                      const std::string& message,
-                                      const CancelToken& cancel) override;
-  Result<std::optional<std::string>> Input(const std::string& session_id, const std::string& title,
-                                           const std::string& placeholder,
-                                           const CancelToken& cancel) override;
-  Result<std::optional<std::string>> Editor(const std::string& session_id, const std::string& title,
-                                            const std::string& prefill,
-                                            const CancelToken& cancel) override;
-  std::vector<agent::HostToolSpec> List() const override;
-  Result<agent::HostToolResult> Call(
-      const std::string& session_id, const std::string& tool_call_id, const std::string& name,
-      const Json::Value& args, const CancelToken& cancel,
-      const std::function<void(const agent::HostToolResult& partial)>& on_update) override;
 
  private:
   // What a command answers to: its id (null: none) and type.
@@ -91,20 +70,12 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
     Json::Value id;
     std::string command;
   };
-  // A request to the host waiting for its reply (a dialog or a host tool call).
-  struct Pending {
-    std::vector<Json::Value> updates;  // host_tool_update frames not yet handled
-    std::optional<Json::Value> reply;
-    bool closed = false;  // input ended
-  };
-  enum class Wait { kReply, kTimeout, kCancelled, kClosed };
 
   // The command table, one line per command.
   void BindCommands();
   template <typename P>
   void Bind(const char* command, void (Server::*handler)(const Request&, const P&));
   void HandleLine(const std::string& line);
-  void HandleSideChannel(const std::string& type, const Json::Value& frame);
 
   // Writing.
   void Write(const Json::Value& frame);
@@ -174,15 +145,9 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   // Switches the current session to an offered model; returns the error to answer, if any.
   Result<ModelOption> SwitchModel(const std::string& provider, const std::string& id);
 
-  // Requests to the host.
-  std::string NextId(const char* prefix);
-  Wait Await(const std::string& id, const CancelToken& cancel, long timeout_ms,
-             const std::function<void(const Json::Value&)>& on_update, Json::Value* reply);
-  void CloseAllPending();
   // After EOF: waits up to eof_grace_ms for the accepted work, returning early on a stop signal.
   // True when all of it finished.
   bool DrainWithinGrace();
-  Result<std::optional<UiResponse>> Dialog(Json::Value request, const CancelToken& cancel);
 
   // Declared first: destroyed last, after every session that runs on it.
   WorkerPool pool_;
@@ -198,15 +163,10 @@ class Server : public agent::PermissionPrompter, public agent::Dialogs, public a
   std::shared_ptr<agent::Session> session_;
   bool running_ = false;  // a prompt of the current session runs
   std::vector<std::function<void()>> idle_waiters_;
-  std::vector<agent::HostToolSpec> host_tools_;
   std::shared_ptr<CancelSource> bash_;               // the running bash command's
   std::vector<std::function<void()>> bash_waiters_;  // run once it has answered
-  long long next_id_ = 0;
-
-  std::mutex pending_mu_;
-  std::condition_variable pending_cv_;
-  std::map<std::string, std::shared_ptr<Pending>> pending_;
-  bool input_closed_ = false;
+  // The sessions' services: dialogs, permission prompts and host tools.
+  HostChannel channel_{[this](const Json::Value& frame) { Write(frame); }, options_.ui_timeout_ms};
 };
 
 }  // namespace lousho::rpc_compat

@@ -36,4 +36,12 @@ inline size_t IncompleteUtf8Tail(std::string_view text) {
   return 0;
 }
 
+// `s` without leading and trailing spaces, tabs and line ends.
+inline std::string TrimSpace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  const size_t b = s.find_first_not_of(kSpace);
+  if (b == std::string_view::npos) return "";
+  return std::string(s.substr(b, s.find_last_not_of(kSpace) - b + 1));
+}
+
 }  // namespace lousho
