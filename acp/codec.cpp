@@ -1,16 +1,10 @@
 // ACP wire codec: the client's capabilities and the params of every method the agent serves.
 #include "acp/codec.h"
 
-#include <unordered_map>
-
-#include "agent/history.h"
 #include "support/json_util.h"
-#include "support/json_writer.h"
 
 namespace lousho::acp {
-using agent::BlockType;
 using agent::ContentBlock;
-using agent::Event;
 
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   ClientCapabilities c;
