@@ -21,7 +21,7 @@ struct Listing {
   std::vector<std::string> notices;            // skipped files, shadowed commands
 };
 
-Result<Listing> Load(const std::string& agent, const std::string& cwd_arg) {
+Result<Listing> LoadListing(const std::string& agent, const std::string& cwd_arg) {
   config::SkillsSpec settings;
   std::vector<config::SlashCommand> spec_commands;
   if (!agent.empty()) {
@@ -42,7 +42,7 @@ Result<Listing> Load(const std::string& agent, const std::string& cwd_arg) {
   return l;
 }
 
-int PrintJson(const Listing& l) {
+int PrintListingJson(const Listing& l) {
   Json::Value out(Json::objectValue);
   Json::Value list(Json::arrayValue);
   for (const auto& s : l.found.skills) {
@@ -82,7 +82,7 @@ int PrintJson(const Listing& l) {
   return 0;
 }
 
-int Print(const Listing& l) {
+int PrintListing(const Listing& l) {
   std::printf("%zu skill(s)\n", l.found.skills.size());
   for (const auto& s : l.found.skills)
     std::printf("  %s  [%s] %s\n    %s\n", s.name.c_str(), s.origin.c_str(), s.file.c_str(),
@@ -112,9 +112,9 @@ Subcommand AddSkillsCommand(CLI::App& app) {
   list->add_option("--cwd", o->cwd, "the session's working folder (default: here)");
   list->add_flag("--json", o->json, "print JSON");
   return {cmd, [o] {
-            auto l = Load(o->agent, o->cwd);
+            auto l = LoadListing(o->agent, o->cwd);
             if (!l.ok()) return Fail(l.error());
-            return o->json ? PrintJson(*l) : Print(*l);
+            return o->json ? PrintListingJson(*l) : PrintListing(*l);
           }};
 }
 

@@ -33,12 +33,12 @@ constexpr const char* kUserCommandDirs[] = {".claude/commands", ".codex/prompts"
 constexpr int kMaxCommandDepth = 3;  // subfolders of a command folder
 
 // One folder to read, with where it came from.
-struct Root {
+struct SearchRoot {
   fs::path dir;
   std::string origin;  // project | user | spec
 };
 
-bool IsDir(const fs::path& p) {
+bool IsFolder(const fs::path& p) {
   std::error_code ec;
   return fs::is_directory(p, ec);
 }
@@ -59,8 +59,8 @@ std::vector<fs::path> ProjectFolders(const fs::path& cwd, const fs::path& home_a
   return {cwd.lexically_normal()};
 }
 
-std::vector<Root> Roots(const config::SkillsSpec& spec, const Places& at, bool skills) {
-  std::vector<Root> roots;
+std::vector<SearchRoot> SearchRoots(const config::SkillsSpec& spec, const Places& at, bool skills) {
+  std::vector<SearchRoot> roots;
   if (skills)
     for (const auto& p : spec.paths) roots.push_back({p, "spec"});
   if (spec.project)
@@ -105,14 +105,14 @@ bool ReadFields(const rules::FrontMatter& fm, Json::Value* fields, std::string* 
 }
 
 // A string field, or "" (a list of strings is joined with spaces).
-std::string Text(const Json::Value& fields, const char* key) {
+std::string FieldText(const Json::Value& fields, const char* key) {
   const Json::Value& v = MemberOrNull(fields, key);
   if (auto s = AsString(v)) return *s;
   if (v.isNumeric() || v.isBool()) return v.asString();
   return "";
 }
 
-std::string Cut(std::string s, size_t max) {
+std::string ShortenTo(std::string s, size_t max) {
   if (s.size() <= max) return s;
   size_t end = max;
   while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
@@ -127,11 +127,11 @@ bool ValidName(const std::string& name) {
   });
 }
 
-class Reader {
+class SkillReader {
  public:
-  explicit Reader(Found* out) : out_(out) {}
+  explicit SkillReader(Found* out) : out_(out) {}
 
-  void SkillRoot(const Root& root) {
+  void SkillRoot(const SearchRoot& root) {
     std::error_code ec;
     if (!Fresh(root.dir)) return;
     if (fs::is_regular_file(root.dir / "SKILL.md", ec)) return SkillDir(root.dir, root.origin);
@@ -144,7 +144,7 @@ class Reader {
       if (fs::is_regular_file(d / "SKILL.md", ec)) SkillDir(d, root.origin);
   }
 
-  void CommandRoot(const Root& root) {
+  void CommandRoot(const SearchRoot& root) {
     if (!Fresh(root.dir)) return;
     CommandDir(root.dir, root.dir, root.origin, 0);
   }
@@ -152,7 +152,7 @@ class Reader {
  private:
   // A folder not read yet (by its resolved path).
   bool Fresh(const fs::path& dir) {
-    if (!IsDir(dir)) return false;
+    if (!IsFolder(dir)) return false;
     std::error_code ec;
     const fs::path real = fs::canonical(dir, ec);
     if (ec || !seen_.insert(real.string()).second) return false;
@@ -177,12 +177,12 @@ class Reader {
       return Skip(file, "no front matter (a --- block with name and description)");
     if (!ReadFields(fm, &fields, &why)) return Skip(file, why);
     Skill s;
-    s.name = Text(fields, "name");
+    s.name = FieldText(fields, "name");
     if (s.name.empty()) s.name = dir.filename().string();
     if (!ValidName(s.name))
-      return Skip(file, "the name '" + Cut(s.name, kMaxSkillNameChars) +
+      return Skip(file, "the name '" + ShortenTo(s.name, kMaxSkillNameChars) +
                             "' is not 1-64 letters, digits, '-', '_', '.' or ':'");
-    s.description = Cut(Text(fields, "description"), kMaxDescriptionChars);
+    s.description = ShortenTo(FieldText(fields, "description"), kMaxDescriptionChars);
     if (s.description.empty()) return Skip(file, "no description in the front matter");
     for (const Skill& other : out_->skills)
       if (other.name == s.name)
@@ -222,14 +222,14 @@ class Reader {
     config::SlashCommand c;
     c.name = file.stem().string();
     if (!ValidName(c.name))
-      return Skip(file, "the name '" + Cut(c.name, kMaxSkillNameChars) +
+      return Skip(file, "the name '" + ShortenTo(c.name, kMaxSkillNameChars) +
                             "' is not 1-64 letters, digits, '-', '_', '.' or ':'");
     for (const auto& other : out_->commands)
       if (other.name == c.name)
         return Skip(file, "the command name /" + c.name + " is taken by " + other.file);
-    c.description = Text(fields, "description");
+    c.description = FieldText(fields, "description");
     if (c.description.empty()) c.description = FirstLine(fm.body);
-    c.description = Cut(c.description, kMaxDescriptionChars);
+    c.description = ShortenTo(c.description, kMaxDescriptionChars);
     // A subfolder is shown as Claude Code shows it: "(project:frontend)".
     const fs::path sub = file.parent_path().lexically_relative(root);
     if (!sub.empty() && sub != ".")
@@ -244,7 +244,7 @@ class Reader {
   static std::string FirstLine(const std::string& body) {
     const std::string line = body.substr(0, body.find('\n'));
     const size_t b = line.find_first_not_of("# \t");
-    return b == std::string::npos ? "" : Cut(line.substr(b), 200);
+    return b == std::string::npos ? "" : ShortenTo(line.substr(b), 200);
   }
 
   // `argument-hint: [pr] [priority]` is shown as written (YAML would read a list, or refuse).
@@ -285,11 +285,11 @@ Places ProcessPlaces(const fs::path& cwd) {
 
 Found Discover(const config::SkillsSpec& spec, const Places& places) {
   Found out;
-  Reader reader(&out);
+  SkillReader reader(&out);
   if (spec.enabled)
-    for (const Root& r : Roots(spec, places, /*skills=*/true)) reader.SkillRoot(r);
+    for (const SearchRoot& r : SearchRoots(spec, places, /*skills=*/true)) reader.SkillRoot(r);
   if (spec.commands)
-    for (const Root& r : Roots(spec, places, /*skills=*/false)) reader.CommandRoot(r);
+    for (const SearchRoot& r : SearchRoots(spec, places, /*skills=*/false)) reader.CommandRoot(r);
   return out;
 }
 
