@@ -138,7 +138,7 @@ class Server {
                             const std::shared_ptr<SessionConfigValues>& values);
   // What session/new (and session/load) answer besides the id: modes, models, configOptions.
   void AddSessionSetup(const agent::Session& session, Json::Value* result) const;
-  // available_commands_update: the built-in commands, then the spec's.
+  // available_commands_update: the built-in commands, then the session's (spec, files).
   void SendCommands(const std::string& session_id);
 
   // Declared first: destroyed last, after every session that runs on it.

@@ -63,8 +63,13 @@ void Server::SendCommands(const std::string& session_id) {
     }
     list.append(item);
   }
-  for (const auto& c : view_.commands) {
-    if (agent::FindBuiltinCommand(c.name)) continue;  // the built-in one runs
+  std::shared_ptr<agent::Session> session;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = sessions_.find(session_id); it != sessions_.end()) session = it->second;
+  }
+  // The session's: the spec's and those from files, none a built-in shadows (SessionCommands).
+  for (const auto& c : session ? session->info().commands : std::vector<config::SlashCommand>{}) {
     Json::Value item = Obj();
     item["name"] = c.name;
     item["description"] = c.description.empty() ? c.name : c.description;

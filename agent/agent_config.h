@@ -57,6 +57,9 @@ struct AgentConfig {
   PermissionMode default_mode = PermissionMode::kDefault;
   std::vector<std::string> extra_roots;
   std::vector<config::SlashCommand> commands;
+  // Skills and commands from files (agent/skills/), read by each session when it opens; nullopt:
+  // none (an agent built without a spec).
+  std::optional<config::SkillsSpec> skills;
   CompactionSettings compaction;
   // The models offered to switch to (the spec's `models:`, else the catalogue's models of every
   // provider with a key), the agent's own first; and how one is built. Null: only `model`.

@@ -1,6 +1,8 @@
 // Built-in slash commands: their handlers, lookup and parsing of a prompt that calls one.
 #include "agent/builtin_commands.h"
 
+#include <algorithm>
+
 namespace lousho::agent {
 
 namespace builtin {
@@ -68,6 +70,128 @@ std::optional<CommandCall> ParseBuiltinCall(const std::vector<ContentBlock>& con
     if (b != std::string::npos) call.args = text.substr(b, e - b + 1);
   }
   return call;
+}
+
+std::vector<config::SlashCommand> SessionCommands(const std::vector<config::SlashCommand>& spec,
+                                                  const std::vector<config::SlashCommand>& files,
+                                                  std::vector<std::string>* shadowed) {
+  std::vector<config::SlashCommand> out;
+  auto from = [](const config::SlashCommand& c) {
+    return c.file.empty() ? std::string("the spec") : c.file;
+  };
+  for (const auto* list : {&spec, &files}) {
+    for (const auto& c : *list) {
+      if (FindBuiltinCommand(c.name)) {
+        shadowed->push_back("/" + c.name + " (" + from(c) +
+                            ") is shadowed by the built-in command of that name");
+        continue;
+      }
+      auto same = std::find_if(out.begin(), out.end(),
+                               [&](const config::SlashCommand& o) { return o.name == c.name; });
+      if (same != out.end()) {
+        shadowed->push_back("/" + c.name + " (" + from(c) + ") is shadowed by /" + same->name +
+                            " (" + from(*same) + ")");
+        continue;
+      }
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The words of a command's arguments as a shell splits them: blanks separate, quotes group.
+std::vector<std::string> ArgumentWords(const std::string& args) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : args) {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+std::string TrimBlanks(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+}  // namespace
+
+std::string SubstituteArguments(const std::string& text, const std::string& args) {
+  const std::vector<std::string> words = ArgumentWords(args);
+  std::string out;
+  bool used = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i];
+    } else if (text.compare(i + 1, 9, "ARGUMENTS") == 0) {
+      out += args;
+      used = true;
+      i += 9;
+    } else if (text[i + 1] == '@') {
+      out += args;
+      used = true;
+      ++i;
+    } else if (text[i + 1] >= '1' && text[i + 1] <= '9') {
+      const size_t n = static_cast<size_t>(text[i + 1] - '1');
+      if (n < words.size()) out += words[n];
+      used = true;
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  if (!used && !args.empty()) out += "\n\n" + args;
+  return out;
+}
+
+std::vector<ContentBlock> ExpandPromptCommand(const std::vector<config::SlashCommand>& commands,
+                                              std::vector<ContentBlock> content) {
+  if (content.empty() || content[0].type != BlockType::kText) return content;
+  const std::string& text = content[0].text;
+  if (text.size() < 2 || text[0] != '/') return content;
+  const size_t end = text.find_first_of(" \t\n", 1);
+  const std::string name = text.substr(1, end == std::string::npos ? std::string::npos : end - 1);
+  for (const auto& cmd : commands) {
+    if (cmd.name != name) continue;
+    const std::string args = end == std::string::npos ? "" : text.substr(end + 1);
+    if (!cmd.file.empty()) {
+      content[0].text = SubstituteArguments(cmd.prompt, TrimBlanks(args));
+      break;
+    }
+    std::string prompt = cmd.prompt;
+    const std::string key = "{{args}}";
+    const size_t pos = prompt.find(key);
+    if (pos != std::string::npos) {
+      prompt.replace(pos, key.size(), args);
+    } else if (!args.empty()) {
+      prompt += "\n\n" + args;
+    }
+    content[0].text = prompt;
+    break;
+  }
+  return content;
 }
 
 }  // namespace lousho::agent

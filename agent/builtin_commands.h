@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/agent_spec.h"
 #include "core/content.h"
 #include "support/status.h"
 
@@ -46,7 +47,8 @@ bool Name(CommandHost& host, const std::string& args);
 bool Export(CommandHost& host, const std::string& args);
 }  // namespace builtin
 
-// One row per command. A spec command of the same name is shadowed by the built-in one.
+// One row per command. A spec or file command of the same name is shadowed by the built-in one
+// (SessionCommands reports it).
 inline constexpr BuiltinCommand kBuiltinCommands[] = {
     {"compact", "Summarize the older conversation to free context",
      "optional instructions for the summary", &builtin::Compact},
@@ -63,5 +65,23 @@ struct CommandCall {
   std::string args;  // what follows the name, trimmed
 };
 std::optional<CommandCall> ParseBuiltinCall(const std::vector<ContentBlock>& content);
+
+// The prompt commands a session offers, each name once: the spec's `commands:`, then those read
+// from markdown files (agent/skills/). A built-in command shadows both; a spec command shadows a
+// file's; a file command shadows a later file's (already left out by discovery). Each command
+// left out is reported in *shadowed, one line naming it, where it came from and what won.
+std::vector<config::SlashCommand> SessionCommands(const std::vector<config::SlashCommand>& spec,
+                                                  const std::vector<config::SlashCommand>& files,
+                                                  std::vector<std::string>* shadowed);
+
+// A prompt whose first text block is "/name args" for one of `commands`: that block becomes the
+// command's text with the arguments put in (a spec command: `{{args}}`; a file command:
+// `$ARGUMENTS` and `$@` for all of them, `$1`…`$9` for one each, split as a shell splits words);
+// a command that names no place for them gets them after a blank line. Any other prompt comes
+// back as it was.
+std::vector<ContentBlock> ExpandPromptCommand(const std::vector<config::SlashCommand>& commands,
+                                              std::vector<ContentBlock> content);
+// A file command's text with `args` put in (see ExpandPromptCommand).
+std::string SubstituteArguments(const std::string& text, const std::string& args);
 
 }  // namespace lousho::agent

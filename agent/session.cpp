@@ -6,6 +6,7 @@
 #include "agent/recorder.h"
 #include "agent/rule_watch.h"
 #include "agent/tool_runner.h"
+#include "agent/tools/skill_tool.h"
 #include "agent/turn_gate.h"
 #include "agent/turn_runner.h"
 #include "support/log.h"
@@ -31,6 +32,7 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   info_.roots.push_back(options_.cwd);
   for (const auto& r : options_.additional_roots) info_.roots.push_back(r);
   for (const auto& r : agent_->extra_roots) info_.roots.push_back(r);
+  FindFileExtensions();
 
   gate_ = std::make_unique<TurnGate>(mu_);
   recorder_ = std::make_unique<Recorder>(mu_, options_.recorder);
@@ -54,7 +56,21 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   runner_ = std::make_unique<TurnRunner>(
       TurnParts{*selection_, *tools_, *queues_, *todos_, *branching_, *transcript_, *compactor_,
                 *stream_, *rules_, *calls_, *emitter_, *recorder_},
-      TurnSettings{agent_, info_.cwd, options_.watcher, options_.todos, options_.auto_title});
+      TurnSettings{agent_, info_.cwd, options_.watcher, options_.todos, options_.auto_title,
+                   info_.commands});
+  if (!info_.skills.empty()) tools_->Add(tools::MakeSkillTool(info_.skills));
+}
+
+// Skills and commands from files, read once: a session keeps what it found when it opened, so
+// its tool list (and the prompt cache) stays the same.
+void Session::FindFileExtensions() {
+  skills::Found found;
+  if (agent_->skills) found = skills::Discover(*agent_->skills, skills::ProcessPlaces(info_.cwd));
+  for (const auto& k : found.skipped)
+    info_.skill_notices.push_back("skipped " + k.path + ": " + k.why);
+  info_.commands = SessionCommands(agent_->commands, found.commands, &info_.skill_notices);
+  info_.skills = std::move(found.skills);
+  for (const auto& n : info_.skill_notices) log::Warn("skills and commands: " + n);
 }
 
 // The recorder tells the parts what they keep of the history: the name an entry gives, and what

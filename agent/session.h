@@ -18,6 +18,7 @@
 #include "agent/input_queues.h"
 #include "agent/selection.h"
 #include "agent/session_store.h"
+#include "agent/skills/discovery.h"
 #include "agent/stream_control.h"
 #include "agent/todo_tracker.h"
 #include "agent/toolset.h"
@@ -69,6 +70,12 @@ struct SessionInfo {
   // What opening the session's file repaired (an entry whose parent the file lacked), one line
   // each.
   std::vector<std::string> load_warnings;
+  // Read when the session opened (agent/skills/, SessionCommands): its prompt commands (the
+  // spec's, then the files'; the built-ins are kBuiltinCommands), its skills, and the files
+  // and commands left out, one line each (also logged).
+  std::vector<config::SlashCommand> commands;
+  std::vector<skills::Skill> skills;
+  std::vector<std::string> skill_notices;
 };
 
 // Thread-safe: every public method (and every part's) may be called from any thread, unless a
@@ -110,6 +117,7 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   Session(std::shared_ptr<const AgentConfig> agent, SessionOptions options);
   void Wire();
+  void FindFileExtensions();
   Status Seed(std::vector<Entry> seed, const std::string& seed_leaf);
   void CloseInterruptedCalls();
   Status Post(std::function<void()> task);

@@ -356,26 +356,7 @@ void TurnRunner::EmitUsage(const Turn& t, const Message& m, const ModelChoice& m
 // --- commands ---
 
 std::vector<ContentBlock> TurnRunner::ExpandCommand(std::vector<ContentBlock> content) const {
-  if (content.empty() || content[0].type != BlockType::kText) return content;
-  const std::string& text = content[0].text;
-  if (text.size() < 2 || text[0] != '/') return content;
-  size_t end = text.find_first_of(" \t\n", 1);
-  std::string name = text.substr(1, end == std::string::npos ? std::string::npos : end - 1);
-  for (const auto& cmd : settings_.agent->commands) {
-    if (cmd.name != name) continue;
-    std::string args = end == std::string::npos ? "" : text.substr(end + 1);
-    std::string prompt = cmd.prompt;
-    const std::string key = "{{args}}";
-    size_t pos = prompt.find(key);
-    if (pos != std::string::npos) {
-      prompt.replace(pos, key.size(), args);
-    } else if (!args.empty()) {
-      prompt += "\n\n" + args;
-    }
-    content[0].text = prompt;
-    break;
-  }
-  return content;
+  return ExpandPromptCommand(settings_.commands, std::move(content));
 }
 
 // What a built-in command may do, within the prompt that called it.

@@ -52,6 +52,8 @@ struct TurnSettings {
   StreamWatcher watcher;  // may be empty
   TodoSettings todos;
   bool auto_title = true;  // the first prompt's gist names the session
+  // The session's prompt commands (the spec's and the files', SessionCommands).
+  std::vector<config::SlashCommand> commands;
 };
 
 // Worker only.

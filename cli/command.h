@@ -49,5 +49,6 @@ Subcommand AddSetupCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
 Subcommand AddRulesCommand(CLI::App& app);
 Subcommand AddMcpCommand(CLI::App& app);
+Subcommand AddSkillsCommand(CLI::App& app);
 
 }  // namespace lousho::cli

@@ -367,7 +367,7 @@ const std::vector<std::string> kTopKeys = {
     "thinking",    "tools",       "maxSteps",   "limits",       "permissions",
     "mode",        "roots",       "rules",      "providers",    "commands",
     "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
-    "mcp_servers", "mcp"};
+    "mcp_servers", "mcp",         "skills"};
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
 
@@ -764,6 +764,27 @@ std::vector<SlashCommand> ParseCommands(const Ctx& ctx, const YAML::Node& c) {
   return commands;
 }
 
+// `skills:` (SkillsSpec).
+SkillsSpec ParseSkills(const Ctx& ctx, const YAML::Node& n, const std::string& dir) {
+  SkillsSpec out;
+  if (n.IsScalar()) {  // `skills: false` turns both off
+    out.enabled = out.commands = Bool(ctx, n, "skills");
+    return out;
+  }
+  ExpectMap(ctx, n, "skills");
+  CheckKeys(ctx, n, "skills", {"enabled", "commands", "project", "user", "paths"});
+  if (n["enabled"]) out.enabled = Bool(ctx, n["enabled"], "skills.enabled");
+  if (n["commands"]) out.commands = Bool(ctx, n["commands"], "skills.commands");
+  if (n["project"]) out.project = Bool(ctx, n["project"], "skills.project");
+  if (n["user"]) out.user = Bool(ctx, n["user"], "skills.user");
+  if (const YAML::Node& p = n["paths"]) {
+    if (!p.IsSequence()) ctx.Fail(p, "skills.paths: expected a list of folders");
+    for (const auto& item : p)
+      out.paths.push_back(SpecPath(ctx, item, "skills.paths", dir).lexically_normal().string());
+  }
+  return out;
+}
+
 // `scripts:`: each a file beside the spec (a string) or written inline.
 std::map<std::string, Script> ParseScripts(const Ctx& ctx, const YAML::Node& s,
                                            const std::string& dir) {
@@ -819,6 +840,7 @@ void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& 
     spec.rules_dir = (fs::path(dir) / "rules").string();
   if (root["providers"]) spec.providers = ParseProviders(ctx, root["providers"]);
   if (root["commands"]) spec.commands = ParseCommands(ctx, root["commands"]);
+  if (root["skills"]) spec.skills = ParseSkills(ctx, root["skills"], dir);
   if (root["scripts"]) spec.scripts = ParseScripts(ctx, root["scripts"], dir);
   if (root["mcp_servers"]) spec.mcp_servers = ParseMcpServers(ctx, root["mcp_servers"], options);
   if (root["mcp"]) spec.mcp = ParseMcpSettings(ctx, root["mcp"]);

@@ -51,6 +51,19 @@ struct SlashCommand {
   std::string description;
   std::string prompt;  // template; "{{args}}" is replaced by what follows the command
   std::string hint;    // input hint shown by editors
+  // A command read from a markdown file (its path): `$ARGUMENTS`, `$@` and `$1`…`$9` are
+  // replaced instead of `{{args}}`. Empty: the spec's own.
+  std::string file;
+};
+
+// `skills:`: skills (SKILL.md folders) and slash commands from markdown files, found when a
+// session opens (agent/skills/, docs/agent-spec.md "Skills and commands").
+struct SkillsSpec {
+  bool enabled = true;             // skills and the `skill` tool
+  bool commands = true;            // slash commands from markdown files
+  bool project = true;             // the project's folders (the working folder up to the repo root)
+  bool user = true;                // the user's folders (~/.lousho/skills, ~/.claude/skills, ...)
+  std::vector<std::string> paths;  // more skill folders (absolute), read before the others
 };
 
 // `compaction:` (see docs/agent-spec.md).
@@ -123,6 +136,7 @@ struct AgentSpec {
   TtsrSpec ttsr;
   std::map<std::string, ProviderSettings> providers;
   std::vector<SlashCommand> commands;
+  SkillsSpec skills;
   std::map<std::string, Script> scripts;
   std::vector<McpServerSpec> mcp_servers;  // in the spec's order
   McpSettings mcp;

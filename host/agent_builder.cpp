@@ -121,6 +121,7 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   agent->limits = spec.limits;
   agent->extra_roots = spec.roots;
   agent->commands = spec.commands;
+  agent->skills = spec.skills;
   agent->session_dir = spec.session_dir;
   agent->rules = rules::LoadAgentRules(spec, getenv("HOME").value_or(""));
   for (const auto& w : agent->rules->warnings) log::Warn("stream rules: " + w);

@@ -420,7 +420,7 @@ void Server::GetMessages(const Request& req, const NoParams& /*p*/) {
 }
 
 namespace {
-// The spec's commands as get_commands (source "prompt") and get_available_commands (source
+// Prompt commands as get_commands (source "prompt") and get_available_commands (source
 // "custom", with the input hint) list them.
 Json::Value CommandsData(const std::vector<config::SlashCommand>& list, bool available) {
   Json::Value commands(Json::arrayValue);
@@ -438,12 +438,15 @@ Json::Value CommandsData(const std::vector<config::SlashCommand>& list, bool ava
 }
 }  // namespace
 
+// The current session's prompt commands (the spec's and those from files), else the spec's.
 void Server::GetCommands(const Request& req, const NoParams& /*p*/) {
-  OkData(req, CommandsData(view_.commands, false));
+  std::shared_ptr<agent::Session> s = current();
+  OkData(req, CommandsData(s ? s->info().commands : view_.commands, false));
 }
 
 void Server::GetAvailableCommands(const Request& req, const NoParams& /*p*/) {
-  OkData(req, CommandsData(view_.commands, true));
+  std::shared_ptr<agent::Session> s = current();
+  OkData(req, CommandsData(s ? s->info().commands : view_.commands, true));
 }
 
 void Server::SwitchSession(const Request& req, const PathParams& p) {
