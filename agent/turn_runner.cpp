@@ -31,8 +31,7 @@ Result<TurnResult> TurnRunner::Run(std::vector<ContentBlock> content, const Canc
   t.cancel = cancel;
   parts_.emitter.Emit(event::AgentStart{});
   // --- hooks: the session's start (once), then UserPromptSubmit, which may refuse the prompt ---
-  if (!PromptHooks(content, t))
-    return Finish(t, t.cancel.cancelled() ? TurnStop::kCancelled : TurnStop::kEndTurn);
+  if (!PromptHooks(content, t)) return Finish(t, TurnStop::kEndTurn);
   StartPrompt(std::move(content), t);
   for (;;) {
     if (auto stop = BeforeRequest(t)) return Finish(t, *stop);
@@ -122,13 +121,12 @@ bool TurnRunner::PromptHooks(const std::vector<ContentBlock>& content, Turn& t) 
   if (!start.context.empty())
     RecordTurnMessage(parts_.recorder, t,
                       HookContextMessage(config::HookEvent::kSessionStart, start.context));
-  if (start.cancelled || t.cancel.cancelled()) return false;
+  // A cancel keeps the prompt (recorded below, then the turn ends): only a refusal drops it.
   std::string prompt;
   for (const ContentBlock& b : content)
     if (b.type == BlockType::kText) prompt += b.text;
   HookVerdict v = hooks_->PromptSubmitted(prompt, t.cancel);
-  if (v.cancelled || t.cancel.cancelled()) return false;
-  if (v.block || v.stop) {
+  if (!v.cancelled && (v.block || v.stop)) {
     const std::string& reason = v.block ? v.reason : v.stop_reason;
     parts_.emitter.Emit(event::Warning{
         "hooks",

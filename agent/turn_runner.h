@@ -96,7 +96,8 @@ class TurnRunner {
   std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;
   std::string SystemPrompt() const;
   // Hooks: the session's start and UserPromptSubmit, their context recorded before the prompt
-  // (false: the prompt goes no further), and Stop (true: the model goes on).
+  // (false: a hook refused the prompt, which goes no further), and Stop (true: the model goes
+  // on).
   bool PromptHooks(const std::vector<ContentBlock>& content, Turn& t);
   bool StopHooks(Turn& t);
 

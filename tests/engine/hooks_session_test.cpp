@@ -275,6 +275,23 @@ TEST_F(HookSessionTest, CancellingThePromptEndsAHookThatHangs) {
   EXPECT_TRUE(Warnings().empty()) << "a cancel is not a hook failure";
 }
 
+TEST_F(HookSessionTest, ACancelWhileAPromptHookRunsKeepsThePrompt) {
+  Hook(HookEvent::kUserPromptSubmit, "", "touch started; sleep 300");
+  Make({Say("ok")});
+  auto f = Start("keep me");
+  for (int i = 0; i < 3000 && !fs::exists(dir_ / "started"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(fs::exists(dir_ / "started"));
+  session_->Cancel();
+  Result<TurnResult> r = f.get();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop, TurnStop::kCancelled);
+  EXPECT_TRUE(model_->Requests().empty());
+  auto h = session_->transcript().Messages();
+  ASSERT_EQ(h.size(), 1u) << "nothing the user typed is lost";
+  EXPECT_EQ(h[0].TextContent(), "keep me");
+}
+
 TEST_F(HookSessionTest, PreCompactAndSessionEndRunWithTheirTriggers) {
   Hook(HookEvent::kPreCompact, "manual", "cat > compact.json");
   Hook(HookEvent::kSessionEnd, "", "cat > end.json");
