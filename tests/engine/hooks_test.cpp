@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "config/agent_spec.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {
@@ -317,6 +318,46 @@ TEST(HookSpecTest, UnknownEventsAndMalformedEntriesAreErrorsNamingTheirPlace) {
   ASSERT_EQ(ok->groups[0].hooks.size(), 1u);
   EXPECT_EQ(ok->groups[0].hooks[0].timeout_ms, 1500);
   EXPECT_EQ(ok->skipped.size(), 1u) << "a prompt hook is skipped, and said so";
+}
+
+TEST_F(HookRunnerTest, TheSpecsHooksBlockLoadsAndItsErrorsNameTheFile) {
+  const fs::path spec = dir_ / "agent.yaml";
+  std::ofstream(spec) << R"(model: script/echo
+hooks:
+  project: false
+  timeout: 5
+  PreToolUse:
+    - matcher: "Bash"
+      hooks:
+        - {type: command, command: "exit 2", timeout: 2}
+  Notification:
+    - hooks: [{type: command, command: "notify-send x"}]
+)";
+  Result<config::AgentSpec> loaded = config::LoadAgentSpec(spec.string(), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const config::HooksSpec& hooks = loaded->hooks;
+  EXPECT_FALSE(hooks.project);
+  EXPECT_EQ(hooks.default_timeout_ms, 5000);
+  ASSERT_EQ(hooks.groups.size(), 1u);
+  EXPECT_EQ(hooks.groups[0].event, HookEvent::kPreToolUse);
+  EXPECT_EQ(hooks.groups[0].matcher, "Bash");
+  ASSERT_EQ(hooks.groups[0].hooks.size(), 1u);
+  EXPECT_EQ(hooks.groups[0].hooks[0].command, "exit 2");
+  EXPECT_EQ(hooks.groups[0].hooks[0].timeout_ms, 2000);
+  EXPECT_EQ(hooks.groups[0].hooks[0].source, "agent.yaml");
+
+  std::ofstream(spec) << "model: script/echo\nhooks:\n  PostToolUze: []\n";
+  Result<config::AgentSpec> typo = config::LoadAgentSpec(spec.string(), {});
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().code, ErrorCode::kConfigInvalid);
+  EXPECT_NE(
+      typo.error().message.find(spec.string() + ":3:3: hooks.PostToolUze: unknown hook event"),
+      std::string::npos)
+      << typo.error().message;
+  std::ofstream(spec) << "model: script/echo\nhooks:\n  project: maybe\n";
+  Result<config::AgentSpec> bad = config::LoadAgentSpec(spec.string(), {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("hooks.project: expected true or false"), std::string::npos);
 }
 
 }  // namespace
