@@ -79,10 +79,11 @@ config::ScriptStep Say(std::string text, std::vector<config::ScriptToolCall> cal
   return s;
 }
 
-config::ScriptToolCall Call(std::string name, std::vector<std::pair<std::string, std::string>> kv) {
+config::ScriptToolCall Call(std::string name,
+                            const std::vector<std::pair<std::string, std::string>>& kv) {
   config::ScriptToolCall c;
   c.name = std::move(name);
-  for (auto& [k, v] : kv) c.arguments[k] = v;
+  for (const auto& [k, v] : kv) c.arguments[k] = v;
   return c;
 }
 
