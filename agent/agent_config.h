@@ -72,6 +72,8 @@ struct AgentConfig {
   // The spec's MCP servers (each session starts its own) and their timeouts.
   std::vector<config::McpServerSpec> mcp_servers;
   config::McpSettings mcp;
+  // The spec's hooks; each session adds its project's (agent/hooks.h).
+  config::HooksSpec hooks;
 };
 
 // What a door may know of an agent: it never calls a provider or a tool itself.

@@ -1,6 +1,7 @@
 // Running compactions in a session: when, the summary request, the entry and its events.
 #include "agent/compactor.h"
 
+#include "agent/hooks.h"
 #include "agent/recorder.h"
 #include "agent/selection.h"
 #include "agent/transcript.h"
@@ -57,6 +58,8 @@ bool Compactor::AfterOverflow(const Error& error, const Message* said, Turn& t) 
 
 Result<CompactionResult> Compactor::Run(const std::string& reason, const std::string& instructions,
                                         const CancelToken& cancel, bool will_retry, Turn* t) {
+  // Hooks: PreCompact runs first (it cannot stop the compaction).
+  if (hooks_) hooks_->BeforeCompact(reason == "manual" ? "manual" : "auto", instructions, cancel);
   const ModelChoice model = selection_.model();
   event::AutoCompactionStart start;
   start.id = "compaction-" + std::to_string(++runs_);

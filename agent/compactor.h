@@ -16,6 +16,7 @@
 
 namespace lousho::agent {
 
+class HookRunner;
 class Recorder;
 class Selection;
 class Transcript;
@@ -38,6 +39,8 @@ class Compactor {
   Compactor(const Compactor&) = delete;
   Compactor& operator=(const Compactor&) = delete;
   void Attach(Poster post) { post_ = std::move(post); }
+  // The session's hooks (PreCompact, agent/hooks.h); null: none.
+  void UseHooks(HookRunner* hooks) { hooks_ = hooks; }
 
   // Summarizes the older history into a compaction entry, keeping the recent turns. Refused
   // while a prompt runs; the session's Cancel() aborts it. The auto_compaction_start/end events
@@ -77,6 +80,7 @@ class Compactor {
   Poster post_;
   std::atomic<bool> auto_;
   int runs_ = 0;  // worker only: names compaction runs
+  HookRunner* hooks_ = nullptr;
 };
 
 }  // namespace lousho::agent

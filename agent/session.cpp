@@ -2,6 +2,7 @@
 // session's strand.
 #include "agent/session.h"
 
+#include "agent/hooks.h"
 #include "agent/outbox.h"
 #include "agent/recorder.h"
 #include "agent/rule_watch.h"
@@ -59,6 +60,13 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
       TurnSettings{agent_, info_.cwd, options_.watcher, options_.todos, options_.auto_title,
                    info_.commands});
   if (!info_.skills.empty()) tools_->Add(tools::MakeSkillTool(info_.skills));
+  // Hooks: the spec's and the project's, told through the session's warnings (worker only).
+  hooks_ = std::make_unique<HookRunner>(
+      agent_->hooks, HookPlace{info_.id, info_.cwd, info_.session_file},
+      [e = emitter_.get()](const event::Warning& w) { e->Emit(w); });
+  calls_->UseHooks(hooks_.get());
+  runner_->UseHooks(hooks_.get());
+  compactor_->UseHooks(hooks_.get());
 }
 
 // Skills and commands from files, read once: a session keeps what it found when it opened, so
@@ -199,7 +207,8 @@ void Session::Cancel(CancelCause cause) { gate_->Cancel(cause); }
 void Session::Close(std::function<void()> done, CancelCause cause) {
   gate_->Close();
   Cancel(cause);
-  Status st = Post([this, done = std::move(done)] {
+  Status st = Post([this, done = std::move(done), cause] {
+    hooks_->SessionEnded(cause == CancelCause::kShutdown ? "shutdown" : "close");  // hooks
     tools_->CloseSources();
     recorder_->Close();  // the file's lock goes with the session
     if (done) done();

@@ -33,6 +33,7 @@
 namespace lousho::agent {
 
 class Emitter;
+class HookRunner;
 class NoticeBoard;
 class Recorder;
 class RuleWatch;
@@ -145,6 +146,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<Compactor> compactor_;
   std::unique_ptr<ToolCallRunner> calls_;
   std::unique_ptr<TurnRunner> runner_;
+  std::unique_ptr<HookRunner> hooks_;
 };
 
 }  // namespace lousho::agent

@@ -50,6 +50,10 @@ bool ToolCallRunner::Run(const Message& assistant, Turn& t) {
       Fail(calls, next, "Cancelled by the user.", t);
       return false;
     }
+    if (next < calls.size() && t.hook_stopped) {  // hooks: "continue": false
+      Fail(calls, next, "Skipped: a hook stopped the prompt.", t);
+      return true;
+    }
     if (next < calls.size() && parts_.queues.SteeringPending()) {
       // Immediate interrupt mode: the user's new message comes before the remaining calls.
       Fail(calls, next, "Skipped: the user sent a new message first.", t);
@@ -137,6 +141,7 @@ size_t ToolCallRunner::ParallelRun(const std::vector<const ContentBlock*>& calls
     if (tool->kind() != ToolKind::kRead && tool->kind() != ToolKind::kSearch) break;
     if (policy_.Evaluate(*tool, calls[i]->arguments, mode).action != PermissionAction::kAllow)
       break;
+    if (Hooked(calls[i]->name)) break;  // hooks run with the call, one at a time
   }
   return n;
 }
@@ -192,9 +197,14 @@ PermissionDecision ToolCallRunner::Ask(const CallRun& run, const ContentBlock& c
   return place_.services.permissions->RequestPermission(place_.session_id, req, cancel);
 }
 
-std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& call, Turn& t) {
-  const PermissionVerdict verdict =
-      policy_.Evaluate(*run.tool, call.arguments, parts_.selection.mode());
+std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& call, Turn& t,
+                                           HookDecision hook) {
+  PermissionVerdict verdict = policy_.Evaluate(*run.tool, call.arguments, parts_.selection.mode());
+  // Hooks: "ask" asks even where the rules allow; "allow" skips asking, never a rule's denial.
+  if (verdict.action != PermissionAction::kDeny && hook == HookDecision::kAsk)
+    verdict.action = PermissionAction::kAsk;
+  if (verdict.action == PermissionAction::kAsk && hook == HookDecision::kAllow)
+    verdict.action = PermissionAction::kAllow;
   if (verdict.action == PermissionAction::kDeny) {
     Complete(run, ToolOutput::Error(verdict.reason.empty() ? "Permission denied." : verdict.reason),
              t);
@@ -256,8 +266,14 @@ bool ToolCallRunner::RunOne(const ContentBlock& call, Turn& t) {
     Complete(run, ToolOutput::Error("Tool arguments must be a JSON object."), t);
     return true;
   }
-  if (std::optional<bool> done = Permit(run, call, t)) return *done;
-  ToolOutput out = Execute(run, call, t);
+  // --- hooks: PreToolUse may deny, ask, allow or rewrite the call ---
+  ContentBlock rewritten;
+  HookDecision decision = HookDecision::kNone;
+  if (std::optional<bool> done = PreToolHooks(run, call, rewritten, decision, t)) return *done;
+  const ContentBlock& used = rewritten.arguments.isObject() ? rewritten : call;
+  // --- end of hooks ---
+  if (std::optional<bool> done = Permit(run, used, t, decision)) return *done;
+  ToolOutput out = Execute(run, used, t);
   if (out.plan_changed) parts_.emitter.Emit(event::PlanUpdate{parts_.todos.RecordPlan()});
   if (out.ends_turn) {
     t.ends_turn = true;
@@ -270,8 +286,60 @@ bool ToolCallRunner::RunOne(const ContentBlock& call, Turn& t) {
   }
   const bool cancelled = t.cancel.cancelled();
   if (cancelled && !out.is_error) out.is_error = true;
+  PostToolHooks(used, out, t);  // hooks: PostToolUse may add context
   Complete(run, std::move(out), t);
   return !cancelled;
+}
+
+// --- hooks (agent/hooks.h) ---
+
+bool ToolCallRunner::Hooked(const std::string& tool) const {
+  return hooks_ && (hooks_->Has(config::HookEvent::kPreToolUse, tool) ||
+                    hooks_->Has(config::HookEvent::kPostToolUse, tool));
+}
+
+std::optional<bool> ToolCallRunner::PreToolHooks(CallRun& run, const ContentBlock& call,
+                                                 ContentBlock& rewritten, HookDecision& decision,
+                                                 Turn& t) {
+  if (!hooks_ || !hooks_->Has(config::HookEvent::kPreToolUse, call.name)) return std::nullopt;
+  HookVerdict v = hooks_->BeforeTool(call.name, call.id, call.arguments, t.cancel);
+  if (v.cancelled || t.cancel.cancelled()) {
+    Complete(run, ToolOutput::Error("Cancelled by the user."), t);
+    return false;
+  }
+  if (v.stop) t.hook_stopped = true;
+  if (v.decision == HookDecision::kDeny || v.stop) {
+    std::string why = v.decision == HookDecision::kDeny ? "A hook denied this tool call"
+                                                        : "A hook stopped the prompt";
+    const std::string& reason = v.decision == HookDecision::kDeny ? v.reason : v.stop_reason;
+    Complete(run, ToolOutput::Error(why + (reason.empty() ? "." : ": " + reason)), t);
+    return true;
+  }
+  decision = v.decision;
+  if (v.updated_input) {
+    rewritten = call;
+    rewritten.arguments = std::move(*v.updated_input);
+    run.shown.args = &rewritten.arguments;
+  }
+  return std::nullopt;
+}
+
+void ToolCallRunner::PostToolHooks(const ContentBlock& call, ToolOutput& out, Turn& t) {
+  if (!hooks_ || out.is_error || t.cancel.cancelled() ||
+      !hooks_->Has(config::HookEvent::kPostToolUse, call.name))
+    return;
+  Json::Value response(Json::objectValue);
+  std::string text;
+  for (const ContentBlock& b : out.content)
+    if (b.type == BlockType::kText) text += b.text;
+  response["content"] = text;
+  if (!out.details.isNull()) response["details"] = out.details;
+  HookVerdict v = hooks_->AfterTool(call.name, call.id, call.arguments, response, t.cancel);
+  if (v.block) v.context.push_back(v.reason);
+  if (!v.context.empty())
+    out.content.push_back(ContentBlock::Text(
+        "\n" + HookContextMessage(config::HookEvent::kPostToolUse, v.context).TextContent()));
+  if (v.stop) t.hook_stopped = true;
 }
 
 }  // namespace lousho::agent

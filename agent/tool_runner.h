@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/hooks.h"
 #include "agent/permissions.h"
 #include "core/client_services.h"
 #include "core/events.h"
@@ -54,6 +55,8 @@ class ToolCallRunner {
   // Runs the message's tool calls; false when the turn was cancelled meanwhile (every call still
   // has its result).
   bool Run(const Message& assistant, Turn& t);
+  // The session's hooks (agent/hooks.h); null: none.
+  void UseHooks(HookRunner* hooks) { hooks_ = hooks; }
 
  private:
   struct CallRun;
@@ -65,7 +68,13 @@ class ToolCallRunner {
   bool RunParallel(const std::vector<const ContentBlock*>& calls, Turn& t);
   // The rules and the mode, then the editor: nullopt to run the call, else whether the turn goes
   // on (the call was completed).
-  std::optional<bool> Permit(CallRun& run, const ContentBlock& call, Turn& t);
+  std::optional<bool> Permit(CallRun& run, const ContentBlock& call, Turn& t,
+                             HookDecision hook = HookDecision::kNone);
+  // Hooks: PreToolUse (nullopt: the call goes on, maybe `rewritten`), PostToolUse.
+  std::optional<bool> PreToolHooks(CallRun& run, const ContentBlock& call, ContentBlock& rewritten,
+                                   HookDecision& decision, Turn& t);
+  void PostToolHooks(const ContentBlock& call, ToolOutput& out, Turn& t);
+  bool Hooked(const std::string& tool) const;
   PermissionDecision Ask(const CallRun& run, const ContentBlock& call, const CancelToken& cancel);
   ToolOutput Execute(CallRun& run, const ContentBlock& call, Turn& t);
   ToolContext MakeContext(const CancelToken& cancel);
@@ -76,6 +85,7 @@ class ToolCallRunner {
   ToolRunParts parts_;
   ToolRunPlace place_;
   PermissionPolicy policy_;
+  HookRunner* hooks_ = nullptr;
 };
 
 }  // namespace lousho::agent

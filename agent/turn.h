@@ -29,6 +29,8 @@ struct Turn {
   int todo_reminders = 0;             // reminders of open todos so far
   bool overflow_compacted = false;    // compacted once after a context overflow
   bool threshold_failed = false;      // an automatic compaction failed: not again this prompt
+  bool hook_stopped = false;          // a hook answered "continue": false (agent/hooks.h)
+  int stop_hook_runs = 0;             // times a Stop hook sent the model on
 };
 
 }  // namespace lousho::agent

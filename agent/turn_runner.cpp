@@ -3,6 +3,7 @@
 
 #include "agent/branching.h"
 #include "agent/compactor.h"
+#include "agent/hooks.h"
 #include "agent/input_queues.h"
 #include "agent/outbox.h"
 #include "agent/recorder.h"
@@ -29,6 +30,8 @@ Result<TurnResult> TurnRunner::Run(std::vector<ContentBlock> content, const Canc
   Turn t;
   t.cancel = cancel;
   parts_.emitter.Emit(event::AgentStart{});
+  // --- hooks: the session's start (once), then UserPromptSubmit, which may refuse the prompt ---
+  if (!PromptHooks(content, t)) return Finish(t, TurnStop::kEndTurn);
   StartPrompt(std::move(content), t);
   for (;;) {
     if (auto stop = BeforeRequest(t)) return Finish(t, *stop);
@@ -91,6 +94,7 @@ bool TurnRunner::ApplyInterrupt(StreamInterrupt& interrupt, Turn& t) {
 
 // After a model request and its tool calls: how the prompt ends, or nullopt to ask again.
 std::optional<TurnStop> TurnRunner::AfterTools(const Message& assistant, Turn& t) {
+  if (t.hook_stopped) return TurnStop::kEndTurn;  // hooks: "continue": false
   // Prose rules that matched without interrupting arrive now; the model answers them even
   // when it meant to stop.
   const bool followed = parts_.rules.InjectFollowUps(t);
@@ -103,7 +107,48 @@ std::optional<TurnStop> TurnRunner::AfterTools(const Message& assistant, Turn& t
     if (stop && RemindTodos(t)) return std::nullopt;
     if (stop && !parts_.queues.StopIfEmpty() && TakeQueued(t, /*ending=*/true)) return std::nullopt;
   }
+  if (stop && *stop == TurnStop::kEndTurn && !t.ends_turn && StopHooks(t)) return std::nullopt;
   return stop;
+}
+
+// --- hooks (agent/hooks.h) ---
+
+bool TurnRunner::PromptHooks(const std::vector<ContentBlock>& content, Turn& t) {
+  if (!hooks_) return true;
+  bool resumed = false;
+  parts_.recorder.Read([&](const History& h) { resumed = !h.messages().empty(); });
+  HookVerdict start = hooks_->SessionStarted(resumed, t.cancel);
+  if (!start.context.empty())
+    RecordTurnMessage(parts_.recorder, t,
+                      HookContextMessage(config::HookEvent::kSessionStart, start.context));
+  // A cancel keeps the prompt (recorded below, then the turn ends): only a refusal drops it.
+  std::string prompt;
+  for (const ContentBlock& b : content)
+    if (b.type == BlockType::kText) prompt += b.text;
+  HookVerdict v = hooks_->PromptSubmitted(prompt, t.cancel);
+  if (!v.cancelled && (v.block || v.stop)) {
+    const std::string& reason = v.block ? v.reason : v.stop_reason;
+    parts_.emitter.Emit(event::Warning{
+        "hooks",
+        "A UserPromptSubmit hook refused the prompt" + (reason.empty() ? "." : ": " + reason),
+        "Prompt refused", false});
+    return false;
+  }
+  // Before the prompt, so that the prompt stays the last user message.
+  if (!v.context.empty())
+    RecordTurnMessage(parts_.recorder, t,
+                      HookContextMessage(config::HookEvent::kUserPromptSubmit, v.context));
+  return true;
+}
+
+bool TurnRunner::StopHooks(Turn& t) {
+  if (!hooks_ || t.cancel.cancelled()) return false;
+  HookVerdict v = hooks_->Stopping(t.stop_hook_runs > 0, t.cancel);
+  if (!v.block || v.stop || v.cancelled || t.cancel.cancelled()) return false;
+  ++t.stop_hook_runs;
+  RecordTurnMessage(parts_.recorder, t,
+                    Message::Custom("hookContext", "Stop hook feedback:\n" + v.reason, false));
+  return true;
 }
 
 std::optional<TurnStop> TurnRunner::BeforeRequest(Turn& t) {

@@ -20,6 +20,7 @@ namespace lousho::agent {
 
 class Branching;
 class Compactor;
+class HookRunner;
 class Emitter;
 class InputQueues;
 class Recorder;
@@ -67,6 +68,8 @@ class TurnRunner {
   Result<TurnResult> RunCommand(const CommandCall& call, const CancelToken& cancel);
   // The model request of the next step: the system prompt, the branch's messages, the tools.
   ModelRequest BuildRequest(const ModelChoice& model) const;
+  // The session's hooks (agent/hooks.h); null: none.
+  void UseHooks(HookRunner* hooks) { hooks_ = hooks; }
 
  private:
   class Commands;
@@ -94,9 +97,15 @@ class TurnRunner {
   Result<TurnResult> Finish(Turn& t, TurnStop stop);
   std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;
   std::string SystemPrompt() const;
+  // Hooks: the session's start and UserPromptSubmit, their context recorded before the prompt
+  // (false: a hook refused the prompt, which goes no further), and Stop (true: the model goes
+  // on).
+  bool PromptHooks(const std::vector<ContentBlock>& content, Turn& t);
+  bool StopHooks(Turn& t);
 
   TurnParts parts_;
   TurnSettings settings_;
+  HookRunner* hooks_ = nullptr;
 };
 
 }  // namespace lousho::agent

@@ -12,6 +12,7 @@
 #include "config/model_catalog.h"
 #include "support/env.h"
 #include "support/files.h"
+#include "support/log.h"
 
 namespace lousho::config {
 namespace fs = std::filesystem;
@@ -367,7 +368,7 @@ const std::vector<std::string> kTopKeys = {
     "thinking",    "tools",       "maxSteps",   "limits",       "permissions",
     "mode",        "roots",       "rules",      "providers",    "commands",
     "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
-    "mcp_servers", "mcp",         "skills"};
+    "mcp_servers", "mcp",         "skills",     "hooks"};
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
 
@@ -830,6 +831,29 @@ McpSettings ParseMcpSettings(const Ctx& ctx, const YAML::Node& m) {
   return out;
 }
 
+// --- hooks: `hooks:`, Claude Code's shape plus `project` and `timeout` (config/hooks_spec.h) ---
+HooksSpec ParseHooks(const Ctx& ctx, const YAML::Node& h) {
+  ExpectMap(ctx, h, "hooks");
+  HooksSpec out;
+  Json::Value events(Json::objectValue);
+  for (const auto& kv : h) {
+    const std::string key = kv.first.Scalar();
+    if (key == "project") {
+      out.project = Bool(ctx, kv.second, "hooks.project");
+    } else if (key == "timeout") {
+      out.default_timeout_ms = static_cast<long>(Int(ctx, kv.second, "hooks.timeout", 1) * 1000);
+    } else {
+      events[key] = ToJson(kv.second);
+    }
+  }
+  Result<ParsedHooks> parsed = ParseHookGroups(events, fs::path(ctx.file()).filename().string());
+  if (!parsed.ok()) ctx.Fail(h, parsed.error().message);
+  out.groups = std::move(parsed->groups);
+  for (const std::string& s : parsed->skipped) log::Warn(s);
+  return out;
+}
+// --- end of hooks ---
+
 // What the engine is given: rules, providers, commands, scripts, MCP servers.
 void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
                      const LoadOptions& options, AgentSpec& spec) {
@@ -844,6 +868,7 @@ void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& 
   if (root["scripts"]) spec.scripts = ParseScripts(ctx, root["scripts"], dir);
   if (root["mcp_servers"]) spec.mcp_servers = ParseMcpServers(ctx, root["mcp_servers"], options);
   if (root["mcp"]) spec.mcp = ParseMcpSettings(ctx, root["mcp"]);
+  if (root["hooks"]) spec.hooks = ParseHooks(ctx, root["hooks"]);
 }
 
 bool HasScript(const AgentSpec& spec, const std::string& name) {

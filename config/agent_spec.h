@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/hooks_spec.h"
 #include "config/provider_settings.h"
 #include "support/status.h"
 
@@ -140,6 +141,7 @@ struct AgentSpec {
   std::map<std::string, Script> scripts;
   std::vector<McpServerSpec> mcp_servers;  // in the spec's order
   McpSettings mcp;
+  HooksSpec hooks;  // `hooks:` (see docs/agent-spec.md, "Hooks")
 };
 
 struct LoadOptions {

@@ -127,6 +127,7 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   for (const auto& w : agent->rules->warnings) log::Warn("stream rules: " + w);
   agent->mcp_servers = spec.mcp_servers;
   agent->mcp = spec.mcp;
+  agent->hooks = spec.hooks;
   const size_t slash = spec.model.find('/');
   const std::string provider_name = spec.model.substr(0, slash);
   const std::string model_id = slash == std::string::npos ? "" : spec.model.substr(slash + 1);

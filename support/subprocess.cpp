@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -597,12 +598,15 @@ Status StartKeeper(const std::vector<std::string>& args, const ExecPrep& prep, c
 // on a keeper that does not end the tree in time.
 class CommandWatch {
  public:
-  CommandWatch(const SubprocessOptions& options, Keeper* keeper, int out_r, int wake_r)
+  CommandWatch(const SubprocessOptions& options, Keeper* keeper, int out_r, int err_r, int wake_r)
       : options_(options),
         keeper_(keeper),
         out_r_(out_r),
+        err_r_(err_r),
         wake_r_(wake_r),
         tail_(options.max_output_bytes),
+        err_tail_(options.max_output_bytes),
+        err_eof_(err_r < 0),
         grace_(std::max(0L, options.kill_grace_ms)),
         has_deadline_(options.timeout_ms > 0),
         deadline_(Clock::now() + std::chrono::milliseconds(options.timeout_ms)),
@@ -611,7 +615,7 @@ class CommandWatch {
   // Until the tree is gone and the output has ended. Returns false when the keeper did not end
   // the tree in time.
   bool Run(SubprocessResult* result) {
-    while (!(tree_gone_ && out_eof_)) {
+    while (!(tree_gone_ && out_eof_ && err_eof_)) {
       const bool exited = keeper_->reports.status.has_value();
       SendOrders(exited, result);
       if (end_sent_ && !tree_gone_ && Clock::now() >= give_up_at_) return false;
@@ -627,6 +631,9 @@ class CommandWatch {
   void TakeOutput(SubprocessResult* result) {
     result->total_bytes = tail_.total();
     result->output = tail_.Take(&result->truncated);
+    bool err_truncated = false;
+    result->error_output = err_tail_.Take(&err_truncated);
+    result->truncated = result->truncated || err_truncated;
   }
 
  private:
@@ -642,7 +649,8 @@ class CommandWatch {
     }
     // The command is done; what it left running (background jobs) goes once their output has
     // ended or the drain time is up.
-    if (exited && !end_sent_ && !tree_gone_ && (out_eof_ || Clock::now() >= drain_until_))
+    if (exited && !end_sent_ && !tree_gone_ &&
+        ((out_eof_ && err_eof_) || Clock::now() >= drain_until_))
       TellKeeper('T');
   }
 
@@ -670,10 +678,11 @@ class CommandWatch {
 
   // Waits for output, a keeper report or a cancel; false when poll fails.
   bool PollOnce(bool exited) {
-    pollfd fds[3] = {{out_eof_ ? -1 : out_r_, POLLIN, 0},
+    pollfd fds[4] = {{out_eof_ ? -1 : out_r_, POLLIN, 0},
                      {tree_gone_ ? -1 : keeper_->stat_r.get(), POLLIN, 0},
-                     {wake_r_, POLLIN, 0}};
-    int n = poll(fds, 3, static_cast<int>(WaitMs(exited)));
+                     {wake_r_, POLLIN, 0},
+                     {err_eof_ ? -1 : err_r_, POLLIN, 0}};
+    int n = poll(fds, 4, static_cast<int>(WaitMs(exited)));
     if (n < 0 && errno != EINTR) return false;
     if (n <= 0) return true;
     if (fds[2].revents) {
@@ -681,7 +690,8 @@ class CommandWatch {
       }
     }
     if (fds[1].revents) ReadReports(exited);
-    if (fds[0].revents) ReadOutput();
+    if (fds[0].revents) ReadOutput(out_r_, tail_, out_eof_, true);
+    if (fds[3].revents) ReadOutput(err_r_, err_tail_, err_eof_, false);
     return true;
   }
 
@@ -693,15 +703,16 @@ class CommandWatch {
     if (!exited && keeper_->reports.status) drain_until_ = Clock::now() + drain_;
   }
 
-  void ReadOutput() {
+  void ReadOutput(int fd, TailBuffer& tail, bool& eof, bool tell) {
     for (;;) {
-      ssize_t r = read(out_r_, buf_, sizeof buf_);
+      ssize_t r = read(fd, buf_, sizeof buf_);
       if (r > 0) {
-        tail_.Append(buf_, static_cast<size_t>(r));
-        if (options_.on_output) options_.on_output(std::string_view(buf_, static_cast<size_t>(r)));
+        tail.Append(buf_, static_cast<size_t>(r));
+        if (tell && options_.on_output)
+          options_.on_output(std::string_view(buf_, static_cast<size_t>(r)));
         continue;
       }
-      if (r == 0) out_eof_ = true;
+      if (r == 0) eof = true;
       if (r < 0 && errno == EINTR) continue;
       return;
     }
@@ -710,8 +721,11 @@ class CommandWatch {
   const SubprocessOptions& options_;
   Keeper* keeper_;
   const int out_r_;
+  const int err_r_;  // < 0: stderr is merged into out_r_
   const int wake_r_;
   TailBuffer tail_;
+  TailBuffer err_tail_;
+  bool err_eof_;
   const long grace_;
   const bool has_deadline_;
   const Clock::time_point deadline_;
@@ -726,6 +740,30 @@ class CommandWatch {
   char buf_[65536];
 };
 
+// A command's stdin: `input` in a temporary file that is unlinked at once (only the descriptor
+// holds it), read from its start.
+Status StageInput(const std::string& input, Fd* in_r) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/lousho-stdin-XXXXXX";
+  int fd = mkostemp(path.data(), O_CLOEXEC);
+  if (fd < 0)
+    return MakeError(ErrorCode::kSubprocess,
+                     "cannot stage the command's input in " + path + ": " + std::strerror(errno));
+  in_r->Reset(fd);
+  unlink(path.c_str());
+  size_t done = 0;
+  while (done < input.size()) {
+    ssize_t w = write(fd, input.data() + done, input.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0)
+      return MakeError(ErrorCode::kSubprocess,
+                       std::string("cannot stage the command's input: ") + std::strerror(errno));
+    done += static_cast<size_t>(w);
+  }
+  lseek(fd, 0, SEEK_SET);
+  return Status::Ok();
+}
+
 void SetExitStatus(const std::optional<int>& status, SubprocessResult* result) {
   if (!status) return;
   if (WIFEXITED(*status)) result->exit_code = WEXITSTATUS(*status);
@@ -739,7 +777,13 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   ExecPrep prep;
   PrepareExec(options.argv, options.env, &prep);
 
-  Fd out_r, out_w;
+  Fd out_r, out_w, err_r, err_w, in_r;
+  if (options.separate_stderr && !MakePipe(&err_r, &err_w))
+    return MakeError(ErrorCode::kSubprocess, std::string("pipe: ") + std::strerror(errno));
+  if (!options.input.empty()) {
+    Status staged = StageInput(options.input, &in_r);
+    if (!staged.ok()) return staged.error();
+  }
   // Shared with the cancel callback, which may still be running on another thread when this
   // function returns.
   // (Both ends, so its write can never hit a pipe without a reader and raise SIGPIPE.)
@@ -747,13 +791,16 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   auto wake_w = std::make_shared<Fd>();
   if (!MakePipe(&out_r, &out_w) || !MakePipe(wake_r.get(), wake_w.get()))
     return MakeError(ErrorCode::kSubprocess, std::string("pipe: ") + std::strerror(errno));
-  for (int fd : {out_r.get(), wake_r->get(), wake_w->get()}) fcntl(fd, F_SETFL, O_NONBLOCK);
+  for (int fd : {out_r.get(), wake_r->get(), wake_w->get(), err_r.get()})
+    if (fd >= 0) fcntl(fd, F_SETFL, O_NONBLOCK);
 
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   Keeper k;
-  Status started =
-      StartKeeper(options.argv, prep, cwd, options.kill_grace_ms, out_w.get(), -1, -1, &k);
+  Status started = StartKeeper(options.argv, prep, cwd, options.kill_grace_ms, out_w.get(),
+                               in_r.get(), err_w.get(), &k);
   out_w.Reset();
+  err_w.Reset();
+  in_r.Reset();
   if (!started.ok()) return started.error();
 
   SubprocessResult result;
@@ -763,7 +810,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
     ssize_t ignored = write(wake_w->get(), &b, 1);
     (void)ignored;
   });
-  CommandWatch watch(options, &k, out_r.get(), wake_r->get());
+  CommandWatch watch(options, &k, out_r.get(), err_r.get(), wake_r->get());
   if (!watch.Run(&result)) {
     // Only a keeper stopped from outside gets here. Killing it hands what is left of the tree
     // to init; say so rather than block the session.

@@ -47,10 +47,17 @@ struct SubprocessOptions {
   // Called on the calling thread with each piece of merged output as it arrives (before the
   // cap applies). May be empty.
   std::function<void(std::string_view chunk)> on_output;
+  // What the command reads on its stdin (from an unlinked temporary file, so a command that
+  // never reads it cannot block the run); empty: /dev/null.
+  std::string input;
+  // Keep stderr apart (SubprocessResult::error_output, capped like the output) instead of
+  // merging it into the output; on_output then sees stdout only.
+  bool separate_stderr = false;
 };
 
 struct SubprocessResult {
   std::string output;            // merged stdout+stderr; the tail when truncated
+  std::string error_output;      // stderr, with separate_stderr (its tail when truncated)
   bool truncated = false;        // bytes were dropped from the start
   size_t total_bytes = 0;        // everything the process wrote
   std::optional<int> exit_code;  // set when it exited normally
