@@ -158,6 +158,7 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   Json::Value sc = Obj();
   sc["close"] = Obj();
   sc["additionalDirectories"] = Obj();  // honoured as extra roots of the session's tools
+  sc["systemPrompt"] = SystemPromptCapability();
   if (SavesSessions()) {
     sc["list"] = Obj();
     sc["resume"] = Obj();
@@ -321,6 +322,7 @@ agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const 
     so.additional_roots.push_back(ec ? fs::path(d) : root);
   }
   so.id = id;
+  so.system_prompt = params.system_prompt;
   {
     std::lock_guard<std::mutex> lock(mu_);
     so.services.permissions = this;

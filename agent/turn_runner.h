@@ -10,6 +10,7 @@
 
 #include "agent/agent_config.h"
 #include "agent/builtin_commands.h"
+#include "agent/session_context.h"
 #include "agent/stream_control.h"
 #include "agent/todo_tracker.h"
 #include "agent/turn.h"
@@ -51,7 +52,9 @@ struct TurnSettings {
   std::filesystem::path cwd;
   StreamWatcher watcher;  // may be empty
   TodoSettings todos;
-  bool auto_title = true;  // the first prompt's gist names the session
+  bool auto_title = true;                     // the first prompt's gist names the session
+  std::optional<ClientPrompt> client_prompt;  // the editor's system prompt
+  ContextSource context;                      // may be empty
 };
 
 // Worker only.
@@ -92,9 +95,15 @@ class TurnRunner {
   Result<TurnResult> Finish(Turn& t, TurnStop stop);
   std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;
   std::string SystemPrompt() const;
+  // The session's context, built at the first call and fixed from then on.
+  const SessionContext& Context() const;
+  void AddFileRules(const Message& assistant, Turn& t);
 
   TurnParts parts_;
   TurnSettings settings_;
+  // Built once, on the worker (the first model request); then only read.
+  mutable std::optional<SessionContext> context_;
+  mutable std::unique_ptr<FileRules> file_rules_;
 };
 
 }  // namespace lousho::agent
