@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Git's output is read whole; more than this is not a short status.
-constexpr size_t kMaxGitOutputBytes = 64 * 1024;
+constexpr size_t kMaxGitOutputBytes = size_t{64} * 1024;
 
 std::string Today() {
   std::time_t now = std::time(nullptr);
@@ -47,7 +47,7 @@ std::optional<std::string> Git(const EnvironmentOptions& o, std::vector<std::str
   so.max_output_bytes = kMaxGitOutputBytes;
   so.drain_after_exit_ms = 50;
   auto run = RunSubprocess(so);
-  const std::string what = "git " + args[args.front() == "-c" ? 2 : 0];
+  const std::string what = "git " + args.front();
   if (!run.ok()) {
     *problem = what + ": " + run.error().message;
     return std::nullopt;
@@ -84,8 +84,10 @@ std::string FirstLines(const std::string& text, int max) {
 // The git part: branch and short status from one `git status`, then the recent commits.
 void DescribeGit(const EnvironmentOptions& o, Environment* env) {
   std::string& s = env->text;
+  // --porcelain: the short format with paths from the repository's root, whatever folder of
+  // it the session is in, and stable across git versions.
   auto status =
-      Git(o, {"status", "--short", "--branch", "--untracked-files=normal"}, &env->git_problem);
+      Git(o, {"status", "--porcelain", "--branch", "--untracked-files=normal"}, &env->git_problem);
   if (!status) {
     if (!env->git_problem.empty()) s += "Git status: unknown (" + env->git_problem + ")\n";
     return;

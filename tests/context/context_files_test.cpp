@@ -107,7 +107,7 @@ TEST_F(ContextFilesTest, ImportsExpandRelativeToTheirFileWithinLimits) {
   o_.user = false;
   Write("repo/app/AGENTS.md",
         "APP_AGENTS\nsee @docs/a.md, and `@docs/code.md` and mail me@x.org\n```\n@docs/code.md\n"
-        "```\n@../../../outside.md\n@docs/missing.md\n");
+        "```\n@../../outside.md\n@docs/missing.md\n");
   Write("repo/app/docs/a.md", "IMPORTED_A @b.md");
   Write("repo/app/docs/b.md", "IMPORTED_B @a.md");  // a cycle back to a.md
   Write("repo/app/docs/code.md", "CODE_NOT_IMPORTED");
@@ -138,7 +138,7 @@ TEST_F(ContextFilesTest, LimitsCutWithANoticeAndServeTheMostSpecificFirst) {
   ContextFiles got = CollectContextFiles(o_);
   EXPECT_NE(got.text.find(std::string(50, 'x') + "\n\n[lousho: cut to 50 of 101 bytes"),
             std::string::npos);
-  EXPECT_EQ(got.text.find('y'), std::string::npos);
+  EXPECT_EQ(got.text.find("yyy"), std::string::npos);
   EXPECT_TRUE(got.files.back().cut);
   EXPECT_EQ(got.files.back().kept, 50u);
 
