@@ -37,8 +37,8 @@ struct RuleSet {
 struct AgentRules {
   Settings settings;
   std::vector<std::string> settings_from;
-  std::vector<Rule> spec_rules;                              // spec, then the agent folder
-  std::vector<Rule> user_rules;                              // ~/.lousho/rules
+  std::vector<Rule> spec_rules;  // spec, then the agent folder
+  std::vector<Rule> user_rules;  // ~/.lousho/rules
   std::vector<Skipped> skipped;
   std::vector<std::string> warnings;
   std::string home;             // for showing paths as ~/…; empty: unknown
