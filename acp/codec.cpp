@@ -38,6 +38,44 @@ Result<InitializeParams> InitializeParams::FromJson(const Json::Value& params) {
   return p;
 }
 
+namespace {
+// `params.systemPrompt`: null / absent (none), a string (append), or {mode, content}.
+Result<std::optional<agent::ClientPrompt>> SystemPromptFromJson(const Json::Value& v) {
+  using agent::ClientPrompt;
+  if (v.isNull()) return std::optional<ClientPrompt>();
+  if (auto text = AsString(v)) return std::optional<ClientPrompt>(ClientPrompt{{}, *text});
+  FieldReader r(v, "params.systemPrompt");
+  if (!r.is_object()) return BadParams("params.systemPrompt: expected an object {mode, content}");
+  auto mode = r.String("mode", true);
+  const Json::Value* content = r.Array("content", true);
+  if (!r.ok()) return BadParams(r.error());
+  if (*mode != "append" && *mode != "override")
+    return BadParams("params.systemPrompt.mode: unsupported mode '" + *mode +
+                     "' (supported: append, override)");
+  if (content->empty()) return BadParams("params.systemPrompt.content: must not be empty");
+  ClientPrompt p{*mode == "override" ? ClientPrompt::Mode::kOverride : ClientPrompt::Mode::kAppend,
+                 ""};
+  for (Json::ArrayIndex i = 0; i < content->size(); ++i) {
+    const Json::Value& block = ElementOrNull(*content, i);
+    const std::string at = "params.systemPrompt.content[" + std::to_string(i) + "]";
+    auto type = AsString(MemberOrNull(block, "type"));
+    if (!type || *type != "text")
+      return BadParams(at + ": unsupported block type '" + type.value_or("") + "' (only text)");
+    auto text = AsString(MemberOrNull(block, "text"));
+    if (!text) return BadParams(at + ".text: expected a string");
+    p.text += (i ? "\n\n" : "") + *text;
+  }
+  return std::optional<ClientPrompt>(std::move(p));
+}
+}  // namespace
+
+Json::Value SystemPromptCapability() {
+  Json::Value cap(Json::objectValue);
+  cap["mode"] = Json::Value(Json::objectValue);
+  cap["mode"]["override"] = Json::Value(Json::objectValue);
+  return cap;
+}
+
 Result<NewSessionParams> NewSessionParams::FromJson(const Json::Value& params) {
   FieldReader r(params, "params");
   NewSessionParams p;
@@ -56,6 +94,9 @@ Result<NewSessionParams> NewSessionParams::FromJson(const Json::Value& params) {
       p.additional_directories.push_back(*dir);
     }
   }
+  auto prompt = SystemPromptFromJson(MemberOrNull(params, "systemPrompt"));
+  if (!prompt.ok()) return prompt.error();
+  p.system_prompt = std::move(*prompt);
   return p;
 }
 

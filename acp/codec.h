@@ -11,6 +11,7 @@
 
 #include "agent/agent_config.h"
 #include "agent/permissions.h"
+#include "agent/session_context.h"
 #include "agent/turn.h"
 #include "core/client_services.h"
 #include "core/content.h"
@@ -43,8 +44,13 @@ struct NewSessionParams {
   std::string cwd;
   Json::Value mcp_servers;  // array (null when absent)
   std::vector<std::string> additional_directories;
+  // `systemPrompt` (ACP 1.30: {mode: append | override, content: [text blocks]}; the earlier
+  // draft's plain string: append). Another mode or block type: -32602.
+  std::optional<agent::ClientPrompt> system_prompt;
   static Result<NewSessionParams> FromJson(const Json::Value& params);
 };
+// `sessionCapabilities.systemPrompt` as initialize advertises it: append and override.
+Json::Value SystemPromptCapability();
 // session/load and session/resume (sessionId, then what session/new takes).
 struct LoadSessionParams {
   std::string session_id;

@@ -138,6 +138,7 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   Json::Value sc = Obj();
   sc["close"] = Obj();
   sc["additionalDirectories"] = Obj();  // honoured as extra roots of the session's tools
+  sc["systemPrompt"] = SystemPromptCapability();
   if (SavesSessions()) {
     sc["list"] = Obj();
     sc["resume"] = Obj();

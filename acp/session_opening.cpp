@@ -54,6 +54,7 @@ agent::SessionOptions Server::BaseOptions(const NewSessionParams& params, const 
     so.additional_roots.push_back(ec ? fs::path(d) : root);
   }
   so.id = id;
+  so.system_prompt = params.system_prompt;
   so.services = editor_.Services();
   so.pool = &pool_;
   so.sink = MakeSink(id, values);

@@ -58,7 +58,7 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
       TurnParts{*selection_, *tools_, *queues_, *todos_, *branching_, *transcript_, *compactor_,
                 *stream_, *rules_, *calls_, *emitter_, *recorder_},
       TurnSettings{agent_, info_.cwd, options_.watcher, options_.todos, options_.auto_title,
-                   info_.commands});
+                   info_.commands, options_.system_prompt, options_.context});
   if (!info_.skills.empty()) tools_->Add(tools::MakeSkillTool(info_.skills));
   // Hooks: the spec's and the project's, told through the session's warnings (worker only).
   hooks_ = std::make_unique<HookRunner>(
@@ -106,12 +106,15 @@ Result<std::shared_ptr<Session>> Session::Create(std::shared_ptr<const AgentConf
                                                  SessionOptions options) {
   std::vector<Entry> seed = std::move(options.seed);
   std::string seed_leaf = std::move(options.seed_leaf);
+  bool record_prompt = false;
+  options.system_prompt = ChooseClientPrompt(seed, options.system_prompt, &record_prompt);
   std::shared_ptr<Session> s(new Session(std::move(agent), std::move(options)));
   s->Wire();
   if (!seed.empty()) {
     Status st = s->Seed(std::move(seed), seed_leaf);
     if (!st.ok()) return st.error();
   }
+  if (record_prompt) s->recorder_->Append(ClientPromptEntry(*s->options_.system_prompt));
   // The project's rules are read now, once: a session sees the rules of when it opened.
   if (s->agent_->rules) s->rules_->Load(*s->agent_->rules, s->info_.cwd);
   return s;

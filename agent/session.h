@@ -17,6 +17,7 @@
 #include "agent/history.h"
 #include "agent/input_queues.h"
 #include "agent/selection.h"
+#include "agent/session_context.h"
 #include "agent/session_store.h"
 #include "agent/skills/discovery.h"
 #include "agent/stream_control.h"
@@ -59,6 +60,12 @@ struct SessionOptions {
   // Receives every entry appended from now on (the session file); may be null.
   std::shared_ptr<HistoryRecorder> recorder;
   std::string session_file;  // the recorder's file, for stats; empty: none
+  // The editor's system prompt (ACP `systemPrompt`); recorded when it differs from the one the
+  // seed holds last. None: the seed's, if any.
+  std::optional<ClientPrompt> system_prompt;
+  // Builds the session's context (project files, rules, environment) once, at the first model
+  // request; empty: none.
+  ContextSource context;
 };
 
 // What a session is, fixed at creation.

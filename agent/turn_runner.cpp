@@ -95,6 +95,7 @@ bool TurnRunner::ApplyInterrupt(StreamInterrupt& interrupt, Turn& t) {
 // After a model request and its tool calls: how the prompt ends, or nullopt to ask again.
 std::optional<TurnStop> TurnRunner::AfterTools(const Message& assistant, Turn& t) {
   if (t.hook_stopped) return TurnStop::kEndTurn;  // hooks: "continue": false
+  AddFileRules(assistant, t);
   // Prose rules that matched without interrupting arrive now; the model answers them even
   // when it meant to stop.
   const bool followed = parts_.rules.InjectFollowUps(t);
@@ -249,17 +250,27 @@ void TurnRunner::EmitTurnEnd(const Turn& t, const Message* said) {
 
 // --- the model request and its stream ---
 
+const SessionContext& TurnRunner::Context() const {
+  if (context_) return *context_;
+  context_ = settings_.context ? settings_.context() : SessionContext{};
+  file_rules_ = std::make_unique<FileRules>(context_->file_rules, settings_.cwd, "");
+  parts_.recorder.Read([&](const History& h) { file_rules_->Restore(h.messages()); });
+  return *context_;
+}
+
 std::string TurnRunner::SystemPrompt() const {
-  std::string s = settings_.agent->instructions;
-  if (!s.empty() && s.back() != '\n') s += "\n";
-  s += "\nWorking directory: " + settings_.cwd.string() + "\n";
-  auto tools = parts_.tools.List();
-  if (!tools.empty()) {
-    s += "Tools available: ";
-    for (size_t i = 0; i < tools.size(); ++i) s += (i ? ", " : "") + tools[i]->name();
-    s += "\n";
-  }
-  return s;
+  std::vector<std::string> names;
+  for (const auto& tool : parts_.tools.List()) names.push_back(tool->name());
+  return ComposeSystemPrompt(settings_.agent->instructions, settings_.client_prompt, Context().text,
+                             settings_.cwd, names);
+}
+
+// Rules whose globs match a file the model's tool calls named join the history before the
+// model is asked again (the system prompt stays as it was: the prompt cache holds).
+void TurnRunner::AddFileRules(const Message& assistant, Turn& t) {
+  Context();
+  for (Message& m : file_rules_->Due(assistant))
+    parts_.emitter.ShowMessage(t.step, RecordTurnMessage(parts_.recorder, t, std::move(m)));
 }
 
 ModelRequest TurnRunner::BuildRequest(const ModelChoice& model) const {

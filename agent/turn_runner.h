@@ -10,6 +10,7 @@
 
 #include "agent/agent_config.h"
 #include "agent/builtin_commands.h"
+#include "agent/session_context.h"
 #include "agent/stream_control.h"
 #include "agent/todo_tracker.h"
 #include "agent/turn.h"
@@ -55,6 +56,8 @@ struct TurnSettings {
   bool auto_title = true;  // the first prompt's gist names the session
   // The session's prompt commands (the spec's and the files', SessionCommands).
   std::vector<config::SlashCommand> commands;
+  std::optional<ClientPrompt> client_prompt;  // the editor's system prompt
+  ContextSource context;                      // may be empty
 };
 
 // Worker only.
@@ -102,10 +105,16 @@ class TurnRunner {
   // on).
   bool PromptHooks(const std::vector<ContentBlock>& content, Turn& t);
   bool StopHooks(Turn& t);
+  // The session's context, built at the first call and fixed from then on.
+  const SessionContext& Context() const;
+  void AddFileRules(const Message& assistant, Turn& t);
 
   TurnParts parts_;
   TurnSettings settings_;
   HookRunner* hooks_ = nullptr;
+  // Built once, on the worker (the first model request); then only read.
+  mutable std::optional<SessionContext> context_;
+  mutable std::unique_ptr<FileRules> file_rules_;
 };
 
 }  // namespace lousho::agent

@@ -113,7 +113,11 @@ int RunAcp(const AcpOptions& o) {
   // what comes over the protocol, so the server starts and each new session says what is wrong.
   const bool named = choice.source == config::AgentSource::kArgument;
   if (!loaded.ok() && (named || o.print_agent)) return Fail(loaded.error());
-  if (o.print_agent) return PrintAgent(host.loaded());
+  if (o.print_agent) {
+    PrintAgent(host.loaded());
+    PrintContextReport(host, cwd, false);
+    return 0;
+  }
   std::optional<Error> load_error;
   std::shared_ptr<const agent::AgentConfig> agent = host.agent();
   if (!loaded.ok()) {

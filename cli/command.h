@@ -3,12 +3,17 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "config/agent_spec.h"
 #include "support/status.h"
+
+namespace lousho::host {
+class SessionHost;
+}
 
 namespace lousho::cli {
 
@@ -50,5 +55,10 @@ Subcommand AddValidateCommand(CLI::App& app);
 Subcommand AddRulesCommand(CLI::App& app);
 Subcommand AddMcpCommand(CLI::App& app);
 Subcommand AddSkillsCommand(CLI::App& app);
+Subcommand AddContextCommand(CLI::App& app);
+
+// Prints what a session of `host`'s agent in `cwd` would be given as context (context_command.cpp);
+// with `text`, the context block itself too.
+void PrintContextReport(const host::SessionHost& host, const std::filesystem::path& cwd, bool text);
 
 }  // namespace lousho::cli

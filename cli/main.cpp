@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   commands.push_back(lousho::cli::AddRulesCommand(app));
   commands.push_back(lousho::cli::AddMcpCommand(app));
   commands.push_back(lousho::cli::AddSkillsCommand(app));
+  commands.push_back(lousho::cli::AddContextCommand(app));
   commands.push_back(lousho::cli::AddSetupCommand(app));
 
   try {

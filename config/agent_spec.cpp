@@ -368,7 +368,7 @@ const std::vector<std::string> kTopKeys = {
     "thinking",    "tools",       "maxSteps",   "limits",       "permissions",
     "mode",        "roots",       "rules",      "providers",    "commands",
     "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
-    "mcp_servers", "mcp",         "skills",     "hooks"};
+    "mcp_servers", "mcp",         "skills",     "hooks",        "context"};
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
 
@@ -854,6 +854,46 @@ HooksSpec ParseHooks(const Ctx& ctx, const YAML::Node& h) {
 }
 // --- end of hooks ---
 
+// `context:` (the project context of the system prompt): a map of settings, or false (all off).
+ContextSpec ParseContext(const Ctx& ctx, const YAML::Node& n) {
+  ContextSpec out;
+  if (n.IsScalar()) {
+    if (Bool(ctx, n, "context")) return out;
+    out.files = out.user_files = out.rules = out.environment = out.git = false;
+    return out;
+  }
+  ExpectMap(ctx, n, "context");
+  CheckKeys(ctx, n, "context",
+            {"files", "fileNames", "userFiles", "rules", "environment", "git", "maxBytes",
+             "maxFileBytes", "importDepth"});
+  const std::pair<const char*, bool*> flags[] = {{"files", &out.files},
+                                                 {"userFiles", &out.user_files},
+                                                 {"rules", &out.rules},
+                                                 {"environment", &out.environment},
+                                                 {"git", &out.git}};
+  for (const auto& [key, field] : flags)
+    if (n[key]) *field = Bool(ctx, n[key], std::string("context.") + key);
+  if (const YAML::Node& names = n["fileNames"]) {
+    if (!names.IsSequence()) ctx.Fail(names, "context.fileNames: expected a list of file names");
+    out.file_names.clear();
+    for (const auto& item : names) {
+      std::string name = Str(ctx, item, "context.fileNames");
+      if (name.empty() || name.find('/') != std::string::npos)
+        ctx.Fail(item, "context.fileNames: a file name without '/', got '" + name + "'");
+      out.file_names.push_back(name);
+    }
+  }
+  if (n["maxBytes"]) out.max_bytes = Int(ctx, n["maxBytes"], "context.maxBytes", 0);
+  if (n["maxFileBytes"])
+    out.max_file_bytes = Int(ctx, n["maxFileBytes"], "context.maxFileBytes", 0);
+  if (n["importDepth"]) {
+    const long long d = Int(ctx, n["importDepth"], "context.importDepth", 0);
+    if (d > 20) ctx.Fail(n["importDepth"], "context.importDepth: 0 to 20");
+    out.import_depth = static_cast<int>(d);
+  }
+  return out;
+}
+
 // What the engine is given: rules, providers, commands, scripts, MCP servers.
 void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
                      const LoadOptions& options, AgentSpec& spec) {
@@ -869,6 +909,7 @@ void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& 
   if (root["mcp_servers"]) spec.mcp_servers = ParseMcpServers(ctx, root["mcp_servers"], options);
   if (root["mcp"]) spec.mcp = ParseMcpSettings(ctx, root["mcp"]);
   if (root["hooks"]) spec.hooks = ParseHooks(ctx, root["hooks"]);
+  if (root["context"]) spec.context = ParseContext(ctx, root["context"]);
 }
 
 bool HasScript(const AgentSpec& spec, const std::string& name) {

@@ -112,6 +112,21 @@ struct McpSettings {
   int max_restarts = 3;           // per server and session
 };
 
+// `context:` (docs/agent-spec.md, "Project context"): what a session's system prompt holds
+// besides the instructions. `context: false` turns every part off.
+struct ContextSpec {
+  bool files = true;  // context files from the working folder up to the repository root
+  // The names looked for in each folder, in this order.
+  std::vector<std::string> file_names = {"AGENTS.md", "CLAUDE.md", "GEMINI.md"};
+  bool user_files = true;            // ~/.lousho/AGENTS.md and the other agents' user-level files
+  bool rules = true;                 // rules with `alwaysApply: true` or `globs` and no condition
+  bool environment = true;           // date, OS, shell, working folder
+  bool git = true;                   // branch, short status, recent commits
+  long long max_bytes = 65536;       // all context files together (imports included)
+  long long max_file_bytes = 32768;  // one file (imports included)
+  int import_depth = 5;              // `@path` imports inside imports
+};
+
 struct AgentSpec {
   std::string source;  // the spec file
   std::string dir;     // its folder (relative paths resolve here)
@@ -142,6 +157,7 @@ struct AgentSpec {
   std::vector<McpServerSpec> mcp_servers;  // in the spec's order
   McpSettings mcp;
   HooksSpec hooks;  // `hooks:` (see docs/agent-spec.md, "Hooks")
+  ContextSpec context;
 };
 
 struct LoadOptions {

@@ -173,8 +173,23 @@ std::shared_ptr<const agent::SessionStore> SessionHost::store() const {
 
 bool SessionHost::saves_sessions() const { return store() != nullptr; }
 
+context::ContextInputs SessionHost::ContextInputsFor(const fs::path& cwd,
+                                                     std::vector<fs::path> additional) const {
+  const agent::LoadedAgent a = loaded();
+  std::vector<fs::path> extra(a.agent->extra_roots.begin(), a.agent->extra_roots.end());
+  return context::InputsFor(a.spec.get(), a.agent->rules, cwd, std::move(additional),
+                            std::move(extra), options_.env);
+}
+
+void SessionHost::AddContext(agent::SessionOptions& options) const {
+  if (options.context) return;
+  options.context =
+      context::ContextSourceFor(ContextInputsFor(options.cwd, options.additional_roots));
+}
+
 Result<std::shared_ptr<agent::Session>> SessionHost::New(agent::SessionOptions options,
                                                          const std::string& parent) const {
+  AddContext(options);
   auto s = store();
   if (!s) return agent::Session::Create(agent(), std::move(options));
   return CreateRecordedSession(agent(), std::move(options), *s, parent);
@@ -182,6 +197,7 @@ Result<std::shared_ptr<agent::Session>> SessionHost::New(agent::SessionOptions o
 
 Result<std::shared_ptr<agent::Session>> SessionHost::Open(agent::SessionOptions options,
                                                           const fs::path& path, bool create) const {
+  AddContext(options);
   std::error_code ec;
   if (!create || fs::exists(path, ec)) {
     options.id.clear();  // the file's own

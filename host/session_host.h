@@ -17,6 +17,7 @@
 #include "agent/session_store.h"
 #include "config/default_agent.h"
 #include "host/agent_builder.h"
+#include "host/context/project_context.h"
 #include "support/env.h"
 #include "support/status.h"
 
@@ -79,6 +80,11 @@ class SessionHost {
   std::string NewSessionId();
   // Whether session files are saved (nullopt root: --no-session, or no home to put them in).
   bool saves_sessions() const;
+  // The context a session in `cwd` is given (its source, when options.context is empty, is
+  // added by New and Open): context files, rules, environment under the spec's `context:`.
+  context::ContextInputs ContextInputsFor(const std::filesystem::path& cwd,
+                                          std::vector<std::filesystem::path> additional) const;
+
   // A new session: recorded in the store when sessions are saved (its file appears with the first
   // message), else in memory. `parent` names the file it continues. `options.seed`, when set, is
   // written to the new file first.
@@ -101,6 +107,7 @@ class SessionHost {
 
  private:
   std::shared_ptr<const agent::SessionStore> store() const;
+  void AddContext(agent::SessionOptions& options) const;
 
   const HostOptions options_;
   mutable std::mutex mu_;

@@ -20,9 +20,15 @@ bool IsRuleFile(const fs::path& p) {
   return ext == ".md" || ext == ".mdc";
 }
 
+// Why a context rule is not a stream rule, for listings.
+std::string ContextRuleNote(const Rule& r) {
+  return r.always_apply ? "not a stream rule: in the system prompt (alwaysApply)"
+                        : "not a stream rule: added when a turn touches its files (globs)";
+}
+
 void ReadOne(const fs::path& file, const std::string& origin, std::vector<Rule>* rules,
              std::vector<Skipped>* skipped, std::vector<std::string>* warnings,
-             std::set<std::string>* seen) {
+             std::set<std::string>* seen, std::vector<Rule>* context) {
   if (seen) {
     std::error_code ec;
     fs::path resolved = fs::weakly_canonical(file, ec);
@@ -38,9 +44,16 @@ void ReadOne(const fs::path& file, const std::string& origin, std::vector<Rule>*
   auto rule = ParseRuleText(name, file.string(), origin, *text, warnings, &why);
   if (rule) {
     rules->push_back(std::move(*rule));
-  } else {
-    skipped->push_back(Skipped{name, file.string(), why});
+    return;
   }
+  auto in_context =
+      context ? ContextRuleFromText(name, file.string(), origin, *text) : std::nullopt;
+  if (in_context) {
+    skipped->push_back(Skipped{name, file.string(), ContextRuleNote(*in_context)});
+    context->push_back(std::move(*in_context));
+    return;
+  }
+  skipped->push_back(Skipped{name, file.string(), why});
 }
 
 // Applies one layer of `ttsr:` keys (from a project file) leniently: a bad value is a warning.
@@ -94,10 +107,10 @@ void ApplySettings(const Json::Value& t, const std::string& from, Settings* s,
 
 void ReadRulePath(const fs::path& path, const std::string& origin, std::vector<Rule>* rules,
                   std::vector<Skipped>* skipped, std::vector<std::string>* warnings,
-                  std::set<std::string>* seen) {
+                  std::set<std::string>* seen, std::vector<Rule>* context) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
-    ReadOne(path, origin, rules, skipped, warnings, seen);
+    ReadOne(path, origin, rules, skipped, warnings, seen, context);
     return;
   }
   if (!fs::is_directory(path, ec)) return;
@@ -109,7 +122,7 @@ void ReadRulePath(const fs::path& path, const std::string& origin, std::vector<R
   }
   if (ec) warnings->push_back(path.string() + ": cannot list (" + ec.message() + ")");
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) ReadOne(f, origin, rules, skipped, warnings, seen);
+  for (const auto& f : files) ReadOne(f, origin, rules, skipped, warnings, seen, context);
 }
 
 std::shared_ptr<const AgentRules> LoadAgentRules(const config::AgentSpec& spec,
@@ -132,22 +145,29 @@ std::shared_ptr<const AgentRules> LoadAgentRules(const config::AgentSpec& spec,
 
   for (const auto& r : spec.rules) {
     if (!r.path.empty()) {
-      ReadRulePath(r.path, "spec", &a->spec_rules, &a->skipped, &a->warnings, &a->files);
+      ReadRulePath(r.path, "spec", &a->spec_rules, &a->skipped, &a->warnings, &a->files,
+                   &a->spec_context_rules);
       continue;
     }
     std::string why;
     auto rule = RuleFromFields(r.name, r.where, "spec", r.fields, r.content, &a->warnings, &why);
+    auto in_context =
+        rule ? std::nullopt : ContextRuleFromFields(r.name, r.where, "spec", r.fields, r.content);
     if (rule) {
       a->spec_rules.push_back(std::move(*rule));
+    } else if (in_context) {
+      a->skipped.push_back(Skipped{r.name, r.where, ContextRuleNote(*in_context)});
+      a->spec_context_rules.push_back(std::move(*in_context));
     } else {
       a->skipped.push_back(Skipped{r.name, r.where, why});
     }
   }
   if (!spec.rules_dir.empty())
-    ReadRulePath(spec.rules_dir, "agent", &a->spec_rules, &a->skipped, &a->warnings, &a->files);
+    ReadRulePath(spec.rules_dir, "agent", &a->spec_rules, &a->skipped, &a->warnings, &a->files,
+                 &a->spec_context_rules);
   if (!home.empty())
     ReadRulePath(fs::path(home) / ".lousho" / "rules", "user", &a->user_rules, &a->skipped,
-                 &a->warnings, &a->files);
+                 &a->warnings, &a->files, &a->user_context_rules);
   return a;
 }
 
@@ -183,25 +203,29 @@ RuleSet LoadSessionRules(const AgentRules& agent, const fs::path& cwd) {
   // The agent's files (its folder may be the project's .lousho/, the home the project) are not
   // read again.
   std::set<std::string> seen = agent.files;
-  std::vector<Rule> project;
+  std::vector<Rule> project, project_context;
   for (const auto& [dir, origin] :
        {std::pair{".lousho", "project"}, std::pair{".omp", ".omp"}, std::pair{".agents", ".agents"},
         std::pair{".cursor", ".cursor"}})
-    ReadRulePath(cwd / dir / "rules", origin, &project, &set.skipped, &set.warnings, &seen);
+    ReadRulePath(cwd / dir / "rules", origin, &project, &set.skipped, &set.warnings, &seen,
+                 &project_context);
 
   std::set<std::string> names;
-  auto take = [&](const std::vector<Rule>& layer) {
+  auto take = [&](const std::vector<Rule>& layer, std::vector<Rule>* into) {
     for (const auto& r : layer) {
       if (!names.insert(r.name).second) {
         set.skipped.push_back(Skipped{r.name, r.path, "shadowed by an earlier rule of that name"});
         continue;
       }
-      set.rules.push_back(r);
+      into->push_back(r);
     }
   };
-  take(agent.spec_rules);
-  take(project);
-  take(agent.user_rules);
+  take(agent.spec_rules, &set.rules);
+  take(project, &set.rules);
+  take(agent.user_rules, &set.rules);
+  take(agent.spec_context_rules, &set.context_rules);
+  take(project_context, &set.context_rules);
+  take(agent.user_context_rules, &set.context_rules);
   if (!set.settings.enabled) {
     for (const auto& r : set.rules)
       set.skipped.push_back(Skipped{r.name, r.path, "ttsr.enabled is false"});

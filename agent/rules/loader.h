@@ -27,6 +27,9 @@ struct RuleSet {
   std::vector<Rule> rules;                 // priority order; empty when settings.enabled is false
   std::vector<Skipped> skipped;
   std::vector<std::string> warnings;
+  // Rules without a condition that go into the context (alwaysApply, globs), in the same
+  // priority order; kept when stream rules are off.
+  std::vector<Rule> context_rules;
 };
 
 // The agent's part, read once when the agent is built: the spec's `rules:` and `ttsr:`, the
@@ -40,6 +43,7 @@ struct AgentRules {
   std::vector<std::string> warnings;
   std::string home;             // for showing paths as ~/…; empty: unknown
   std::set<std::string> files;  // the rule files read, resolved: a session reads none twice
+  std::vector<Rule> spec_context_rules, user_context_rules;  // no condition: the context's
 };
 
 // Reads the agent's rules. Nothing here fails: unreadable files and invalid regexes are warnings
@@ -56,9 +60,11 @@ RuleSet LoadSessionRules(const AgentRules& agent, const std::filesystem::path& c
 // Reads every *.md / *.mdc of a folder (sorted by name), or one file, into rules. A file
 // already in `*seen` (by its resolved path) is passed over: a folder named twice (the spec's
 // `rules:` listing its own rules/, a project whose .lousho/ holds the spec) is read once. Files
-// read are added to `*seen`; null: no such check.
+// read are added to `*seen`; null: no such check. A file without a condition that is a context
+// rule (ContextRuleFromText) goes to `*context` (null: it is skipped like any other).
 void ReadRulePath(const std::filesystem::path& path, const std::string& origin,
                   std::vector<Rule>* rules, std::vector<Skipped>* skipped,
-                  std::vector<std::string>* warnings, std::set<std::string>* seen = nullptr);
+                  std::vector<std::string>* warnings, std::set<std::string>* seen = nullptr,
+                  std::vector<Rule>* context = nullptr);
 
 }  // namespace lousho::agent::rules

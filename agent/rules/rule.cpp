@@ -184,7 +184,8 @@ Json::Value LineWise(std::string_view block, bool parse_values) {
   return out;
 }
 
-// A string or a list of strings (anything else: none).
+}  // namespace
+
 std::vector<std::string> Strings(const Json::Value& v) {
   std::vector<std::string> out;
   if (auto s = AsString(v)) out.push_back(*s);
@@ -203,6 +204,8 @@ bool Truthy(const Json::Value& v, bool fallback) {
   }
   return fallback;
 }
+
+namespace {
 
 std::string Unquote(std::string_view s) {
   s = Trim(s);
@@ -452,15 +455,6 @@ void AddScopeField(Rule* r, const Json::Value& scope,
     for (auto& t : SplitList(s)) tokens.push_back(std::move(t));
   for (const auto& t : tokens)
     if (!AddScope(r, t)) warn("scope '" + t + "' is not text, thinking, tool or tool:NAME(GLOB)");
-}
-
-// `globs`: the files the rule is about (strings or lists).
-void AddGlobsField(Rule* r, const Json::Value& fields) {
-  for (const auto& g : Strings(MemberOrNull(fields, "globs")))
-    for (auto& t : SplitList(g)) {
-      r->glob_matchers.emplace_back(t, GlobMode::kPath);
-      r->globs.push_back(std::move(t));
-    }
 }
 
 void ReadInterruptModeField(Rule* r, const Json::Value& fields,

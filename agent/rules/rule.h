@@ -102,6 +102,24 @@ FrontMatter ParseFrontMatter(std::string_view text);
 // YAML text as JSON (plain scalars typed); nullopt when YAML refuses it. Never throws.
 std::optional<Json::Value> LoadYaml(const std::string& text);
 
+// A front-matter value as strings: a string or a list of strings (anything else: none).
+std::vector<std::string> Strings(const Json::Value& v);
+// A front-matter value as a flag: a bool, or true/yes/on, false/no/off in any case.
+bool Truthy(const Json::Value& v, bool fallback);
+
+// `globs` (strings or lists of them, comma-separated): the files the rule is about.
+void AddGlobsField(Rule* r, const Json::Value& fields);
+
+// A rule file that is no stream rule (no condition) but belongs in the context: one with
+// `alwaysApply: true` (always in the system prompt) or with `globs` (added when a turn touches a
+// file they match). The rule holds name, path, origin, content, description, always_apply and
+// globs; nullopt when the file is neither, or disabled.
+std::optional<Rule> ContextRuleFromText(const std::string& name, const std::string& path,
+                                        const std::string& origin, std::string_view text);
+std::optional<Rule> ContextRuleFromFields(const std::string& name, const std::string& path,
+                                          const std::string& origin, const Json::Value& fields,
+                                          std::string content);
+
 // Splits a scope / glob list on commas outside ()[]{} and quotes; surrounding quotes are removed.
 std::vector<std::string> SplitList(std::string_view s);
 // A condition that looks like a file glob (`src/**/*.ts`, `*.py`) rather than a regex.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -395,6 +396,87 @@ TEST_F(DurabilityTest, RandomHistoriesReloadToTheSameNextRequest) {
     a.reset();
     EXPECT_EQ(r_a, r_b) << "seed " << seed << " (iteration " << it << "): " << log;
     if (HasFailure()) break;  // one seed is enough to reproduce
+  }
+}
+
+}  // namespace
+}  // namespace lousho::agent
+
+namespace lousho::agent {
+namespace {
+
+// A context source that counts its calls, as the host's would (files, rules, environment).
+ContextSource CountingContext(std::shared_ptr<std::atomic<int>> calls) {
+  return [calls] {
+    ++*calls;
+    return SessionContext{"# Project context\n\nCONTEXT_MARKER\n", {}};
+  };
+}
+
+// The editor's system prompt (override) is recorded in the file: a session opened on it in a new
+// process, without the editor sending it again, sends the same system prompt; the context is
+// built once per session and the system prompt is byte-identical between turns.
+TEST_F(DurabilityTest, TheEditorsSystemPromptAndTheContextReloadToTheSameRequest) {
+  SessionStore store(dir_ / "sessions");
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  SessionOptions o = Options("prompt");
+  o.system_prompt = ClientPrompt{ClientPrompt::Mode::kOverride, "EDITOR_OVERRIDE"};
+  o.context = CountingContext(calls);
+  auto a = CreateRecordedSession(agent_, std::move(o), store, "");
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(RunPrompt(**a, "hello"));
+  ASSERT_TRUE(RunPrompt(**a, "CALL ls"));
+  EXPECT_EQ(calls->load(), 1);
+  const std::vector<std::string> requests = provider_->Requests();
+  ASSERT_GE(requests.size(), 3u);
+  auto system_of = [](const std::string& request) {
+    auto v = ParseJson(request);
+    EXPECT_TRUE(v.ok());
+    return v.ok() ? AsString(MemberOrNull(*v, "system")).value_or("") : std::string();
+  };
+  const std::string system = system_of(requests[0]);
+  for (const auto& r : requests) EXPECT_EQ(system_of(r), system);
+  EXPECT_EQ(system.rfind("EDITOR_OVERRIDE\n\n# Project context\n\nCONTEXT_MARKER\n", 0), 0u)
+      << system;
+  EXPECT_EQ(system.find("durability test agent"), std::string::npos);  // overridden
+
+  SessionOptions fresh = Options("");
+  fresh.context = CountingContext(calls);
+  auto [r_a, r_b] = NextRequests(*a, agent_, std::move(fresh), *provider_, dir_ / "f0.jsonl");
+  EXPECT_EQ(system_of(r_b), system);
+  EXPECT_EQ(r_a, r_b);
+  EXPECT_EQ(calls->load(), 2);  // once more, for the session opened on the file
+}
+
+// An editor that sends another prompt on load replaces the recorded one (and records it).
+TEST_F(DurabilityTest, AnotherSystemPromptOnLoadIsRecordedAndUsed) {
+  SessionStore store(dir_ / "sessions");
+  SessionOptions o = Options("prompt2");
+  o.system_prompt = ClientPrompt{ClientPrompt::Mode::kAppend, "FIRST_APPEND"};
+  auto a = CreateRecordedSession(agent_, std::move(o), store, "");
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(RunPrompt(**a, "hello"));
+  const std::string file = (*a)->info().session_file;
+  std::promise<void> closed;
+  (*a)->Close([&] { closed.set_value(); });
+  closed.get_future().get();
+  (*a)->WaitIdle();
+  a->reset();
+  for (const char* text : {"SECOND_APPEND", ""}) {
+    SessionOptions again = Options("");
+    if (*text) again.system_prompt = ClientPrompt{ClientPrompt::Mode::kAppend, text};
+    auto b = OpenSessionFile(agent_, std::move(again), file);
+    ASSERT_TRUE(b.ok()) << b.error().message;
+    const size_t before = provider_->Requests().size();
+    ASSERT_TRUE(RunPrompt(**b, "again"));
+    const std::string r = provider_->Requests().at(before);
+    EXPECT_NE(r.find("You are the durability test agent.\\n\\nSECOND_APPEND\\n"), std::string::npos)
+        << r;
+    EXPECT_EQ(r.find("FIRST_APPEND"), std::string::npos);
+    std::promise<void> done;
+    (*b)->Close([&] { done.set_value(); });
+    done.get_future().get();
+    (*b)->WaitIdle();
   }
 }
 

@@ -12,7 +12,7 @@ namespace {
 // Records what a builder emits, one token per delta: "TS0" text start at content index 0,
 // "T0:x" text, "TE0" text end, "RS"/"R"/"RE" the same for thinking, "S1:id/name" tool call
 // start, "A1:..." argument fragment, "E1:..." tool call end.
-struct Recorder {
+struct UpdateLog {
   std::vector<StreamDelta> deltas;
   std::vector<std::string> texts_seen;  // message().TextContent() when each delta left
 
@@ -78,7 +78,7 @@ StreamDelta CallEnd(int key, const std::string& whole = "") {
 
 TEST(MessageBuilderTest, TextThinkingTextEachGetStartDeltasAndEnd) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   b.Apply(Text("Hel"), emit);
   b.Apply(Text("lo"), emit);
@@ -101,7 +101,7 @@ TEST(MessageBuilderTest, TextThinkingTextEachGetStartDeltasAndEnd) {
 
 TEST(MessageBuilderTest, CloseWithoutOpenBlockEmitsNothingAndProviderBoundariesAreIgnored) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   b.Close(emit);
   b.Apply(StreamDelta{DeltaKind::kTextStart, 0, "", "", ""}, emit);
@@ -116,7 +116,7 @@ TEST(MessageBuilderTest, CloseWithoutOpenBlockEmitsNothingAndProviderBoundariesA
 
 TEST(MessageBuilderTest, ToolCallsInterleavedByProviderIndex) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   b.Apply(Text("Reading both."), emit);
   b.Apply(CallStart(7, "call_a", "read"), emit);
@@ -144,7 +144,7 @@ TEST(MessageBuilderTest, ToolCallsInterleavedByProviderIndex) {
 
 TEST(MessageBuilderTest, EndCarryingWholeArgumentsWinsOverFragments) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   b.Apply(CallStart(0, "c", "t"), emit);
   b.Apply(CallArgs(0, "{\"a\":1"), emit);
@@ -154,7 +154,7 @@ TEST(MessageBuilderTest, EndCarryingWholeArgumentsWinsOverFragments) {
 
 TEST(MessageBuilderTest, FragmentsOfCallsThatNeverStartedAreDropped) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   b.Apply(CallArgs(4, "{}"), emit);
   b.Apply(CallEnd(4), emit);
@@ -164,7 +164,7 @@ TEST(MessageBuilderTest, FragmentsOfCallsThatNeverStartedAreDropped) {
 
 TEST(MessageBuilderTest, PartialTakeDropsCallsWhoseArgumentsDidNotEnd) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   b.Apply(Text("Two calls."), emit);
   b.Apply(CallStart(0, "done", "read"), emit);
@@ -190,7 +190,7 @@ TEST(MessageBuilderTest, PartialTakeDropsCallsWhoseArgumentsDidNotEnd) {
 
 TEST(MessageBuilderTest, UnparsableArgumentsAreKeptAsTheRawString) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   b.Apply(CallStart(0, "c1", "edit"), emit);
   b.Apply(CallArgs(0, "{\"path\": \"a\", oops"), emit);
@@ -211,7 +211,7 @@ TEST(MessageBuilderTest, UnparsableArgumentsAreKeptAsTheRawString) {
 
 TEST(MessageBuilderTest, EndToolCallParsesFragmentsOnceAndEmitsCompactJson) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   b.Apply(CallStart(2, "c", ""), emit);
   b.Apply(CallStart(0, "d", "read"), emit);
@@ -238,7 +238,7 @@ TEST(MessageBuilderTest, EndToolCallParsesFragmentsOnceAndEmitsCompactJson) {
 
 TEST(MessageBuilderTest, OpenMakesABlockWithoutDeltasAndRedactedThinkingIsNeverOpen) {
   MessageBuilder b;
-  Recorder r;
+  UpdateLog r;
   auto emit = r.Sink(b);
   EXPECT_EQ(b.open_block(), -1);
   const int sig_only = b.Open(BlockType::kThinking, emit);

@@ -75,7 +75,7 @@ TEST(TtsrLimitTest, ConditionLimitsGrowWithTheText) {
   ASSERT_TRUE(hit.ok()) << hit.error().message;
   EXPECT_TRUE(*hit);
   // Streamed, too: the rule fires on the delta that completes the match.
-  Controller c(RuleSet{{}, {}, {MakeRule("begin-end", {pattern})}, {}, {}}, "/proj", "");
+  Controller c(RuleSet{{}, {}, {MakeRule("begin-end", {pattern})}, {}, {}, {}}, "/proj", "");
   Feed f = Stream(c, text, 4096);
   EXPECT_EQ(f.fired, (std::vector<std::string>{"begin-end"}));
   EXPECT_TRUE(f.warnings.empty());
@@ -97,7 +97,7 @@ TEST(TtsrLimitTest, AHostileRuleIsSwitchedOffAtItsFirstFailureAndToldOnce) {
   for (size_t i = 0; i < Hostile().size(); ++i)
     rules.push_back(MakeRule("hostile" + std::to_string(i + 1), {Hostile()[i]}));
   rules.push_back(MakeRule("forbid", {"FORBIDDEN_TOKEN"}));
-  Controller c(RuleSet{{}, {}, rules, {}, {}}, "/proj", "");
+  Controller c(RuleSet{{}, {}, rules, {}, {}, {}}, "/proj", "");
 
   // 30 KB of one letter, then a token the ordinary rule forbids.
   const std::string text = std::string(30'000, 'a') + " FORBIDDEN_TOKEN";
@@ -135,6 +135,7 @@ TEST(TtsrLimitTest, TheSwitchedOffRuleIsLeftOutOfToolCallsToo) {
                        {},
                        {MakeRule("prose", {"(a+)+b"}), MakeRule("args", {"(x+x+)+y"}, "tool"),
                         MakeRule("danger", {"DANGER"}, "tool")},
+                       {},
                        {},
                        {}},
                "/proj", "");
