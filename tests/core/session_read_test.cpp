@@ -54,7 +54,7 @@ std::string ReadInChunks(const std::string& text, size_t chunk, uint64_t max_lin
 // Reads `text` with chunks of 1 to 40 bytes and a few larger ones; each must give what one read
 // of the whole text gives, which is returned.
 std::string SameInEveryChunking(const std::string& text, uint64_t max_line = 1 << 20) {
-  const std::string whole = ReadInChunks(text, text.size() + 1, max_line);
+  std::string whole = ReadInChunks(text, text.size() + 1, max_line);
   std::vector<size_t> sizes;
   for (size_t c = 1; c <= 40; ++c) sizes.push_back(c);
   for (size_t c : {63, 64, 100, 127, 255, 1000}) sizes.push_back(c);
@@ -64,7 +64,9 @@ std::string SameInEveryChunking(const std::string& text, uint64_t max_line = 1 <
 
 TEST(SessionReadTest, LinesSplitAcrossChunksReadAsInOnePiece) {
   std::string text = std::string(kReadHeader) + "\n";
-  for (int i = 1; i <= 6; ++i) text += ReadEntryLine(i, std::string(i * 7, 'a' + i)) + "\n";
+  for (int i = 1; i <= 6; ++i)
+    text += ReadEntryLine(i, std::string(static_cast<size_t>(i) * 7, static_cast<char>('a' + i))) +
+            "\n";
   const std::string whole = SameInEveryChunking(text);
   EXPECT_EQ(whole.rfind("header rd\n", 0), 0u) << whole;
   EXPECT_NE(whole.find("\"text\":\"gggggggggggggggggggggggggggggggggggggggggg\""),
@@ -75,7 +77,8 @@ TEST(SessionReadTest, LinesSplitAcrossChunksReadAsInOnePiece) {
   ASSERT_TRUE(read.ok()) << read.error().message;
   ASSERT_EQ(read->entries.size(), 6u);
   for (int i = 0; i < 6; ++i)
-    EXPECT_EQ(read->entries[i].message.TextContent(), std::string((i + 1) * 7, 'b' + i));
+    EXPECT_EQ(read->entries[i].message.TextContent(),
+              std::string(static_cast<size_t>(i + 1) * 7, static_cast<char>('b' + i)));
 }
 
 TEST(SessionReadTest, ALineLongerThanAChunkIsGatheredWhole) {
@@ -236,7 +239,8 @@ TEST(SessionReadTest, AFileReadInTinyChunksGivesWhatOneReadGives) {
   const fs::path path =
       fs::temp_directory_path() / ("lousho-read-tiny-" + std::to_string(getpid()) + ".jsonl");
   std::string text = std::string(kReadHeader) + "\n";
-  for (int i = 1; i <= 20; ++i) text += ReadEntryLine(i, std::string(i * 13, 'q')) + "\n";
+  for (int i = 1; i <= 20; ++i)
+    text += ReadEntryLine(i, std::string(static_cast<size_t>(i) * 13, 'q')) + "\n";
   text += "{\"type\":\"mes";
   text.append(77, '\0');
   std::ofstream(path, std::ios::binary) << text;
