@@ -38,7 +38,7 @@ std::string ReadEntryLine(int n, const std::string& text) {
 }
 
 // Everything a read gives, as one text: the error, or the entries, the warnings and valid_bytes.
-std::string Outcome(const Result<SessionFileContents>& r) {
+std::string ReadOutcome(const Result<SessionFileContents>& r) {
   if (!r.ok())
     return "error " + std::string(ErrorCodeName(r.error().code)) + ": " + r.error().message;
   std::string out = "header " + r->header.id + "\n";
@@ -48,7 +48,7 @@ std::string Outcome(const Result<SessionFileContents>& r) {
 }
 
 std::string ReadInChunks(const std::string& text, size_t chunk, uint64_t max_line = 1 << 20) {
-  return Outcome(ParseSessionText(text, "s.jsonl", max_line, chunk));
+  return ReadOutcome(ParseSessionText(text, "s.jsonl", max_line, chunk));
 }
 
 // Reads `text` with chunks of 1 to 40 bytes and a few larger ones; each must give what one read
@@ -244,9 +244,9 @@ TEST(SessionReadTest, AFileReadInTinyChunksGivesWhatOneReadGives) {
   text += "{\"type\":\"mes";
   text.append(77, '\0');
   std::ofstream(path, std::ios::binary) << text;
-  const std::string whole = Outcome(ReadSessionFile(path));
+  const std::string whole = ReadOutcome(ReadSessionFile(path));
   for (size_t chunk : {1, 3, 17, 64})
-    EXPECT_EQ(Outcome(ReadSessionFile(path, chunk)), whole) << "chunks of " << chunk;
+    EXPECT_EQ(ReadOutcome(ReadSessionFile(path, chunk)), whole) << "chunks of " << chunk;
   fs::remove(path);
   EXPECT_NE(whole.find("skipped 77 bytes of zero bytes"), std::string::npos) << whole;
   EXPECT_NE(whole.find(".jsonl:22: skipped a torn last line (12 bytes)"), std::string::npos)
