@@ -74,7 +74,7 @@ std::string History::NewId() {
   for (;;) {
     char buf[9];
     std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(rng_() & 0xffffffffu));
-    if (index_.find(buf) == index_.end()) return buf;
+    if (index_.Find(buf, IdOf()) == IdIndex::kNone) return buf;
   }
 }
 
@@ -82,12 +82,12 @@ const Entry& History::Store(Entry entry) {
   const size_t at = seeded_.size() + appended_.size();
   appended_.push_back(std::move(entry));  // a deque: nothing stored before it moves
   const Entry& stored = appended_.back();
-  index_.emplace(stored.id, at);  // the key views the stored id
+  index_.Insert(stored.id, at, IdOf());
   return stored;
 }
 
 const Entry& History::Append(Entry entry) {
-  if (entry.id.empty() || index_.count(entry.id) != 0) entry.id = NewId();
+  if (entry.id.empty() || index_.Find(entry.id, IdOf()) != IdIndex::kNone) entry.id = NewId();
   if (entry.timestamp_ms == 0) entry.timestamp_ms = NowMs();
   entry.parent_id = leaf_;
   const Entry& stored = Store(std::move(entry));
@@ -104,10 +104,8 @@ const Entry& History::Append(Entry entry) {
 }
 
 const Entry* History::Find(const std::string& id) const {
-  auto it = index_.find(id);
-  if (it == index_.end()) return nullptr;
-  const size_t i = it->second;
-  return i < seeded_.size() ? &seeded_[i] : &appended_[i - seeded_.size()];
+  const size_t i = index_.Find(id, IdOf());
+  return i == IdIndex::kNone ? nullptr : &At(i);
 }
 
 const std::string& History::message_id(size_t i) const {
@@ -150,14 +148,15 @@ Result<const Entry*> History::BranchTo(const std::string& id, const std::string&
 
 Status History::Seed(std::vector<Entry> entries, const std::string& leaf,
                      std::vector<std::string>* repaired) {
-  // Keyed by views of the ids in `entries`, whose buffer becomes seeded_ (a move keeps it).
-  std::unordered_map<std::string_view, size_t> index;
-  index.reserve(entries.size());  // one allocation, no rehash while a long file is indexed
+  // Positions in `entries`, whose buffer becomes seeded_ (a move keeps it).
+  auto id_of = [&entries](size_t i) -> std::string_view { return entries[i].id; };
+  IdIndex index;
+  index.Reserve(entries.size(), id_of);  // one allocation, no rehash while a long file is indexed
   for (size_t i = 0; i < entries.size(); ++i) {
     Entry& e = entries[i];
     if (e.id.empty())
       return MakeError(ErrorCode::kHistoryInvalid, "entry " + std::to_string(i) + " has no id");
-    if (!e.parent_id.empty() && index.count(e.parent_id) == 0) {
+    if (!e.parent_id.empty() && index.Find(e.parent_id, id_of) == IdIndex::kNone) {
       // Older files lost the entries appended without being recorded (a stream rule's injection,
       // a compaction) while the next entry named them: hang it off the entry written before it.
       // The first entry has none before it and becomes a root.
@@ -169,10 +168,10 @@ Status History::Seed(std::vector<Entry> entries, const std::string& leaf,
                                             : "'" + before + "', the entry before it"));
       e.parent_id = std::move(before);
     }
-    if (!index.emplace(e.id, i).second)
+    if (!index.Insert(e.id, i, id_of))
       return MakeError(ErrorCode::kHistoryInvalid, "duplicate entry id '" + e.id + "'");
   }
-  if (!leaf.empty() && index.count(leaf) == 0)
+  if (!leaf.empty() && index.Find(leaf, id_of) == IdIndex::kNone)
     return MakeError(ErrorCode::kHistoryInvalid, "no entry with id '" + leaf + "'");
   leaf_ = leaf.empty() ? (entries.empty() ? std::string() : entries.back().id) : leaf;
   summaries_.clear();

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/history_index.h"
 #include "core/content.h"
 #include "core/message_view.h"
 #include "support/status.h"
@@ -201,7 +202,14 @@ class History {
   static constexpr size_t kNone = static_cast<size_t>(-1);
   std::vector<Entry> seeded_;  // as Seed took them
   std::deque<Entry> appended_;
-  std::unordered_map<std::string_view, size_t> index_;  // id (in its entry) -> position
+  // The entry at a position (seeded first, then appended), and its id.
+  const Entry& At(size_t i) const {
+    return i < seeded_.size() ? seeded_[i] : appended_[i - seeded_.size()];
+  }
+  auto IdOf() const {
+    return [this](size_t i) -> std::string_view { return At(i).id; };
+  }
+  IdIndex index_;  // id -> position
   std::string leaf_;
   std::unordered_map<const Entry*, Message> summaries_;
   // The branch view: messages()[i] is table_->at(i), from branch_entries_[i].

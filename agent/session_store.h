@@ -50,16 +50,23 @@ struct SessionFileContents {
   uint64_t valid_bytes = 0;           // the length of the file up to the last whole line kept
 };
 
-// Reads a session file. Zero bytes (NUL) at the end, which a crash can leave where a write had not
+// How much of a session file is read at a time.
+inline constexpr size_t kSessionReadChunkBytes = 256UL * 1024;
+
+// Reads a session file, a chunk at a time (chunk_bytes), decoding each line as it comes: what it
+// holds at any time is the entries so far and one chunk, or the line being read when it runs
+// across chunks. Zero bytes (NUL) at the end, which a crash can leave where a write had not
 // reached the disk, are skipped with a warning saying so; a last line cut short by a crash (no
 // newline, not JSON) is skipped with a warning and everything before it kept; any other malformed
-// line fails with "<file>:<line>: ...", and so does a line over kMaxSessionLineBytes; a file over
-// kMaxSessionFileBytes is refused before it is read.
-Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path);
+// line fails with "<file>:<line>: ...", and so does a line over kMaxSessionLineBytes (counted to
+// its end, never held); a file over kMaxSessionFileBytes is refused before it is read.
+Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path,
+                                            size_t chunk_bytes = kSessionReadChunkBytes);
 // The same over text already in memory (`name` is used in messages); `max_line` is the longest
 // line accepted.
 Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name,
-                                             uint64_t max_line = kMaxSessionLineBytes);
+                                             uint64_t max_line = kMaxSessionLineBytes,
+                                             size_t chunk_bytes = kSessionReadChunkBytes);
 
 // HistoryRecorder (agent/history.h) is what a session records its entries through.
 
