@@ -56,7 +56,7 @@ TEST(AcpSurfaceTest, PromptUsageCountsEveryInputToken) {
   usage.output = 20;
   usage.cache_read = 300;
   usage.cache_write = 5;
-  EXPECT_EQ(acp::PromptUsageToJson(usage),
+  EXPECT_EQ(Parsed(WriteJson(acp::PromptUsageToJson(usage))),
             Parsed(R"({"inputTokens":405,"outputTokens":20,"totalTokens":425,)"
                    R"("cachedReadTokens":300,"cachedWriteTokens":5})"));
 }

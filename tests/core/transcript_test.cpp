@@ -168,6 +168,9 @@ void MaskMessageUsage(Json::Value* v) {
     if (name == "usage" && member.isObject() && member.isMember("input")) {
       member["input"] = 0;
       member["totalTokens"] = 0;
+    } else if (name == "usage" && member.isObject() && member.isMember("inputTokens")) {
+      member["inputTokens"] = 0;  // an ACP prompt's usage (PromptResponse.usage): the same
+      member["totalTokens"] = 0;
     } else {
       MaskMessageUsage(&member);
     }
