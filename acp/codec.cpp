@@ -1,6 +1,8 @@
 // ACP wire codec: the client's capabilities and the params of every method the agent serves.
 #include "acp/codec.h"
 
+#include <algorithm>
+
 #include "support/json_util.h"
 
 namespace lousho::acp {
@@ -107,6 +109,41 @@ Result<LoadSessionParams> LoadSessionParams::FromJson(const Json::Value& params)
   auto session = NewSessionParams::FromJson(params);
   if (!session.ok()) return session.error();
   return LoadSessionParams{*sid, std::move(*session)};
+}
+
+Json::Value PromptUsageToJson(const agent::Usage& usage) {
+  Json::Value u(Json::objectValue);
+  const long long input = usage.input + usage.cache_read + usage.cache_write;
+  u["inputTokens"] = static_cast<Json::UInt64>(std::max(0LL, input));
+  u["outputTokens"] = static_cast<Json::UInt64>(std::max(0LL, usage.output));
+  u["totalTokens"] = static_cast<Json::UInt64>(std::max(0LL, input + usage.output));
+  u["cachedReadTokens"] = static_cast<Json::UInt64>(std::max(0LL, usage.cache_read));
+  u["cachedWriteTokens"] = static_cast<Json::UInt64>(std::max(0LL, usage.cache_write));
+  return u;
+}
+
+Result<ForkSessionParams> ForkSessionParams::FromJson(const Json::Value& params) {
+  FieldReader r(params, "params");
+  auto sid = r.String("sessionId", true);
+  const Json::Value* meta = r.Object("_meta", false);
+  if (!r.ok()) return BadParams(r.error());
+  ForkSessionParams p;
+  p.session_id = *sid;
+  if (meta) {
+    FieldReader m(*meta, "params._meta");
+    auto at = m.String("messageId", false);
+    if (!m.ok()) return BadParams(m.error());
+    p.message_id = at.value_or("");
+  }
+  auto session = NewSessionParams::FromJson(params);
+  if (!session.ok()) return session.error();
+  p.session = std::move(*session);
+  return p;
+}
+
+Result<LogoutParams> LogoutParams::FromJson(const Json::Value& params) {
+  if (!params.isNull() && !params.isObject()) return BadParams("params: expected an object");
+  return LogoutParams{};
 }
 
 Result<ListSessionsParams> ListSessionsParams::FromJson(const Json::Value& params) {

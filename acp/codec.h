@@ -57,6 +57,18 @@ struct LoadSessionParams {
   NewSessionParams session;
   static Result<LoadSessionParams> FromJson(const Json::Value& params);
 };
+// session/fork (unstable): the session to fork, then what session/new takes; `_meta.messageId`
+// (a message id of that session's chunks) forks at that message, kept; absent: the whole history.
+struct ForkSessionParams {
+  std::string session_id;
+  std::string message_id;
+  NewSessionParams session;
+  static Result<ForkSessionParams> FromJson(const Json::Value& params);
+};
+// `logout`: nothing but an optional `_meta`.
+struct LogoutParams {
+  static Result<LogoutParams> FromJson(const Json::Value& params);
+};
 struct ListSessionsParams {
   std::string cwd;     // empty: every session
   std::string cursor;  // empty: the first page
@@ -111,6 +123,9 @@ Result<std::vector<agent::ContentBlock>> PromptFromJson(const Json::Value& promp
                                                         bool images_supported);
 
 const char* ToolKindName(agent::ToolKind kind);
+// The unstable PromptResponse `usage` of a prompt: inputTokens counts every input token (cached
+// ones too, also given apart), totalTokens input and output.
+Json::Value PromptUsageToJson(const agent::Usage& usage);
 const char* StopReasonName(agent::TurnStop stop);
 const char* ModeName(agent::PermissionMode mode);
 
@@ -170,7 +185,19 @@ std::optional<Json::Value> CompactionUpdateFromEvent(const agent::Event& event);
 // For a client that declared `session.notices`: the `notice` update of an event that warns or
 // informs the user outside the conversation (saving the session failed or works again), sent
 // besides the agent message UpdateFromEvent gives; nullopt for every other event.
+// Also (taking the place of their tool-call placeholder, NoticeReplacesUpdate): a stream rule
+// that interrupted the reply, a compaction begun and ended (when compaction_update is not
+// sent).
 std::optional<Json::Value> NoticeUpdateFromEvent(const agent::Event& event);
+bool NoticeReplacesUpdate(const agent::Event& event);
+// A `notice` update (the title is never empty; no description when `description` is).
+Json::Value NoticeUpdate(const char* severity, const std::string& title,
+                         const std::string& description);
+// The updates of an event other than a chunk, as the client's capabilities choose them:
+// compaction_update (session.compaction), else a notice in place of a placeholder
+// (session.notices), else today's update, then a notice beside it (a warning).
+void ForEachSessionUpdate(const agent::Event& event, const ClientCapabilities& caps,
+                          const std::function<void(const Json::Value&)>& send);
 
 // The session/request_permission params.
 Json::Value PermissionRequestToJson(const std::string& session_id,

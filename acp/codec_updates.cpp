@@ -140,6 +140,7 @@ struct UpdateVisitor {
     u["sessionUpdate"] = "tool_call";
     u["toolCallId"] = e.call->id;
     u["title"] = e.call->title;
+    if (!e.call->name.empty()) u["name"] = e.call->name;  // the tool's own name
     u["kind"] = ToolKindName(e.call->kind);
     u["status"] = "pending";
     u["rawInput"] = e.call->args ? *e.call->args : Json::Value();
@@ -331,15 +332,69 @@ std::optional<Json::Value> UpdateFromEvent(const Event& e) {
   return std::visit(UpdateVisitor{}, e);
 }
 
-std::optional<Json::Value> NoticeUpdateFromEvent(const Event& e) {
-  const auto* w = std::get_if<agent::event::Warning>(&e);
-  if (w == nullptr) return std::nullopt;
+Json::Value NoticeUpdate(const char* severity, const std::string& title,
+                         const std::string& description) {
   Json::Value u(Json::objectValue);
   u["sessionUpdate"] = "notice";
-  u["severity"] = w->info ? "info" : "warning";
-  u["title"] = w->title.empty() ? w->text : w->title;
-  u["description"] = w->text;
+  u["severity"] = severity;
+  u["title"] = title.empty() ? std::string("lousho") : title;  // the schema wants one character
+  if (!description.empty()) u["description"] = description;
   return u;
+}
+
+namespace {
+std::string JoinedRuleNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The notices of the events whose tool-call placeholder they replace (NoticeReplacesUpdate).
+std::optional<Json::Value> PlaceholderNotice(const Event& e) {
+  if (const auto* t = std::get_if<agent::event::TtsrTriggered>(&e)) {
+    if (!t->interrupted) return std::nullopt;
+    return NoticeUpdate("info", "Stream rule: " + JoinedRuleNames(t->rules),
+                        "The reply was stopped and goes on with the rule's guidance (" +
+                            JoinedRuleNames(t->rules) + ").");
+  }
+  if (const auto* s = std::get_if<agent::event::AutoCompactionStart>(&e))
+    return NoticeUpdate("info", "Compacting the conversation",
+                        "Summarizing older messages (" + s->reason + ", " +
+                            std::to_string(s->tokens_before) + " tokens).");
+  const auto* end = std::get_if<agent::event::AutoCompactionEnd>(&e);
+  if (end == nullptr) return std::nullopt;
+  if (end->aborted)
+    return NoticeUpdate("info", "Compaction cancelled", "The history is unchanged.");
+  if (!end->error.empty())
+    return NoticeUpdate("warning", "Compaction failed", "The history is unchanged: " + end->error);
+  return NoticeUpdate("info", "Conversation compacted",
+                      std::to_string(end->tokens_before) + " tokens became about " +
+                          std::to_string(end->tokens_after) + ".");
+}
+}  // namespace
+
+bool NoticeReplacesUpdate(const Event& e) {
+  return std::holds_alternative<agent::event::TtsrTriggered>(e) ||
+         std::holds_alternative<agent::event::AutoCompactionStart>(e) ||
+         std::holds_alternative<agent::event::AutoCompactionEnd>(e);
+}
+
+std::optional<Json::Value> NoticeUpdateFromEvent(const Event& e) {
+  if (const auto* w = std::get_if<agent::event::Warning>(&e))
+    return NoticeUpdate(w->info ? "info" : "warning", w->title.empty() ? w->text : w->title,
+                        w->text);
+  return PlaceholderNotice(e);
+}
+
+void ForEachSessionUpdate(const Event& e, const ClientCapabilities& caps,
+                          const std::function<void(const Json::Value&)>& send) {
+  std::optional<Json::Value> update;
+  if (caps.compaction) update = CompactionUpdateFromEvent(e);
+  std::optional<Json::Value> notice;
+  if (caps.notices && !update) notice = NoticeUpdateFromEvent(e);
+  if (!update && !(notice && NoticeReplacesUpdate(e))) update = UpdateFromEvent(e);
+  if (update) send(*update);
+  if (notice) send(*notice);
 }
 
 std::optional<Json::Value> CompactionUpdateFromEvent(const Event& e) {
@@ -367,9 +422,10 @@ std::optional<Json::Value> CompactionUpdateFromEvent(const Event& e) {
 }
 
 namespace {
-Json::Value BlockChunk(const char* kind, const ContentBlock& b) {
+Json::Value BlockChunk(const char* kind, const ContentBlock& b, const std::string& message_id) {
   Json::Value u(Json::objectValue);
   u["sessionUpdate"] = kind;
+  if (!message_id.empty()) u["messageId"] = message_id;
   if (b.type == BlockType::kImage) {
     Json::Value img(Json::objectValue);
     img["type"] = "image";
@@ -393,19 +449,20 @@ agent::ToolOutput StoredOutput(const agent::Message& result) {
   return out;
 }
 
-void ReplayAssistant(const agent::Message& m,
+void ReplayAssistant(const agent::Message& m, const std::string& message_id,
                      const std::unordered_map<std::string, const agent::Message*>& results,
                      std::vector<Json::Value>* out) {
   for (const auto& b : m.content) {
     switch (b.type) {
       case BlockType::kText:
-        if (!b.text.empty()) out->push_back(BlockChunk("agent_message_chunk", b));
+        if (!b.text.empty()) out->push_back(BlockChunk("agent_message_chunk", b, message_id));
         break;
       case BlockType::kImage:
-        out->push_back(BlockChunk("agent_message_chunk", b));
+        out->push_back(BlockChunk("agent_message_chunk", b, message_id));
         break;
       case BlockType::kThinking:
-        if (!b.redacted && !b.text.empty()) out->push_back(BlockChunk("agent_thought_chunk", b));
+        if (!b.redacted && !b.text.empty())
+          out->push_back(BlockChunk("agent_thought_chunk", b, message_id));
         break;
       case BlockType::kToolCall: {
         auto it = results.find(b.id);
@@ -446,10 +503,10 @@ void ReplayEntry(const agent::Entry& e,
         case agent::Role::kUser:
           for (const auto& b : m.content)
             if (b.type == BlockType::kText || b.type == BlockType::kImage)
-              out.push_back(BlockChunk("user_message_chunk", b));
+              out.push_back(BlockChunk("user_message_chunk", b, e.id));
           break;
         case agent::Role::kAssistant:
-          ReplayAssistant(m, results, &out);
+          ReplayAssistant(m, e.id, results, &out);
           break;
         case agent::Role::kToolResult:
           break;  // shown with its call

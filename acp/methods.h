@@ -16,6 +16,9 @@ inline constexpr char kSessionSetMode[] = "session/set_mode";
 inline constexpr char kSessionSetConfigOption[] = "session/set_config_option";
 inline constexpr char kSessionSetModel[] = "session/set_model";  // removed from unstable; kept
 inline constexpr char kSessionClose[] = "session/close";
+inline constexpr char kSessionDelete[] = "session/delete";
+inline constexpr char kSessionFork[] = "session/fork";  // unstable
+inline constexpr char kLogout[] = "logout";
 inline constexpr char kCancelRequest[] = "$/cancel_request";  // both directions
 
 // Agent -> client.

@@ -95,6 +95,9 @@ void Server::BindMethods() {
   Bind(method::kSessionSetConfigOption, &Server::SetConfigOption);
   Bind(method::kSessionSetModel, &Server::SetModel);
   Bind(method::kSessionClose, &Server::CloseSession);
+  Bind(method::kSessionDelete, &Server::DeleteSession);
+  Bind(method::kSessionFork, &Server::ForkSession);
+  Bind(method::kLogout, &Server::Logout);
   BindNotification(method::kSessionCancel, &Server::Cancel);
   BindNotification(method::kCancelRequest, &Server::CancelRequest);
 }
@@ -139,11 +142,16 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   sc["close"] = Obj();
   sc["additionalDirectories"] = Obj();  // honoured as extra roots of the session's tools
   sc["systemPrompt"] = SystemPromptCapability();
+  sc["fork"] = Obj();                   // unstable
   if (SavesSessions()) {
     sc["list"] = Obj();
     sc["resume"] = Obj();
+    sc["delete"] = Obj();
   }
   ac["sessionCapabilities"] = sc;
+  Json::Value auth = Obj();
+  auth["logout"] = Obj();
+  ac["auth"] = auth;
   res["agentCapabilities"] = ac;
   res["authMethods"] = AuthMethods(params.capabilities);
   Json::Value info = Obj();

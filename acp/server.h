@@ -127,6 +127,10 @@ class Server {
   void SetConfigOption(const SetConfigOptionParams& params, jsonrpc::Reply reply);
   void SetModel(const SetModelParams& params, jsonrpc::Reply reply);
   void CloseSession(const SessionIdParams& params, jsonrpc::Reply reply);
+  // session_admin.cpp: session/delete, session/fork and logout.
+  void DeleteSession(const SessionIdParams& params, jsonrpc::Reply reply);
+  void ForkSession(const ForkSessionParams& params, jsonrpc::Reply reply);
+  void Logout(const LogoutParams& params, jsonrpc::Reply reply);
   void Cancel(const SessionIdParams& params);
   void CancelRequest(const CancelRequestParams& params);
   std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);

@@ -16,21 +16,14 @@ using jsonrpc::Reply;
 agent::EventSink Server::MakeSink(const std::string& session_id,
                                   const std::shared_ptr<SessionConfigValues>& values) {
   const ClientCapabilities caps = editor_.capabilities();
-  const bool compaction_updates = caps.compaction;
-  const bool notices = caps.notices;
   // Events come on the session's worker, one at a time: the values need no lock.
-  return [this, session_id, values, compaction_updates, notices](const agent::Event& e) {
+  return [this, session_id, values, caps](const agent::Event& e) {
     // Text chunks, one per stream delta, skip the Json::Value.
     if (auto params = ChunkUpdateParamsJson(session_id, e)) {
       peer_.NotifySerialized(method::kSessionUpdate, *params);
       return;
     }
-    std::optional<Json::Value> update;
-    if (compaction_updates) update = CompactionUpdateFromEvent(e);
-    if (!update) update = UpdateFromEvent(e);
-    if (update) SendUpdate(session_id, *update);
-    if (notices)
-      if (auto notice = NoticeUpdateFromEvent(e)) SendUpdate(session_id, *notice);
+    ForEachSessionUpdate(e, caps, [&](const Json::Value& u) { SendUpdate(session_id, u); });
     if (const auto* mode = std::get_if<agent::event::ModeChanged>(&e)) {
       if (auto m = agent::ParsePermissionMode(mode->mode_id)) values->mode = *m;
     } else if (const auto* model = std::get_if<agent::event::ModelChanged>(&e)) {
@@ -109,6 +102,7 @@ void Server::Prompt(const PromptParams& params, Reply reply) {
         if (res.ok()) {
           Json::Value out = Obj();
           out["stopReason"] = StopReasonName(res->stop);
+          out["usage"] = PromptUsageToJson(res->usage);  // unstable PromptResponse.usage
           shared_reply->Result(out);
         } else {
           shared_reply->Error(jsonrpc::kInternalError, res.error().message, ErrorData(res.error()));

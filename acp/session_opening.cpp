@@ -221,9 +221,15 @@ void Server::AnnounceSession(const std::string& sid,
              ? " (and " + std::to_string(load_warnings.size() - 1) + " more like it)"
              : std::string()) +
         ".");
+  const bool notices = editor_.capabilities().notices;
   for (const auto& s : servers) {
     std::string msg = agent::mcp::FailureMessage(s);
-    if (!msg.empty()) say(msg);
+    if (msg.empty()) continue;
+    // A client that takes notices shows it beside the conversation, not in it.
+    if (notices)
+      SendUpdate(sid, NoticeUpdate("warning", "MCP server " + s.name + " did not start", msg));
+    else
+      say(msg);
   }
   SendCommands(sid);
 }

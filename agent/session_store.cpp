@@ -84,6 +84,22 @@ Status Lock(int fd, const fs::path& path) {
 }
 }  // namespace
 
+Status DeleteSessionFile(const fs::path& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return MakeError(ErrorCode::kSessionNotFound, "no session file " + path.string());
+    return FileError("cannot open " + path.string() + ": " + std::strerror(errno));
+  }
+  // Under the lock: no session opens the file between the check and the removal (an opening
+  // takes the lock too, and finds no file after it).
+  Status st = Lock(fd, path);
+  if (st.ok() && unlink(path.c_str()) != 0)
+    st = FileError("cannot delete " + path.string() + ": " + std::strerror(errno));
+  close(fd);
+  return st;
+}
+
 Result<std::pair<std::shared_ptr<SessionWriter>, SessionFileContents>> SessionWriter::OpenExisting(
     const fs::path& path) {
   int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);

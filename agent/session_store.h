@@ -162,6 +162,11 @@ class SessionStore {
   std::filesystem::path root_;
 };
 
+// Deletes the session file at `path` for good (ACP session/delete): takes the file's lock first,
+// so a file another session holds (in this process or another) is refused with
+// LOUSHO_SESSION_LOCKED and left as it is; a missing file is LOUSHO_SESSION_NOT_FOUND.
+Status DeleteSessionFile(const std::filesystem::path& path);
+
 // Reads what a list shows of one file: the header and the last session name, without decoding
 // the messages.
 Result<SessionSummary> SummarizeSessionFile(const std::filesystem::path& path);

@@ -49,6 +49,15 @@ Status SaveCredentials(const std::string& path, const StoredCredentials& credent
   return WritePrivateFile(path, WriteJsonPretty(root) + "\n");
 }
 
+Result<bool> ForgetCredentials(const std::string& path) {
+  if (path.empty()) return false;
+  std::error_code ec;
+  const bool removed = std::filesystem::remove(path, ec);
+  if (ec)
+    return MakeError(ErrorCode::kConfigInvalid, "cannot remove " + path + ": " + ec.message());
+  return removed;
+}
+
 EnvLookup WithStoredCredentials(EnvLookup process_env, StoredCredentials stored) {
   auto values = std::make_shared<const std::map<std::string, std::string>>(std::move(stored.env));
   return [process_env = std::move(process_env),

@@ -31,6 +31,10 @@ Result<StoredCredentials> LoadCredentials(const std::string& path);
 // Writes them to `path`, 0600 from creation, replacing the old file in one step.
 Status SaveCredentials(const std::string& path, const StoredCredentials& credentials);
 
+// Removes the stored credentials (`lousho logout`, ACP `logout`): true when a file was removed,
+// false when there was none. The environment's variables are untouched.
+Result<bool> ForgetCredentials(const std::string& path);
+
 // A lookup where the process environment wins and the stored values fill the gaps.
 EnvLookup WithStoredCredentials(EnvLookup process_env, StoredCredentials stored);
 

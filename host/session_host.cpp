@@ -238,6 +238,20 @@ std::vector<agent::SessionSummary> SessionHost::List(const std::string& cwd) con
   return s->List(ec ? cwd : resolved.string());
 }
 
+Status SessionHost::Delete(const std::string& id, const std::string& cwd) const {
+  auto path = Find(id, cwd);
+  if (!path.ok()) return path.error();
+  return agent::DeleteSessionFile(*path);
+}
+
+Result<bool> SessionHost::ForgetStoredCredentials() {
+  auto forgot = config::ForgetCredentials(loaded().credentials_path);
+  if (!forgot.ok()) return forgot.error();
+  Status again = Load();
+  if (!again.ok()) return again.error();
+  return *forgot;
+}
+
 std::vector<agent::mcp::ServerStatus> AttachMcpServers(
     agent::Session& session, const std::vector<config::McpServerSpec>& specs,
     const agent::mcp::StartOptions& options) {

@@ -104,6 +104,12 @@ class SessionHost {
   Result<std::filesystem::path> Find(const std::string& id, const std::string& cwd) const;
   // The saved sessions of `cwd` (resolved; empty: all), most recently updated first.
   std::vector<agent::SessionSummary> List(const std::string& cwd) const;
+  // Deletes the file of session `id` (agent::DeleteSessionFile): refused while a session holds it.
+  Status Delete(const std::string& id, const std::string& cwd) const;
+  // Forgets the credentials `lousho setup` stored (config::ForgetCredentials) and loads the agent
+  // again without them; true when there were some. Sessions already open keep the agent (and
+  // the key) they began with.
+  Result<bool> ForgetStoredCredentials();
 
  private:
   std::shared_ptr<const agent::SessionStore> store() const;

@@ -527,6 +527,24 @@ struct FrameVisitor {
 
 }  // namespace
 
+std::optional<Json::Value> StatusRequestFromEvent(const agent::Event& event) {
+  std::string key;
+  std::string text;
+  if (std::holds_alternative<agent::event::AutoCompactionStart>(event)) {
+    key = kCompactionStatusKey;
+    text = "Compacting the conversation…";
+  } else if (std::holds_alternative<agent::event::AutoCompactionEnd>(event)) {
+    key = kCompactionStatusKey;  // cleared
+  } else {
+    return std::nullopt;
+  }
+  Json::Value f = Obj();
+  f["method"] = ui::kSetStatus;
+  f["statusKey"] = key;
+  f["statusText"] = text;
+  return f;
+}
+
 std::vector<Json::Value> FramesFromEvent(const agent::Event& event) {
   std::vector<Json::Value> out;
   std::visit(FrameVisitor{&out}, event);

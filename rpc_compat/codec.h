@@ -120,6 +120,13 @@ agent::Message ToolResultMessage(const agent::event::ToolCall& call,
 // The frames an engine event becomes (none, one, or a few), in order.
 std::vector<Json::Value> FramesFromEvent(const agent::Event& event);
 
+// The status key a compaction in progress shows under (setStatus).
+inline constexpr char kCompactionStatusKey[] = "compaction";
+// The extension-UI setStatus request ({method, statusKey, statusText}; HostChannel::Tell adds
+// the type and id) of what lasts: a compaction from its start (statusText set) to its end
+// (cleared: ""). nullopt for every other event.
+std::optional<Json::Value> StatusRequestFromEvent(const agent::Event& event);
+
 // The line of the message_update frame a delta becomes (its assistantMessageEvent and the
 // partial message), written by the JsonWriter without a DOM of the message: every delta of a
 // reply takes this path, and its line carries the whole message so far. A line over

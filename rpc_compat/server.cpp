@@ -327,6 +327,8 @@ void Server::SendEvent(const agent::Event& e) {
     channel_.Tell(std::move(f));
     return;
   }
+  // What lasts (a compaction in progress, a state the engine names): the host's status line.
+  if (auto status = StatusRequestFromEvent(e)) channel_.Tell(std::move(*status));
   for (const Json::Value& f : FramesFromEvent(e)) Write(f);
 }
 

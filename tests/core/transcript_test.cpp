@@ -168,6 +168,9 @@ void MaskMessageUsage(Json::Value* v) {
     if (name == "usage" && member.isObject() && member.isMember("input")) {
       member["input"] = 0;
       member["totalTokens"] = 0;
+    } else if (name == "usage" && member.isObject() && member.isMember("inputTokens")) {
+      member["inputTokens"] = 0;  // an ACP prompt's usage (PromptResponse.usage): the same
+      member["totalTokens"] = 0;
     } else {
       MaskMessageUsage(&member);
     }
@@ -192,14 +195,15 @@ struct Names {
   int entries = 0;
 };
 
-// Entry ids are random: each "entryId" reads ENTRY-<n>, n counting distinct ids as they appear.
+// Entry ids are random: each "entryId" (RPC) and "messageId" (ACP: a message's entry id) reads
+// ENTRY-<n>, n counting distinct ids as they appear.
 void MaskEntryIds(Json::Value* v, Names* names) {
   if (v->isArray()) {
     for (auto& e : *v) MaskEntryIds(&e, names);
   } else if (v->isObject()) {
     for (const auto& name : v->getMemberNames()) {
       Json::Value& member = (*v)[name];
-      if (name == "entryId" && member.isString()) {
+      if ((name == "entryId" || name == "messageId") && member.isString()) {
         const std::string real = member.asString();
         auto it = names->masked.find(real);
         if (it == names->masked.end()) {
@@ -363,11 +367,14 @@ class TranscriptPlayer {
   std::string Normalize(const std::string& s) {
     std::string out = ReplaceAll(ReplaceAll(ReplaceAll(s, cwd_, "$CWD"), home_.string(), "$HOME"),
                                  dir_.string(), "$DIR");
-    if (!rpc_ && !setup_.mask_usage) return out;
+    if (!rpc_ && !setup_.mask_usage && out.find("\"messageId\"") == std::string::npos) return out;
     auto j = ParseJson(out);
     if (!j.ok()) return out;
     if (setup_.mask_usage) MaskUsed(&*j);
-    if (!rpc_) return WriteJson(*j);
+    if (!rpc_) {
+      MaskEntryIds(&*j, &names_);
+      return WriteJson(*j);
+    }
     ZeroTimestamps(&*j);
     MaskSessionFileTimes(&*j, &names_);
     MaskEntryIds(&*j, &names_);
