@@ -20,6 +20,8 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   c.notices = MemberOrNull(MemberOrNull(caps, "session"), "notices").isObject();
   c.auth_terminal = BoolOr(MemberOrNull(caps, "auth"), "terminal", false);
   c.meta_terminal_auth = BoolOr(MemberOrNull(caps, "_meta"), "terminal-auth", false);
+  c.elicitation_form = MemberOrNull(MemberOrNull(caps, "elicitation"), "form").isObject();
+  c.elicitation_url = MemberOrNull(MemberOrNull(caps, "elicitation"), "url").isObject();
   return c;
 }
 

@@ -29,6 +29,8 @@ struct ClientCapabilities {
   bool notices = false;             // session.notices: notice updates may be sent
   bool auth_terminal = false;       // auth.terminal: runs `terminal` auth methods (args appended)
   bool meta_terminal_auth = false;  // _meta["terminal-auth"]: the older full-command form
+  bool elicitation_form = false;    // elicitation.form: elicitation/create in form mode
+  bool elicitation_url = false;     // elicitation.url: elicitation/create in URL mode
   Json::Value raw;                  // as sent, for later use
 };
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);

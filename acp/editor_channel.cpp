@@ -29,6 +29,7 @@ agent::ClientServices EditorChannel::Services() {
   s.permissions = this;
   if (caps_.fs_read || caps_.fs_write) s.files = this;
   if (caps_.terminal) s.terminals = this;
+  if (caps_.elicitation_form || caps_.elicitation_url) s.elicitation = this;
   return s;
 }
 
@@ -174,6 +175,158 @@ Status EditorChannel::ReleaseTerminal(const std::string& session_id,
                          CancelToken(), cleanup_timeout_ms_);
   if (!res.ok()) return res.error();
   return Status::Ok();
+}
+
+bool EditorChannel::CanAskForm() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return caps_.elicitation_form;
+}
+
+bool EditorChannel::CanOpenUrl() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return caps_.elicitation_url;
+}
+
+namespace {
+// The params every elicitation/create shares: the session (and tool call) it belongs to.
+Json::Value ElicitationParams(const std::string& session_id, const std::string& tool_call_id,
+                              const char* mode, const std::string& message) {
+  Json::Value p(Json::objectValue);
+  p["sessionId"] = session_id;
+  if (!tool_call_id.empty()) p["toolCallId"] = tool_call_id;
+  p["mode"] = mode;
+  p["message"] = message;
+  return p;
+}
+
+Json::Value ChoicesJson(const std::vector<agent::FormChoice>& choices) {
+  Json::Value list(Json::arrayValue);
+  for (const auto& c : choices) {
+    Json::Value o(Json::objectValue);
+    o["const"] = c.value;
+    o["title"] = c.title.empty() ? c.value : c.title;
+    list.append(o);
+  }
+  return list;
+}
+
+// A field as an elicitation property: text a string, a choice a string with titled options
+// (`oneOf`), several choices an array of titled options.
+Json::Value FieldSchema(const agent::FormField& f) {
+  Json::Value p(Json::objectValue);
+  if (f.kind == agent::FormField::Kind::kMultiChoice) {
+    p["type"] = "array";
+    p["items"]["anyOf"] = ChoicesJson(f.choices);
+  } else {
+    p["type"] = "string";
+    if (f.kind == agent::FormField::Kind::kChoice) p["oneOf"] = ChoicesJson(f.choices);
+  }
+  if (!f.title.empty()) p["title"] = f.title;
+  if (!f.description.empty()) p["description"] = f.description;
+  return p;
+}
+
+Json::Value FormSchema(const std::vector<agent::FormField>& fields) {
+  Json::Value schema(Json::objectValue);
+  schema["type"] = "object";
+  schema["properties"] = Json::Value(Json::objectValue);
+  Json::Value required(Json::arrayValue);
+  for (const auto& f : fields) {
+    schema["properties"][f.name] = FieldSchema(f);
+    if (f.required) required.append(f.name);
+  }
+  if (!required.empty()) schema["required"] = required;
+  return schema;
+}
+
+agent::ElicitationAction ActionFromJson(const Json::Value& result) {
+  const std::string action = StringOr(result, "action");
+  if (action == "accept") return agent::ElicitationAction::kAccept;
+  if (action == "decline") return agent::ElicitationAction::kDecline;
+  return agent::ElicitationAction::kCancel;  // cancel, and actions this agent does not know
+}
+
+bool IsOffered(const agent::FormField& f, const std::string& value) {
+  for (const auto& c : f.choices)
+    if (c.value == value) return true;
+  return false;
+}
+
+// One field's answer from the accepted content: absent stays absent; anything else must have
+// the field's shape (a string, or an array of strings) and name only offered choices.
+Status ReadAnswer(const agent::FormField& f, const Json::Value& value,
+                  std::vector<std::string>* out) {
+  const bool multi = f.kind == agent::FormField::Kind::kMultiChoice;
+  std::vector<std::string> values;
+  if (!multi) {
+    auto s = AsString(value);
+    if (!s) return MakeError(ErrorCode::kClientError, "expected a string");
+    values.push_back(*s);
+  } else if (value.isArray()) {
+    for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
+      auto s = AsString(ElementOrNull(value, i));
+      if (!s) return MakeError(ErrorCode::kClientError, "expected strings");
+      values.push_back(*s);
+    }
+  } else {
+    return MakeError(ErrorCode::kClientError, "expected an array");
+  }
+  if (f.kind != agent::FormField::Kind::kText) {
+    for (const auto& v : values)
+      if (!IsOffered(f, v)) return MakeError(ErrorCode::kClientError, "not a choice offered");
+  }
+  *out = std::move(values);
+  return Status::Ok();
+}
+}  // namespace
+
+Result<agent::FormReply> EditorChannel::AskForm(const std::string& session_id,
+                                                const agent::FormRequest& request,
+                                                const CancelToken& cancel) {
+  Json::Value p = ElicitationParams(session_id, request.tool_call_id, "form", request.message);
+  p["requestedSchema"] = FormSchema(request.fields);
+  auto res = peer_->Call(method::kElicitationCreate, p, cancel);
+  if (!res.ok()) return res.error();
+  agent::FormReply reply;
+  reply.action = ActionFromJson(*res);
+  if (reply.action != agent::ElicitationAction::kAccept) return reply;
+  const Json::Value& content = MemberOrNull(*res, "content");
+  for (const auto& f : request.fields) {
+    const Json::Value& value = MemberOrNull(content, f.name);
+    if (value.isNull()) continue;
+    std::vector<std::string> values;
+    if (Status st = ReadAnswer(f, value, &values); !st.ok())
+      return MakeError(ErrorCode::kClientError, "elicitation/create: the editor's answer to " +
+                                                    f.name + ": " + st.error().message);
+    reply.answers[f.name] = std::move(values);
+  }
+  return reply;
+}
+
+Result<agent::ElicitationAction> EditorChannel::OpenUrl(const std::string& session_id,
+                                                        const agent::UrlRequest& request,
+                                                        const CancelToken& done,
+                                                        const CancelToken& cancel) {
+  Json::Value p = ElicitationParams(session_id, request.tool_call_id, "url", request.message);
+  p["elicitationId"] = request.elicitation_id;
+  p["url"] = request.url;
+  // The step may finish before the user answers (they opened the page from elsewhere): the
+  // request is withdrawn then.
+  LinkedCancelSource either(done, cancel);
+  auto res = peer_->Call(method::kElicitationCreate, p, either.token());
+  if (!res.ok() && (cancel.cancelled() || !done.cancelled())) return res.error();
+  if (res.ok()) {
+    agent::ElicitationAction action = ActionFromJson(*res);
+    if (action != agent::ElicitationAction::kAccept) return action;
+    // The user went to the page; the step ends when the caller sees it finish.
+    while (!either.token().WaitFor(60000)) {
+    }
+    if (cancel.cancelled()) return MakeError(ErrorCode::kCancelled, "cancelled");
+  }
+  Json::Value complete(Json::objectValue);
+  complete["elicitationId"] = request.elicitation_id;
+  peer_->Notify(method::kElicitationComplete, complete);
+  return agent::ElicitationAction::kAccept;
 }
 
 }  // namespace lousho::acp

@@ -1,5 +1,6 @@
 // The editor's side of ClientServices over an ACP connection: permission requests, the client's
-// file system and its terminals, each offered as the client declared it in `initialize`.
+// file system, its terminals and its forms and URL steps (elicitation), each offered as the
+// client declared it in `initialize`.
 #pragma once
 
 #include <mutex>
@@ -16,7 +17,8 @@ namespace lousho::acp {
 // capabilities once, on `initialize`.
 class EditorChannel : public agent::PermissionPrompter,
                       public agent::FileAccess,
-                      public agent::Terminals {
+                      public agent::Terminals,
+                      public agent::Elicitation {
  public:
   // `peer` outlives the channel. `cleanup_timeout_ms` bounds the calls made while cleaning up
   // (terminal output, kill, release).
@@ -24,7 +26,8 @@ class EditorChannel : public agent::PermissionPrompter,
 
   void SetCapabilities(const ClientCapabilities& caps);
   ClientCapabilities capabilities() const;
-  // The services a new session gets: permissions always, files and terminals as declared.
+  // The services a new session gets: permissions always, files, terminals and elicitation as
+  // declared.
   agent::ClientServices Services();
 
   agent::PermissionDecision RequestPermission(const std::string& session_id,
@@ -46,6 +49,14 @@ class EditorChannel : public agent::PermissionPrompter,
                                                   const CancelToken& cancel) override;
   Status KillTerminal(const std::string& session_id, const std::string& terminal_id) override;
   Status ReleaseTerminal(const std::string& session_id, const std::string& terminal_id) override;
+  bool CanAskForm() const override;
+  bool CanOpenUrl() const override;
+  Result<agent::FormReply> AskForm(const std::string& session_id, const agent::FormRequest& request,
+                                   const CancelToken& cancel) override;
+  Result<agent::ElicitationAction> OpenUrl(const std::string& session_id,
+                                           const agent::UrlRequest& request,
+                                           const CancelToken& done,
+                                           const CancelToken& cancel) override;
 
  private:
   jsonrpc::Peer* peer_;

@@ -31,5 +31,7 @@ inline constexpr char kTerminalOutput[] = "terminal/output";
 inline constexpr char kTerminalWait[] = "terminal/wait_for_exit";
 inline constexpr char kTerminalKill[] = "terminal/kill";
 inline constexpr char kTerminalRelease[] = "terminal/release";
+inline constexpr char kElicitationCreate[] = "elicitation/create";
+inline constexpr char kElicitationComplete[] = "elicitation/complete";  // a notification
 
 }  // namespace lousho::acp::method

@@ -138,6 +138,62 @@ class HostTools {
       const std::function<void(const HostToolResult& partial)>& on_update) = 0;
 };
 
+// Structured questions and browser steps (ACP `elicitation/create`). A form asks for a few
+// fields at once; a URL step sends the user to a page (a login) and waits for it to finish.
+enum class ElicitationAction { kAccept, kDecline, kCancel };
+
+// One choice of a form field: the value answered and the text shown.
+struct FormChoice {
+  std::string value;
+  std::string title;
+};
+struct FormField {
+  enum class Kind { kText, kChoice, kMultiChoice };
+  std::string name;  // the key of its answer
+  std::string title;
+  std::string description;
+  Kind kind = Kind::kText;
+  std::vector<FormChoice> choices;  // kChoice, kMultiChoice
+  bool required = true;
+};
+struct FormRequest {
+  std::string message;       // what is asked, shown above the fields
+  std::string tool_call_id;  // the tool call asking (may be empty)
+  std::vector<FormField> fields;
+};
+// kAccept with each field's answer: a string (kText, kChoice) or the chosen values in order
+// (kMultiChoice); a field the user left empty is absent. Values the door checked: a choice is
+// always one of the field's choices.
+struct FormReply {
+  ElicitationAction action = ElicitationAction::kCancel;
+  std::map<std::string, std::vector<std::string>> answers;
+};
+// A step the user takes in a browser (a login): `url` to open, `message` why.
+struct UrlRequest {
+  std::string elicitation_id;  // unique among the session's URL steps
+  std::string url;
+  std::string message;
+  std::string tool_call_id;  // may be empty
+};
+
+class Elicitation {
+ public:
+  virtual ~Elicitation() = default;
+  virtual bool CanAskForm() const = 0;
+  virtual bool CanOpenUrl() const = 0;
+  // Shows the form; returns what the user did. An error when the client failed or `cancel`
+  // fired (kCancelled).
+  virtual Result<FormReply> AskForm(const std::string& session_id, const FormRequest& request,
+                                    const CancelToken& cancel) = 0;
+  // Asks the user to open `request.url` and waits for the step to finish: kAccept once `done`
+  // fires (the caller saw it finish, e.g. its login redirect arrived; the client is told) or the
+  // user says it is finished (where the client can only ask); kDecline or kCancel when the user
+  // refuses or dismisses it. An error when `cancel` fires or the client failed.
+  virtual Result<ElicitationAction> OpenUrl(const std::string& session_id,
+                                            const UrlRequest& request, const CancelToken& done,
+                                            const CancelToken& cancel) = 0;
+};
+
 // The capabilities one session may use; each null when its client lacks it. Plain value; the
 // pointed-to objects outlive the session.
 struct ClientServices {
@@ -146,6 +202,7 @@ struct ClientServices {
   Terminals* terminals = nullptr;
   Dialogs* dialogs = nullptr;
   HostTools* host_tools = nullptr;
+  Elicitation* elicitation = nullptr;
 };
 
 }  // namespace lousho::agent

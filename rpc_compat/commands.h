@@ -89,6 +89,7 @@ inline constexpr char kConfirm[] = "confirm";
 inline constexpr char kInput[] = "input";
 inline constexpr char kEditor[] = "editor";
 inline constexpr char kNotify[] = "notify";
+inline constexpr char kCancel[] = "cancel";  // withdraws a pending dialog: {targetId}
 inline constexpr char kSetStatus[] = "setStatus";
 inline constexpr char kSetWidget[] = "setWidget";
 inline constexpr char kSetTitle[] = "setTitle";

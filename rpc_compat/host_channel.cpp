@@ -115,8 +115,10 @@ void HostChannel::CloseAll() {
 }
 
 Result<std::optional<UiResponse>> HostChannel::Dialog(Json::Value request,
-                                                      const CancelToken& cancel) {
+                                                      const CancelToken& cancel,
+                                                      std::string* sent_id) {
   const std::string id = NextId("ui_");
+  if (sent_id) *sent_id = id;
   request["type"] = frame::kExtensionUiRequest;
   request["id"] = id;
   if (ui_timeout_ms_ > 0) request["timeout"] = static_cast<Json::Int64>(ui_timeout_ms_);
@@ -216,6 +218,43 @@ agent::PermissionDecision HostChannel::RequestPermission(const std::string& sess
   if (v == kAllowAlways) return agent::PermissionDecision::kAllowAlways;
   if (v == kRejectAlways) return agent::PermissionDecision::kRejectAlways;
   return agent::PermissionDecision::kRejectOnce;
+}
+
+Result<agent::FormReply> HostChannel::AskForm(const std::string& /*session_id*/,
+                                              const agent::FormRequest& /*request*/,
+                                              const CancelToken& /*cancel*/) {
+  return MakeError(ErrorCode::kClientError, "the host shows dialogs, not forms");
+}
+
+Result<agent::ElicitationAction> HostChannel::OpenUrl(const std::string& /*session_id*/,
+                                                      const agent::UrlRequest& request,
+                                                      const CancelToken& done,
+                                                      const CancelToken& cancel) {
+  Json::Value note = NewObject();
+  note["method"] = ui::kNotify;
+  note["message"] = request.message + ": " + request.url;
+  note["notifyType"] = "info";
+  Tell(std::move(note));
+  Json::Value ask = NewObject();
+  ask["method"] = ui::kConfirm;
+  ask["title"] = request.message;
+  ask["message"] = "Open " + request.url + " in a browser and finish there. Done?";
+  LinkedCancelSource either(done, cancel);
+  std::string id;
+  auto answer = Dialog(std::move(ask), either.token(), &id);
+  if (answer.ok()) {
+    if (!*answer || (*answer)->cancelled || !(*answer)->confirmed)
+      return agent::ElicitationAction::kCancel;
+    return *(*answer)->confirmed ? agent::ElicitationAction::kAccept
+                                 : agent::ElicitationAction::kDecline;
+  }
+  if (cancel.cancelled() || !done.cancelled()) return answer.error();
+  // Finished before the user answered: the question is withdrawn.
+  Json::Value withdraw = NewObject();
+  withdraw["method"] = ui::kCancel;
+  withdraw["targetId"] = id;
+  Tell(std::move(withdraw));
+  return agent::ElicitationAction::kAccept;
 }
 
 std::vector<agent::HostToolSpec> HostChannel::List() const {

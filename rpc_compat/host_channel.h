@@ -1,6 +1,6 @@
-// The host's side of ClientServices over the RPC door: dialogs and permission prompts as
-// extension-UI requests, host tools as host_tool_call frames, each matched to the host's answer
-// by id.
+// The host's side of ClientServices over the RPC door: dialogs, permission prompts and URL steps
+// as extension-UI requests, host tools as host_tool_call frames, each matched to the host's
+// answer by id.
 #pragma once
 
 #include <condition_variable>
@@ -22,7 +22,8 @@ namespace lousho::rpc_compat {
 // answers (Deliver) and closes it when input ends (CloseAll).
 class HostChannel : public agent::PermissionPrompter,
                     public agent::Dialogs,
-                    public agent::HostTools {
+                    public agent::HostTools,
+                    public agent::Elicitation {
  public:
   using WriteFrame = std::function<void(const Json::Value& frame)>;
   // `write` sends one frame to the host. A dialog unanswered after `ui_timeout_ms` (0: never)
@@ -55,6 +56,16 @@ class HostChannel : public agent::PermissionPrompter,
   Result<std::optional<std::string>> Editor(const std::string& session_id, const std::string& title,
                                             const std::string& prefill,
                                             const CancelToken& cancel) override;
+  // Forms are the ask tool's dialogs here; URL steps are a notify with the URL and a confirm
+  // ("done?") that is withdrawn when the step finishes first.
+  bool CanAskForm() const override { return false; }
+  bool CanOpenUrl() const override { return true; }
+  Result<agent::FormReply> AskForm(const std::string& session_id, const agent::FormRequest& request,
+                                   const CancelToken& cancel) override;
+  Result<agent::ElicitationAction> OpenUrl(const std::string& session_id,
+                                           const agent::UrlRequest& request,
+                                           const CancelToken& done,
+                                           const CancelToken& cancel) override;
   std::vector<agent::HostToolSpec> List() const override;
   Result<agent::HostToolResult> Call(
       const std::string& session_id, const std::string& tool_call_id, const std::string& name,
@@ -74,7 +85,9 @@ class HostChannel : public agent::PermissionPrompter,
   bool Open(const std::string& id);
   Wait Await(const std::string& id, const CancelToken& cancel, long timeout_ms,
              const std::function<void(const Json::Value&)>& on_update, Json::Value* reply);
-  Result<std::optional<UiResponse>> Dialog(Json::Value request, const CancelToken& cancel);
+  // `sent_id` (may be null) gets the request's id.
+  Result<std::optional<UiResponse>> Dialog(Json::Value request, const CancelToken& cancel,
+                                           std::string* sent_id = nullptr);
 
   WriteFrame write_;
   long ui_timeout_ms_;

@@ -241,6 +241,7 @@ Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest&
   so.services.permissions = &channel_;
   so.services.dialogs = &channel_;
   so.services.host_tools = &channel_;
+  so.services.elicitation = &channel_;
   so.pool = &pool_;
   so.sink = [this](const agent::Event& e) { SendEvent(e); };
   // RPC mode's todo defaults, whatever the user's settings elsewhere: reminders and auto-clear.

@@ -46,4 +46,8 @@ ScopedCancelCallback::ScopedCancelCallback(const CancelToken& token, std::functi
 
 ScopedCancelCallback::~ScopedCancelCallback() = default;
 
+LinkedCancelSource::LinkedCancelSource(const CancelToken& a, const CancelToken& b)
+    : a_(a, [src = source_, a]() mutable { src.Cancel(a.cause()); }),
+      b_(b, [src = source_, b]() mutable { src.Cancel(b.cause()); }) {}
+
 }  // namespace lousho

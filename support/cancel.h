@@ -80,4 +80,18 @@ class ScopedCancelCallback {
   std::optional<std::stop_callback<std::function<void()>>> callback_;
 };
 
+// A source that also fires when either of two tokens does, with that token's cause: one token
+// for work that ends on whichever comes first (a step finished, or the user cancelled).
+class LinkedCancelSource {
+ public:
+  LinkedCancelSource(const CancelToken& a, const CancelToken& b);
+  CancelToken token() const { return source_.token(); }
+  bool Cancel(CancelCause cause = CancelCause::kUser) { return source_.Cancel(cause); }
+
+ private:
+  CancelSource source_;  // before the callbacks: they are unregistered first
+  ScopedCancelCallback a_;
+  ScopedCancelCallback b_;
+};
+
 }  // namespace lousho
