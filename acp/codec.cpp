@@ -24,6 +24,7 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   c.notices = MemberOrNull(MemberOrNull(caps, "session"), "notices").isObject();
   c.auth_terminal = BoolOr(MemberOrNull(caps, "auth"), "terminal", false);
   c.meta_terminal_auth = BoolOr(MemberOrNull(caps, "_meta"), "terminal-auth", false);
+  c.meta_terminal_output = BoolOr(MemberOrNull(caps, "_meta"), "terminal_output", false);
   return c;
 }
 

@@ -18,15 +18,19 @@ agent::EventSink Server::MakeSink(const std::string& session_id,
   const ClientCapabilities caps = editor_.capabilities();
   const bool compaction_updates = caps.compaction;
   const bool notices = caps.notices;
+  // A client that runs commands itself shows them in its own terminals instead.
+  const bool meta_terminal = caps.meta_terminal_output && !caps.terminal;
   // Events come on the session's worker, one at a time: the values need no lock.
-  return [this, session_id, values, compaction_updates, notices](const agent::Event& e) {
+  return [this, session_id, values, compaction_updates, notices,
+          meta_terminal](const agent::Event& e) {
     // Text chunks, one per stream delta, skip the Json::Value.
     if (auto params = ChunkUpdateParamsJson(session_id, e)) {
       peer_.NotifySerialized(method::kSessionUpdate, *params);
       return;
     }
     std::optional<Json::Value> update;
-    if (compaction_updates) update = CompactionUpdateFromEvent(e);
+    if (meta_terminal) update = TerminalMetaUpdateFromEvent(e);
+    if (compaction_updates && !update) update = CompactionUpdateFromEvent(e);
     if (!update) update = UpdateFromEvent(e);
     if (update) SendUpdate(session_id, *update);
     if (notices)

@@ -47,6 +47,10 @@ struct SubprocessOptions {
   // Called on the calling thread with each piece of merged output as it arrives (before the
   // cap applies). May be empty.
   std::function<void(std::string_view chunk)> on_output;
+  // Called on the calling thread about every `tick_ms` while the run lasts (0: never), so a
+  // caller that holds output back (a throttled live view) can hand it on without a thread.
+  long tick_ms = 0;
+  std::function<void()> on_tick;
 };
 
 struct SubprocessResult {
