@@ -22,6 +22,7 @@ ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps) {
   c.meta_terminal_auth = BoolOr(MemberOrNull(caps, "_meta"), "terminal-auth", false);
   c.elicitation_form = MemberOrNull(MemberOrNull(caps, "elicitation"), "form").isObject();
   c.elicitation_url = MemberOrNull(MemberOrNull(caps, "elicitation"), "url").isObject();
+  c.meta_terminal_output = BoolOr(MemberOrNull(caps, "_meta"), "terminal_output", false);
   return c;
 }
 

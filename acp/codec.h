@@ -32,6 +32,9 @@ struct ClientCapabilities {
   bool elicitation_form = false;    // elicitation.form: elicitation/create in form mode
   bool elicitation_url = false;     // elicitation.url: elicitation/create in URL mode
   Json::Value raw;                  // as sent, for later use
+
+  // _meta.terminal_output: shows display-only terminals the agent fills (Zed's convention).
+  bool meta_terminal_output = false;
 };
 ClientCapabilities ClientCapabilitiesFromJson(const Json::Value& caps);
 
@@ -183,6 +186,16 @@ std::string UpdateParamsJson(const std::string& session_id, const Json::Value& u
 // `compaction_update` (in_progress, then completed with the summary, failed with the error, or
 // cancelled) instead of a think tool call; nullopt for every other event.
 std::optional<Json::Value> CompactionUpdateFromEvent(const agent::Event& event);
+
+// For a client that declared `_meta.terminal_output` and runs no commands itself (no
+// `terminal`): the local bash tool's call as a display-only terminal, the convention of Zed and
+// the Claude and Codex adapters. The `tool_call` holds a terminal item (id: the call's id) and
+// `_meta.terminal_info`; each piece of output while it runs is a `tool_call_update` with
+// `_meta.terminal_output {terminal_id, data}` (the new bytes: the editor appends them); the
+// final update keeps the terminal item (with the result's text when the call failed) and adds
+// `_meta.terminal_exit {terminal_id, exit_code, signal}`. nullopt for every other event, which
+// UpdateFromEvent shows as usual.
+std::optional<Json::Value> TerminalMetaUpdateFromEvent(const agent::Event& event);
 
 // For a client that declared `session.notices`: the `notice` update of an event that warns or
 // informs the user outside the conversation (saving the session failed or works again), sent

@@ -1,5 +1,6 @@
 // ACP wire codec: session updates from engine events, the replay of a stored branch, and the
 // permission request.
+#include <algorithm>
 #include <unordered_map>
 
 #include "acp/codec.h"
@@ -100,6 +101,17 @@ Json::Value ToolOutputContent(const agent::ToolOutput& out) {
   return content;
 }
 
+// `text` as a Markdown code block, its fence longer than any run of backticks in it.
+std::string FencedOutput(const std::string& text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  return fence + "\n" + text + "\n" + fence;
+}
+
 Json::Value RawOutput(const agent::ToolOutput& out) {
   if (!out.details.isNull()) return out.details;
   Json::Value raw(Json::objectValue);
@@ -163,7 +175,11 @@ struct UpdateVisitor {
         return u;
       }
       case Phase::kPartialOutput:
-        return std::nullopt;  // an editor terminal or the final result shows the output
+        // The output so far, replacing the last: a code block, as editors render text content
+        // as Markdown. (An editor terminal shows the output itself and sends none.)
+        u["content"] = Json::Value(Json::arrayValue);
+        u["content"].append(ContentItem(TextBlock(FencedOutput(e.partial_output))));
+        return u;
       case Phase::kProgress: {
         Json::Value c(Json::objectValue);
         c["type"] = "content";
@@ -389,12 +405,69 @@ std::optional<Json::Value> NoticeUpdateFromEvent(const Event& e) {
 void ForEachSessionUpdate(const Event& e, const ClientCapabilities& caps,
                           const std::function<void(const Json::Value&)>& send) {
   std::optional<Json::Value> update;
-  if (caps.compaction) update = CompactionUpdateFromEvent(e);
+  // A client that runs commands itself shows them in its own terminals instead.
+  if (caps.meta_terminal_output && !caps.terminal) update = TerminalMetaUpdateFromEvent(e);
+  if (caps.compaction && !update) update = CompactionUpdateFromEvent(e);
   std::optional<Json::Value> notice;
   if (caps.notices && !update) notice = NoticeUpdateFromEvent(e);
   if (!update && !(notice && NoticeReplacesUpdate(e))) update = UpdateFromEvent(e);
   if (update) send(*update);
   if (notice) send(*notice);
+}
+
+namespace {
+// The `_meta` member naming the display terminal of a call (terminal_info, terminal_output,
+// terminal_exit), `fields` besides its id.
+Json::Value TerminalMeta(const char* key, const std::string& call_id, Json::Value fields) {
+  fields["terminal_id"] = call_id;
+  Json::Value meta(Json::objectValue);
+  meta[key] = std::move(fields);
+  return meta;
+}
+
+// The bash call's status at its end: its exit code and signal (null when none).
+Json::Value TerminalExit(const agent::ToolOutput& out) {
+  Json::Value exit(Json::objectValue);
+  const Json::Value& code = MemberOrNull(out.details, "exitCode");
+  exit["exit_code"] = code.isInt() ? code : Json::Value();
+  const Json::Value& signal = MemberOrNull(out.details, "signal");
+  exit["signal"] = signal.isString() ? signal : Json::Value();
+  return exit;
+}
+}  // namespace
+
+std::optional<Json::Value> TerminalMetaUpdateFromEvent(const Event& e) {
+  if (const auto* start = std::get_if<ev::ToolExecutionStart>(&e)) {
+    if (start->call == nullptr || start->call->name != "bash") return std::nullopt;
+    Json::Value u = *UpdateFromEvent(e);
+    Json::Value t(Json::objectValue);
+    t["type"] = "terminal";
+    t["terminalId"] = start->call->id;
+    u["content"] = Json::Value(Json::arrayValue);
+    u["content"].append(t);
+    u["_meta"] = TerminalMeta("terminal_info", start->call->id, Json::Value(Json::objectValue));
+    return u;
+  }
+  if (const auto* update = std::get_if<ev::ToolExecutionUpdate>(&e)) {
+    if (update->call == nullptr || update->call->name != "bash" ||
+        update->phase != ev::ToolExecutionUpdate::Phase::kPartialOutput)
+      return std::nullopt;
+    Json::Value u = ToolCallUpdate(*update->call);
+    Json::Value data(Json::objectValue);
+    data["data"] = update->output_delta;  // the terminal appends it
+    u["_meta"] = TerminalMeta("terminal_output", update->call->id, data);
+    return u;
+  }
+  const auto* end = std::get_if<ev::ToolExecutionEnd>(&e);
+  if (end == nullptr || end->call == nullptr || end->output == nullptr ||
+      end->call->name != "bash" || !end->output->terminal_id.empty())
+    return std::nullopt;
+  agent::ToolOutput shown = *end->output;
+  shown.terminal_id = end->call->id;  // the terminal shows the output; a failure says why too
+  Json::Value u =
+      *UpdateFromEvent(ev::ToolExecutionEnd{end->turn, end->call, &shown, end->is_error});
+  u["_meta"] = TerminalMeta("terminal_exit", end->call->id, TerminalExit(*end->output));
+  return u;
 }
 
 std::optional<Json::Value> CompactionUpdateFromEvent(const Event& e) {

@@ -29,7 +29,7 @@ class HostTool : public Tool {
     if (!ctx.services.host_tools)
       return ToolOutput::Error(spec_.name + ": the host that provided this tool is gone");
     auto on_update = [&ctx](const HostToolResult& partial) {
-      if (ctx.on_output) ctx.on_output(TextOf(partial.content));
+      if (ctx.on_output) ctx.on_output(TextOf(partial.content), "");
     };
     auto r = ctx.services.host_tools->Call(ctx.session_id, ctx.tool_call_id, spec_.name, args,
                                            ctx.cancel, on_update);

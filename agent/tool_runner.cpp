@@ -156,7 +156,7 @@ bool ToolCallRunner::RunParallel(const std::vector<const ContentBlock*>& calls, 
   }
   for (const CallRun& run : runs)
     parts_.emitter.Emit(event::ToolExecutionUpdate{
-        t.step, &run.shown, event::ToolExecutionUpdate::Phase::kInProgress, "", ""});
+        t.step, &run.shown, event::ToolExecutionUpdate::Phase::kInProgress, "", "", ""});
   auto run_one = [](CallRun* run, const Json::Value* args) {
     try {
       run->out = run->tool->Run(*args, run->ctx);
@@ -238,15 +238,17 @@ std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& cal
 ToolOutput ToolCallRunner::Execute(CallRun& run, const ContentBlock& call, Turn& t) {
   using Phase = event::ToolExecutionUpdate::Phase;
   Emitter& emitter = parts_.emitter;
-  emitter.Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kInProgress, "", ""});
+  emitter.Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kInProgress, "", "", ""});
   run.ctx.on_terminal = [&](const std::string& terminal_id) {
-    emitter.Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kTerminal, terminal_id, ""});
+    emitter.Emit(
+        event::ToolExecutionUpdate{t.step, &run.shown, Phase::kTerminal, terminal_id, "", ""});
   };
-  run.ctx.on_output = [&](const std::string& output) {
-    emitter.Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kPartialOutput, "", output});
+  run.ctx.on_output = [&](const std::string& output, const std::string& delta) {
+    emitter.Emit(
+        event::ToolExecutionUpdate{t.step, &run.shown, Phase::kPartialOutput, "", output, delta});
   };
   run.ctx.on_progress = [&](const std::string& note) {
-    emitter.Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kProgress, "", note});
+    emitter.Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kProgress, "", note, ""});
   };
   try {
     return run.tool->Run(call.arguments, run.ctx);

@@ -75,6 +75,8 @@ struct ToolExecutionUpdate {
   std::string terminal_id;     // kTerminal
   std::string partial_output;  // kPartialOutput: the output so far (may be a tail);
                                // kProgress: a progress note ("3/5: indexing")
+  std::string output_delta;    // kPartialOutput: what is new since the call's last update (bash;
+                               // empty for tools that only know the whole)
 };
 struct ToolExecutionEnd {
   int turn = 0;

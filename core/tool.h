@@ -45,8 +45,9 @@ struct ToolContext {
   ClientServices services;  // what the client offers; each capability may be null
   // Progress for the editor while the tool runs (e.g. a terminal id to embed). May be empty.
   std::function<void(const std::string& terminal_id)> on_terminal;
-  // Output so far while the tool runs (bash streams its output). May be empty.
-  std::function<void(const std::string& output)> on_output;
+  // Output so far while the tool runs (bash streams its output), with what is new since the last
+  // call (empty when the tool only knows the whole). May be empty.
+  std::function<void(const std::string& output, const std::string& delta)> on_output;
   // A progress note while the tool runs ("3/5", an MCP server's progress). May be empty.
   std::function<void(const std::string& note)> on_progress;
   // The session's plan (todo tool). May be null.

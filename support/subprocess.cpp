@@ -610,7 +610,9 @@ class CommandWatch {
         grace_(std::max(0L, options.kill_grace_ms)),
         has_deadline_(options.timeout_ms > 0),
         deadline_(Clock::now() + std::chrono::milliseconds(options.timeout_ms)),
-        drain_(std::max(0L, options.drain_after_exit_ms)) {}
+        drain_(std::max(0L, options.drain_after_exit_ms)),
+        tick_(std::chrono::milliseconds(options.on_tick ? std::max(0L, options.tick_ms) : 0)),
+        next_tick_(Clock::now() + tick_) {}
 
   // Until the tree is gone and the output has ended. Returns false when the keeper did not end
   // the tree in time.
@@ -623,6 +625,7 @@ class CommandWatch {
       // that escaped to a process outside it.
       if (tree_gone_ && Clock::now() >= tree_gone_at_ + drain_) break;
       if (!PollOnce(exited)) break;
+      Tick();
     }
     return true;
   }
@@ -654,6 +657,13 @@ class CommandWatch {
       TellKeeper('T');
   }
 
+  void Tick() {
+    // A poll may wake up to a millisecond early (its timeout is whole milliseconds).
+    if (tick_.count() <= 0 || Clock::now() + std::chrono::milliseconds(1) < next_tick_) return;
+    next_tick_ = Clock::now() + tick_;
+    options_.on_tick();
+  }
+
   void TellKeeper(char c) {
     ssize_t ignored = write(keeper_->ctl_w.get(), &c, 1);
     (void)ignored;
@@ -673,6 +683,7 @@ class CommandWatch {
     if (exited && !end_sent_ && !tree_gone_) bound(drain_until_);
     if (end_sent_ && !tree_gone_) bound(give_up_at_);
     if (tree_gone_) bound(tree_gone_at_ + drain_);
+    if (tick_.count() > 0) bound(next_tick_);
     return wait_ms;
   }
 
@@ -730,6 +741,8 @@ class CommandWatch {
   const bool has_deadline_;
   const Clock::time_point deadline_;
   const std::chrono::milliseconds drain_;
+  const std::chrono::milliseconds tick_;
+  Clock::time_point next_tick_;
   bool end_sent_ = false;
   bool kill_sent_ = false;
   bool out_eof_ = false;

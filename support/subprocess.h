@@ -53,6 +53,10 @@ struct SubprocessOptions {
   // Keep stderr apart (SubprocessResult::error_output, capped like the output) instead of
   // merging it into the output; on_output then sees stdout only.
   bool separate_stderr = false;
+  // Called on the calling thread about every `tick_ms` while the run lasts (0: never), so a
+  // caller that holds output back (a throttled live view) can hand it on without a thread.
+  long tick_ms = 0;
+  std::function<void()> on_tick;
 };
 
 struct SubprocessResult {

@@ -9,40 +9,13 @@
 #include <thread>
 
 #include "agent/tools/builtin_tools.h"
+#include "agent/tools/live_output.h"
 #include "agent/tools/tool_util.h"
 #include "support/posix.h"
 #include "support/subprocess.h"
 
 namespace lousho::agent::tools {
 namespace {
-
-// Keeps the last max_lines lines within max_bytes. Returns the kept text; sets *dropped_lines.
-std::string TailLines(const std::string& text, size_t max_bytes, size_t max_lines,
-                      size_t* kept_lines, size_t* total_lines) {
-  std::vector<std::string_view> lines = SplitLines(text);
-  *total_lines = lines.size();
-  size_t bytes = 0, n = 0;
-  for (auto it = lines.rbegin(); it != lines.rend() && n < max_lines; ++it) {
-    if (bytes + it->size() + 1 > max_bytes) {
-      if (n == 0) {
-        // One huge line: keep its tail.
-        std::string_view l = *it;
-        *kept_lines = 1;
-        return std::string(l.substr(Utf8SuffixStart(l, max_bytes)));
-      }
-      break;
-    }
-    bytes += it->size() + 1;
-    ++n;
-  }
-  *kept_lines = n;
-  std::string out;
-  for (size_t i = lines.size() - n; i < lines.size(); ++i) {
-    out.append(lines[i]);
-    if (i + 1 < lines.size()) out += '\n';
-  }
-  return out;
-}
 
 class BashTool : public Tool {
  public:
@@ -107,17 +80,19 @@ class BashTool : public Tool {
     so.timeout_ms = timeout_s * 1000;
     so.kill_grace_ms = options_.kill_grace_ms;
     so.cancel = ctx.cancel;
-    // The output so far goes to the editor as it arrives, kept to the tail the model would see.
-    std::string so_far;
+    // The output so far goes to the editor while the command runs, throttled and cut to the
+    // tail the model would see; the result is read from the runner's own copy.
+    std::optional<LiveOutput> live;
     if (ctx.on_output) {
-      so.on_output = [&](std::string_view chunk) {
-        so_far.append(chunk);
-        if (so_far.size() > 2 * options_.max_output_bytes)
-          so_far.erase(0, Utf8SuffixStart(so_far, options_.max_output_bytes));
-        ctx.on_output(so_far);
+      live.emplace(Cap(), kLiveOutputInterval, ctx.on_output);
+      so.on_output = [&live](std::string_view chunk) {
+        live->Append(chunk, LiveOutput::Clock::now());
       };
+      so.tick_ms = static_cast<long>(kLiveOutputInterval.count());
+      so.on_tick = [&live] { live->Tick(LiveOutput::Clock::now()); };
     }
     auto r = RunSubprocess(so);
+    if (live) live->Flush();  // every update comes before the result
     if (!r.ok()) return ToolOutput::Error("bash: " + r.error().message);
     Outcome o;
     o.output = std::move(r->output);
@@ -194,17 +169,9 @@ class BashTool : public Tool {
   }
 
   ToolOutput Finish(Outcome o, long timeout_s, const std::string& wait_error) {
-    size_t kept = 0, total = 0;
-    std::string text =
-        TailLines(o.output, options_.max_output_bytes, options_.max_output_lines, &kept, &total);
-    bool cut = o.truncated || kept < total;
+    bool cut = false;
+    std::string body = CappedOutput(o.output, o.truncated, Cap(), &cut);
     ToolOutput out;
-    std::string body;
-    if (cut) {
-      body = "[Output truncated: showing the last " + std::to_string(kept) + " lines" +
-             (o.truncated ? "" : " of " + std::to_string(total)) + "]\n";
-    }
-    body += text.empty() && !cut ? "(no output)" : text;
     if (o.timed_out) {
       body +=
           "\n\nCommand timed out after " + std::to_string(timeout_s) + " seconds and was killed";
@@ -230,6 +197,8 @@ class BashTool : public Tool {
     out.details["cancelled"] = o.cancelled;
     return out;
   }
+
+  OutputCap Cap() const { return {options_.max_output_bytes, options_.max_output_lines}; }
 
   BashOptions options_;
 };

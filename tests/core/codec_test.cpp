@@ -56,11 +56,12 @@ TEST(CodecTest, ToolLifecycle) {
   EXPECT_EQ(end["rawOutput"]["output"].asString(), "ok");
   EXPECT_EQ((*UpdateFromEvent(ev::ToolExecutionEnd{1, &call, &out, true}))["status"].asString(),
             "failed");
-  // Partial output has no ACP update: the editor's terminal or the final result shows it.
-  EXPECT_FALSE(
-      UpdateFromEvent(ev::ToolExecutionUpdate{
-                          1, &call, ev::ToolExecutionUpdate::Phase::kPartialOutput, "", "so far"})
-          .has_value());
+  // Partial output replaces the call's content with the output so far (terminal_output_codec_test).
+  EXPECT_EQ((*UpdateFromEvent(
+                ev::ToolExecutionUpdate{1, &call, ev::ToolExecutionUpdate::Phase::kPartialOutput,
+                                        "", "so far", "so far"}))["content"]
+                .size(),
+            1u);
 }
 
 // A stored branch is shown again: what the user saw, in order, and nothing the user never saw.

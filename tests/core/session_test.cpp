@@ -154,7 +154,11 @@ class SessionTest : public ::testing::Test {
       std::string operator()(const event::ToolExecutionStart& t) const {
         return "tool_start:" + t.call->name;
       }
-      std::string operator()(const event::ToolExecutionUpdate&) const { return "tool_update"; }
+      std::string operator()(const event::ToolExecutionUpdate& u) const {
+        if (u.phase == event::ToolExecutionUpdate::Phase::kPartialOutput)
+          return "tool_output:" + u.output_delta;
+        return "tool_update";
+      }
       std::string operator()(const event::ToolExecutionEnd& t) const {
         return std::string("tool_end:") + (t.is_error ? "failed" : "ok");
       }
@@ -309,6 +313,40 @@ TEST_F(SessionTest, CancelKillsRunningCommand) {
   auto r = f.get();
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stop, TurnStop::kCancelled);
+}
+
+// A running command's output reaches the sink while it runs, and all of it before its end.
+TEST_F(SessionTest, CommandOutputComesWhileItRunsAndBeforeTheCallEnds) {
+  Make({config::ScriptReply{
+      "",
+      {Step("", {Call("bash", Args("command",
+                                   "echo one; while [ ! -e go ]; do sleep 0.01; done; echo two"))}),
+       Step("done")}}});
+  auto f = Start("x");
+  ASSERT_TRUE(f.valid());
+  // The command waits for `go`, which is made once its first output has been seen.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto seen_one = [&] {
+    auto ev = Events();
+    return std::find(ev.begin(), ev.end(), "tool_output:one\n") != ev.end();
+  };
+  while (!seen_one() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(seen_one());
+  std::ofstream(dir_ / "go") << "";
+  ASSERT_TRUE(f.get().ok());
+  auto ev = Events();
+  std::string output;
+  size_t last_output = 0;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    if (ev[i].rfind("tool_output:", 0) != 0) continue;
+    output += ev[i].substr(12);
+    last_output = i;
+  }
+  EXPECT_EQ(output, "one\ntwo\n");
+  auto end = std::find(ev.begin(), ev.end(), "tool_end:ok");
+  ASSERT_NE(end, ev.end());
+  EXPECT_LT(last_output, static_cast<size_t>(end - ev.begin()));
 }
 
 TEST_F(SessionTest, SecondPromptWhileBusyIsRefused) {

@@ -174,6 +174,7 @@ test("ACP SDK client drives the demo agent through a full session", { timeout: 6
         "tool_call:pending",
         "permission",
         "tool_call_update:in_progress",
+        "tool_call_update:-", // the output while it ran
         "tool_call_update:completed",
       ]);
       const perm = ev.find((e) => e.kind === "permission");

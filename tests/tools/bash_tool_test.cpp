@@ -58,9 +58,11 @@ TEST(BashToolTest, StreamsOutputToOnOutputWhileRunning) {
   ToolContext ctx = ws.Context();
   const std::string flag = (ws.root() / "flag").string();
   std::vector<std::string> seen;
-  ctx.on_output = [&](const std::string& so_far) {
+  std::string deltas;
+  ctx.on_output = [&](const std::string& so_far, const std::string& delta) {
     seen.push_back(so_far);
-    if (so_far.find("first\n") != std::string::npos) std::ofstream(flag) << "x";
+    deltas += delta;
+    if (so_far.find("first") != std::string::npos) std::ofstream(flag) << "x";
   };
   auto out = tool->Run(J(R"({"command":"echo first; for i in $(seq 1 100); do [ -e flag ] && )"
                          R"(break; sleep 0.1; done; [ -e flag ] && echo seen"})"),
@@ -68,7 +70,10 @@ TEST(BashToolTest, StreamsOutputToOnOutputWhileRunning) {
   EXPECT_FALSE(out.is_error) << TextOf(out);
   EXPECT_EQ(TextOf(out), "first\nseen");
   ASSERT_FALSE(seen.empty());
-  EXPECT_EQ(seen.back(), "first\nseen\n");  // the output so far, not only the last piece
+  // The first piece at once (the command waited for it), the rest before the result.
+  EXPECT_EQ(seen.front(), "first");
+  EXPECT_EQ(seen.back(), "first\nseen");  // the output so far, as the result shows it
+  EXPECT_EQ(deltas, "first\nseen\n");     // every byte once
 }
 
 TEST(BashToolTest, OutputIsCappedKeepingTheTail) {
