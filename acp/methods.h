@@ -17,6 +17,10 @@ inline constexpr char kSessionSetConfigOption[] = "session/set_config_option";
 inline constexpr char kSessionSetModel[] = "session/set_model";  // removed from unstable; kept
 inline constexpr char kSessionClose[] = "session/close";
 inline constexpr char kCancelRequest[] = "$/cancel_request";  // both directions
+// lousho's extension: back to before a user message, with the files (acp/rewind.cpp); the key
+// in agentCapabilities._meta that says it is served.
+inline constexpr char kLoushoRewind[] = "_lousho/rewind";
+inline constexpr char kRewindCapability[] = "lousho/rewind";
 
 // Agent -> client.
 inline constexpr char kSessionUpdate[] = "session/update";

@@ -97,6 +97,7 @@ void Server::BindMethods() {
   Bind(method::kSessionClose, &Server::CloseSession);
   BindNotification(method::kSessionCancel, &Server::Cancel);
   BindNotification(method::kCancelRequest, &Server::CancelRequest);
+  BindRewind();  // [rewind] _lousho/rewind
 }
 
 void Server::Run() {
@@ -143,6 +144,7 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
     sc["resume"] = Obj();
   }
   ac["sessionCapabilities"] = sc;
+  AdvertiseRewind(&ac);  // [rewind]
   res["agentCapabilities"] = ac;
   res["authMethods"] = AuthMethods(params.capabilities);
   Json::Value info = Obj();

@@ -15,6 +15,7 @@
 
 namespace lousho::agent {
 
+class CheckpointStore;
 class Emitter;
 class InputQueues;
 class Recorder;
@@ -30,6 +31,7 @@ struct ToolRunPlace {
   std::filesystem::path cwd;
   std::vector<std::filesystem::path> roots;  // roots[0] == cwd
   ClientServices services;
+  CheckpointStore* checkpoints = nullptr;  // [rewind] files kept before a call changes them
 };
 
 // The parts a call touches. All outlive the runner.
@@ -76,6 +78,7 @@ class ToolCallRunner {
   ToolRunParts parts_;
   ToolRunPlace place_;
   PermissionPolicy policy_;
+  std::string calls_entry_;  // [rewind] the entry of the message whose calls run (checkpoints)
 };
 
 }  // namespace lousho::agent

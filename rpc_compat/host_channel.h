@@ -55,6 +55,8 @@ class HostChannel : public agent::PermissionPrompter,
   Result<std::optional<std::string>> Editor(const std::string& session_id, const std::string& title,
                                             const std::string& prefill,
                                             const CancelToken& cancel) override;
+  // [rewind] set_editor_text.
+  void SetEditorText(const std::string& session_id, const std::string& text) override;
   std::vector<agent::HostToolSpec> List() const override;
   Result<agent::HostToolResult> Call(
       const std::string& session_id, const std::string& tool_call_id, const std::string& name,
