@@ -168,3 +168,43 @@ test("RPC: /rewind restores the files and puts the message back in the editor", 
   );
   await host.finish();
 });
+
+test("RPC: branch with restoreFiles restores the files; without it they stay", { timeout: 90000 }, async (t) => {
+  const repo = makeRepo(t);
+  const home = tempDir(t, "lousho-e2e-rewind-home-");
+  const before = snapshot(repo);
+  const host = new RpcHost(t, { spec: rewindSpec(t), cwd: repo, env: { LOUSHO_HOME: home } });
+  await host.waitFor((f) => f.type === "ready", "ready");
+  await host.prompt("hello");
+  await host.prompt("change the files");
+  const messages = (await host.command({ type: "get_branch_messages" })).data.messages;
+  const target = messages.find((m) => m.text === "change the files");
+  const plain = await host.command({ type: "branch", entryId: target.entryId });
+  assert.equal(plain.data.text, "change the files");
+  assert.equal(plain.data.restoredFiles, undefined);
+  assert.equal(fs.readFileSync(path.join(repo, "a.txt"), "utf8"), "A1\n");
+  // Back to the first session (its file), then the same branch with the files.
+  await host.command({ type: "switch_session", sessionPath: userSessionFile(home, target.entryId) });
+  const res = await host.command({ type: "fork", entryId: target.entryId, restoreFiles: true });
+  assert.equal(res.data.text, "change the files");
+  assert.equal(res.data.restoredFiles.length, 6, JSON.stringify(res.data));
+  assert.deepEqual(snapshot(repo), before);
+  await host.finish();
+});
+
+// The session file holding entry `id`.
+function userSessionFile(home, id) {
+  let found;
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith(".jsonl") && !found) {
+        const first = fs.readFileSync(p, "utf8").split("\n").filter(Boolean).slice(1);
+        if (first.some((l) => JSON.parse(l).id === id && JSON.parse(l).type === "message")) found = p;
+      }
+    }
+  };
+  walk(home);
+  return found;
+}
