@@ -20,6 +20,10 @@ inline constexpr char kSessionDelete[] = "session/delete";
 inline constexpr char kSessionFork[] = "session/fork";  // unstable
 inline constexpr char kLogout[] = "logout";
 inline constexpr char kCancelRequest[] = "$/cancel_request";  // both directions
+// lousho's extension: back to before a user message, with the files (acp/rewind.cpp); the key
+// in agentCapabilities._meta that says it is served.
+inline constexpr char kLoushoRewind[] = "_lousho/rewind";
+inline constexpr char kRewindCapability[] = "lousho/rewind";
 
 // Agent -> client.
 inline constexpr char kSessionUpdate[] = "session/update";

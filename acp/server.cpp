@@ -100,6 +100,7 @@ void Server::BindMethods() {
   Bind(method::kLogout, &Server::Logout);
   BindNotification(method::kSessionCancel, &Server::Cancel);
   BindNotification(method::kCancelRequest, &Server::CancelRequest);
+  BindRewind();  // [rewind] _lousho/rewind
 }
 
 void Server::Run() {
@@ -152,6 +153,7 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   Json::Value auth = Obj();
   auth["logout"] = Obj();
   ac["auth"] = auth;
+  AdvertiseRewind(&ac);  // [rewind]
   res["agentCapabilities"] = ac;
   res["authMethods"] = AuthMethods(params.capabilities);
   Json::Value info = Obj();

@@ -133,6 +133,11 @@ class Server {
   void Logout(const LogoutParams& params, jsonrpc::Reply reply);
   void Cancel(const SessionIdParams& params);
   void CancelRequest(const CancelRequestParams& params);
+  // [rewind] _lousho/rewind (acp/rewind.cpp): bound, advertised, served on a worker.
+  void BindRewind();
+  static void AdvertiseRewind(Json::Value* agent_capabilities);
+  void RewindSession(const std::string& session_id, const std::string& message_id,
+                     bool restore_files, jsonrpc::Reply reply);
   std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
   // The event sink of a session: its updates, and config_option_update when the mode or the

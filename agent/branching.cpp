@@ -36,8 +36,9 @@ std::string PromptGist(const std::string& text) {
   return line.substr(0, at) + "\u2026";
 }
 
-Branching::Branching(std::mutex& mu, Recorder& recorder, NoticeBoard& notices, const TurnGate& gate)
-    : mu_(mu), recorder_(recorder), notices_(notices), gate_(gate) {}
+Branching::Branching(std::mutex& mu, Recorder& recorder, NoticeBoard& notices, const TurnGate& gate,
+                     Rewinder* rewinder)
+    : mu_(mu), recorder_(recorder), notices_(notices), gate_(gate), rewinder_(rewinder) {}
 
 std::string Branching::Name() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -94,6 +95,11 @@ std::vector<BranchPoint> Branching::UserMessages() const {
         out.push_back({e->id, e->message.TextContent()});
   });
   return out;
+}
+
+Result<RewindOutcome> Branching::Rewind(const RewindRequest& request) {
+  if (!rewinder_) return MakeError(ErrorCode::kHistoryInvalid, "this session cannot rewind");
+  return rewinder_->Rewind(request);
 }
 
 void Branching::NoteLocked(const Entry& entry) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "agent/history.h"
+#include "agent/rewind.h"
 #include "support/status.h"
 
 namespace lousho::agent {
@@ -29,7 +30,9 @@ struct BranchPoint {
 // Thread-safe (the session's mutex).
 class Branching {
  public:
-  Branching(std::mutex& mu, Recorder& recorder, NoticeBoard& notices, const TurnGate& gate);
+  // `rewinder` (may be null: Rewind fails) moves back with the files.
+  Branching(std::mutex& mu, Recorder& recorder, NoticeBoard& notices, const TurnGate& gate,
+            Rewinder* rewinder = nullptr);
   Branching(const Branching&) = delete;
   Branching& operator=(const Branching&) = delete;
 
@@ -49,6 +52,9 @@ class Branching {
   Result<std::string> BranchFrom(const std::string& entry_id);
   // The user messages of the current branch, oldest first.
   std::vector<BranchPoint> UserMessages() const;
+  // [rewind] Branches before a user message and puts back the files the agent changed after it
+  // (agent/rewind.h). Blocks while the user is asked: never on a reader thread.
+  Result<RewindOutcome> Rewind(const RewindRequest& request);
 
   // Hooks of the recorder (the session's mutex held): an appended entry may name the session; a
   // branch that names it renames it (one that does not keeps the name).
@@ -60,6 +66,7 @@ class Branching {
   Recorder& recorder_;
   NoticeBoard& notices_;
   const TurnGate& gate_;
+  Rewinder* rewinder_;
   std::string name_;
 };
 

@@ -46,6 +46,25 @@ bool Export(CommandHost& host, const std::string& args) {
   return false;
 }
 
+bool Rewind(CommandHost& host, const std::string& args) {
+  size_t n = 1;
+  if (!args.empty()) {
+    n = 0;
+    for (char c : args) {
+      if (c < '0' || c > '9' || n > 100000) {
+        host.Note("/rewind: give a number of messages to go back, e.g. /rewind 2");
+        return false;
+      }
+      n = n * 10 + static_cast<size_t>(c - '0');
+    }
+  }
+  auto done = host.Rewind(n);
+  host.Note(done.ok()
+                ? DescribeRewind(*done) + "\nYour message, to edit and send again:\n" + done->text
+                : "/rewind: " + done.error().message);
+  return false;
+}
+
 }  // namespace builtin
 
 const BuiltinCommand* FindBuiltinCommand(const std::string& name) {

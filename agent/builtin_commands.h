@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/rewind.h"
 #include "config/agent_spec.h"
 #include "core/content.h"
 #include "support/status.h"
@@ -28,6 +29,11 @@ class CommandHost {
   virtual std::string Name() const = 0;
   virtual Status SetName(const std::string& name) = 0;
   virtual Result<std::filesystem::path> Export(const std::string& path) = 0;
+  // [rewind] Goes back to before the n-th last user message (1: the last), with its files.
+  virtual Result<RewindOutcome> Rewind(size_t nth_last) {
+    (void)nth_last;
+    return MakeError(ErrorCode::kHistoryInvalid, "this session cannot rewind");
+  }
 };
 
 // Runs a command with its arguments; true when the prompt was cancelled meanwhile.
@@ -45,6 +51,7 @@ bool Compact(CommandHost& host, const std::string& args);
 bool Model(CommandHost& host, const std::string& args);
 bool Name(CommandHost& host, const std::string& args);
 bool Export(CommandHost& host, const std::string& args);
+bool Rewind(CommandHost& host, const std::string& args);
 }  // namespace builtin
 
 // One row per command. A spec or file command of the same name is shadowed by the built-in one
@@ -55,6 +62,8 @@ inline constexpr BuiltinCommand kBuiltinCommands[] = {
     {"model", "Switch the model (provider/model)", "provider/model", &builtin::Model},
     {"name", "Name this session", "title", &builtin::Name},
     {"export", "Save this session as an HTML page", "path (optional)", &builtin::Export},
+    {"rewind", "Go back to before your last message (or the N-th last), restoring the files",
+     "N (optional)", &builtin::Rewind},
 };
 
 const BuiltinCommand* FindBuiltinCommand(const std::string& name);

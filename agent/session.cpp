@@ -2,6 +2,7 @@
 // session's strand.
 #include "agent/session.h"
 
+#include "agent/checkpoints.h"
 #include "agent/hooks.h"
 #include "agent/outbox.h"
 #include "agent/recorder.h"
@@ -43,7 +44,12 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   todos_ = std::make_unique<TodoTracker>(mu_, *notices_, *recorder_, info_.id);
   tools_ = std::make_unique<ToolSet>(mu_, agent_->tools);
   queues_ = std::make_unique<InputQueues>(mu_, *recorder_, *gate_, info_.id);
-  branching_ = std::make_unique<Branching>(mu_, *recorder_, *notices_, *gate_);
+  // [rewind] The checkpoints live beside the session file (in memory without one).
+  checkpoints_ = std::make_unique<CheckpointStore>(
+      info_.session_file.empty() ? fs::path() : CheckpointDirFor(info_.session_file));
+  rewinder_ = std::make_unique<Rewinder>(*recorder_, *gate_, checkpoints_.get(), options_.services,
+                                         info_.id);
+  branching_ = std::make_unique<Branching>(mu_, *recorder_, *notices_, *gate_, rewinder_.get());
   transcript_ = std::make_unique<Transcript>(
       mu_, *recorder_, *branching_,
       TranscriptOwner{info_.id, info_.session_file, info_.cwd, agent_->name});
@@ -53,7 +59,8 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
       std::make_unique<Compactor>(agent_, *emitter_, *recorder_, *selection_, *transcript_, *gate_);
   calls_ = std::make_unique<ToolCallRunner>(
       ToolRunParts{*tools_, *selection_, *todos_, *queues_, *rules_, *emitter_, *recorder_},
-      ToolRunPlace{info_.id, info_.cwd, info_.roots, options_.services}, agent_->permission_rules);
+      ToolRunPlace{info_.id, info_.cwd, info_.roots, options_.services, checkpoints_.get()},
+      agent_->permission_rules);
   runner_ = std::make_unique<TurnRunner>(
       TurnParts{*selection_, *tools_, *queues_, *todos_, *branching_, *transcript_, *compactor_,
                 *stream_, *rules_, *calls_, *emitter_, *recorder_},

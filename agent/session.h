@@ -33,10 +33,12 @@
 
 namespace lousho::agent {
 
+class CheckpointStore;
 class Emitter;
 class HookRunner;
 class NoticeBoard;
 class Recorder;
+class Rewinder;
 class RuleWatch;
 class ToolCallRunner;
 class TurnGate;
@@ -146,6 +148,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<TodoTracker> todos_;
   std::unique_ptr<ToolSet> tools_;
   std::unique_ptr<InputQueues> queues_;
+  std::unique_ptr<CheckpointStore> checkpoints_;  // [rewind] beside the session file
+  std::unique_ptr<Rewinder> rewinder_;
   std::unique_ptr<Branching> branching_;
   std::unique_ptr<Transcript> transcript_;
   std::unique_ptr<RuleWatch> rules_;

@@ -4,6 +4,8 @@
 #include <system_error>
 #include <thread>
 
+#include "agent/checkpoints.h"
+#include "agent/git_snapshot.h"
 #include "agent/input_queues.h"
 #include "agent/outbox.h"
 #include "agent/recorder.h"
@@ -13,6 +15,7 @@
 #include "agent/toolset.h"
 #include "agent/turn.h"
 #include "support/json_util.h"
+#include "support/log.h"
 
 namespace lousho::agent {
 
@@ -29,6 +32,8 @@ ToolCallRunner::ToolCallRunner(ToolRunParts parts, ToolRunPlace place,
     : parts_(parts), place_(std::move(place)), policy_(std::move(rules), place_.cwd) {}
 
 bool ToolCallRunner::Run(const Message& assistant, Turn& t) {
+  // [rewind] Checkpoints are keyed by the assistant message's entry (the leaf now).
+  parts_.recorder.Read([this](const History& h) { calls_entry_ = h.leaf(); });
   std::vector<const ContentBlock*> calls;
   for (const auto& b : assistant.content)
     if (b.type == BlockType::kToolCall) calls.push_back(&b);
@@ -85,6 +90,13 @@ ToolContext ToolCallRunner::MakeContext(const CancelToken& cancel) {
     if (!mode) return MakeError(ErrorCode::kInvalidMode, "unknown mode '" + id + "'");
     return selection.SetMode(*mode);
   };
+  if (CheckpointStore* store = place_.checkpoints) {  // [rewind]
+    ctx.before_change = [store, entry = calls_entry_](const std::filesystem::path& path,
+                                                      const std::string* after) {
+      Status kept = store->KeepBefore(entry, path, after);
+      if (!kept.ok()) log::Warn("checkpoint of " + path.string() + ": " + kept.error().message);
+    };
+  }
   return ctx;
 }
 
@@ -250,12 +262,20 @@ ToolOutput ToolCallRunner::Execute(CallRun& run, const ContentBlock& call, Turn&
   run.ctx.on_progress = [&](const std::string& note) {
     emitter.Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kProgress, "", note, ""});
   };
+  // [rewind] A command's changes are seen as the working tree's before and after.
+  CommandSnapshot snapshot =
+      run.tool->kind() == ToolKind::kExecute
+          ? CommandSnapshot::Begin(place_.checkpoints, calls_entry_, place_.cwd)
+          : CommandSnapshot();
+  ToolOutput out;
   try {
-    return run.tool->Run(call.arguments, run.ctx);
+    out = run.tool->Run(call.arguments, run.ctx);
   } catch (const std::exception& e) {
     // A tool's bug fails its call, never the process.
-    return ToolOutput::Error(call.name + " failed: " + e.what());
+    out = ToolOutput::Error(call.name + " failed: " + e.what());
   }
+  snapshot.End();
+  return out;
 }
 
 bool ToolCallRunner::RunOne(const ContentBlock& call, Turn& t) {

@@ -16,6 +16,7 @@
 
 namespace lousho::agent {
 
+class CheckpointStore;
 class Emitter;
 class InputQueues;
 class Recorder;
@@ -31,6 +32,7 @@ struct ToolRunPlace {
   std::filesystem::path cwd;
   std::vector<std::filesystem::path> roots;  // roots[0] == cwd
   ClientServices services;
+  CheckpointStore* checkpoints = nullptr;  // [rewind] files kept before a call changes them
 };
 
 // The parts a call touches. All outlive the runner.
@@ -86,6 +88,7 @@ class ToolCallRunner {
   ToolRunPlace place_;
   PermissionPolicy policy_;
   HookRunner* hooks_ = nullptr;
+  std::string calls_entry_;  // [rewind] the entry of the message whose calls run (checkpoints)
 };
 
 }  // namespace lousho::agent

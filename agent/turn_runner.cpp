@@ -440,6 +440,20 @@ class TurnRunner::Commands : public CommandHost {
   Result<std::filesystem::path> Export(const std::string& path) override {
     return parts_.transcript.ExportHtml(path);
   }
+  Result<RewindOutcome> Rewind(size_t nth_last) override {  // [rewind]
+    const std::vector<BranchPoint> users = parts_.branching.UserMessages();
+    if (nth_last == 0 || nth_last > users.size())
+      return MakeError(ErrorCode::kInvalidParams,
+                       users.empty() ? std::string("there is no message to go back before")
+                                     : "there are " + std::to_string(users.size()) +
+                                           " messages to go back before");
+    RewindRequest r;
+    r.entry_id = users[users.size() - nth_last].entry_id;
+    r.in_turn = true;
+    r.prefill_editor = true;
+    r.cancel = t_.cancel;
+    return parts_.branching.Rewind(r);
+  }
 
  private:
   const TurnParts& parts_;

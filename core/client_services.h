@@ -113,6 +113,11 @@ class Dialogs {
                                                     const std::string& title,
                                                     const std::string& prefill,
                                                     const CancelToken& cancel) = 0;
+  // Puts text in the user's input editor (a rewound message, to edit); no answer. Default: none.
+  virtual void SetEditorText(const std::string& session_id, const std::string& text) {
+    (void)session_id;
+    (void)text;
+  }
 };
 
 // A tool the host runs (its schema comes with it); the result is what the model sees.

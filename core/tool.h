@@ -54,6 +54,10 @@ struct ToolContext {
   std::vector<PlanEntry>* plan = nullptr;
   // Switches the session's mode by id (switch_mode tool). May be empty.
   std::function<Status(const std::string& mode_id)> set_mode;
+  // "About to change path P": called before a file is changed (write, edit, a hook) so that the
+  // session's checkpoints keep what it holds now (agent/checkpoints.h). `after`: the content
+  // about to be written (null: not known). May be empty.
+  std::function<void(const std::filesystem::path& path, const std::string* after)> before_change;
 };
 
 // A resource a tool result points to or embeds (MCP `resource_link` / `resource`), for the

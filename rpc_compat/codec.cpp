@@ -163,8 +163,9 @@ Result<BashParams> BashParams::FromJson(const Json::Value& cmd) {
 Result<EntryParams> EntryParams::FromJson(const Json::Value& cmd) {
   FieldReader r(cmd, "");
   auto id = r.String("entryId", true);
+  auto restore = r.Bool("restoreFiles", false);
   if (!r.ok()) return Invalid(r.error());
-  return EntryParams{*id};
+  return EntryParams{*id, restore.value_or(false)};
 }
 
 Result<NameParams> NameParams::FromJson(const Json::Value& cmd) {

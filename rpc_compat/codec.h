@@ -69,6 +69,7 @@ struct BashParams {
 };
 struct EntryParams {
   std::string entry_id;
+  bool restore_files = false;  // [rewind] branch/fork: lousho's `restoreFiles`
   static Result<EntryParams> FromJson(const Json::Value& cmd);
 };
 struct NameParams {

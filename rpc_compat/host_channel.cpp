@@ -41,6 +41,13 @@ void HostChannel::Tell(Json::Value request) {
   write_(request);
 }
 
+void HostChannel::SetEditorText(const std::string& /*session_id*/, const std::string& text) {
+  Json::Value request(Json::objectValue);
+  request["method"] = "set_editor_text";
+  request["text"] = text;
+  Tell(request);
+}
+
 std::vector<agent::HostToolSpec> HostChannel::SwapTools(std::vector<agent::HostToolSpec> tools) {
   std::lock_guard<std::mutex> lock(mu_);
   tools_.swap(tools);

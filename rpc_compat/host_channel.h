@@ -66,6 +66,8 @@ class HostChannel : public agent::PermissionPrompter,
                                            const agent::UrlRequest& request,
                                            const CancelToken& done,
                                            const CancelToken& cancel) override;
+  // [rewind] set_editor_text.
+  void SetEditorText(const std::string& session_id, const std::string& text) override;
   std::vector<agent::HostToolSpec> List() const override;
   Result<agent::HostToolResult> Call(
       const std::string& session_id, const std::string& tool_call_id, const std::string& name,

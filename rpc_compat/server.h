@@ -109,6 +109,10 @@ class Server {
   void AbortBash(const Request& req, const NoParams& p);
   void GetSessionStats(const Request& req, const NoParams& p);
   void Branch(const Request& req, const EntryParams& p);
+  // The new session of a branch: the history up to `leaf`; `rewound` (may be null) what the
+  // files' restore did.
+  void ForkAt(const Request& req, const std::shared_ptr<agent::Session>& s, const std::string& leaf,
+              const std::string& text, const agent::RewindOutcome* rewound);
   void GetBranchMessages(const Request& req, const NoParams& p);
   void GetLastAssistantText(const Request& req, const NoParams& p);
   void SetSessionName(const Request& req, const NameParams& p);

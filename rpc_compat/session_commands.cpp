@@ -344,11 +344,30 @@ void Server::Branch(const Request& req, const EntryParams& p) {
   if (target.kind != agent::EntryKind::kMessage || target.message.role != agent::Role::kUser ||
       target.message.is_custom())
     return Fail(req, "Entry " + p.entry_id + " is not a user message");
+  if (p.restore_files) {
+    // [rewind] The files first, on a worker: the rewind may ask the host, whose answer comes in
+    // on this thread. The old session moves back too, then the new one starts before the message.
+    agent::RewindRequest rewind;
+    rewind.entry_id = p.entry_id;
+    Status st = pool_.Post([this, req, s, rewind, leaf = target.parent_id] {
+      auto out = s->branches().Rewind(rewind);
+      if (!out.ok()) return Fail(req, out.error().message);
+      ForkAt(req, s, leaf, out->text, &*out);
+    });
+    if (!st.ok()) Fail(req, st.error().message);
+    return;
+  }
+  ForkAt(req, s, target.parent_id, target.message.TextContent(), nullptr);
+}
+
+void Server::ForkAt(const Request& req, const std::shared_ptr<agent::Session>& s,
+                    const std::string& leaf, const std::string& text,
+                    const agent::RewindOutcome* rewound) {
   // The new session holds the history before that message; its text goes back to the host's
   // editor.
   OpenRequest fork;
   fork.why = OpenRequest::Why::kFork;
-  fork.leaf = target.parent_id;
+  fork.leaf = leaf;
   auto created = CreateSession(fork);
   if (!created.ok()) return Fail(req, created.error().message);
   {
@@ -356,8 +375,17 @@ void Server::Branch(const Request& req, const EntryParams& p) {
     session_ = *created;
   }
   Json::Value data = NewFrameObject();
-  data["text"] = target.message.TextContent();
+  data["text"] = text;
   data["cancelled"] = false;
+  if (rewound) {  // [rewind] lousho's members: what the restore did
+    Json::Value restored(Json::arrayValue), kept(Json::arrayValue), notes(Json::arrayValue);
+    for (const std::string& f : rewound->restored) restored.append(f);
+    for (const std::string& f : rewound->kept) kept.append(f);
+    for (const std::string& n : rewound->notes) notes.append(n);
+    data["restoredFiles"] = restored;
+    data["keptFiles"] = kept;
+    data["notes"] = notes;
+  }
   // The old session lets go of its file before the answer: the host may switch back to it.
   s->Close([this, req, data] { OkData(req, data); });
 }

@@ -192,6 +192,7 @@ Status WriteTextForTool(ToolContext& ctx, const ResolvedPath& path, const std::s
     return MakeError(
         ErrorCode::kToolIo,
         "cannot create directory " + path.real.parent_path().string() + ": " + ec.message());
+  if (ctx.before_change) ctx.before_change(path.real, &text);  // the rewind's checkpoint
   if (ctx.services.files && ctx.services.files->CanWriteTextFile())
     return ctx.services.files->WriteTextFile(ctx.session_id, path.abs.string(), text, ctx.cancel);
   return WriteDiskFile(path.real, text);

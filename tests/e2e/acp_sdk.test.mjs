@@ -120,7 +120,7 @@ test("ACP SDK client drives the demo agent through a full session", { timeout: 6
       assert.ok(cmds, "available_commands_update delivered to the client");
       assert.deepEqual(
         cmds.update.availableCommands.map((c) => c.name),
-        ["compact", "model", "name", "export", "explain"],
+        ["compact", "model", "name", "export", "rewind", "explain"],
       );
       const outs = agent.wire.entries.filter((e) => e.dir === "out" && e.msg);
       const iResp = outs.findIndex((e) => e.msg.result?.sessionId === sessionId);
