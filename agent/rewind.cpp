@@ -18,7 +18,8 @@
 namespace lousho::agent {
 namespace fs = std::filesystem;
 
-namespace {
+// What a rewind plans per path (named, not file-local: Rewinder::Plan holds them).
+namespace rewind_plan {
 
 // A state and, for a git blob, where to find it.
 struct Located {
@@ -32,6 +33,13 @@ struct PathPlan {
   Located target;  // what it held before the first change after the message
   Located left;    // what the agent's last change after the message left
 };
+
+}  // namespace rewind_plan
+
+using rewind_plan::Located;
+using rewind_plan::PathPlan;
+
+namespace {
 
 bool RewindPathExists(const std::string& path) {
   struct stat st {};

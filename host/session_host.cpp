@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "agent/checkpoints.h"
 #include "config/model_catalog.h"
 #include "support/log.h"
 
@@ -241,7 +242,11 @@ std::vector<agent::SessionSummary> SessionHost::List(const std::string& cwd) con
 Status SessionHost::Delete(const std::string& id, const std::string& cwd) const {
   auto path = Find(id, cwd);
   if (!path.ok()) return path.error();
-  return agent::DeleteSessionFile(*path);
+  if (Status st = agent::DeleteSessionFile(*path); !st.ok()) return st;
+  // Its file checkpoints go with it (the session is gone: nothing can rewind to them).
+  if (Status st = agent::RemoveCheckpoints(*path); !st.ok())
+    log::Warn("session " + id + " deleted, but not its checkpoints: " + st.error().message);
+  return Status::Ok();
 }
 
 Result<bool> SessionHost::ForgetStoredCredentials() {

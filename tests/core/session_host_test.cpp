@@ -1,5 +1,5 @@
 // The session host: the agent loaded with the stored credentials under the environment's, the
-// offers computed once, and sessions made, listed, found, opened and forked in one folder.
+// offers computed once, and sessions made, listed, found, opened, forked and deleted in one folder.
 #include "host/session_host.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+
+#include "agent/checkpoints.h"
 
 namespace lousho::host {
 namespace {
@@ -111,6 +113,17 @@ TEST_F(SessionHostTest, SessionsAreMadeListedFoundOpenedAndForkedInOneFolder) {
   EXPECT_EQ((*opened)->info().id, "sess-1");
   EXPECT_EQ((*opened)->branches().Name(), "first");
   (*opened)->Close(nullptr);
+  (*opened)->WaitIdle();
+
+  // Deleted: the file and its checkpoints are gone, and the list no longer holds it.
+  const fs::path checkpoints = agent::CheckpointDirFor(file);
+  fs::create_directories(checkpoints / "objects");
+  std::ofstream(checkpoints / "index.jsonl") << "{}\n";
+  ASSERT_TRUE(host_->Delete("sess-1", (dir_ / "ws").string()).ok());
+  EXPECT_FALSE(fs::exists(file));
+  EXPECT_FALSE(fs::exists(checkpoints));
+  for (const auto& listed_now : host_->List((dir_ / "ws").string()))
+    EXPECT_NE(listed_now.id, "sess-1");  // the fork is listed still
 }
 
 }  // namespace
