@@ -46,7 +46,7 @@ TEST(TerminalOutputCodecTest, TheConventionShowsADisplayTerminal) {
   BashCall b;
   EXPECT_EQ(*TerminalMetaUpdateFromEvent(ev::ToolExecutionStart{1, &b.call}),
             J(R"({"sessionUpdate":"tool_call","toolCallId":"c1","title":"make",
-      "kind":"execute","status":"pending","rawInput":{"command":"make"},
+      "kind":"execute","name":"bash","status":"pending","rawInput":{"command":"make"},
       "content":[{"type":"terminal","terminalId":"c1"}],
       "_meta":{"terminal_info":{"terminal_id":"c1"}}})"));
   // Output while it runs: only the new bytes, which the editor appends.

@@ -65,7 +65,11 @@ test("acpx exec (json): bash goes through the client's terminal; agent frames ar
   assert.match(JSON.stringify([create.params.command, create.params.args]), /echo hello from bash/);
   assert.equal(create.params.cwd, r.ws);
   const last = frames.at(-1);
-  assert.deepEqual(last.result, { stopReason: "end_turn" });
+  assert.equal(last.result.stopReason, "end_turn");
+  // The prompt's tokens (PromptResponse.usage, unstable): what it read and wrote adds up.
+  const u = last.result.usage;
+  assert.ok(u.inputTokens > 0 && u.outputTokens > 0, JSON.stringify(u));
+  assert.equal(u.totalTokens, u.inputTokens + u.outputTokens);
   const done = agentCalls.filter((f) => f.params.update?.status === "completed");
   assert.equal(done.length, 1);
   assert.equal(done[0].params.update.content?.[0]?.type, "terminal");

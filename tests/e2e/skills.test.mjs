@@ -124,7 +124,7 @@ test("ACP: file commands in available_commands_update, expanded prompts, the ski
     const update = c.events.find((e) => e.update?.sessionUpdate === "available_commands_update").update;
     const names = update.availableCommands.map((x) => x.name);
     // Built-ins, then the files: .lousho before .claude.
-    assert.deepEqual(names, ["compact", "model", "name", "export", "ship", "hello"]);
+    assert.deepEqual(names, ["compact", "model", "name", "export", "rewind", "ship", "hello"]);
     const cmd = update.availableCommands.find((x) => x.name === "hello");
     assert.equal(cmd.description, "Greet someone");
     assert.deepEqual(cmd.input, { hint: "[name]" });
