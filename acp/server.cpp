@@ -143,7 +143,7 @@ void Server::Initialize(const InitializeParams& params, Reply reply) {
   sc["close"] = Obj();
   sc["additionalDirectories"] = Obj();  // honoured as extra roots of the session's tools
   sc["systemPrompt"] = SystemPromptCapability();
-  sc["fork"] = Obj();                   // unstable
+  sc["fork"] = Obj();  // unstable
   if (SavesSessions()) {
     sc["list"] = Obj();
     sc["resume"] = Obj();

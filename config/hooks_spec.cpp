@@ -85,7 +85,7 @@ HookGroup ParseHookGroup(HookEvent event, const Json::Value& g, const std::strin
   for (Json::ArrayIndex i = 0; i < list.size(); ++i) {
     const std::string at = where + ".hooks[" + std::to_string(i) + "]";
     HookCommand cmd;
-    if (ParseHookCommand(list[i], at, source, &cmd)) {
+    if (ParseHookCommand(ElementOrNull(list, i), at, source, &cmd)) {
       group.hooks.push_back(std::move(cmd));
     } else {
       skipped->push_back(source + ": " + at + ": only hooks of type 'command' run; skipped");
@@ -110,11 +110,12 @@ ParsedHooks ParseAllHooks(const Json::Value& hooks, const std::string& source) {
       out.skipped.push_back(source + ": " + name + " hooks are not run by lousho; skipped");
       continue;
     }
-    const Json::Value& groups = hooks[name];
+    const Json::Value& groups = MemberOrNull(hooks, name);
     if (!groups.isArray()) throw HookSpecError{where + ": expected a list of {matcher, hooks}"};
     for (Json::ArrayIndex i = 0; i < groups.size(); ++i)
-      out.groups.push_back(ParseHookGroup(*event, groups[i], where + "[" + std::to_string(i) + "]",
-                                          source, &out.skipped));
+      out.groups.push_back(ParseHookGroup(*event, ElementOrNull(groups, i),
+                                          where + "[" + std::to_string(i) + "]", source,
+                                          &out.skipped));
   }
   return out;
 }

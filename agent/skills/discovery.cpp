@@ -108,7 +108,7 @@ bool ReadFields(const rules::FrontMatter& fm, Json::Value* fields, std::string* 
 std::string FieldText(const Json::Value& fields, const char* key) {
   const Json::Value& v = MemberOrNull(fields, key);
   if (auto s = AsString(v)) return *s;
-  if (v.isNumeric() || v.isBool()) return v.asString();
+  if (v.isNumeric() || v.isBool()) return StringOrJson(v);
   return "";
 }
 

@@ -8,40 +8,17 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { startAgent, finishAgent } from "./lib/agent-process.mjs";
 import { withClient, acp } from "./lib/sdk-client.mjs";
 import { tempDir, loushoBin, childEnv } from "./lib/env.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
+import { startChatModel } from "./lib/chat-model.mjs";
 
 // The model: answers every request with a short text and keeps the request bodies.
-function startModel() {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const json = JSON.parse(body);
-      requests.push(json);
-      const chunk = (delta, finish = null) =>
-        `data: ${JSON.stringify({
-          id: "c1",
-          object: "chat.completion.chunk",
-          model: json.model,
-          choices: [{ index: 0, delta, finish_reason: finish }],
-        })}\n\n`;
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(chunk({ role: "assistant", content: "Understood." }));
-      res.write(chunk({}, "stop"));
-      res.end("data: [DONE]\n\n");
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ server, requests, port: server.address().port })),
-  );
-}
+const startModel = () =>
+  startChatModel(null, () => [[{ role: "assistant", content: "Understood." }], [{}, "stop"]]);
 
 const write = (file, text) => {
   fs.mkdirSync(path.dirname(file), { recursive: true });

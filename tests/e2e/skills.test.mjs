@@ -10,49 +10,33 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { withAgent } from "./lib/sdk-client.mjs";
 import { tempDir, loushoBin, childEnv } from "./lib/env.mjs";
+import { startChatModel, textOfContent } from "./lib/chat-model.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
 import { RpcHost } from "./lib/rpc-host.mjs";
-
-const textOfContent = (content) =>
-  typeof content === "string" ? content : (content ?? []).map((b) => b.text ?? "").join("");
 
 // The scripted model: "USE SKILL <name>" calls the skill tool; a tool result is answered with
 // its length; anything else is acknowledged.
 function startModel(t) {
-  const requests = [];
   let calls = 0;
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const json = JSON.parse(body);
-      requests.push(json);
-      const last = json.messages.at(-1);
-      const text = textOfContent(last.content);
-      const chunk = (delta, finish = null) =>
-        `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", model: json.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(chunk({ role: "assistant", content: "" }));
-      const skill = last.role === "user" && /^USE SKILL (\S+)/.exec(text);
-      if (skill) {
-        calls += 1;
-        const args = JSON.stringify({ name: skill[1] });
-        res.write(chunk({ tool_calls: [{ index: 0, id: `call_skill_${calls}`, type: "function", function: { name: "skill", arguments: args } }] }));
-        res.write(chunk({}, "tool_calls"));
-      } else {
-        res.write(chunk({ content: last.role === "tool" ? `Read ${text.length} characters.` : "Noted." }));
-        res.write(chunk({}, "stop"));
-      }
-      res.end("data: [DONE]\n\n");
-    });
+  return startChatModel(t, (json) => {
+    const last = json.messages.at(-1);
+    const text = textOfContent(last.content);
+    const skill = last.role === "user" && /^USE SKILL (\S+)/.exec(text);
+    if (!skill)
+      return [
+        [{ role: "assistant", content: "" }],
+        [{ content: last.role === "tool" ? `Read ${text.length} characters.` : "Noted." }],
+        [{}, "stop"],
+      ];
+    calls += 1;
+    const args = JSON.stringify({ name: skill[1] });
+    const call = { index: 0, id: `call_skill_${calls}`, type: "function", function: { name: "skill", arguments: args } };
+    return [[{ role: "assistant", content: "" }], [{ tool_calls: [call] }], [{}, "tool_calls"]];
   });
-  t.after(() => server.close());
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ requests, port: server.address().port })));
 }
 
 const write = (file, text) => {
