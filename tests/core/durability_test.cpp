@@ -406,7 +406,7 @@ namespace lousho::agent {
 namespace {
 
 // A context source that counts its calls, as the host's would (files, rules, environment).
-ContextSource CountingContext(std::shared_ptr<std::atomic<int>> calls) {
+ContextSource CountingContext(const std::shared_ptr<std::atomic<int>>& calls) {
   return [calls] {
     ++*calls;
     return SessionContext{"# Project context\n\nCONTEXT_MARKER\n", {}};

@@ -218,7 +218,7 @@ bool HaveGit() {
 
 // A repository with one commit of a.txt (and .gitignore ignoring *.log).
 fs::path MakeRepo(const CheckpointDir& d) {
-  const fs::path repo = d.base() / "repo";
+  fs::path repo = d.base() / "repo";
   fs::create_directories(repo);
   Git(repo, {"init", "-q"});
   Git(repo, {"config", "user.email", "t@example.com"});
@@ -331,7 +331,7 @@ class RewindFixture {
     m.role = Role::kAssistant;
     m.content.push_back(ContentBlock::Text("ok"));
     recorder_.AppendMessage(std::move(m));
-    const std::string entry = Leaf();
+    std::string entry = Leaf();
     for (const auto& [rel, text] : files) {
       EXPECT_TRUE(store_.KeepBefore(entry, d_.base() / rel, &text).ok());
       d_.Write(rel, text);
