@@ -451,4 +451,13 @@ Status WritePrivateFile(const fs::path& path, const std::string& content) {
   return Status::Ok();
 }
 
+std::filesystem::path RepositoryRoot(const std::filesystem::path& dir) {
+  for (std::filesystem::path d = dir; !d.empty(); d = d.parent_path()) {
+    std::error_code ec;
+    if (std::filesystem::exists(d / ".git", ec)) return d;
+    if (d == d.parent_path()) break;
+  }
+  return {};
+}
+
 }  // namespace lousho

@@ -27,6 +27,9 @@ inline constexpr size_t kReadChunkBytes = 64UL * 1024;
 // "512 bytes", "64 KiB", "1.5 MiB", "2 GiB": sizes for messages.
 std::string ByteSize(uint64_t bytes);
 
+// The folder holding `.git` (a folder or a file) at or above `dir`; empty when none.
+std::filesystem::path RepositoryRoot(const std::filesystem::path& dir);
+
 // "a FIFO (named pipe)", "a character device", ... for anything that is not a regular file.
 std::string FileKindName(std::filesystem::file_type type);
 // "<shown> is a FIFO (named pipe), not a regular file" when the path exists (looked at with

@@ -47,16 +47,18 @@ bool IsFolder(const fs::path& p) {
 // root when none does); the home folder is the user's, not the project's.
 std::vector<fs::path> ProjectFolders(const fs::path& cwd, const fs::path& home_arg) {
   const fs::path home = home_arg.empty() ? home_arg : (home_arg / "").parent_path();
-  std::vector<fs::path> chain;
-  std::error_code ec;
-  for (fs::path d = cwd.lexically_normal(); !d.empty(); d = d.parent_path()) {
-    if (home.empty() || d != home) chain.push_back(d);
-    if (fs::exists(d / ".git", ec)) return chain;
-    if (d == d.parent_path()) break;
+  const fs::path start = cwd.lexically_normal();
+  const fs::path root = RepositoryRoot(start);
+  if (root.empty()) {
+    // Outside a repository only the working folder is the project's.
+    if (!home.empty() && start == home) return {};
+    return {start};
   }
-  // Outside a repository only the working folder is the project's.
-  if (!home.empty() && cwd.lexically_normal() == home) return {};
-  return {cwd.lexically_normal()};
+  std::vector<fs::path> chain;
+  for (fs::path d = start;; d = d.parent_path()) {
+    if (home.empty() || d != home) chain.push_back(d);
+    if (d == root) return chain;
+  }
 }
 
 std::vector<SearchRoot> SearchRoots(const config::SkillsSpec& spec, const Places& at, bool skills) {

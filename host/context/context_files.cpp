@@ -276,15 +276,6 @@ void ApplyLimits(const ContextFileOptions& o, std::vector<Segment>* segments,
 
 }  // namespace
 
-fs::path RepositoryRoot(const fs::path& dir) {
-  for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
-    std::error_code ec;
-    if (fs::exists(d / ".git", ec)) return d;
-    if (d == d.parent_path()) break;
-  }
-  return {};
-}
-
 std::vector<fs::path> UserContextPaths(const std::string& home, const std::string& config_home,
                                        const std::vector<std::string>& file_names) {
   std::vector<fs::path> candidates;

@@ -59,9 +59,6 @@ std::vector<std::filesystem::path> UserContextPaths(const std::string& home,
                                                     const std::string& config_home,
                                                     const std::vector<std::string>& file_names);
 
-// The folder holding `.git` (a folder or a file) at or above `dir`; empty when none.
-std::filesystem::path RepositoryRoot(const std::filesystem::path& dir);
-
 // The `@path` imports of `text`, in order: tokens at the start of a line or after white space,
 // outside fenced code blocks, that look like a path (holding `/` or `.`); trailing punctuation
 // is not part of them. Each with its offset and length in `text` (the `@` included).

@@ -5,7 +5,7 @@
 
 #include <ctime>
 
-#include "host/context/context_files.h"
+#include "support/files.h"
 #include "support/subprocess.h"
 
 namespace lousho::host::context {
