@@ -7,6 +7,7 @@
 #include "agent/history.h"
 #include "support/json_util.h"
 #include "support/json_writer.h"
+#include "support/text.h"
 
 namespace lousho::acp {
 using agent::BlockType;
@@ -237,8 +238,7 @@ struct UpdateVisitor {
   // completed "think" step titled with the rule, holding the rule's text; the retry streams
   // after it. See docs/architecture.md (Stream rules).
   Update operator()(const ev::TtsrTriggered& e) const {
-    std::string names;
-    for (const auto& n : e.rules) names += (names.empty() ? "" : ", ") + n;
+    const std::string names = JoinStrings(e.rules, ", ");
     Json::Value u(Json::objectValue);
     u["sessionUpdate"] = "tool_call";
     u["toolCallId"] = e.id;
@@ -359,19 +359,13 @@ Json::Value NoticeUpdate(const char* severity, const std::string& title,
 }
 
 namespace {
-std::string JoinedRuleNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // The notices of the events whose tool-call placeholder they replace (NoticeReplacesUpdate).
 std::optional<Json::Value> PlaceholderNotice(const Event& e) {
   if (const auto* t = std::get_if<agent::event::TtsrTriggered>(&e)) {
     if (!t->interrupted) return std::nullopt;
-    return NoticeUpdate("info", "Stream rule: " + JoinedRuleNames(t->rules),
+    return NoticeUpdate("info", "Stream rule: " + JoinStrings(t->rules, ", "),
                         "The reply was stopped and goes on with the rule's guidance (" +
-                            JoinedRuleNames(t->rules) + ").");
+                            JoinStrings(t->rules, ", ") + ").");
   }
   if (const auto* s = std::get_if<agent::event::AutoCompactionStart>(&e))
     return NoticeUpdate("info", "Compacting the conversation",

@@ -14,6 +14,7 @@
 #include "agent/turn_gate.h"
 #include "support/files.h"
 #include "support/sha256.h"
+#include "support/text.h"
 
 namespace lousho::agent {
 namespace fs = std::filesystem;
@@ -108,11 +109,7 @@ Status RestoreFile(const PathPlan& p, CheckpointStore& store) {
   return MakeError(ErrorCode::kToolIo, "its earlier content is unknown");
 }
 
-std::string JoinPaths(const std::vector<std::string>& paths) {
-  std::string out;
-  for (const std::string& p : paths) out += (out.empty() ? "" : ", ") + p;
-  return out;
-}
+std::string JoinPaths(const std::vector<std::string>& paths) { return JoinStrings(paths, ", "); }
 
 // Releases the session's run at the end of a rewind that claimed it.
 class GateClaim {

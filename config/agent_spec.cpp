@@ -13,6 +13,7 @@
 #include "support/env.h"
 #include "support/files.h"
 #include "support/log.h"
+#include "support/text.h"
 
 namespace lousho::config {
 namespace fs = std::filesystem;
@@ -64,9 +65,7 @@ std::string Suggest(const std::string& key, const std::vector<std::string>& know
     }
   }
   if (best_d <= std::max<size_t>(2, key.size() / 3)) return " (did you mean '" + best + "'?)";
-  std::string all;
-  for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-  return " (known keys: " + all + ")";
+  return " (known keys: " + JoinStrings(known, ", ") + ")";
 }
 
 void CheckKeys(const Ctx& ctx, const YAML::Node& map, const std::string& where,
@@ -519,9 +518,7 @@ void CheckOneOf(const Ctx& ctx, const YAML::Node& n, const std::string& what,
                 const std::vector<std::string>& allowed) {
   std::string v = Str(ctx, n, what);
   if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return;
-  std::string all;
-  for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
-  ctx.Fail(n, what + ": expected one of " + all + ", got '" + v + "'");
+  ctx.Fail(n, what + ": expected one of " + JoinStrings(allowed, ", ") + ", got '" + v + "'");
 }
 
 // A string or a list of strings.

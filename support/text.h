@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lousho {
 
@@ -34,6 +35,16 @@ inline size_t IncompleteUtf8Tail(std::string_view text) {
     return need > back ? back : 0;
   }
   return 0;
+}
+
+// The items with `sep` between them.
+inline std::string JoinStrings(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += sep;
+    out += items[i];
+  }
+  return out;
 }
 
 // `s` without leading and trailing spaces, tabs and line ends.

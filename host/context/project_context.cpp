@@ -1,6 +1,8 @@
 // A session's context: files, rules that always apply, environment; and its report.
 #include "host/context/project_context.h"
 
+#include "support/text.h"
+
 namespace lousho::host::context {
 namespace fs = std::filesystem;
 
@@ -115,10 +117,8 @@ std::string DescribeReport(const ContextReport& r) {
   out += "Rules added when a turn touches their files:\n";
   if (r.file_rules.empty()) out += "  none\n";
   for (const auto& rule : r.file_rules) {
-    std::string globs;
-    for (const auto& g : rule.globs) globs += (globs.empty() ? "" : ", ") + g;
-    out += "  " + rule.name + "  " + rule.path + " (" + globs + "): " + Size(rule.content.size()) +
-           "\n";
+    out += "  " + rule.name + "  " + rule.path + " (" + JoinStrings(rule.globs, ", ") +
+           "): " + Size(rule.content.size()) + "\n";
   }
   out += "Environment: " +
          (r.environment.text.empty() ? std::string("off") : Size(r.environment.text.size()));
