@@ -161,6 +161,9 @@ Json::Value ConfigOptionUpdate(const SessionConfigValues& current,
                                const std::vector<agent::ModelOption>& models,
                                const ThinkingLevelNames& levels);
 
+// A text content block {type: "text", text}.
+Json::Value TextBlock(const std::string& text);
+
 // The session/update `update` object for an engine event, or nullopt when the event has no ACP
 // counterpart or is a text or thinking delta (ChunkUpdateParamsJson writes those).
 std::optional<Json::Value> UpdateFromEvent(const agent::Event& event);
