@@ -187,7 +187,8 @@ std::string UpdateParamsJson(const std::string& session_id, const Json::Value& u
 
 // For a client that declared `session.compaction`: a compaction as the newer
 // `compaction_update` (in_progress, then completed with the summary, failed with the error, or
-// cancelled) instead of a think tool call; nullopt for every other event.
+// cancelled) instead of a think tool call, and the summary as the model writes it as
+// `compaction_summary_chunk`s between the two; nullopt for every other event.
 std::optional<Json::Value> CompactionUpdateFromEvent(const agent::Event& event);
 
 // For a client that declared `_meta.terminal_output` and runs no commands itself (no

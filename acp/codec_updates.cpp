@@ -330,6 +330,8 @@ struct UpdateVisitor {
   // The reminder itself is a hidden message; the plan shows the todos.
   Update operator()(const ev::TodoReminder&) const { return std::nullopt; }
   Update operator()(const ev::TodoAutoClear&) const { return std::nullopt; }
+  // Only for clients that take compaction updates (CompactionUpdateFromEvent).
+  Update operator()(const ev::CompactionSummaryDelta&) const { return std::nullopt; }
   Update operator()(const ev::SessionInfoChanged& e) const {
     Json::Value u(Json::objectValue);
     u["sessionUpdate"] = "session_info_update";
@@ -467,6 +469,12 @@ std::optional<Json::Value> CompactionUpdateFromEvent(const Event& e) {
     u["status"] = "in_progress";
     return u;
   }
+  if (const auto* delta = std::get_if<agent::event::CompactionSummaryDelta>(&e)) {
+    u["sessionUpdate"] = "compaction_summary_chunk";
+    u["compactionId"] = delta->id;
+    u["content"] = TextBlock(delta->text);
+    return u;
+  }
   const auto* end = std::get_if<agent::event::AutoCompactionEnd>(&e);
   if (end == nullptr) return std::nullopt;
   u["compactionId"] = end->id;
@@ -523,6 +531,8 @@ std::optional<std::string> ChunkUpdateParamsJson(const std::string& session_id, 
   w.Attribute("type", "text");
   w.ObjectEnd();
   w.AttributeEnd();
+  // The message's history entry id (the same on replay); none known, no member.
+  if (!update->message_id.empty()) w.Attribute("messageId", update->message_id);
   w.Attribute("sessionUpdate", kind);
   w.ObjectEnd();
   w.AttributeEnd();

@@ -82,7 +82,7 @@ Result<CompactionResult> Compactor::Run(const std::string& reason, const std::st
   };
   if (!plan.ok()) return fail(plan.error());
   if (!model.provider) return fail(MakeError(ErrorCode::kModelUnknown, "no model to ask"));
-  Result<std::string> summary = Summarize(model, *plan, instructions, cancel, t);
+  Result<std::string> summary = Summarize(model, *plan, instructions, cancel, t, start.id);
   if (!summary.ok()) return fail(summary.error());
   CompactionResult result = Commit(reason, *plan, *summary, start.tokens_before);
   end.will_retry = will_retry;
@@ -97,15 +97,20 @@ Result<CompactionResult> Compactor::Run(const std::string& reason, const std::st
 // The summary request; a cancel is a kCancelled error.
 Result<std::string> Compactor::Summarize(const ModelChoice& model, const CompactionPlan& plan,
                                          const std::string& instructions, const CancelToken& cancel,
-                                         Turn* t) {
+                                         Turn* t, const std::string& id) {
   const std::vector<Message> prompt{SummaryPrompt(plan.to_summarize, instructions)};
   ModelRequest req;
   req.model = model.model_id;
   req.system = SummarySystemPrompt();
   req.messages = prompt;
   req.max_output_tokens = static_cast<int>(agent_->limits.max_output_tokens);
-  Result<ModelResponse> resp = model.provider->Stream(
-      req, [&cancel](const StreamDelta&) { return !cancel.cancelled(); }, cancel, RetryHooks{});
+  // The summary's text is shown as it comes (ACP compaction_summary_chunk).
+  auto on_delta = [&](const StreamDelta& d) {
+    if (d.kind == DeltaKind::kText && !d.text.empty())
+      emitter_.Emit(event::CompactionSummaryDelta{id, d.text});
+    return !cancel.cancelled();
+  };
+  Result<ModelResponse> resp = model.provider->Stream(req, on_delta, cancel, RetryHooks{});
   if (resp.ok()) {
     // The summary costs like any request: the prompt's (its limits count it), or the session's.
     if (t != nullptr) {

@@ -65,8 +65,8 @@ class Compactor {
 
  private:
   Result<std::string> Summarize(const ModelChoice& model, const CompactionPlan& plan,
-                                const std::string& instructions, const CancelToken& cancel,
-                                Turn* t);
+                                const std::string& instructions, const CancelToken& cancel, Turn* t,
+                                const std::string& id);
   CompactionResult Commit(const std::string& reason, const CompactionPlan& plan,
                           const std::string& summary, long long tokens_before);
   void TellContext(const ModelChoice& model, const CompactionResult& result, const Turn* t);

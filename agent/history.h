@@ -170,6 +170,9 @@ class History {
 
   const std::shared_ptr<HistoryRecorder>& recorder() const { return recorder_; }
 
+  // A random id no stored entry has (8 hex digits): what Append gives an entry without one.
+  std::string NewId();
+
   const std::string& leaf() const { return leaf_; }
   const Entry* Find(const std::string& id) const;
   EntryList entries() const { return EntryList(&seeded_, &appended_); }
@@ -190,7 +193,6 @@ class History {
   long long ContextTokens() const;
 
  private:
-  std::string NewId();
   const Entry& Store(Entry entry);
   void RebuildBranch();
   void ClearView(size_t capacity);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <utility>
 
+#include "agent/git_snapshot.h"
 #include "support/json_util.h"
 #include "support/log.h"
 #include "support/regex.h"
@@ -242,7 +243,13 @@ void HookRunner::RunOne(const Hook& hook, const Json::Value& input, const Cancel
   so.timeout_ms = hook.command.timeout_ms > 0 ? hook.command.timeout_ms : default_timeout_ms_;
   if (cap_ms > 0) so.timeout_ms = std::min(so.timeout_ms, cap_ms);
   so.cancel = cancel;
+  // [rewind] What the hook changes in a git work tree is kept like a command's.
+  CommandSnapshot snapshot =
+      place_.checkpoints != nullptr && place_.change_entry
+          ? CommandSnapshot::Begin(place_.checkpoints, place_.change_entry(), place_.cwd)
+          : CommandSnapshot();
   Result<SubprocessResult> r = RunSubprocess(so);
+  snapshot.End();
   if (!r.ok()) return Fail(hook, r.error().message);
   if (r->cancelled) {
     verdict.cancelled = true;

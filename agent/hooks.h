@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/checkpoints.h"
 #include "config/hooks_spec.h"
 #include "core/content.h"
 #include "core/events.h"
@@ -49,6 +50,10 @@ struct HookPlace {
   std::string session_id;
   std::filesystem::path cwd;  // the hooks' working folder and LOUSHO_PROJECT_DIR
   std::string session_file;   // sent as transcript_path; may be empty
+  // [rewind] Where a hook's changes to the working tree are kept (a git snapshot around each
+  // hook, as around a command), under the entry `change_entry` names; none: not kept.
+  CheckpointStore* checkpoints = nullptr;
+  std::function<std::string()> change_entry;
 };
 
 // How a hook's failure or message reaches the user (the session's warning event).

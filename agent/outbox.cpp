@@ -81,7 +81,9 @@ void Emitter::Note(int turn, const std::string& text) {
   StreamDelta d;
   d.kind = DeltaKind::kText;
   d.text = text;
-  Emit(event::MessageUpdate{turn, &d, &note});
+  // Never recorded, but its chunks share an id no entry has (the ACP messageId).
+  const std::string id = recorder_.NewMessageId();
+  Emit(event::MessageUpdate{turn, &d, &note, id});
   Emit(event::MessageEnd{turn, &note});
 }
 

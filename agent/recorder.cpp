@@ -39,7 +39,16 @@ Entry Recorder::MessageEntry(Message message) {
   return e;
 }
 
-void Recorder::AppendMessage(Message message) { Append(MessageEntry(std::move(message))); }
+void Recorder::AppendMessage(Message message, std::string id) {
+  Entry e = MessageEntry(std::move(message));
+  e.id = std::move(id);
+  Append(std::move(e));
+}
+
+std::string Recorder::NewMessageId() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return history_.NewId();
+}
 
 bool Recorder::AppendMessageIf(Message message, const std::function<bool()>& now) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -88,10 +97,10 @@ void Recorder::TellSaving(const EventSink& sink) {
   }
 }
 
-const Message& RecordTurnMessage(Recorder& recorder, Turn& turn, Message message) {
+const Message& RecordTurnMessage(Recorder& recorder, Turn& turn, Message message, std::string id) {
   if (message.timestamp_ms == 0) message.timestamp_ms = NowMs();
   turn.added.push_back(message);
-  recorder.AppendMessage(std::move(message));
+  recorder.AppendMessage(std::move(message), std::move(id));
   return turn.added.back();
 }
 

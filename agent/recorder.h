@@ -38,8 +38,11 @@ class Recorder {
               std::vector<std::string>* repaired);
   // Appends at the leaf and records it; returns the entry's id.
   std::string Append(Entry entry);
-  // A message entry (timestamped now unless it is).
-  void AppendMessage(Message message);
+  // A fresh entry id for a message not recorded yet: a streamed message gets it when it starts,
+  // so its chunks carry the id its entry will have (the ACP messageId).
+  std::string NewMessageId();
+  // A message entry (timestamped now unless it is), with the id `id` when given.
+  void AppendMessage(Message message, std::string id = {});
   // The same when `now` (called under the lock) says so; returns whether it did.
   bool AppendMessageIf(Message message, const std::function<bool()>& now);
   // Moves the leaf so that it lasts (History::BranchTo) to the entry `target` names (or fails
@@ -71,6 +74,7 @@ class Recorder {
 
 // Appends a message of the running prompt: recorded, and kept for the prompt's agent_end.
 // Returns the prompt's copy (to emit).
-const Message& RecordTurnMessage(Recorder& recorder, Turn& turn, Message message);
+const Message& RecordTurnMessage(Recorder& recorder, Turn& turn, Message message,
+                                 std::string id = {});
 
 }  // namespace lousho::agent

@@ -191,10 +191,11 @@ Result<Rewinder::Plan> Rewinder::MakePlan(const RewindRequest& request) {
                       "no user message with id '" + request.entry_id + "'");
       return;
     }
+    // The message itself: what its prompt's hooks changed (recorded under its id).
     bool seen = false;
     for (const Entry* b : history.Branch()) {
-      if (seen) after.insert(b->id);
       seen = seen || b == e;
+      if (seen) after.insert(b->id);
     }
     if (!seen)
       bad = MakeError(ErrorCode::kHistoryInvalid,

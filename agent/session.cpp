@@ -69,7 +69,9 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   if (!info_.skills.empty()) tools_->Add(tools::MakeSkillTool(info_.skills));
   // Hooks: the spec's and the project's, told through the session's warnings (worker only).
   hooks_ = std::make_unique<HookRunner>(
-      agent_->hooks, HookPlace{info_.id, info_.cwd, info_.session_file},
+      agent_->hooks,
+      HookPlace{info_.id, info_.cwd, info_.session_file, checkpoints_.get(),
+                [r = runner_.get()] { return r->ChangeEntry(); }},
       [e = emitter_.get()](const event::Warning& w) { e->Emit(w); });
   calls_->UseHooks(hooks_.get());
   runner_->UseHooks(hooks_.get());

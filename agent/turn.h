@@ -31,6 +31,7 @@ struct Turn {
   bool threshold_failed = false;      // an automatic compaction failed: not again this prompt
   bool hook_stopped = false;          // a hook answered "continue": false (agent/hooks.h)
   int stop_hook_runs = 0;             // times a Stop hook sent the model on
+  std::string user_entry;             // the id the prompt's message is recorded with
 };
 
 }  // namespace lousho::agent

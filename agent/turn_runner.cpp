@@ -31,8 +31,13 @@ Result<TurnResult> TurnRunner::Run(std::vector<ContentBlock> content, const Canc
   t.cancel = cancel;
   parts_.emitter.Emit(event::AgentStart{});
   // --- hooks: the session's start (once), then UserPromptSubmit, which may refuse the prompt ---
-  if (!PromptHooks(content, t)) return Finish(t, TurnStop::kEndTurn);
-  StartPrompt(std::move(content), t);
+  // [rewind] What these hooks change belongs to the prompt: its id is given before they run.
+  t.user_entry = parts_.recorder.NewMessageId();
+  prompt_entry_ = t.user_entry;
+  const bool accepted = PromptHooks(content, t);
+  if (accepted) StartPrompt(std::move(content), t);
+  prompt_entry_.clear();
+  if (!accepted) return Finish(t, TurnStop::kEndTurn);
   for (;;) {
     if (auto stop = BeforeRequest(t)) return Finish(t, *stop);
     ++t.step;
@@ -75,7 +80,8 @@ void TurnRunner::StartPrompt(std::vector<ContentBlock> content, Turn& t) {
   user.content = ExpandCommand(std::move(content));
   const std::string gist =
       settings_.auto_title && parts_.branching.Name().empty() ? PromptGist(user.TextContent()) : "";
-  parts_.emitter.ShowMessage(0, RecordTurnMessage(parts_.recorder, t, std::move(user)));
+  parts_.emitter.ShowMessage(0,
+                             RecordTurnMessage(parts_.recorder, t, std::move(user), t.user_entry));
   // The first prompt names the session until someone names it.
   if (!gist.empty()) (void)parts_.branching.SetName(gist);
 }
@@ -113,6 +119,13 @@ std::optional<TurnStop> TurnRunner::AfterTools(const Message& assistant, Turn& t
 }
 
 // --- hooks (agent/hooks.h) ---
+
+std::string TurnRunner::ChangeEntry() const {
+  if (!prompt_entry_.empty()) return prompt_entry_;
+  std::string leaf;
+  parts_.recorder.Read([&](const History& h) { leaf = h.leaf(); });
+  return leaf;
+}
 
 bool TurnRunner::PromptHooks(const std::vector<ContentBlock>& content, Turn& t) {
   if (!hooks_) return true;
@@ -218,12 +231,13 @@ std::optional<TurnStop> TurnRunner::DecideNext(const Message& assistant, Turn& t
     Message ask;
     ask.role = Role::kAssistant;
     ask.content.push_back(ContentBlock::Text(t.question));
-    RecordTurnMessage(parts_.recorder, t, ask);
+    const std::string id = parts_.recorder.NewMessageId();
+    RecordTurnMessage(parts_.recorder, t, ask, id);
     StreamDelta d;
     d.kind = DeltaKind::kText;
     d.text = t.question;
     parts_.emitter.Emit(event::MessageStart{t.step, &ask});
-    parts_.emitter.Emit(event::MessageUpdate{t.step, &d, &ask});
+    parts_.emitter.Emit(event::MessageUpdate{t.step, &d, &ask, id});
     parts_.emitter.Emit(event::MessageEnd{t.step, &ask});
     return TurnStop::kEndTurn;
   }
@@ -299,13 +313,16 @@ TurnRunner::Streamed TurnRunner::StreamMessage(Turn& t) {
   parts_.rules.ResetBuffers();
   MessageBuilder builder;
   std::optional<StreamInterrupt> watched;
+  // The entry id the message will be recorded with, known to its first chunk (the messageId).
+  builder.SetId(parts_.recorder.NewMessageId());
   Result<ModelResponse> resp = Send(model, flight, builder, watched, t);
   if (std::optional<StreamInterrupt> asked = parts_.stream.End(); !watched && asked)
     watched = std::move(asked);
   Streamed out = Settle(std::move(resp), model, *flight.stream, std::move(watched), builder, t);
   t.result.usage.Add(out.message.usage);
   EmitUsage(t, out.message, model);
-  if (!out.message.content.empty()) RecordTurnMessage(parts_.recorder, t, out.message);
+  if (!out.message.content.empty())
+    RecordTurnMessage(parts_.recorder, t, out.message, builder.id());
   parts_.emitter.Emit(event::MessageEnd{t.step, &out.message});
   // Rules switched off during the stream are told after it, not inside the text being shown.
   parts_.rules.TellWarnings();
@@ -320,7 +337,7 @@ Result<ModelResponse> TurnRunner::Send(const ModelChoice& model,
   Emitter& emitter = parts_.emitter;
   emitter.Emit(event::MessageStart{step, &builder.message()});
   auto emit = [&](const StreamDelta& d) {
-    emitter.Emit(event::MessageUpdate{step, &d, &builder.message()});
+    emitter.Emit(event::MessageUpdate{step, &d, &builder.message(), builder.id()});
   };
   RetryHooks hooks;
   hooks.enabled = flight.retry;

@@ -73,6 +73,9 @@ class TurnRunner {
   ModelRequest BuildRequest(const ModelChoice& model) const;
   // The session's hooks (agent/hooks.h); null: none.
   void UseHooks(HookRunner* hooks) { hooks_ = hooks; }
+  // [rewind] The entry the working tree's changes of the moment belong to: the prompt being
+  // submitted while its hooks run, else the newest entry.
+  std::string ChangeEntry() const;
 
  private:
   class Commands;
@@ -112,6 +115,7 @@ class TurnRunner {
   TurnParts parts_;
   TurnSettings settings_;
   HookRunner* hooks_ = nullptr;
+  std::string prompt_entry_;  // while the prompt's hooks run: the id its message will get
   // Built once, on the worker (the first model request); then only read.
   mutable std::optional<SessionContext> context_;
   mutable std::unique_ptr<FileRules> file_rules_;

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct MessageUpdate {
   int turn = 0;
   const StreamDelta* delta = nullptr;
   const Message* partial = nullptr;
+  // The id of the history entry the message is (or will be) recorded as: ACP's messageId, the
+  // same on replay. Empty where none is known.
+  std::string_view message_id;
 };
 // Every MessageStart gets its MessageEnd, also when the stream failed or was aborted:
 // message->stop_reason says how it ended (kError with message->error_message, kCancelled).
@@ -172,6 +176,11 @@ struct AutoCompactionEnd {
   long long tokens_before = 0;
   long long tokens_after = 0;  // estimated: the summary and the kept messages
 };
+// A piece of a compaction's summary as the model writes it (AutoCompactionEnd has the whole).
+struct CompactionSummaryDelta {
+  std::string id;  // the compaction's (AutoCompactionStart::id)
+  std::string text;
+};
 // Something the user should know that is no message of the conversation, told once: a stream
 // rule switched off because its condition could not be searched ("stream-rules"); saving the
 // session file failed, or works again after a failure ("session-file"). `source` names what it is
@@ -191,14 +200,13 @@ struct SessionInfoChanged {
 
 }  // namespace event
 
-using Event =
-    std::variant<event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd,
-                 event::MessageStart, event::MessageUpdate, event::MessageEnd,
-                 event::ToolExecutionStart, event::ToolExecutionUpdate, event::ToolExecutionEnd,
-                 event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate, event::ModeChanged,
-                 event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
-                 event::AutoCompactionEnd, event::TodoReminder, event::TodoAutoClear,
-                 event::ModelChanged, event::SessionInfoChanged, event::Warning>;
+using Event = std::variant<
+    event::AgentStart, event::AgentEnd, event::TurnStart, event::TurnEnd, event::MessageStart,
+    event::MessageUpdate, event::MessageEnd, event::ToolExecutionStart, event::ToolExecutionUpdate,
+    event::ToolExecutionEnd, event::AutoRetryStart, event::AutoRetryEnd, event::PlanUpdate,
+    event::ModeChanged, event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
+    event::AutoCompactionEnd, event::CompactionSummaryDelta, event::TodoReminder,
+    event::TodoAutoClear, event::ModelChanged, event::SessionInfoChanged, event::Warning>;
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

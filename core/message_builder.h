@@ -37,6 +37,9 @@ class MessageBuilder {
   void Close(const Emit& emit);
 
   const Message& message() const { return message_; }
+  // The id the message is known by (its history entry's, given before the first delta).
+  void SetId(std::string id) { id_ = std::move(id); }
+  const std::string& id() const { return id_; }
   // The message so far for the history: with `partial`, tool calls whose arguments did not end
   // are left out (they must never run).
   Message Take(bool partial);
@@ -71,6 +74,7 @@ class MessageBuilder {
   void SetArguments(int at, const std::string& text);
 
   Message message_;
+  std::string id_;
   int open_ = -1;                    // text/thinking block still receiving deltas
   std::map<int, int> calls_;         // provider index -> content index (tool calls)
   std::map<int, std::string> args_;  // content index -> argument fragments so far

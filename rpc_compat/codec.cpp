@@ -470,6 +470,8 @@ struct FrameVisitor {
   void operator()(const agent::event::ModeChanged&) const {}  // no permission modes here
   // The name is set by set_session_name and read with get_state; the protocol has no event for it.
   void operator()(const agent::event::SessionInfoChanged&) const {}
+  // The summary arrives whole in auto_compaction_end.
+  void operator()(const agent::event::CompactionSummaryDelta&) const {}
   void operator()(const agent::event::UsageUpdate&) const {}  // get_session_stats has it
   void operator()(const agent::event::TtsrTriggered& e) const {
     Json::Value f = Frame(frame::kTtsrTriggered);

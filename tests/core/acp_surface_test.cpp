@@ -38,6 +38,22 @@ TEST(AcpSurfaceTest, ReplayedChunksCarryTheirEntryId) {
   EXPECT_EQ(updates[2]["messageId"].asString(), "a1");
 }
 
+TEST(AcpSurfaceTest, LiveChunksCarryTheIdTheirMessageIsRecordedWith) {
+  agent::Message partial;
+  partial.role = agent::Role::kAssistant;
+  agent::StreamDelta d;
+  d.kind = agent::DeltaKind::kThinking;
+  d.text = "hm";
+  const Json::Value got =
+      Parsed(*acp::ChunkUpdateParamsJson("s", ev::MessageUpdate{1, &d, &partial, "0a1b2c3d"}));
+  EXPECT_EQ(got["update"]["messageId"].asString(), "0a1b2c3d");
+  EXPECT_EQ(got["update"]["sessionUpdate"].asString(), "agent_thought_chunk");
+  // None known: no member (a null would be a message of its own to some clients).
+  EXPECT_FALSE(
+      Parsed(*acp::ChunkUpdateParamsJson("s", ev::MessageUpdate{1, &d, &partial, {}}))["update"]
+          .isMember("messageId"));
+}
+
 TEST(AcpSurfaceTest, ToolCallNamesTheTool) {
   const Json::Value args = Parsed(R"({"command":"ls"})");
   ev::ToolCall call;
@@ -100,6 +116,18 @@ TEST(AcpSurfaceTest, NoticesReplacePlaceholdersOnlyForClientsThatTakeThem) {
   const ev::Warning w{"session-file", "cannot save", "Saving failed", false};
   EXPECT_EQ(KindsFor(w, true, false), (Kinds{"agent_message_chunk", "notice"}));
   EXPECT_EQ(KindsFor(w, false, false), Kinds{"agent_message_chunk"});
+}
+
+TEST(AcpSurfaceTest, CompactionSummaryChunksOnlyForClientsThatTakeCompactionUpdates) {
+  const ev::CompactionSummaryDelta delta{"compaction-2", "The user asked"};
+  using Kinds = std::vector<std::string>;
+  EXPECT_EQ(KindsFor(delta, true, true), Kinds{"compaction_summary_chunk"});
+  EXPECT_EQ(KindsFor(delta, true, false), Kinds{});
+  EXPECT_EQ(KindsFor(delta, false, false), Kinds{});
+  const Json::Value u = *acp::CompactionUpdateFromEvent(delta);
+  EXPECT_EQ(u["compactionId"].asString(), "compaction-2");
+  EXPECT_EQ(u["content"]["type"].asString(), "text");
+  EXPECT_EQ(u["content"]["text"].asString(), "The user asked");
 }
 
 TEST(AcpSurfaceTest, ForkAndLogoutParams) {

@@ -16,7 +16,7 @@ TEST(CodecTest, TextAndThinkingDeltasBecomeChunks) {
   agent::StreamDelta d;
   d.kind = agent::DeltaKind::kText;
   d.text = "hi";
-  const Event e = ev::MessageUpdate{1, &d, nullptr};
+  const Event e = ev::MessageUpdate{1, &d, nullptr, {}};
   EXPECT_EQ(J(ChunkUpdateParamsJson("s", e)->c_str()),
             J(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk",)"
               R"("content":{"type":"text","text":"hi"}}})"));

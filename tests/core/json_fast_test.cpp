@@ -59,14 +59,15 @@ agent::StreamDelta Delta(agent::DeltaKind kind, std::string text) {
 TEST(AcpChunkLine, GoldenLines) {
   agent::Message partial;
   agent::StreamDelta d = Delta(agent::DeltaKind::kText, "hi \"you\"\n\xc3\xa9");
-  auto line = acp::ChunkUpdateParamsJson("sess-1", agent::event::MessageUpdate{1, &d, &partial});
+  auto line =
+      acp::ChunkUpdateParamsJson("sess-1", agent::event::MessageUpdate{1, &d, &partial, {}});
   ASSERT_TRUE(line.has_value());
   EXPECT_EQ(
       *line,
       R"({"sessionId":"sess-1","update":{"content":{"text":"hi \"you\"\n\u00e9","type":"text"},)"
       R"("sessionUpdate":"agent_message_chunk"}})");
   agent::StreamDelta t = Delta(agent::DeltaKind::kThinking, "");
-  line = acp::ChunkUpdateParamsJson("s\"", agent::event::MessageUpdate{1, &t, &partial});
+  line = acp::ChunkUpdateParamsJson("s\"", agent::event::MessageUpdate{1, &t, &partial, {}});
   ASSERT_TRUE(line.has_value());
   EXPECT_EQ(*line, R"({"sessionId":"s\"","update":{"content":{"text":"","type":"text"},)"
                    R"("sessionUpdate":"agent_thought_chunk"}})");
@@ -86,7 +87,7 @@ TEST(AcpChunkLine, EveryTextAtItsPlace) {
       for (int n = i % 9; n > 0; --n) text += Pieces()[pick(rng)];
       const std::string sid = i % 2 ? "sess-\"1\"" : "0123abcd";
       agent::StreamDelta d = Delta(kind, text);
-      auto line = acp::ChunkUpdateParamsJson(sid, agent::event::MessageUpdate{1, &d, &partial});
+      auto line = acp::ChunkUpdateParamsJson(sid, agent::event::MessageUpdate{1, &d, &partial, {}});
       ASSERT_TRUE(line.has_value());
       ASSERT_EQ(*line, "{\"sessionId\":" + Quoted(sid) +
                            ",\"update\":{\"content\":{\"text\":" + Quoted(text) +
@@ -102,15 +103,16 @@ TEST(AcpChunkLine, EveryTextAtItsPlace) {
 TEST(AcpChunkLine, OtherEventsHaveNone) {
   agent::Message partial;
   agent::StreamDelta d = Delta(agent::DeltaKind::kToolCallArgs, "{}");
-  EXPECT_FALSE(
-      acp::ChunkUpdateParamsJson("s", agent::event::MessageUpdate{1, &d, &partial}).has_value());
+  EXPECT_FALSE(acp::ChunkUpdateParamsJson("s", agent::event::MessageUpdate{1, &d, &partial, {}})
+                   .has_value());
   agent::StreamDelta start = Delta(agent::DeltaKind::kTextStart, "");
-  EXPECT_FALSE(acp::ChunkUpdateParamsJson("s", agent::event::MessageUpdate{1, &start, &partial})
+  EXPECT_FALSE(acp::ChunkUpdateParamsJson("s", agent::event::MessageUpdate{1, &start, &partial, {}})
                    .has_value());
   EXPECT_FALSE(acp::ChunkUpdateParamsJson("s", agent::event::TurnStart{1}).has_value());
   // A chunk is written one way only: the DOM path has no update for a delta.
   agent::StreamDelta text = Delta(agent::DeltaKind::kText, "x");
-  EXPECT_FALSE(acp::UpdateFromEvent(agent::event::MessageUpdate{1, &text, &partial}).has_value());
+  EXPECT_FALSE(
+      acp::UpdateFromEvent(agent::event::MessageUpdate{1, &text, &partial, {}}).has_value());
 }
 
 TEST(AcpUpdateParams, SessionIdThenTheUpdate) {
@@ -192,7 +194,7 @@ TEST(RpcMessageUpdateLine, GoldenLine) {
   m.timestamp_ms = 1796000000000;
   agent::StreamDelta d = Delta(agent::DeltaKind::kText, "\"x\"");
   d.index = 1;
-  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &m});
+  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &m, {}});
   ASSERT_TRUE(line.has_value());
   EXPECT_EQ(
       *line,
@@ -204,7 +206,7 @@ TEST(RpcMessageUpdateLine, GoldenLine) {
       R"("input":3,"output":2,"totalTokens":5}},"type":"message_update"})");
   d = Delta(agent::DeltaKind::kTextEnd, "");
   d.index = 1;
-  line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &m});
+  line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &m, {}});
   ASSERT_TRUE(line.has_value());
   EXPECT_TRUE(line->starts_with(
       R"({"assistantMessageEvent":{"content":"Hi \"x\"","contentIndex":1,"type":"text_end"},)"))
@@ -288,7 +290,7 @@ TEST(RpcMessageUpdateLine, EveryDeltaKindOfRandomMessages) {
     for (int k = 0; k <= static_cast<int>(agent::DeltaKind::kThinkingEnd); ++k) {
       agent::StreamDelta d = Delta(static_cast<agent::DeltaKind>(k), RandomText(rng, 8));
       d.index = index(rng);
-      auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial});
+      auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial, {}});
       ASSERT_TRUE(line.has_value());
       ASSERT_TRUE(line->ends_with(",\"message\":" + message_json + ",\"type\":\"message_update\"}"))
           << "case " << i << " kind " << k;
@@ -313,7 +315,7 @@ TEST(RpcMessageUpdateLine, LongTextOfEveryByte) {
   partial.content.push_back(agent::ContentBlock::Text(all + all));
   agent::StreamDelta d = Delta(agent::DeltaKind::kText, all);
   d.index = 1;
-  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{3, &d, &partial});
+  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{3, &d, &partial, {}});
   ASSERT_TRUE(line.has_value());
   EXPECT_EQ(*line, "{\"assistantMessageEvent\":{\"contentIndex\":1,\"delta\":" + Quoted(all) +
                        ",\"type\":\"text_delta\"},\"message\":" +
@@ -328,13 +330,13 @@ TEST(RpcMessageUpdateLine, OverTheLimitBecomesAFrameError) {
   partial.content.push_back(
       agent::ContentBlock::Text(std::string(rpc_compat::kMaxFrameBytes, 'a')));
   agent::StreamDelta d = Delta(agent::DeltaKind::kText, "a");
-  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial});
+  auto line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial, {}});
   ASSERT_TRUE(line.has_value());
   EXPECT_EQ(*line,
             R"({"error":"RPC frame exceeded the transport limit","originalType":"message_update",)"
             R"("type":"rpc_frame_error"})");
   partial.content[0].text.resize(rpc_compat::kMaxFrameBytes - 400);
-  line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial});
+  line = rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &d, &partial, {}});
   ASSERT_TRUE(line.has_value());
   EXPECT_LE(line->size() + 1, static_cast<size_t>(rpc_compat::kMaxFrameBytes));
   EXPECT_TRUE(line->starts_with(R"({"assistantMessageEvent":)"));
@@ -344,13 +346,14 @@ TEST(RpcMessageUpdateLine, OtherEventsHaveNone) {
   agent::Message partial;
   partial.role = agent::Role::kAssistant;
   agent::StreamDelta text = Delta(agent::DeltaKind::kText, "x");
-  EXPECT_FALSE(
-      rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &text, nullptr}).has_value());
-  EXPECT_FALSE(
-      rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, nullptr, &partial}).has_value());
+  EXPECT_FALSE(rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, &text, nullptr, {}})
+                   .has_value());
+  EXPECT_FALSE(rpc_compat::MessageUpdateLine(agent::event::MessageUpdate{1, nullptr, &partial, {}})
+                   .has_value());
   EXPECT_FALSE(rpc_compat::MessageUpdateLine(agent::event::TurnStart{1}).has_value());
   // A message_update frame is written one way only: FramesFromEvent makes none.
-  EXPECT_TRUE(rpc_compat::FramesFromEvent(agent::event::MessageUpdate{1, &text, &partial}).empty());
+  EXPECT_TRUE(
+      rpc_compat::FramesFromEvent(agent::event::MessageUpdate{1, &text, &partial, {}}).empty());
 }
 
 TEST(JsonRpcNotifySerialized, SameLineAsNotify) {

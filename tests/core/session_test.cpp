@@ -183,6 +183,7 @@ class SessionTest : public ::testing::Test {
       }
       std::string operator()(const event::TodoReminder&) const { return "todo_reminder"; }
       std::string operator()(const event::TodoAutoClear&) const { return "todo_auto_clear"; }
+      std::string operator()(const event::CompactionSummaryDelta&) const { return ""; }
       std::string operator()(const event::SessionInfoChanged& e) const { return "name:" + e.name; }
       std::string operator()(const event::Warning& e) const { return "warning:" + e.source; }
     };

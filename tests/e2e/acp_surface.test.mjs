@@ -160,6 +160,37 @@ test("a client with every capability: delete, fork, logout, notices, message ids
   assert.equal(agent.wire.problems.length, 2, "the two fork answers are the only lines the stable schema cannot place");
 });
 
+test("live chunks carry the messageId that session/load replays in a new process", { timeout: 60000 }, async (t) => {
+  const ws = workspace(t);
+  const home = tempDir(t, "lousho-e2e-msgid-");
+  const env = { LOUSHO_HOME: home };
+  const first = startAgent(t, { spec: demoSpec, cwd: ws, env });
+  let sessionId;
+  let live;
+  await withBareClient(first, {}, async (ctx, updates) => {
+    ({ sessionId } = await ctx.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] }));
+    await ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read notes.txt" }] });
+    live = updates.filter((u) => ["agent_message_chunk", "agent_thought_chunk"].includes(u.sessionUpdate));
+  });
+  first.child.kill("SIGKILL");
+  await first.exited;
+  assert.ok(live.length > 1, "the demo streams its reply");
+  for (const c of live) assert.match(c.messageId, /^[0-9a-f]{8}$/);
+  // The text of each message as streamed, by id.
+  const byId = (chunks) => {
+    const m = new Map();
+    for (const c of chunks) m.set(c.messageId, (m.get(c.messageId) ?? "") + c.content.text);
+    return m;
+  };
+  const second = startAgent(t, { spec: demoSpec, cwd: ws, env });
+  await withBareClient(second, {}, async (ctx, updates) => {
+    await ctx.request(acp.methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
+    const replayed = updates.filter((u) => ["agent_message_chunk", "agent_thought_chunk"].includes(u.sessionUpdate));
+    assert.deepEqual(byId(replayed), byId(live));
+  });
+  await finishAgent(second);
+});
+
 test("a client that advertises nothing keeps today's rendering", { timeout: 60000 }, async (t) => {
   const ws = workspace(t);
   const agent = startAgent(t, { spec: modelsSpec, cwd: ws });

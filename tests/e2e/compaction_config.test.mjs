@@ -139,7 +139,7 @@ test("config options, /model and /compact with the official SDK", { timeout: 600
   await finishAgent(agent);
 });
 
-test("a client with session.compaction gets compaction_update instead", { timeout: 60000 }, async (t) => {
+test("a client with session.compaction gets compaction_update and the summary as it is written", { timeout: 60000 }, async (t) => {
   const ws = workspace(t);
   const agent = startAgent(t, { spec: modelsSpec, cwd: ws });
   await withBareClient(agent, { session: { compaction: {} } }, async (ctx, events) => {
@@ -151,11 +151,20 @@ test("a client with session.compaction gets compaction_update instead", { timeou
     const mark = events.length;
     const res = await prompt("/compact");
     assert.equal(res.stopReason, "end_turn");
-    const ev = events.slice(mark);
+    const all = events.slice(mark);
+    // The summary streams as compaction_summary_chunks between the start and the end.
+    const pieces = all.filter((u) => u.sessionUpdate === "compaction_summary_chunk");
+    assert.ok(pieces.length > 0, "the summary as it is written");
+    assert.equal(pieces.map((p) => p.content.text).join(""), "SUMMARY: the user greeted the agent.");
+    const first = all.findIndex((u) => u.sessionUpdate === "compaction_summary_chunk");
+    assert.deepEqual(all.slice(first, first + pieces.length), pieces, "one run of chunks");
+    const ev = all.filter((u) => u.sessionUpdate !== "compaction_summary_chunk");
     assert.deepEqual(
       ev.map((u) => `${u.sessionUpdate}:${u.status}`),
       ["compaction_update:in_progress", "compaction_update:completed", "usage_update:undefined"],
     );
+    assert.equal(all[first - 1].sessionUpdate, "compaction_update", "after the start");
+    for (const p of pieces) assert.equal(p.compactionId, ev[0].compactionId);
     assert.equal(ev[0].compactionId, ev[1].compactionId);
     assert.ok(ev[2].used > 0 && ev[2].used < ev[2].size, "the context meter shows what is left");
     assert.deepEqual(ev[1].summary, [{ type: "text", text: "SUMMARY: the user greeted the agent." }]);

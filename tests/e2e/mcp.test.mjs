@@ -208,7 +208,12 @@ test("MCP servers over stdio, streamable HTTP and SSE", { timeout: 180000 }, asy
         c.events.slice(mark).filter((e) => e.sessionId === sid2 && e.update.sessionUpdate === "agent_message_chunk").map((e) => e.update.content.text).join("");
       await waitFor("both notes", () => (notes().match(/is not available/g) ?? []).length === 2, 2 * startTimeoutMs);
       assert.match(notes(), /MCP server 'ghost' is not available: cannot run \/nonexistent\/mcp-server/);
-      assert.match(notes(), new RegExp(`MCP server 'hang' is not available: did not start within ${startTimeoutMs} ms`));
+      // The start budget ends, or (on a busy machine, where starting the process took some of it)
+      // the initialize request's share of it, whichever is seen first: both say the same.
+      assert.match(
+        notes(),
+        new RegExp(`MCP server 'hang' is not available: did not (start within ${startTimeoutMs}|answer initialize within \\d+) ms`),
+      );
       // The spec's server works in this session: its own process.
       const { res, error } = await c.prompt(sid2, "mcp sum please");
       assert.equal(error, undefined, error?.message);

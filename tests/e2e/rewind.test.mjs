@@ -38,8 +38,9 @@ const snapshot = (repo) =>
   );
 
 // Three edits (write, edit, a new file) and one bash command that changes, removes and adds.
-function rewindSpec(t) {
+function rewindSpec(t, extra = {}) {
   return writeAgentSpec(tempDir(t, "lousho-e2e-rewind-spec-"), {
+    ...extra,
     name: "rewinder",
     model: "script/rw",
     tools: ["read", "write", "edit", "bash"],
@@ -189,6 +190,32 @@ test("RPC: branch with restoreFiles restores the files; without it they stay", {
   assert.equal(res.data.text, "change the files");
   assert.equal(res.data.restoredFiles.length, 6, JSON.stringify(res.data));
   assert.deepEqual(snapshot(repo), before);
+  await host.finish();
+});
+
+test("RPC: what hooks change is rewound with the prompt that ran them", { timeout: 90000 }, async (t) => {
+  const repo = makeRepo(t);
+  const home = tempDir(t, "lousho-e2e-rewind-home-");
+  const before = snapshot(repo);
+  // The rewinder, plus a prompt hook that adds a line to prompts.txt (a file git does not know
+  // yet) and a hook after each write that adds a line to a.txt.
+  const withHooks = rewindSpec(t, {
+    hooks: {
+      UserPromptSubmit: [{ hooks: [{ type: "command", command: "cat >/dev/null; echo P >> prompts.txt" }] }],
+      PostToolUse: [{ matcher: "write", hooks: [{ type: "command", command: "cat >/dev/null; echo H >> a.txt" }] }],
+    },
+  });
+  const host = new RpcHost(t, { spec: withHooks, cwd: repo, env: { LOUSHO_HOME: home } });
+  await host.waitFor((f) => f.type === "ready", "ready");
+  await host.prompt("hello");
+  assert.equal(fs.readFileSync(path.join(repo, "prompts.txt"), "utf8"), "P\n");
+  await host.prompt("change the files");
+  assert.equal(fs.readFileSync(path.join(repo, "prompts.txt"), "utf8"), "P\nP\n");
+  assert.equal(fs.readFileSync(path.join(repo, "a.txt"), "utf8"), "A1\nH\nH\n");
+  await host.prompt("/rewind");
+  // Back to before "change the files": what its hooks and tools did is undone, what the first
+  // prompt's hook did stays.
+  assert.deepEqual(snapshot(repo), { ...before, "prompts.txt": "P\n" });
   await host.finish();
 });
 

@@ -58,7 +58,7 @@ class HookRunnerTest : public ::testing::Test {
     spec_.groups.push_back(std::move(g));
   }
   std::unique_ptr<HookRunner> Make() {
-    return std::make_unique<HookRunner>(spec_, HookPlace{"s1", dir_, "/tmp/s1.jsonl"},
+    return std::make_unique<HookRunner>(spec_, HookPlace{"s1", dir_, "/tmp/s1.jsonl", nullptr, {}},
                                         [this](const event::Warning& w) { told_.push_back(w); });
   }
   Json::Value Args(const std::string& command) {
@@ -207,7 +207,7 @@ TEST_F(HookRunnerTest, AHookThatCannotStartIsToldAndSkipped) {
   spec_.project = false;
   Add(HookEvent::kPreToolUse, "", "true");
   auto hooks =
-      std::make_unique<HookRunner>(spec_, HookPlace{"s1", dir_ / "missing", ""},
+      std::make_unique<HookRunner>(spec_, HookPlace{"s1", dir_ / "missing", "", nullptr, {}},
                                    [this](const event::Warning& w) { told_.push_back(w); });
   EXPECT_EQ(hooks->BeforeTool("bash", "c", Args("ls"), CancelToken()).decision,
             HookDecision::kNone);

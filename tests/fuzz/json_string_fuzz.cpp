@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool thinking = size % 2 != 0;
   d.kind = thinking ? lousho::agent::DeltaKind::kThinking : lousho::agent::DeltaKind::kText;
   d.text = s;
-  lousho::agent::Event e = lousho::agent::event::MessageUpdate{1, &d, &partial};
+  lousho::agent::Event e = lousho::agent::event::MessageUpdate{1, &d, &partial, {}};
   auto params = lousho::acp::ChunkUpdateParamsJson("sid", e);
   const std::string want = std::string(R"({"sessionId":"sid","update":{"content":{"text":)") +
                            fast + R"(,"type":"text"},"sessionUpdate":")" +
