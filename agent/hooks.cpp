@@ -242,6 +242,7 @@ void HookRunner::RunOne(const Hook& hook, const Json::Value& input, const Cancel
   so.timeout_ms = hook.command.timeout_ms > 0 ? hook.command.timeout_ms : default_timeout_ms_;
   if (cap_ms > 0) so.timeout_ms = std::min(so.timeout_ms, cap_ms);
   so.cancel = cancel;
+  so.sandbox = place_.sandbox;
   Result<SubprocessResult> r = RunSubprocess(so);
   if (!r.ok()) return Fail(hook, r.error().message);
   if (r->cancelled) {

@@ -20,6 +20,7 @@
 #include "core/content.h"
 #include "core/events.h"
 #include "support/cancel.h"
+#include "support/sandbox.h"
 
 namespace lousho {
 class Regex;
@@ -49,6 +50,8 @@ struct HookPlace {
   std::string session_id;
   std::filesystem::path cwd;  // the hooks' working folder and LOUSHO_PROJECT_DIR
   std::string session_file;   // sent as transcript_path; may be empty
+  // [sandbox] The hooks' kernel sandbox; null: not confined.
+  std::shared_ptr<const SandboxPolicy> sandbox;
 };
 
 // How a hook's failure or message reaches the user (the session's warning event).
