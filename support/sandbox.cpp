@@ -435,7 +435,9 @@ std::string DeniedPathIn(std::string_view line) {
   bool marked = false;
   for (const char* m : kMarks) marked = marked || line.find(m) != std::string_view::npos;
   if (!marked) return "";
-  // The first absolute or relative path-looking word, quotes and colons stripped.
+  // The last absolute path in the line, quotes and colons stripped ("/bin/bash: line 1: /x:
+  // Permission denied" names /x).
+  std::string found;
   size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\'' || line[i] == '"' ||
@@ -445,10 +447,10 @@ std::string DeniedPathIn(std::string_view line) {
     while (j < line.size() && line[j] != ' ' && line[j] != '\'' && line[j] != '"' && line[j] != ':')
       ++j;
     std::string_view word = line.substr(i, j - i);
-    if (!word.empty() && word[0] == '/') return std::string(word);
+    if (!word.empty() && word[0] == '/') found = std::string(word);
     i = j + 1;
   }
-  return "";
+  return found;
 }
 
 bool InsideAny(const std::string& path, const std::vector<std::string>& dirs) {

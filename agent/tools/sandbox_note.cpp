@@ -26,7 +26,11 @@ std::string SandboxDenialNote(const ToolContext& ctx, const std::string& output,
 }
 
 ToolOutput WithSandboxNote(ToolOutput out, const std::string& note) {
-  if (!note.empty()) out.content.push_back(ContentBlock::Text(note));
+  if (note.empty()) return out;
+  if (!out.content.empty() && out.content.back().type == BlockType::kText)
+    out.content.back().text += "\n\n" + note;
+  else
+    out.content.push_back(ContentBlock::Text(note));
   return out;
 }
 
