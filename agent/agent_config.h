@@ -74,6 +74,8 @@ struct AgentConfig {
   config::McpSettings mcp;
   // The spec's hooks; each session adds its project's (agent/hooks.h).
   config::HooksSpec hooks;
+  // The spec's `sandbox:` with `--sandbox` applied (agent/sandbox_guard.h).
+  config::SandboxSpec sandbox;
 };
 
 // What a door may know of an agent: it never calls a provider or a tool itself.

@@ -243,6 +243,7 @@ void HookRunner::RunOne(const Hook& hook, const Json::Value& input, const Cancel
   so.timeout_ms = hook.command.timeout_ms > 0 ? hook.command.timeout_ms : default_timeout_ms_;
   if (cap_ms > 0) so.timeout_ms = std::min(so.timeout_ms, cap_ms);
   so.cancel = cancel;
+  so.sandbox = place_.sandbox;
   // [rewind] What the hook changes in a git work tree is kept like a command's.
   CommandSnapshot snapshot =
       place_.checkpoints != nullptr && place_.change_entry

@@ -21,6 +21,7 @@
 #include "core/content.h"
 #include "core/events.h"
 #include "support/cancel.h"
+#include "support/sandbox.h"
 
 namespace lousho {
 class Regex;
@@ -54,6 +55,8 @@ struct HookPlace {
   // hook, as around a command), under the entry `change_entry` names; none: not kept.
   CheckpointStore* checkpoints = nullptr;
   std::function<std::string()> change_entry;
+  // [sandbox] The hooks' kernel sandbox; null: not confined.
+  std::shared_ptr<const SandboxPolicy> sandbox;
 };
 
 // How a hook's failure or message reaches the user (the session's warning event).

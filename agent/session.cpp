@@ -7,6 +7,7 @@
 #include "agent/outbox.h"
 #include "agent/recorder.h"
 #include "agent/rule_watch.h"
+#include "agent/sandbox_guard.h"
 #include "agent/tool_runner.h"
 #include "agent/tools/skill_tool.h"
 #include "agent/turn_gate.h"
@@ -47,6 +48,10 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   // [rewind] The checkpoints live beside the session file (in memory without one).
   checkpoints_ = std::make_unique<CheckpointStore>(
       info_.session_file.empty() ? fs::path() : CheckpointDirFor(info_.session_file));
+  // [sandbox] The commands' kernel sandbox, from the spec and the session's folders.
+  sandbox_ =
+      std::make_unique<SandboxGuard>(agent_->sandbox, SandboxPlaceOf(info_.cwd, info_.roots));
+  if (agent_->sandbox.mcp) info_.mcp_sandbox = sandbox_->HookPolicy();
   rewinder_ = std::make_unique<Rewinder>(*recorder_, *gate_, checkpoints_.get(), options_.services,
                                          info_.id);
   branching_ = std::make_unique<Branching>(mu_, *recorder_, *notices_, *gate_, rewinder_.get());
@@ -59,7 +64,8 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
       std::make_unique<Compactor>(agent_, *emitter_, *recorder_, *selection_, *transcript_, *gate_);
   calls_ = std::make_unique<ToolCallRunner>(
       ToolRunParts{*tools_, *selection_, *todos_, *queues_, *rules_, *emitter_, *recorder_},
-      ToolRunPlace{info_.id, info_.cwd, info_.roots, options_.services, checkpoints_.get()},
+      ToolRunPlace{info_.id, info_.cwd, info_.roots, options_.services, checkpoints_.get(),
+                   sandbox_.get()},
       agent_->permission_rules);
   runner_ = std::make_unique<TurnRunner>(
       TurnParts{*selection_, *tools_, *queues_, *todos_, *branching_, *transcript_, *compactor_,
@@ -71,7 +77,7 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   hooks_ = std::make_unique<HookRunner>(
       agent_->hooks,
       HookPlace{info_.id, info_.cwd, info_.session_file, checkpoints_.get(),
-                [r = runner_.get()] { return r->ChangeEntry(); }},
+                [r = runner_.get()] { return r->ChangeEntry(); }, sandbox_->HookPolicy()},
       [e = emitter_.get()](const event::Warning& w) { e->Emit(w); });
   calls_->UseHooks(hooks_.get());
   runner_->UseHooks(hooks_.get());

@@ -40,6 +40,7 @@ class NoticeBoard;
 class Recorder;
 class Rewinder;
 class RuleWatch;
+class SandboxGuard;
 class ToolCallRunner;
 class TurnGate;
 class TurnRunner;
@@ -86,6 +87,8 @@ struct SessionInfo {
   std::vector<config::SlashCommand> commands;
   std::vector<skills::Skill> skills;
   std::vector<std::string> skill_notices;
+  // [sandbox] The sandbox its stdio MCP servers run in (the spec's `sandbox.mcp`); null: none.
+  std::shared_ptr<const SandboxPolicy> mcp_sandbox;
 };
 
 // Thread-safe: every public method (and every part's) may be called from any thread, unless a
@@ -149,6 +152,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<ToolSet> tools_;
   std::unique_ptr<InputQueues> queues_;
   std::unique_ptr<CheckpointStore> checkpoints_;  // [rewind] beside the session file
+  std::unique_ptr<SandboxGuard> sandbox_;         // [sandbox] the commands' confinement
   std::unique_ptr<Rewinder> rewinder_;
   std::unique_ptr<Branching> branching_;
   std::unique_ptr<Transcript> transcript_;

@@ -10,6 +10,7 @@
 #include "agent/outbox.h"
 #include "agent/recorder.h"
 #include "agent/rule_watch.h"
+#include "agent/sandbox_guard.h"
 #include "agent/selection.h"
 #include "agent/todo_tracker.h"
 #include "agent/toolset.h"
@@ -82,6 +83,7 @@ ToolContext ToolCallRunner::MakeContext(const CancelToken& cancel) {
   ctx.session_id = place_.session_id;
   ctx.cwd = place_.cwd;
   ctx.roots = place_.roots;
+  if (place_.sandbox != nullptr) ctx.sandbox = place_.sandbox->PolicyFor(parts_.selection.mode());
   ctx.cancel = cancel;
   ctx.services = place_.services;
   ctx.plan = parts_.todos.plan();
@@ -222,6 +224,20 @@ std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& cal
              t);
     return true;
   }
+  // [sandbox] "sandbox": "off" asks in every mode unless the spec opts out (agent/sandbox_guard.h).
+  const OutsideSandbox outside =
+      place_.sandbox != nullptr
+          ? place_.sandbox->Outside(*run.tool, call.arguments, parts_.selection.mode())
+          : OutsideSandbox();
+  if (!outside.refusal.empty()) {
+    Complete(run, ToolOutput::Error(outside.refusal), t);
+    return true;
+  }
+  if (outside.wanted) run.ctx.sandbox.reset();
+  if (outside.asks) run.shown.title = outside.title;
+  verdict.action = outside.asks      ? PermissionAction::kAsk
+                   : outside.allowed ? PermissionAction::kAllow
+                                     : verdict.action;
   if (verdict.action != PermissionAction::kAsk) return std::nullopt;
   switch (Ask(run, call, t.cancel)) {
     case PermissionDecision::kCancelled:
@@ -235,7 +251,10 @@ std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& cal
       Complete(run, ToolOutput::Error("The user rejected this tool call."), t);
       return true;
     case PermissionDecision::kAllowAlways:
-      policy_.RememberAnswer(*run.tool, call.arguments, PermissionAction::kAllow);
+      if (outside.asks)
+        place_.sandbox->RememberOutside(*run.tool, call.arguments);
+      else
+        policy_.RememberAnswer(*run.tool, call.arguments, PermissionAction::kAllow);
       break;
     case PermissionDecision::kAllowOnce:
       break;
@@ -262,6 +281,9 @@ ToolOutput ToolCallRunner::Execute(CallRun& run, const ContentBlock& call, Turn&
   run.ctx.on_progress = [&](const std::string& note) {
     emitter.Emit(event::ToolExecutionUpdate{t.step, &run.shown, Phase::kProgress, "", note, ""});
   };
+  if (place_.sandbox != nullptr && run.tool->kind() == ToolKind::kExecute)
+    if (std::string notice = place_.sandbox->TakeNotice(); !notice.empty())
+      emitter.Emit(event::Warning{"sandbox", notice, "Sandbox", false});
   // [rewind] A command's changes are seen as the working tree's before and after.
   CommandSnapshot snapshot =
       run.tool->kind() == ToolKind::kExecute

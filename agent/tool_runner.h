@@ -21,6 +21,7 @@ class Emitter;
 class InputQueues;
 class Recorder;
 class RuleWatch;
+class SandboxGuard;
 class Selection;
 class TodoTracker;
 class ToolSet;
@@ -33,6 +34,7 @@ struct ToolRunPlace {
   std::vector<std::filesystem::path> roots;  // roots[0] == cwd
   ClientServices services;
   CheckpointStore* checkpoints = nullptr;  // [rewind] files kept before a call changes them
+  SandboxGuard* sandbox = nullptr;         // [sandbox] commands' confinement; null: none
 };
 
 // The parts a call touches. All outlive the runner.

@@ -30,6 +30,7 @@ struct AcpOptions {
   bool print_agent = false;
   bool setup = false;
   std::string model;
+  std::string sandbox;  // --sandbox
   std::string record;
   size_t max_line = 64u << 20;
   size_t max_sessions = 0;  // 0: the default, from the open-file limit
@@ -106,8 +107,10 @@ int RunAcp(const AcpOptions& o) {
   const std::string cwd = CurrentDir();
   const config::AgentChoice choice =
       config::ChooseAgent(o.spec_path.empty() ? o.agent_option : o.spec_path, ProcessEnv, cwd);
-  host::SessionHost host(
-      host::MakeHostOptions(choice, o.model, o.session_dir, o.no_session, ProcessEnv));
+  host::HostOptions host_options =
+      host::MakeHostOptions(choice, o.model, o.session_dir, o.no_session, ProcessEnv);
+  host_options.sandbox_flag = o.sandbox;
+  host::SessionHost host(std::move(host_options));
   Status loaded = host.Load();
   // Named: the caller sees the exit and stderr. Found: an editor started lousho and shows only
   // what comes over the protocol, so the server starts and each new session says what is wrong.
@@ -115,6 +118,7 @@ int RunAcp(const AcpOptions& o) {
   if (!loaded.ok() && (named || o.print_agent)) return Fail(loaded.error());
   if (o.print_agent) {
     PrintAgent(host.loaded());
+    std::printf("%s\n", config::DescribeSandbox(host.agent()->sandbox).c_str());  // [sandbox]
     PrintContextReport(host, cwd, false);
     return 0;
   }
@@ -171,6 +175,9 @@ Subcommand AddAcpCommand(CLI::App& app) {
   acp->add_flag("--setup", o->setup,
                 "run the interactive model-access setup (as `lousho setup`), then exit");
   acp->add_option("--model", o->model, "override the spec's model (provider/model)");
+  acp->add_option("--sandbox", o->sandbox,
+                  "commands' kernel sandbox: workspace-write, read-only or off, optionally "
+                  "with ,network=off (overrides the spec's `sandbox:`)");
   acp->add_option("--record", o->record, "mirror every protocol line in (>) and out (<) to FILE");
   acp->add_option("--cleanup-timeout-ms", o->cleanup_timeout_ms,
                   "how long a clean-up call to the editor (terminal/kill, output, release) may "

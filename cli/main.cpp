@@ -3,13 +3,20 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include "cli/command.h"
 #include "support/log.h"
 #include "support/posix.h"
+#include "support/sandbox.h"
 
 int main(int argc, char** argv) {
+  // [sandbox] The launcher of confined commands in an editor's terminal (support/sandbox.h):
+  // first, so the command inherits none of lousho's own settings (SIGPIPE ignored, the raised
+  // open-file limit).
+  if (argc > 1 && std::string_view(argv[1]) == "sandbox-exec")
+    return lousho::RunSandboxLauncher(argc - 1, argv + 1);
   // A closed stdout must not kill us mid-turn; writes just fail.
   signal(SIGPIPE, SIG_IGN);
   // Before any thread: every open session holds descriptors (both doors; commands get the

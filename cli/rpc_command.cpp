@@ -29,6 +29,7 @@ struct RpcOptions {
   std::string mode;
   std::string agent;
   std::string model;
+  std::string sandbox;  // --sandbox
   std::string session;
   bool continue_session = false;
   bool no_session = false;
@@ -108,8 +109,11 @@ int RunRpc(const RpcOptions& o) {
 
   auto path = AgentPath(o.agent);
   if (!path.ok()) return Fail(path.error());
-  host::SessionHost host(host::MakeHostOptions({config::AgentSource::kArgument, *path, "--agent"},
-                                               o.model, o.session_dir, o.no_session, ProcessEnv));
+  host::HostOptions host_options =
+      host::MakeHostOptions({config::AgentSource::kArgument, *path, "--agent"}, o.model,
+                            o.session_dir, o.no_session, ProcessEnv);
+  host_options.sandbox_flag = o.sandbox;
+  host::SessionHost host(std::move(host_options));
   if (Status loaded = host.Load(); !loaded.ok()) return Fail(loaded.error());
   const agent::LoadedAgent agent = host.loaded();
   if (agent.agent->provider_error)
@@ -150,6 +154,9 @@ int RunRpcModeIfSelected(int argc, char** argv) {
                  "agent spec (default: $XDG_CONFIG_HOME/lousho/agent.yaml, then "
                  "~/.config/lousho/agent.yaml)");
   app.add_option("--model", o->model, "override the spec's model (provider/model)");
+  app.add_option("--sandbox", o->sandbox,
+                 "commands' kernel sandbox: workspace-write, read-only or off, optionally with "
+                 ",network=off (overrides the spec's `sandbox:`)");
   app.add_option("--session", o->session, "continue this session file");
   app.add_flag("-c,--continue", o->continue_session,
                "continue the newest session of the working directory");

@@ -362,12 +362,15 @@ ProviderSettings ParseProvider(const Ctx& ctx, const std::string& name, const YA
   return p;
 }
 
+// clang-format off
 const std::vector<std::string> kTopKeys = {
     "name",        "description", "model",      "instructions", "instructionsFile",
     "thinking",    "tools",       "maxSteps",   "limits",       "permissions",
     "mode",        "roots",       "rules",      "providers",    "commands",
     "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
-    "mcp_servers", "mcp",         "skills",     "hooks",        "context"};
+    "mcp_servers", "mcp",         "skills",     "hooks",        "context",
+    "sandbox",     "sandbox_required"};
+// clang-format on
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
 
@@ -907,6 +910,13 @@ void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& 
   if (root["mcp"]) spec.mcp = ParseMcpSettings(ctx, root["mcp"]);
   if (root["hooks"]) spec.hooks = ParseHooks(ctx, root["hooks"]);
   if (root["context"]) spec.context = ParseContext(ctx, root["context"]);
+  if (const YAML::Node& sb = root["sandbox"]) {
+    Result<SandboxSpec> parsed = ParseSandboxSpec(ToJson(sb));
+    if (!parsed.ok()) ctx.Fail(sb, parsed.error().message);
+    spec.sandbox = std::move(*parsed);
+  }
+  if (root["sandbox_required"])
+    spec.sandbox.required = Bool(ctx, root["sandbox_required"], "sandbox_required");
 }
 
 bool HasScript(const AgentSpec& spec, const std::string& name) {

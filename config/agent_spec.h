@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "config/hooks_spec.h"
 #include "config/provider_settings.h"
+#include "config/sandbox_spec.h"
 #include "support/status.h"
 
 namespace lousho::config {
@@ -103,6 +105,8 @@ struct McpServerSpec {
   std::string cwd;  // stdio; empty: the session's folder
   std::string url;  // http, sse
   std::vector<std::pair<std::string, std::string>> headers;
+  // stdio: the sandbox the server runs in (set by the host when `sandbox.mcp` is on); null: none.
+  std::shared_ptr<const SandboxPolicy> sandbox;
 };
 
 // How long MCP servers may take, and how often a dead one is started again.
@@ -158,6 +162,7 @@ struct AgentSpec {
   McpSettings mcp;
   HooksSpec hooks;  // `hooks:` (see docs/agent-spec.md, "Hooks")
   ContextSpec context;
+  SandboxSpec sandbox;  // `sandbox:` (see docs/agent-spec.md, "Sandbox")
 };
 
 struct LoadOptions {

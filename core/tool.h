@@ -11,6 +11,7 @@
 #include "core/client_services.h"
 #include "core/content.h"
 #include "support/cancel.h"
+#include "support/sandbox.h"
 #include "support/status.h"
 
 namespace lousho::agent {
@@ -58,6 +59,8 @@ struct ToolContext {
   // session's checkpoints keep what it holds now (agent/checkpoints.h). `after`: the content
   // about to be written (null: not known). May be empty.
   std::function<void(const std::filesystem::path& path, const std::string* after)> before_change;
+  // The kernel sandbox the call's commands run in (support/sandbox.h); null: not confined.
+  std::shared_ptr<const SandboxPolicy> sandbox;
 };
 
 // A resource a tool result points to or embeds (MCP `resource_link` / `resource`), for the

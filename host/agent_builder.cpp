@@ -128,6 +128,7 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   agent->mcp_servers = spec.mcp_servers;
   agent->mcp = spec.mcp;
   agent->hooks = spec.hooks;
+  agent->sandbox = spec.sandbox;
   const size_t slash = spec.model.find('/');
   const std::string provider_name = spec.model.substr(0, slash);
   const std::string model_id = slash == std::string::npos ? "" : spec.model.substr(slash + 1);

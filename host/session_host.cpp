@@ -109,6 +109,12 @@ SessionHost::SessionHost(HostOptions options) : options_(std::move(options)) {
 Status SessionHost::Load() {
   auto loaded = agent::LoadAgent(options_.choice, options_.model_override, options_.env);
   if (!loaded.ok()) return loaded.error();
+  if (!options_.sandbox_flag.empty()) {  // [sandbox] --sandbox over the spec's `sandbox:`
+    auto flagged = std::make_shared<agent::AgentConfig>(*loaded->agent);
+    Status applied = config::ApplySandboxFlag(options_.sandbox_flag, &flagged->sandbox);
+    if (!applied.ok()) return applied.error();
+    loaded->agent = std::move(flagged);
+  }
   std::vector<ModelOffer> models = OffersOf(*loaded);
   auto store = StoreFor(options_, *loaded->agent);
   std::lock_guard<std::mutex> lock(mu_);
@@ -261,7 +267,10 @@ std::vector<agent::mcp::ServerStatus> AttachMcpServers(
     agent::Session& session, const std::vector<config::McpServerSpec>& specs,
     const agent::mcp::StartOptions& options) {
   if (specs.empty()) return {};
-  auto servers = agent::mcp::McpServers::Start(specs, options);
+  // [sandbox] stdio servers run in the session's sandbox when the spec says so.
+  std::vector<config::McpServerSpec> confined = specs;
+  for (config::McpServerSpec& s : confined) s.sandbox = session.info().mcp_sandbox;
+  auto servers = agent::mcp::McpServers::Start(confined, options);
   std::vector<agent::mcp::ServerStatus> status = servers->status();
   session.tools().AddSource(servers);
   return status;

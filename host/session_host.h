@@ -49,6 +49,7 @@ struct HostOptions {
   std::string session_dir;     // --session-dir; empty: the spec's sessionDir, then the default
   bool no_session = false;     // --no-session: nothing is saved, nothing listed
   bool test_ids = false;       // LOUSHO_TEST_MODE=1: session ids sess-1, sess-2, ...
+  std::string sandbox_flag;    // --sandbox (config::ApplySandboxFlag); empty: the spec's
 };
 
 // A door's options for `choice`, with the environment `env` (test ids when it sets

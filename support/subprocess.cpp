@@ -264,7 +264,11 @@ struct KeeperPlan {
   int stat_w;     // to the caller: the command's pid, then its wait status
   int ctl_r;      // from the caller: 'T' end the tree gracefully, 'K' kill it; EOF as 'T'
   long grace_ms;
+  const SandboxPlan* sandbox;  // null: not confined
 };
+
+// Sent instead of a plain errno when the sandbox could not be applied.
+constexpr int kSandboxErrnoFlag = 1 << 20;
 
 [[noreturn]] void ExecCommand(const KeeperPlan& plan) {
   // Signals are still blocked (see RunKeeper): the keeper's handlers must not run here.
@@ -280,6 +284,8 @@ struct KeeperPlan {
   int err = 0;
   if (plan.cwd != nullptr && chdir(plan.cwd) != 0) {
     err = errno;
+  } else if (int refused = plan.sandbox != nullptr ? plan.sandbox->Apply() : 0; refused != 0) {
+    err = refused | kSandboxErrnoFlag;
   } else {
     for (const auto& c : *plan.candidates) {
       execve(c.c_str(), plan.argv, plan.envp);
@@ -310,8 +316,11 @@ void SettleKeeperDescriptors(KeeperPlan* plan) {
                 plan->stat_w,
                 plan->ctl_r,
                 plan->in_r >= 0 ? plan->in_r : plan->out_w,
-                plan->err_out_w >= 0 ? plan->err_out_w : plan->out_w};
-  CloseOtherFds(keep, 6);
+                plan->err_out_w >= 0 ? plan->err_out_w : plan->out_w,
+                plan->sandbox != nullptr && plan->sandbox->ruleset_fd() >= 0
+                    ? plan->sandbox->ruleset_fd()
+                    : plan->out_w};
+  CloseOtherFds(keep, 7);
 }
 
 // SIGCHLD and SIGTERM arrive on a self-pipe (its read end returned), the terminal's signals are
@@ -496,7 +505,20 @@ struct ExecPrep {
   std::vector<char*> envp;
   // PATH search in the child without execvpe's allocations: each candidate is tried in turn.
   std::vector<std::string> candidates;
+  std::unique_ptr<SandboxPlan> sandbox;  // null: not confined
+  std::optional<Error> sandbox_error;    // the sandbox was asked for and cannot be had
 };
+
+void PrepareSandbox(const std::shared_ptr<const SandboxPolicy>& policy, ExecPrep* prep) {
+  if (!policy || !policy->active()) return;
+  auto plan = SandboxPlan::Prepare(*policy);
+  if (plan.ok()) {
+    prep->sandbox = std::move(*plan);
+  } else {
+    prep->sandbox_error =
+        MakeError(ErrorCode::kSubprocess, "cannot confine the command: " + plan.error().message);
+  }
+}
 
 void PrepareExec(const std::vector<std::string>& args,
                  const std::vector<std::pair<std::string, std::string>>& env, ExecPrep* prep) {
@@ -544,6 +566,7 @@ struct Keeper {
 // the keeper has them). Returns once the command has been exec'd, or the reason it was not.
 Status StartKeeper(const std::vector<std::string>& args, const ExecPrep& prep, const char* cwd,
                    long grace_ms, int out_w, int in_r, int err_out_w, Keeper* k) {
+  if (prep.sandbox_error) return Status(*prep.sandbox_error);
   Fd err_r, err_w, stat_w;
   if (!MakePipe(&err_r, &err_w) || !MakePipe(&k->stat_r, &stat_w) ||
       !MakePipe(&k->ctl_r, &k->ctl_w))
@@ -559,7 +582,8 @@ Status StartKeeper(const std::vector<std::string>& args, const ExecPrep& prep, c
                   err_w.get(),
                   stat_w.get(),
                   k->ctl_r.get(),
-                  std::max(0L, grace_ms)};
+                  std::max(0L, grace_ms),
+                  prep.sandbox.get()};
   // No signal may reach the keeper before it has replaced lousho's handlers with its own.
   sigset_t all, old;
   sigfillset(&all);
@@ -585,6 +609,9 @@ Status StartKeeper(const std::vector<std::string>& args, const ExecPrep& prep, c
     k->pid = -1;
     const std::string& prog = args[0];
     if (got != sizeof exec_errno) return MakeError(ErrorCode::kSubprocess, "cannot start " + prog);
+    if ((exec_errno & kSandboxErrnoFlag) != 0)
+      return MakeError(ErrorCode::kSubprocess, "cannot confine " + prog + " in the sandbox: " +
+                                                   std::strerror(exec_errno & ~kSandboxErrnoFlag));
     std::string what = cwd && exec_errno == ENOENT && access(cwd, F_OK) != 0
                            ? std::string("cannot enter ") + cwd
                            : "cannot run " + prog;
@@ -789,6 +816,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
   ExecPrep prep;
   PrepareExec(options.argv, options.env, &prep);
+  PrepareSandbox(options.sandbox, &prep);
 
   Fd out_r, out_w, err_r, err_w, in_r;
   if (options.separate_stderr && !MakePipe(&err_r, &err_w))
@@ -841,6 +869,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessOptions& 
   if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
   ExecPrep prep;
   PrepareExec(options.argv, options.env, &prep);
+  PrepareSandbox(options.sandbox, &prep);
   Fd in_r, in_w, out_r, out_w, err_r, err_w, wake_r, wake_w, stdin_wake_r, stdin_wake_w;
   if (!MakePipe(&in_r, &in_w) || !MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w) ||
       !MakePipe(&wake_r, &wake_w) || !MakePipe(&stdin_wake_r, &stdin_wake_w))

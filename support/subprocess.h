@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "support/cancel.h"
+#include "support/sandbox.h"
 #include "support/status.h"
 
 namespace lousho {
@@ -57,6 +58,10 @@ struct SubprocessOptions {
   // caller that holds output back (a throttled live view) can hand it on without a thread.
   long tick_ms = 0;
   std::function<void()> on_tick;
+  // The kernel sandbox of the command and everything it starts (support/sandbox.h), applied in
+  // the forked child before exec; null or off: not confined. When it cannot be applied the
+  // command does not run (the error says why).
+  std::shared_ptr<const SandboxPolicy> sandbox;
 };
 
 struct SubprocessResult {
@@ -88,6 +93,7 @@ struct ProcessOptions {
   size_t stderr_tail_bytes = 16384;
   // Bytes that may wait for the command to read its stdin; WriteStdin refuses more.
   size_t stdin_queue_bytes = size_t{16} << 20;
+  std::shared_ptr<const SandboxPolicy> sandbox;  // as SubprocessOptions::sandbox
 };
 
 // Owns the child's pipes, a thread that collects its stderr and one that writes its stdin.

@@ -86,6 +86,7 @@ Result<std::unique_ptr<McpLineTransport>> OpenSpecTransport(const config::McpSer
       po.argv.insert(po.argv.end(), spec.args.begin(), spec.args.end());
       po.env = spec.env;
       po.cwd = spec.cwd.empty() ? options.cwd : spec.cwd;
+      po.sandbox = spec.sandbox;  // [sandbox] set by the host when the spec says so
       auto proc = ChildProcess::Start(po);
       if (!proc.ok()) return MakeError(ErrorCode::kMcpServer, proc.error().message);
       return std::unique_ptr<McpLineTransport>(new StdioTransport(std::move(*proc), spec.name));

@@ -10,6 +10,7 @@
 
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/live_output.h"
+#include "agent/tools/sandbox_note.h"
 #include "agent/tools/tool_util.h"
 #include "support/posix.h"
 #include "support/subprocess.h"
@@ -35,9 +36,10 @@ class BashTool : public Tool {
   Json::Value parameters() const override {
     Json::Value timeout = PropSchema("number", "Timeout in seconds (optional)");
     timeout["minimum"] = 1;
-    return ObjectSchema(
-        {{"command", PropSchema("string", "The bash command to run")}, {"timeout", timeout}},
-        {"command"});
+    return ObjectSchema({{"command", PropSchema("string", "The bash command to run")},
+                         {"timeout", timeout},
+                         {"sandbox", SandboxOffSchema()}},  // [sandbox] tools/sandbox_note.h
+                        {"command"});
   }
   ToolKind kind() const override { return ToolKind::kExecute; }
   bool read_only() const override { return false; }
@@ -80,6 +82,7 @@ class BashTool : public Tool {
     so.timeout_ms = timeout_s * 1000;
     so.kill_grace_ms = options_.kill_grace_ms;
     so.cancel = ctx.cancel;
+    so.sandbox = ctx.sandbox;  // [sandbox]
     // The output so far goes to the editor while the command runs, throttled and cut to the
     // tail the model would see; the result is read from the runner's own copy.
     std::optional<LiveOutput> live;
@@ -101,13 +104,15 @@ class BashTool : public Tool {
     if (r->signal) o.signal = SignalName(*r->signal);
     o.timed_out = r->timed_out;
     o.cancelled = r->cancelled;
-    return Finish(std::move(o), timeout_s, "");
+    const std::string denial = SandboxDenialNote(ctx, o.output, o.exit_code);  // [sandbox]
+    return WithSandboxNote(Finish(std::move(o), timeout_s, ""), denial);
   }
 
   ToolOutput RunInTerminal(const std::string& command, long timeout_s, ToolContext& ctx) {
     TerminalRequest req;
     req.command = "/bin/bash";
     req.args = {"-c", command};
+    ConfineTerminalRequest(ctx, &req);  // [sandbox] through `lousho sandbox-exec`
     req.cwd = ctx.cwd.string();
     req.output_byte_limit = static_cast<long long>(options_.max_output_bytes);
     auto created = ctx.services.terminals->CreateTerminal(ctx.session_id, req, ctx.cancel);
@@ -162,7 +167,8 @@ class BashTool : public Tool {
       o.signal = status->signal.value_or("");
     }
     if (!exit.ok() && !o.timed_out && !o.cancelled) wait_error = exit.error().message;
-    ToolOutput out = Finish(std::move(o), timeout_s, wait_error);
+    const std::string denial = SandboxDenialNote(ctx, o.output, o.exit_code);  // [sandbox]
+    ToolOutput out = WithSandboxNote(Finish(std::move(o), timeout_s, wait_error), denial);
     out.terminal_id = id;
     out.details["terminalId"] = id;
     return out;

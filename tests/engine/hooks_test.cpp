@@ -58,8 +58,9 @@ class HookRunnerTest : public ::testing::Test {
     spec_.groups.push_back(std::move(g));
   }
   std::unique_ptr<HookRunner> Make() {
-    return std::make_unique<HookRunner>(spec_, HookPlace{"s1", dir_, "/tmp/s1.jsonl", nullptr, {}},
-                                        [this](const event::Warning& w) { told_.push_back(w); });
+    return std::make_unique<HookRunner>(
+        spec_, HookPlace{"s1", dir_, "/tmp/s1.jsonl", nullptr, {}, nullptr},
+        [this](const event::Warning& w) { told_.push_back(w); });
   }
   Json::Value Args(const std::string& command) {
     Json::Value a(Json::objectValue);
@@ -206,9 +207,9 @@ TEST_F(HookRunnerTest, BadJsonAndOtherExitCodesAreFailuresSkipped) {
 TEST_F(HookRunnerTest, AHookThatCannotStartIsToldAndSkipped) {
   spec_.project = false;
   Add(HookEvent::kPreToolUse, "", "true");
-  auto hooks =
-      std::make_unique<HookRunner>(spec_, HookPlace{"s1", dir_ / "missing", "", nullptr, {}},
-                                   [this](const event::Warning& w) { told_.push_back(w); });
+  auto hooks = std::make_unique<HookRunner>(
+      spec_, HookPlace{"s1", dir_ / "missing", "", nullptr, {}, nullptr},
+      [this](const event::Warning& w) { told_.push_back(w); });
   EXPECT_EQ(hooks->BeforeTool("bash", "c", Args("ls"), CancelToken()).decision,
             HookDecision::kNone);
   ASSERT_EQ(told_.size(), 1u);
