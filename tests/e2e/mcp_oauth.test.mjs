@@ -11,7 +11,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { acp } from "./lib/sdk-client.mjs";
 import { startAgent, finishAgent } from "./lib/agent-process.mjs";
-import { tempDir, workspace } from "./lib/env.mjs";
+import { spawn } from "node:child_process";
+import { childEnv, loushoBin, tempDir, workspace } from "./lib/env.mjs";
 import { useAimock } from "./lib/aimock.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
 import { startOAuthServers } from "./lib/oauth-servers.mjs";
@@ -165,4 +166,42 @@ test("an OAuth-protected MCP server: login through elicitation URL mode, restart
   assert.equal(servers.counts.authorizations, 1);
   assert.equal(servers.counts.refreshGrants, 1);
   assert.ok(servers.counts.refused >= 2, "the server refused the missing and the expired token");
+});
+
+// `lousho mcp login <url>` in a terminal prints the URL and waits for the browser's redirect;
+// `mcp list` then connects with the stored token, and `mcp logout` forgets it.
+test("lousho mcp login, list and logout in a terminal", { timeout: 60000 }, async (t) => {
+  const servers = await startOAuthServers();
+  t.after(() => servers.close());
+  const config = tempDir(t, "lousho-oauth-cli-");
+  const run = (args, onStderr) =>
+    new Promise((resolve) => {
+      const p = spawn(loushoBin, args, { env: childEnv({ XDG_CONFIG_HOME: config }) });
+      t.after(() => p.exitCode === null && p.kill("SIGKILL"));
+      let out = "";
+      let err = "";
+      p.stdout.on("data", (d) => (out += d));
+      p.stderr.on("data", (d) => {
+        err += d;
+        onStderr?.(err);
+      });
+      p.on("close", (code) => resolve({ code, out, err }));
+    });
+  let browsed;
+  const login = await run(["mcp", "login", servers.resource], (err) => {
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(err)?.[1];
+    if (url && !browsed) browsed = browse(url);
+  });
+  await browsed;
+  assert.equal(login.code, 0, login.err);
+  assert.match(login.out, /^Logged in to http:\/\/127\.0\.0\.1:\d+\/mcp; the token is kept in .*mcp-auth/);
+  const list = await run(["mcp", "list", servers.resource]);
+  assert.equal(list.code, 0, list.err);
+  assert.match(list.out, /connected .* 1 tool\(s\)\n\s+secret/);
+  const logout = await run(["mcp", "logout", servers.resource]);
+  assert.match(logout.out, /^Logged out of /);
+  const after = await run(["mcp", "list", servers.resource]);
+  assert.equal(after.code, 1);
+  assert.match(after.out, /needs you to log in .* `lousho mcp login server`/);
+  assert.equal(servers.counts.authorizations, 1);
 });
