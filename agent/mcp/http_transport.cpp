@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "agent/mcp/oauth.h"
 #include "support/http/sse_parser.h"
 #include "support/json_util.h"
 #include "support/log.h"
@@ -15,16 +16,8 @@ constexpr size_t kMaxJsonBodyBytes = size_t{64} << 20;
 
 // The path and query of a URL ("http://h:1/mcp?k=v" -> "/mcp?k=v").
 std::string PathOf(const std::string& url) {
-  size_t sep = url.find("://");
-  size_t slash = url.find('/', sep == std::string::npos ? 0 : sep + 3);
-  size_t query = url.find('?', sep == std::string::npos ? 0 : sep + 3);
-  size_t start = std::min(slash, query);
-  if (start == std::string::npos) return "/";
-  std::string path = url.substr(start);
-  size_t hash = path.find('#');
-  if (hash != std::string::npos) path.resize(hash);
-  if (path.empty() || path[0] == '?') path.insert(0, "/");
-  return path;
+  auto parts = SplitUrl(url);
+  return parts ? parts->path : "/";
 }
 
 // An error response to the request `line` (when it is one), so its Call ends at once. Its

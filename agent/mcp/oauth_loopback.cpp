@@ -17,7 +17,7 @@ namespace lousho::agent::mcp {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t kMaxHead = 16 * 1024;
+constexpr size_t kMaxHead = size_t{16} * 1024;
 constexpr long kSliceMs = 100;  // how often a wait looks at its cancel token
 
 long LoopbackMsLeft(Clock::time_point until) {
