@@ -112,6 +112,10 @@ class Server {
   // start, then sends the commands.
   void AnnounceSession(const std::string& sid, const std::vector<agent::mcp::ServerStatus>& servers,
                        const std::vector<std::string>& load_warnings = {});
+  // A line for the user outside a turn: a notice where the client takes them (and `severity` is
+  // given), else a message.
+  void TellUser(const std::string& sid, const char* severity, const std::string& title,
+                const std::string& msg);
   // While the agent has not loaded (ServerOptions::load_error), loads it again; answers the error
   // and returns false while it still fails. Reader thread.
   bool EnsureAgent(jsonrpc::Reply* reply);

@@ -170,11 +170,14 @@ std::optional<std::vector<config::McpServerSpec>> Server::McpServers(const NewSe
 void Server::StartSession(const std::shared_ptr<agent::Session>& session,
                           std::vector<config::McpServerSpec> servers, Reply reply,
                           const std::function<Json::Value()>& result) {
-  auto finish = [this, result, warnings = session->info().load_warnings](
+  // A server that wants a login asks the user once the client knows the session.
+  auto announced = std::make_shared<CancelSource>();
+  auto finish = [this, result, warnings = session->info().load_warnings, announced](
                     Reply r, const std::string& sid,
                     const std::vector<agent::mcp::ServerStatus>& status) {
     r.Result(result());
     AnnounceSession(sid, status, warnings);
+    announced->Cancel();
   };
   if (servers.empty()) return finish(std::move(reply), session->info().id, {});
   // Starting servers takes time (up to the start timeout): a worker waits, not the reader.
@@ -185,6 +188,15 @@ void Server::StartSession(const std::shared_ptr<agent::Session>& session,
   mo.client_version = options_.version;
   mo.settings = view_.mcp;
   mo.cancel = shutdown_.token();
+  // Logins ask through the editor's URL step where it has one; their end is told in the session.
+  mo.login.elicitation = editor_.CanOpenUrl() ? &editor_ : nullptr;
+  mo.login.session_id = session->info().id;
+  mo.login.announced = announced->token();
+  mo.login.wait_announced = true;
+  mo.login.on_login = [this, sid = session->info().id](const std::string& server, bool waiting,
+                                                       const std::string& msg) {
+    if (!waiting) TellUser(sid, "info", "MCP server " + server, msg);
+  };
   Status st = pool_.Post([this, session, servers = std::move(servers), mo, shared_reply, finish] {
     auto status = host::AttachMcpServers(*session, servers, mo);
     if (shutdown_.cancelled()) {
@@ -205,15 +217,7 @@ void Server::StartSession(const std::shared_ptr<agent::Session>& session,
 void Server::AnnounceSession(const std::string& sid,
                              const std::vector<agent::mcp::ServerStatus>& servers,
                              const std::vector<std::string>& load_warnings) {
-  auto say = [&](const std::string& msg) {
-    Json::Value u = Obj();
-    u["sessionUpdate"] = "agent_message_chunk";
-    Json::Value text = Obj();
-    text["type"] = "text";
-    text["text"] = msg + "\n";
-    u["content"] = text;
-    SendUpdate(sid, u);
-  };
+  auto say = [&](const std::string& msg) { TellUser(sid, nullptr, "", msg); };
   if (!load_warnings.empty())
     say("The session file was repaired as it was read (nothing in it was dropped): " +
         load_warnings.front() +
@@ -225,13 +229,31 @@ void Server::AnnounceSession(const std::string& sid,
   for (const auto& s : servers) {
     std::string msg = agent::mcp::FailureMessage(s);
     if (msg.empty()) continue;
+    // The editor's URL step asks for the login.
+    if (!s.login_url.empty() && editor_.CanOpenUrl()) continue;
     // A client that takes notices shows it beside the conversation, not in it.
     if (notices)
-      SendUpdate(sid, NoticeUpdate("warning", "MCP server " + s.name + " did not start", msg));
+      SendUpdate(sid, NoticeUpdate("warning",
+                                   "MCP server " + s.name +
+                                       (s.login_url.empty() ? " did not start" : " needs a login"),
+                                   msg));
     else
       say(msg);
   }
   SendCommands(sid);
+}
+
+void Server::TellUser(const std::string& sid, const char* severity, const std::string& title,
+                      const std::string& msg) {
+  if (severity != nullptr && editor_.capabilities().notices)
+    return SendUpdate(sid, NoticeUpdate(severity, title, msg));
+  Json::Value u = Obj();
+  u["sessionUpdate"] = "agent_message_chunk";
+  Json::Value text = Obj();
+  text["type"] = "text";
+  text["text"] = msg + "\n";
+  u["content"] = text;
+  SendUpdate(sid, u);
 }
 
 namespace {

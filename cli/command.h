@@ -54,6 +54,8 @@ Subcommand AddSetupCommand(CLI::App& app);
 Subcommand AddValidateCommand(CLI::App& app);
 Subcommand AddRulesCommand(CLI::App& app);
 Subcommand AddMcpCommand(CLI::App& app);
+// `lousho mcp login|logout <server>` (mcp_login_command.cpp), added to `mcp`.
+void AddMcpLoginCommands(CLI::App* mcp, std::function<int()>* run);
 Subcommand AddSkillsCommand(CLI::App& app);
 Subcommand AddContextCommand(CLI::App& app);
 

@@ -198,7 +198,8 @@ int Call(const McpOptions& o) {
 
 Subcommand AddMcpCommand(CLI::App& app) {
   auto o = std::make_shared<McpOptions>();
-  CLI::App* cmd = app.add_subcommand("mcp", "connect to MCP servers: list their tools, call one");
+  CLI::App* cmd =
+      app.add_subcommand("mcp", "connect to MCP servers: list their tools, call one, log in");
   cmd->require_subcommand(1);
   CLI::App* list = cmd->add_subcommand("list", "connect to each server and list its tools");
   list->add_option("spec", o->spec, "agent spec or folder, a server's URL, or a command line")
@@ -218,7 +219,12 @@ Subcommand AddMcpCommand(CLI::App& app) {
   call->add_flag("--json", o->json, "print the raw result as JSON");
   call->add_option("--transport", o->transport, "for a URL: http (default) or sse")
       ->check(CLI::IsMember({"http", "sse"}));
-  return {cmd, [o, list] { return list->parsed() ? List(*o) : Call(*o); }};
+  auto login = std::make_shared<std::function<int()>>();
+  AddMcpLoginCommands(cmd, login.get());
+  return {cmd, [o, list, call, login] {
+            if (list->parsed()) return List(*o);
+            return call->parsed() ? Call(*o) : (*login)();
+          }};
 }
 
 }  // namespace lousho::cli

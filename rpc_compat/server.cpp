@@ -288,6 +288,14 @@ void Server::AttachMcpServers(const std::shared_ptr<agent::Session>& session, bo
   mo.roots = {options_.cwd};
   mo.client_version = options_.version;
   mo.settings = view_.mcp;
+  // A server waiting for a login shows under a status key of its own until the login ends.
+  mo.login.on_login = [this](const std::string& server, bool waiting, const std::string& msg) {
+    Json::Value f = Obj();
+    f["method"] = ui::kSetStatus;
+    f["statusKey"] = "mcp:" + server;
+    f["statusText"] = waiting ? msg : "";
+    channel_.Tell(std::move(f));
+  };
   auto attach = [this, session, mo] {
     for (const auto& status : host::AttachMcpServers(*session, view_.mcp_servers, mo)) {
       const std::string msg = agent::mcp::FailureMessage(status);

@@ -20,6 +20,8 @@
 
 namespace lousho::agent::mcp {
 
+class HttpAuth;
+
 // MCP protocol versions, newest first: the first is offered, all are accepted.
 inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
 
@@ -51,6 +53,8 @@ struct ClientOptions {
   // Called (on the connection's reader thread; keep it short) when the server says its tools
   // changed or the server was restarted.
   std::function<void()> on_tools_changed;
+  // HTTP servers: the authorization each request carries (OAuth); null: none.
+  std::shared_ptr<HttpAuth> auth;
 };
 
 struct ToolInfo {

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "agent/mcp/oauth.h"
 #include "support/http/sse_parser.h"
 #include "support/json_util.h"
 #include "support/log.h"
@@ -15,16 +16,8 @@ constexpr size_t kMaxJsonBodyBytes = size_t{64} << 20;
 
 // The path and query of a URL ("http://h:1/mcp?k=v" -> "/mcp?k=v").
 std::string PathOf(const std::string& url) {
-  size_t sep = url.find("://");
-  size_t slash = url.find('/', sep == std::string::npos ? 0 : sep + 3);
-  size_t query = url.find('?', sep == std::string::npos ? 0 : sep + 3);
-  size_t start = std::min(slash, query);
-  if (start == std::string::npos) return "/";
-  std::string path = url.substr(start);
-  size_t hash = path.find('#');
-  if (hash != std::string::npos) path.resize(hash);
-  if (path.empty() || path[0] == '?') path.insert(0, "/");
-  return path;
+  auto parts = SplitUrl(url);
+  return parts ? parts->path : "/";
 }
 
 // An error response to the request `line` (when it is one), so its Call ends at once. Its
@@ -173,6 +166,10 @@ HttpClient HttpLineTransport::Client(long read_timeout_ms) const {
 
 std::vector<std::pair<std::string, std::string>> HttpLineTransport::Headers(bool post) const {
   std::vector<std::pair<std::string, std::string>> h = options_.headers;
+  if (options_.auth) {
+    if (std::string a = options_.auth->Authorization(); !a.empty())
+      h.emplace_back("Authorization", a);
+  }
   h.emplace_back("Accept", post ? "application/json, text/event-stream" : "text/event-stream");
   std::lock_guard<std::mutex> lock(mu_);
   if (!session_id_.empty()) h.emplace_back("Mcp-Session-Id", session_id_);
@@ -253,11 +250,17 @@ void HttpLineTransport::Post(const std::string& line) {
   // request is done: its messages wait until then, so nothing is sent without the id.
   const bool hold = line.find("\"initialize\"") != std::string::npos;
   AnswerReader answer(request_id, hold, [this](const std::string& m) { Deliver(m); });
-  HttpStreamResult res =
-      Client(options_.read_timeout_ms)
-          .PostStream(
-              req, [&](std::string_view bytes, const MoreReady&) { return answer.Feed(bytes); },
-              closing_.token());
+  auto send = [&] {
+    return Client(options_.read_timeout_ms)
+        .PostStream(
+            req, [&](std::string_view bytes, const MoreReady&) { return answer.Feed(bytes); },
+            closing_.token());
+  };
+  HttpStreamResult res = send();
+  if (Reauthorized(res)) {
+    req.headers = Headers(true);
+    res = send();
+  }
   if (closing_.cancelled()) return;
   std::string sid = HeaderOf(res.headers, "mcp-session-id");
   if (!sid.empty()) {
@@ -280,6 +283,12 @@ void HttpLineTransport::Post(const std::string& line) {
     in_.push_back(*err);
     cv_.notify_all();
   }
+}
+
+bool HttpLineTransport::Reauthorized(const HttpStreamResult& res) {
+  if (!options_.auth || closing_.cancelled() || (res.status != 401 && res.status != 403))
+    return false;
+  return options_.auth->Unauthorized(res.status, HeaderOf(res.headers, "www-authenticate"));
 }
 
 bool HttpLineTransport::ForgetSession(const std::string& line) {
@@ -426,14 +435,7 @@ void HttpLineTransport::Close() {
     HttpPostRequest req;
     req.method = "DELETE";
     req.path = path_;
-    req.headers = options_.headers;
-    req.headers.emplace_back("Mcp-Session-Id", sid);
-    std::string proto;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      proto = protocol_version_;
-    }
-    if (!proto.empty()) req.headers.emplace_back("MCP-Protocol-Version", proto);
+    req.headers = Headers(false);
     HttpOptions o;
     o.connect_timeout_s = 1;
     o.idle_timeout_s = 1;

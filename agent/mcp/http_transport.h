@@ -28,13 +28,26 @@ namespace lousho::agent::mcp {
 // POST failed (the server sent no answer).
 inline constexpr std::string_view kTransportErrorPrefix = "HTTP request failed: ";
 
+// Authorization for a server that wants it (OAuth): the header each request carries, and what
+// to do when the server refuses one. Thread-safe: requests run side by side.
+class HttpAuth {
+ public:
+  virtual ~HttpAuth() = default;
+  // The Authorization header's value, or "" for none.
+  virtual std::string Authorization() = 0;
+  // The server answered 401 or 403 with this WWW-Authenticate: true when the request should be
+  // sent once more (a new token is at hand).
+  virtual bool Unauthorized(int status, const std::string& www_authenticate) = 0;
+};
+
 struct HttpTransportOptions {
   config::McpTransport kind = config::McpTransport::kHttp;  // kHttp or kSse
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;  // sent with every request
   long connect_timeout_ms = 10000;
-  long read_timeout_ms = 300000;  // longest silence within one answer
-  std::string ca_cert_path;       // tests
+  long read_timeout_ms = 300000;   // longest silence within one answer
+  std::string ca_cert_path;        // tests
+  std::shared_ptr<HttpAuth> auth;  // null: no authorization
 };
 
 // Lines written are JSON-RPC messages going to the server; lines read are the server's. Each
@@ -72,6 +85,8 @@ class HttpLineTransport : public LineTransport {
   };
   explicit HttpLineTransport(HttpTransportOptions options, BaseUrl base, std::string path);
   void Post(const std::string& line);
+  // True when a 401/403 answer got a new token from options_.auth: the request goes again.
+  bool Reauthorized(const HttpStreamResult& res);
   // A 404 for a session we had: input ends (the client starts anew). False without a session.
   bool ForgetSession(const std::string& line);
   void OpenEventStream(const std::string& path, bool legacy);

@@ -4,8 +4,11 @@
 #include <chrono>
 #include <set>
 
+#include "agent/mcp/oauth_flow.h"
 #include "agent/mcp/tool_names.h"
+#include "support/env.h"
 #include "support/log.h"
+#include "support/text.h"
 
 namespace lousho::agent::mcp {
 
@@ -16,9 +19,11 @@ struct McpServers::Slot {
   // model's name unless the tools of all servers collide on it.
   std::vector<std::shared_ptr<McpTool>> tools;
   ServerStatus status;
-  bool done = false;      // the starter finished (guarded by McpServers::mu_)
-  bool given_up = false;  // the deadline passed first
-  CancelSource cancel;    // ends the start (the deadline, or Close)
+  bool done = false;                 // the starter finished (guarded by McpServers::mu_)
+  bool given_up = false;             // the deadline passed first
+  CancelSource cancel;               // ends the start (the deadline, or Close)
+  ClientOptions options;             // how its client was made (a login makes it anew)
+  std::shared_ptr<ServerAuth> auth;  // HTTP servers: their OAuth
 };
 
 std::vector<config::McpServerSpec> MergeServers(std::vector<config::McpServerSpec> editor,
@@ -75,6 +80,7 @@ std::string FileUri(const std::filesystem::path& p) {
 
 std::string FailureMessage(const ServerStatus& s) {
   if (s.connected) return "";
+  if (!s.login_url.empty()) return LoginMessage(s.name, s.login_url);
   // The client's errors name the server already.
   std::string why = s.error;
   const std::string named = "MCP server '" + s.name + "' ";
@@ -97,6 +103,30 @@ ClientOptions ClientOptionsOf(const StartOptions& options) {
   co.ca_cert_path = options.ca_cert_path;
   return co;
 }
+
+// The OAuth of an HTTP server, unless its spec sends an Authorization header of its own.
+std::shared_ptr<ServerAuth> AuthOf(const config::McpServerSpec& spec, const StartOptions& options) {
+  if (spec.transport == config::McpTransport::kStdio) return nullptr;
+  for (const auto& [name, value] : spec.headers)
+    if (AsciiLower(name) == "authorization") return nullptr;
+  OAuthOptions o;
+  o.server_url = spec.url;
+  o.store_dir = options.auth_dir.empty() ? TokenStoreDir(ProcessEnv) : options.auth_dir;
+  o.timeout_ms = options.settings.start_timeout_ms;
+  o.ca_cert_path = options.ca_cert_path;
+  return std::make_shared<ServerAuth>(std::move(o));
+}
+
+// Connects `client` and lists its tools.
+Status ConnectAndList(const std::shared_ptr<Client>& client, const CancelToken& stop,
+                      std::vector<std::shared_ptr<McpTool>>* tools) {
+  Status connected = client->Connect(stop);
+  if (!connected.ok()) return connected;
+  auto listed = client->ListTools(stop);
+  if (!listed.ok()) return listed.error();
+  *tools = Build(client, std::move(*listed));
+  return Status::Ok();
+}
 }  // namespace
 
 // Connects one server and lists its tools; the outcome lands in its slot unless the start was
@@ -105,16 +135,11 @@ void McpServers::StartOne(const std::shared_ptr<Slot>& slot) {
   const CancelToken stop = slot->cancel.token();
   ServerStatus st;
   st.name = slot->spec.name;
-  Status connected = slot->client->Connect(stop);
   std::vector<std::shared_ptr<McpTool>> tools;
-  if (connected.ok()) {
-    auto listed = slot->client->ListTools(stop);
-    if (listed.ok()) {
-      tools = Build(slot->client, std::move(*listed));
-    } else {
-      connected = listed.error();
-    }
-  }
+  Status connected = ConnectAndList(slot->client, stop, &tools);
+  std::shared_ptr<PendingLogin> login;
+  if (!connected.ok() && slot->auth && slot->auth->needs_login())
+    connected = PrepareLogin(slot, connected, stop, &login, &st.login_url);
   if (connected.ok()) {
     st.connected = true;
     st.tools = tools.size();
@@ -127,9 +152,73 @@ void McpServers::StartOne(const std::shared_ptr<Slot>& slot) {
   if (!slot->given_up) {
     slot->status = st;
     slot->tools = std::move(tools);
+    // Begun only once the status says the server waits: the login's end then replaces it.
+    if (login && !closed_) {
+      try {
+        logins_.emplace_back([this, slot, login] { RunLogin(slot, login); });
+      } catch (const std::system_error& e) {
+        slot->status.login_url.clear();
+        slot->status.error = std::string("no thread for the login: ") + e.what();
+      }
+    }
   }
   slot->done = true;
   cv_.notify_all();
+}
+
+Status McpServers::PrepareLogin(const std::shared_ptr<Slot>& slot, const Status& refused,
+                                const CancelToken& stop, std::shared_ptr<PendingLogin>* login,
+                                std::string* url) {
+  auto begun = slot->auth->BeginLogin(stop);
+  if (!begun.ok())
+    return MakeError(
+        ErrorCode::kMcpServer,
+        refused.error().message + " (and no login is possible: " + begun.error().message + ")");
+  *url = begun->url;
+  *login = std::make_shared<PendingLogin>(std::move(*begun));
+  return MakeError(ErrorCode::kMcpServer,
+                   "MCP server '" + slot->spec.name + "' is waiting for the user to log in");
+}
+
+void McpServers::RunLogin(const std::shared_ptr<Slot>& slot,
+                          const std::shared_ptr<PendingLogin>& login) {
+  const std::string& name = slot->spec.name;
+  Status st =
+      slot->auth->FinishLogin(std::move(*login), SessionLoginUi(name, hooks_), closing_.token());
+  std::shared_ptr<Client> client;
+  std::vector<std::shared_ptr<McpTool>> tools;
+  if (st.ok()) {
+    client = std::make_shared<Client>(slot->spec, slot->options);
+    st = ConnectAndList(client, closing_.token(), &tools);
+  }
+  const std::string outcome =
+      st.ok() ? "Logged in to the MCP server '" + name + "': " + std::to_string(tools.size()) +
+                    " tool(s) ready."
+              : "The login to the MCP server '" + name + "' failed: " + st.error().message;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!closed_) {
+      slot->status.login_url.clear();
+      if (st.ok()) {
+        slot->client = client;
+        slot->tools = std::move(tools);
+        slot->status.connected = true;
+        slot->status.tools = slot->tools.size();
+        slot->status.error.clear();
+        client = nullptr;
+      } else {
+        slot->status.error = st.error().message;
+      }
+      Rebuild();
+    }
+  }
+  if (client) client->Close();  // closed meanwhile, or not connected
+  if (st.ok()) {
+    log::Info(outcome);
+  } else {
+    log::Warn(outcome);
+  }
+  if (hooks_.on_login && !closing_.cancelled()) hooks_.on_login(name, false, outcome);
 }
 
 // Waits for every start, at most the start timeout or until `cancel`; a start still running is
@@ -161,12 +250,15 @@ void McpServers::AwaitStarts(const StartOptions& options) {
 std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServerSpec>& specs,
                                               const StartOptions& options) {
   std::shared_ptr<McpServers> self(new McpServers());
-  const ClientOptions co = ClientOptionsOf(options);
+  self->hooks_ = options.login;
   for (const auto& spec : specs) {
     auto slot = std::make_shared<Slot>();
     slot->spec = spec;
     slot->status.name = spec.name;
-    slot->client = std::make_shared<Client>(spec, co);
+    slot->options = ClientOptionsOf(options);
+    slot->auth = AuthOf(spec, options);
+    slot->options.auth = slot->auth;
+    slot->client = std::make_shared<Client>(spec, slot->options);
     self->slots_.push_back(slot);
   }
   // Each start ends when it is done, at the deadline, at `cancel`, or at Close.
@@ -190,6 +282,8 @@ std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServe
     if (s->status.connected) {
       log::Info("MCP server '" + s->spec.name + "': " + std::to_string(s->status.tools) +
                 " tool(s), protocol " + s->client->protocol_version());
+    } else if (!s->status.login_url.empty()) {
+      log::Info("MCP server '" + s->spec.name + "' is waiting for a login");
     } else {
       log::Warn(FailureMessage(s->status));
     }
@@ -212,6 +306,11 @@ void McpServers::Rebuild() {
   std::vector<std::string> names = UniqueToolNames(pairs);
   tools_.clear();
   tools_.reserve(names.size());
+  for (const auto& s : slots_) {
+    if (s->status.login_url.empty()) continue;
+    tools_.push_back(std::make_shared<LoginWaitTool>(MangleToolName(s->spec.name, "login_needed"),
+                                                     s->spec.name, s->status.login_url));
+  }
   for (size_t i = 0; i < names.size(); ++i) {
     const std::shared_ptr<McpTool>& tool = *built[i];
     if (tool->name() == names[i]) {
@@ -276,6 +375,7 @@ void McpServers::Close() {
     starters.swap(starters_);
     tools_.clear();
   }
+  closing_.Cancel(CancelCause::kShutdown);
   for (const auto& s : slots) s->cancel.Cancel(CancelCause::kShutdown);
   // Servers stop side by side: each may take its grace period.
   std::vector<std::thread> stoppers;
@@ -288,6 +388,13 @@ void McpServers::Close() {
   }
   for (auto& t : stoppers) t.join();
   for (auto& t : starters) t.join();
+  // No login starts once closed_ is set, so the list is complete now.
+  std::vector<std::thread> logins;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    logins.swap(logins_);
+  }
+  for (auto& t : logins) t.join();
 }
 
 }  // namespace lousho::agent::mcp

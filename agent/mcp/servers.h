@@ -12,12 +12,16 @@
 #include <vector>
 
 #include "agent/mcp/client.h"
+#include "agent/mcp/mcp_login.h"
 #include "agent/mcp/mcp_tool.h"
 #include "config/agent_spec.h"
 #include "core/tool.h"
 #include "support/cancel.h"
 
 namespace lousho::agent::mcp {
+
+class ServerAuth;     // oauth_flow.h
+struct PendingLogin;  // oauth_flow.h
 
 struct StartOptions {
   std::filesystem::path cwd;                 // stdio servers start here unless they name a cwd
@@ -26,6 +30,9 @@ struct StartOptions {
   config::McpSettings settings;
   CancelToken cancel;        // stops waiting (and starting) at once
   std::string ca_cert_path;  // tests
+  // Where HTTP servers' OAuth tokens are kept; empty: TokenStoreDir of the process environment.
+  std::string auth_dir;
+  LoginHooks login;  // how a server that wants a login asks the user
 };
 
 // How one server's start went.
@@ -35,6 +42,7 @@ struct ServerStatus {
   size_t tools = 0;
   std::string error;        // empty when connected
   std::string stderr_tail;  // a failed stdio server's last words
+  std::string login_url;    // not empty: waiting for the user to log in there
 };
 
 // The editor's servers, then the spec's whose names the editor did not use.
@@ -66,12 +74,22 @@ class McpServers : public ToolSource {
   void StartOne(const std::shared_ptr<Slot>& slot);
   void AwaitStarts(const StartOptions& options);
   void Rebuild();  // under mu_
+  // After a refusal that wants a login: begins it (discovery, registration) and returns why the
+  // server is not available yet; `login` gets the login to finish.
+  Status PrepareLogin(const std::shared_ptr<Slot>& slot, const Status& refused,
+                      const CancelToken& stop, std::shared_ptr<PendingLogin>* login,
+                      std::string* url);
+  // On its own thread: the user's login, then the server's start with the new token.
+  void RunLogin(const std::shared_ptr<Slot>& slot, const std::shared_ptr<PendingLogin>& login);
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::shared_ptr<Slot>> slots_;  // in the given order
   std::vector<std::shared_ptr<Tool>> tools_;
   std::vector<std::thread> starters_;  // joined at Close (a slow one may still be ending)
+  std::vector<std::thread> logins_;    // under mu_; joined at Close
+  LoginHooks hooks_;
+  CancelSource closing_;  // ends the logins
   bool closed_ = false;
 };
 

@@ -321,10 +321,14 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
     httplib::Request req;
     req.method = request.method;
     req.path = request.path;
-    for (const auto& [k, v] : request.headers) req.headers.emplace(k, v);
+    bool typed = false;  // a Content-Type of the caller's (an OAuth form) replaces JSON's
+    for (const auto& [k, v] : request.headers) {
+      typed = typed || AsciiLower(k) == "content-type";
+      req.headers.emplace(k, v);
+    }
     req.headers.emplace("Accept-Encoding", "identity");
     if (request.method == "POST") {
-      req.headers.emplace("Content-Type", "application/json");
+      if (!typed) req.headers.emplace("Content-Type", "application/json");
       req.body = request.body;
     }
     BodyProgress body;

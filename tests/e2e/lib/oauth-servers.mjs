@@ -1,0 +1,159 @@
+// A small OAuth 2.1 authorization server and an MCP resource server that wants its tokens, each
+// on its own 127.0.0.1 port (two origins, as in the wild), written for the login tests:
+// RFC 9728 protected-resource metadata, RFC 8414 metadata with the `iss` response parameter,
+// RFC 7591 registration, the code flow with PKCE S256 and RFC 8707 `resource`, refresh tokens.
+// Everything it saw is counted, and expire() makes every access token it gave invalid.
+import http from "node:http";
+import crypto from "node:crypto";
+
+const SCOPE = "tools:read";
+
+function listen(handler) {
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      try {
+        handler(req, res, body);
+      } catch (e) {
+        res.writeHead(500).end(String(e));
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+const json = (res, status, value, headers = {}) =>
+  res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify(value));
+const b64url = (buf) => buf.toString("base64url");
+
+export async function startOAuthServers() {
+  const counts = { registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, refused: 0, calls: 0 };
+  const clients = new Map(); // client_id -> redirect_uris
+  const codes = new Map(); // code -> {client_id, redirect_uri, challenge, resource, scope}
+  const access = new Map(); // token -> {resource, client_id}
+  const refresh = new Map(); // token -> {resource, client_id}
+  let as, rs;
+  const issuer = () => `http://127.0.0.1:${as.address().port}`;
+  const resource = () => `http://127.0.0.1:${rs.address().port}/mcp`;
+  const mint = (map, grant) => {
+    const t = b64url(crypto.randomBytes(24));
+    map.set(t, grant);
+    return t;
+  };
+  const tokens = (grant) => ({
+    access_token: mint(access, grant),
+    refresh_token: mint(refresh, grant),
+    token_type: "Bearer",
+    expires_in: 3600,
+    scope: SCOPE,
+  });
+
+  as = await listen((req, res, body) => {
+    const url = new URL(req.url, issuer());
+    if (req.method === "GET" && url.pathname === "/.well-known/oauth-authorization-server") {
+      return json(res, 200, {
+        issuer: issuer(),
+        authorization_endpoint: `${issuer()}/authorize`,
+        token_endpoint: `${issuer()}/token`,
+        registration_endpoint: `${issuer()}/register`,
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code", "refresh_token"],
+        code_challenge_methods_supported: ["S256"],
+        token_endpoint_auth_methods_supported: ["none"],
+        scopes_supported: [SCOPE],
+        authorization_response_iss_parameter_supported: true,
+      });
+    }
+    if (req.method === "POST" && url.pathname === "/register") {
+      const meta = JSON.parse(body);
+      if (!Array.isArray(meta.redirect_uris) || !meta.redirect_uris.every((u) => u.startsWith("http://127.0.0.1:")))
+        return json(res, 400, { error: "invalid_redirect_uri" });
+      counts.registrations++;
+      const id = `client-${counts.registrations}`;
+      clients.set(id, meta.redirect_uris);
+      return json(res, 201, { ...meta, client_id: id, token_endpoint_auth_method: "none" });
+    }
+    if (req.method === "GET" && url.pathname === "/authorize") {
+      const q = Object.fromEntries(url.searchParams);
+      const ok =
+        clients.get(q.client_id)?.includes(q.redirect_uri) &&
+        q.response_type === "code" &&
+        q.code_challenge_method === "S256" &&
+        q.code_challenge &&
+        q.state &&
+        q.resource === resource();
+      if (!ok) return json(res, 400, { error: "invalid_request", got: q });
+      counts.authorizations++;
+      const code = b64url(crypto.randomBytes(16));
+      codes.set(code, { client_id: q.client_id, redirect_uri: q.redirect_uri, challenge: q.code_challenge, resource: q.resource });
+      const back = new URL(q.redirect_uri);
+      back.searchParams.set("code", code);
+      back.searchParams.set("state", q.state);
+      back.searchParams.set("iss", issuer());
+      return res.writeHead(302, { Location: back.toString() }).end();
+    }
+    if (req.method === "POST" && url.pathname === "/token") {
+      const f = Object.fromEntries(new URLSearchParams(body));
+      if (f.grant_type === "authorization_code") {
+        const c = codes.get(f.code);
+        codes.delete(f.code);
+        const verified = c && b64url(crypto.createHash("sha256").update(f.code_verifier ?? "").digest()) === c.challenge;
+        if (!verified || c.client_id !== f.client_id || c.redirect_uri !== f.redirect_uri || c.resource !== f.resource)
+          return json(res, 400, { error: "invalid_grant" });
+        counts.codeGrants++;
+        return json(res, 200, tokens({ resource: c.resource, client_id: c.client_id }));
+      }
+      if (f.grant_type === "refresh_token") {
+        const g = refresh.get(f.refresh_token);
+        if (!g || g.client_id !== f.client_id || g.resource !== f.resource) return json(res, 400, { error: "invalid_grant" });
+        refresh.delete(f.refresh_token);
+        counts.refreshGrants++;
+        return json(res, 200, tokens(g));
+      }
+      return json(res, 400, { error: "unsupported_grant_type" });
+    }
+    json(res, 404, { error: "not_found" });
+  });
+
+  // The MCP server: one tool, `secret`, for a valid token bound to this resource.
+  rs = await listen((req, res, body) => {
+    const url = new URL(req.url, resource());
+    if (req.method === "GET" && url.pathname === "/.well-known/oauth-protected-resource/mcp") {
+      return json(res, 200, { resource: resource(), authorization_servers: [issuer()], scopes_supported: [SCOPE] });
+    }
+    if (url.pathname !== "/mcp") return json(res, 404, { error: "not_found" });
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+    const grant = token && access.get(token);
+    if (!grant || grant.resource !== resource()) {
+      counts.refused++;
+      return json(res, 401, { error: "invalid_token" }, {
+        "WWW-Authenticate": `Bearer error="invalid_token", resource_metadata="http://127.0.0.1:${rs.address().port}/.well-known/oauth-protected-resource/mcp", scope="${SCOPE}"`,
+      });
+    }
+    if (req.method === "GET") return res.writeHead(405).end();
+    if (req.method === "DELETE") return res.writeHead(200).end();
+    const msg = JSON.parse(body);
+    if (msg.id === undefined) return res.writeHead(202).end();
+    const reply = (result) => json(res, 200, { jsonrpc: "2.0", id: msg.id, result });
+    if (msg.method === "initialize")
+      return reply({ protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "oauth-e2e", version: "1.0.0" } });
+    if (msg.method === "tools/list")
+      return reply({ tools: [{ name: "secret", description: "The secret of the logged-in client", inputSchema: { type: "object", properties: {} } }] });
+    if (msg.method === "tools/call") {
+      counts.calls++;
+      return reply({ content: [{ type: "text", text: `the secret of ${grant.client_id} is 4711` }] });
+    }
+    if (msg.method === "ping") return reply({});
+    json(res, 200, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } });
+  });
+
+  return {
+    counts,
+    issuer: issuer(),
+    resource: resource(),
+    // Every access token given so far stops working (the refresh tokens still do).
+    expire: () => access.clear(),
+    close: () => Promise.all([as, rs].map((s) => new Promise((r) => s.close(r)))),
+  };
+}

@@ -1,0 +1,207 @@
+// OAuth for HTTP MCP servers: an MCP server behind a small authorization server (both written for
+// the test, lib/oauth-servers.mjs) is logged in to through ACP elicitation in URL mode: the
+// official SDK client advertises it and follows the URL like a browser (GET the authorization
+// page, follow its redirect to lousho's 127.0.0.1 listener). The model (aimock) then calls the
+// server's tool. A new lousho process uses the stored token without a login; once the
+// authorization server has let every access token expire, the refresh token gets a new one.
+// Every line the binary writes is validated against the ACP schema.
+import test from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { acp } from "./lib/sdk-client.mjs";
+import { startAgent, finishAgent } from "./lib/agent-process.mjs";
+import { spawn } from "node:child_process";
+import { childEnv, loushoBin, tempDir, workspace } from "./lib/env.mjs";
+import { useAimock } from "./lib/aimock.mjs";
+import { writeAgentSpec } from "./lib/agent-spec.mjs";
+import { startOAuthServers } from "./lib/oauth-servers.mjs";
+
+const mock = useAimock("oauth.json");
+
+// Follows a login URL as a browser would: the authorization page redirects to lousho's loopback
+// listener, whose page must say the login is done.
+async function browse(url) {
+  const page = await fetch(url, { redirect: "manual" });
+  assert.equal(page.status, 302, `the authorization page: ${await page.text()}`);
+  const back = page.headers.get("location");
+  assert.match(back, /^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+  const done = await fetch(back);
+  assert.equal(done.status, 200);
+  assert.match(await done.text(), /logged in/);
+}
+
+// A client with elicitation URL mode that follows each login URL it is sent; `body` gets
+// {asked, updates, newSession, prompt, loggedIn}.
+async function withLoginClient(agent, body) {
+  const asked = [];
+  const updates = [];
+  const waiters = new Set();
+  const app = acp
+    .client({ name: "lousho-e2e" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params);
+      for (const w of [...waiters]) w(params);
+    })
+    .onNotification(acp.methods.client.elicitation.complete, () => {})
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      const opt = params.options.find((o) => o.kind === "allow_once");
+      return { outcome: { outcome: "selected", optionId: opt.optionId } };
+    })
+    .onRequest(acp.methods.client.elicitation.create, async ({ params }) => {
+      asked.push(params);
+      assert.equal(params.mode, "url");
+      await browse(params.url);
+      return { action: "accept" };
+    });
+  return app.connectWith(agent.sdkStream(acp), async (ctx) => {
+    await ctx.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, elicitation: { url: {} } },
+      clientInfo: { name: "lousho-e2e", version: "0.0.0" },
+    });
+    const api = {
+      asked,
+      updates,
+      newSession: async (cwd, mcpServers) => (await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers })).sessionId,
+      prompt: (sessionId, text) => ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] }),
+      // The session's message saying the login to `server` ended (resolves with its text).
+      loggedIn: (sessionId, server) =>
+        new Promise((resolve) => {
+          const ended = new RegExp(`[Ll]og(ged)? in to the MCP server '${server}'`);
+          const match = (p) =>
+            p.sessionId === sessionId &&
+            p.update.sessionUpdate === "agent_message_chunk" &&
+            ended.test(p.update.content?.text ?? "");
+          const seen = updates.find(match);
+          if (seen) return resolve(seen.update.content.text);
+          const w = (p) => {
+            if (!match(p)) return;
+            waiters.delete(w);
+            resolve(p.update.content.text);
+          };
+          waiters.add(w);
+        }),
+    };
+    return body(api);
+  });
+}
+
+// The tool results the model was sent since journal length `mark`.
+async function toolResults(mark) {
+  return (await mock.journal())
+    .slice(mark)
+    .flatMap((e) => e.body?.messages ?? [])
+    .filter((m) => m.role === "tool")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+}
+
+test("an OAuth-protected MCP server: login through elicitation URL mode, restart, refresh", { timeout: 120000 }, async (t) => {
+  const servers = await startOAuthServers();
+  t.after(() => servers.close());
+  const ws = workspace(t);
+  const config = tempDir(t, "lousho-oauth-config-");
+  const spec = writeAgentSpec(tempDir(t, "lousho-oauth-"), {
+    name: "oauth-e2e",
+    model: "openai/gpt-4o-mini",
+    instructions: "You are a test agent.",
+    tools: ["read"],
+    maxSteps: 3,
+  });
+  const mcpServers = [{ name: "secure", type: "http", url: servers.resource, headers: [] }];
+  const env = { ...mock.openaiEnv(), XDG_CONFIG_HOME: config };
+  const start = () => startAgent(t, { spec, cwd: ws, env });
+
+  // Login, then a tool call.
+  let agent = start();
+  await withLoginClient(agent, async (c) => {
+    const sid = await c.newSession(ws, mcpServers);
+    const said = await c.loggedIn(sid, "secure");
+    assert.match(said, /Logged in to the MCP server 'secure': 1 tool\(s\) ready/);
+    assert.equal(c.asked.length, 1);
+    assert.equal(c.asked[0].sessionId, sid);
+    assert.match(c.asked[0].url, new RegExp(`^${servers.issuer}/authorize\\?`));
+    const url = new URL(c.asked[0].url);
+    assert.equal(url.searchParams.get("code_challenge_method"), "S256");
+    assert.equal(url.searchParams.get("resource"), servers.resource);
+    assert.equal(url.searchParams.get("scope"), "tools:read");
+    const mark = (await mock.journal()).length;
+    const res = await c.prompt(sid, "oauth secret please");
+    assert.equal(res.stopReason, "end_turn");
+    assert.match((await toolResults(mark)).join("\n"), /the secret of client-1 is 4711/);
+  });
+  await finishAgent(agent);
+  assert.deepEqual(
+    { registrations: servers.counts.registrations, authorizations: servers.counts.authorizations, codeGrants: servers.counts.codeGrants },
+    { registrations: 1, authorizations: 1, codeGrants: 1 },
+  );
+
+  // The token file: private to its owner, and holding no more than one server's tokens.
+  const dir = path.join(config, "lousho", "mcp-auth");
+  const files = fs.readdirSync(dir);
+  assert.equal(files.length, 1);
+  assert.equal(fs.statSync(path.join(dir, files[0])).mode & 0o777, 0o600);
+
+  // A new process: the stored token, no login.
+  agent = start();
+  await withLoginClient(agent, async (c) => {
+    const sid = await c.newSession(ws, mcpServers);
+    const mark = (await mock.journal()).length;
+    const res = await c.prompt(sid, "oauth secret please");
+    assert.equal(res.stopReason, "end_turn");
+    assert.match((await toolResults(mark)).join("\n"), /the secret of client-1 is 4711/);
+    assert.equal(c.asked.length, 0);
+
+    // Every access token expires: the next request is refused, the refresh token gets a new one
+    // and the call goes through, still without a login.
+    servers.expire();
+    const sid2 = await c.newSession(ws, mcpServers);
+    const mark2 = (await mock.journal()).length;
+    const res2 = await c.prompt(sid2, "oauth secret please");
+    assert.equal(res2.stopReason, "end_turn");
+    assert.match((await toolResults(mark2)).join("\n"), /the secret of client-1 is 4711/);
+    assert.equal(c.asked.length, 0);
+  });
+  await finishAgent(agent);
+  assert.equal(servers.counts.authorizations, 1);
+  assert.equal(servers.counts.refreshGrants, 1);
+  assert.ok(servers.counts.refused >= 2, "the server refused the missing and the expired token");
+});
+
+// `lousho mcp login <url>` in a terminal prints the URL and waits for the browser's redirect;
+// `mcp list` then connects with the stored token, and `mcp logout` forgets it.
+test("lousho mcp login, list and logout in a terminal", { timeout: 60000 }, async (t) => {
+  const servers = await startOAuthServers();
+  t.after(() => servers.close());
+  const config = tempDir(t, "lousho-oauth-cli-");
+  const run = (args, onStderr) =>
+    new Promise((resolve) => {
+      const p = spawn(loushoBin, args, { env: childEnv({ XDG_CONFIG_HOME: config }) });
+      t.after(() => p.exitCode === null && p.kill("SIGKILL"));
+      let out = "";
+      let err = "";
+      p.stdout.on("data", (d) => (out += d));
+      p.stderr.on("data", (d) => {
+        err += d;
+        onStderr?.(err);
+      });
+      p.on("close", (code) => resolve({ code, out, err }));
+    });
+  let browsed;
+  const login = await run(["mcp", "login", servers.resource], (err) => {
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(err)?.[1];
+    if (url && !browsed) browsed = browse(url);
+  });
+  await browsed;
+  assert.equal(login.code, 0, login.err);
+  assert.match(login.out, /^Logged in to http:\/\/127\.0\.0\.1:\d+\/mcp; the token is kept in .*mcp-auth/);
+  const list = await run(["mcp", "list", servers.resource]);
+  assert.equal(list.code, 0, list.err);
+  assert.match(list.out, /connected .* 1 tool\(s\)\n\s+secret/);
+  const logout = await run(["mcp", "logout", servers.resource]);
+  assert.match(logout.out, /^Logged out of /);
+  const after = await run(["mcp", "list", servers.resource]);
+  assert.equal(after.code, 1);
+  assert.match(after.out, /needs you to log in .* `lousho mcp login server`/);
+  assert.equal(servers.counts.authorizations, 1);
+});
