@@ -367,7 +367,8 @@ const std::vector<std::string> kTopKeys = {
     "thinking",    "tools",       "maxSteps",   "limits",       "permissions",
     "mode",        "roots",       "rules",      "providers",    "commands",
     "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
-    "mcp_servers", "mcp",         "skills",     "hooks",        "context"};
+    "mcp_servers", "mcp",         "skills",     "hooks",        "context",
+    "agents"};
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
 
@@ -907,6 +908,11 @@ void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& 
   if (root["mcp"]) spec.mcp = ParseMcpSettings(ctx, root["mcp"]);
   if (root["hooks"]) spec.hooks = ParseHooks(ctx, root["hooks"]);
   if (root["context"]) spec.context = ParseContext(ctx, root["context"]);
+  if (root["agents"]) {  // subagents (config/agents_spec.h)
+    auto agents = ParseSubagents(ToJson(root["agents"]), "", options.known_tools);
+    if (!agents.ok()) ctx.Fail(root["agents"], agents.error().message);
+    spec.agents = std::move(*agents);
+  }
 }
 
 bool HasScript(const AgentSpec& spec, const std::string& name) {

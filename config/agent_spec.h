@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/agents_spec.h"
 #include "config/hooks_spec.h"
 #include "config/provider_settings.h"
 #include "support/status.h"
@@ -158,6 +159,7 @@ struct AgentSpec {
   McpSettings mcp;
   HooksSpec hooks;  // `hooks:` (see docs/agent-spec.md, "Hooks")
   ContextSpec context;
+  SubagentsSpec agents;  // `agents:` and the files of agents/ beside the spec (docs/agent-spec.md)
 };
 
 struct LoadOptions {
