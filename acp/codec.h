@@ -218,6 +218,14 @@ Json::Value NoticeUpdate(const char* severity, const std::string& title,
 void ForEachSessionUpdate(const agent::Event& event, const ClientCapabilities& caps,
                           const std::function<void(const Json::Value&)>& send);
 
+// A subagent's step (ToolExecutionUpdate kSubagent) as the task call's `tool_call_update`: its
+// tool calls and its text so far as the call's content, and `_meta["lousho/subagent"]`; nullopt
+// when the step changes nothing shown (codec_subagent.cpp).
+std::optional<Json::Value> SubagentUpdate(const agent::event::ToolExecutionUpdate& update);
+// `{"lousho/subagent": {agent, sessionId, parentToolCallId}}` (empty members left out).
+Json::Value SubagentMeta(const std::string& agent, const std::string& session_id,
+                         const std::string& parent_tool_call_id);
+
 // The session/request_permission params.
 Json::Value PermissionRequestToJson(const std::string& session_id,
                                     const agent::PermissionRequest& request);

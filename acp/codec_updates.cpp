@@ -185,6 +185,8 @@ struct UpdateVisitor {
         u["content"].append(c);
         return u;
       }
+      case Phase::kSubagent:
+        return SubagentUpdate(e);  // codec_subagent.cpp
     }
     return std::nullopt;
   }
@@ -566,6 +568,8 @@ Json::Value PermissionRequestToJson(const std::string& session_id,
     for (const auto& d : request.diffs) content.append(DiffToJson(d));
     tc["content"] = content;
   }
+  if (!request.subagent.empty())
+    tc["_meta"] = SubagentMeta(request.subagent, "", request.parent_tool_call_id);
   p["toolCall"] = tc;
   Json::Value options(Json::arrayValue);
   const char* kinds[][2] = {{"allow_once", "Allow once"},

@@ -1,6 +1,7 @@
 // Running an assistant message's tool calls.
 #include "agent/tool_runner.h"
 
+#include <map>
 #include <system_error>
 #include <thread>
 
@@ -122,7 +123,20 @@ ToolCallRunner::CallRun ToolCallRunner::Start(const ContentBlock& call,
   return run;
 }
 
+void ToolCallRunner::ShowSubagent(CallRun& run, Turn& t) {
+  // A subagent's steps come from its own worker, and several may run at once: one at a time
+  // here. The session's worker waits in the tool meanwhile, so it emits nothing of its own.
+  run.ctx.on_subagent = [this, &run, &t](const event::SubagentStep& step) {
+    std::lock_guard<std::mutex> lock(subagent_mu_);
+    event::ToolExecutionUpdate u{t.step, &run.shown, event::ToolExecutionUpdate::Phase::kSubagent,
+                                 "",     "",         ""};
+    u.subagent = &step;
+    parts_.emitter.Emit(u);
+  };
+}
+
 void ToolCallRunner::Complete(CallRun& run, ToolOutput out, Turn& t) {
+  t.result.usage.Add(out.usage);  // a subagent's model calls count as the prompt's
   if (!out.details.isNull() && !JsonFitsIn(out.details, kMaxToolDetailsBytes))
     out.details = DetailsTooLarge();
   parts_.emitter.Emit(event::ToolExecutionEnd{t.step, &run.shown, &out, out.is_error});
@@ -148,11 +162,16 @@ size_t ToolCallRunner::ParallelRun(const std::vector<const ContentBlock*>& calls
                                    size_t first) const {
   const PermissionMode mode = parts_.selection.mode();
   size_t n = 0;
+  std::map<std::string, int> side_by_side;  // calls of tools that run beside others (subagents)
   for (size_t i = first; i < calls.size(); ++i, ++n) {
     auto tool = parts_.tools.Find(calls[i]->name);
-    if (!tool || !calls[i]->arguments.isObject() || !tool->read_only()) break;
-    // Only plain look-ups: a question or a plan change must keep its place in the order.
-    if (tool->kind() != ToolKind::kRead && tool->kind() != ToolKind::kSearch) break;
+    if (!tool || !calls[i]->arguments.isObject()) break;
+    if (tool->max_parallel() > 0) {
+      if (++side_by_side[tool->name()] > tool->max_parallel()) break;
+    } else if (!tool->read_only() ||
+               (tool->kind() != ToolKind::kRead && tool->kind() != ToolKind::kSearch)) {
+      break;  // only plain look-ups: a question or a plan change must keep its place
+    }
     if (policy_.Evaluate(*tool, calls[i]->arguments, mode).action != PermissionAction::kAllow)
       break;
     if (Hooked(calls[i]->name)) break;  // hooks run with the call, one at a time
@@ -168,9 +187,11 @@ bool ToolCallRunner::RunParallel(const std::vector<const ContentBlock*>& calls, 
     runs.back().ctx.plan = nullptr;  // look-ups never touch the plan or the mode
     runs.back().ctx.set_mode = nullptr;
   }
-  for (const CallRun& run : runs)
+  for (CallRun& run : runs) {
     parts_.emitter.Emit(event::ToolExecutionUpdate{
         t.step, &run.shown, event::ToolExecutionUpdate::Phase::kInProgress, "", "", ""});
+    ShowSubagent(run, t);
+  }
   auto run_one = [](CallRun* run, const Json::Value* args) {
     try {
       run->out = run->tool->Run(*args, run->ctx);
@@ -284,6 +305,7 @@ ToolOutput ToolCallRunner::Execute(CallRun& run, const ContentBlock& call, Turn&
   if (place_.sandbox != nullptr && run.tool->kind() == ToolKind::kExecute)
     if (std::string notice = place_.sandbox->TakeNotice(); !notice.empty())
       emitter.Emit(event::Warning{"sandbox", notice, "Sandbox", false});
+  ShowSubagent(run, t);
   // [rewind] A command's changes are seen as the working tree's before and after.
   CommandSnapshot snapshot =
       run.tool->kind() == ToolKind::kExecute

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -84,12 +85,15 @@ class ToolCallRunner {
   ToolContext MakeContext(const CancelToken& cancel);
   CallRun Start(const ContentBlock& call, const std::shared_ptr<Tool>& tool, Turn& t);
   void Complete(CallRun& run, ToolOutput out, Turn& t);
+  // Shows the steps of a subagent the call runs (the task tool) as the call's updates.
+  void ShowSubagent(CallRun& run, Turn& t);
   void Fail(const std::vector<const ContentBlock*>& calls, size_t from, const char* why, Turn& t);
 
   ToolRunParts parts_;
   ToolRunPlace place_;
   PermissionPolicy policy_;
   HookRunner* hooks_ = nullptr;
+  std::mutex subagent_mu_;   // one subagent step at a time (ShowSubagent)
   std::string calls_entry_;  // [rewind] the entry of the message whose calls run (checkpoints)
 };
 

@@ -369,7 +369,7 @@ const std::vector<std::string> kTopKeys = {
     "mode",        "roots",       "rules",      "providers",    "commands",
     "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
     "mcp_servers", "mcp",         "skills",     "hooks",        "context",
-    "sandbox",     "sandbox_required"};
+    "sandbox",     "sandbox_required", "agents"};
 // clang-format on
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
@@ -917,6 +917,11 @@ void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& 
   }
   if (root["sandbox_required"])
     spec.sandbox.required = Bool(ctx, root["sandbox_required"], "sandbox_required");
+  if (root["agents"]) {  // subagents (config/agents_spec.h)
+    auto agents = ParseSubagents(ToJson(root["agents"]), "", options.known_tools);
+    if (!agents.ok()) ctx.Fail(root["agents"], agents.error().message);
+    spec.agents = std::move(*agents);
+  }
 }
 
 bool HasScript(const AgentSpec& spec, const std::string& name) {

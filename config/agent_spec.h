@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/agents_spec.h"
 #include "config/hooks_spec.h"
 #include "config/provider_settings.h"
 #include "config/sandbox_spec.h"
@@ -162,7 +163,8 @@ struct AgentSpec {
   McpSettings mcp;
   HooksSpec hooks;  // `hooks:` (see docs/agent-spec.md, "Hooks")
   ContextSpec context;
-  SandboxSpec sandbox;  // `sandbox:` (see docs/agent-spec.md, "Sandbox")
+  SandboxSpec sandbox;   // `sandbox:` (see docs/agent-spec.md, "Sandbox")
+  SubagentsSpec agents;  // `agents:` and the files of agents/ beside the spec (docs/agent-spec.md)
 };
 
 struct LoadOptions {

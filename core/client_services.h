@@ -24,6 +24,9 @@ struct PermissionRequest {
   Json::Value raw_input;
   std::vector<ToolLocation> locations;
   std::vector<FileDiff> diffs;
+  // A subagent's call: its name and the parent's `task` call it runs under (empty: none).
+  std::string subagent;
+  std::string parent_tool_call_id;
 };
 
 enum class PermissionDecision { kAllowOnce, kAllowAlways, kRejectOnce, kRejectAlways, kCancelled };

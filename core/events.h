@@ -19,6 +19,8 @@ namespace lousho::agent {
 // within the prompt, from 1 (0 outside a model request).
 namespace event {
 
+struct SubagentStep;  // below the Event variant
+
 // A prompt began.
 struct AgentStart {};
 // A prompt ended; `messages` are the messages it added to the history, in order.
@@ -70,9 +72,10 @@ struct ToolExecutionStart {
   const ToolCall* call = nullptr;
 };
 // A change while the tool runs: now running, a terminal to embed, partial output (bash
-// output streamed while the command runs), or progress (an MCP server's notes).
+// output streamed while the command runs), progress (an MCP server's notes), or a subagent's
+// step (the task tool).
 struct ToolExecutionUpdate {
-  enum class Phase { kInProgress, kTerminal, kPartialOutput, kProgress };
+  enum class Phase { kInProgress, kTerminal, kPartialOutput, kProgress, kSubagent };
   int turn = 0;
   const ToolCall* call = nullptr;
   Phase phase = Phase::kInProgress;
@@ -81,6 +84,7 @@ struct ToolExecutionUpdate {
                                // kProgress: a progress note ("3/5: indexing")
   std::string output_delta;    // kPartialOutput: what is new since the call's last update (bash;
                                // empty for tools that only know the whole)
+  const SubagentStep* subagent = nullptr;  // kSubagent
 };
 struct ToolExecutionEnd {
   int turn = 0;
@@ -207,6 +211,26 @@ using Event = std::variant<
     event::ModeChanged, event::UsageUpdate, event::TtsrTriggered, event::AutoCompactionStart,
     event::AutoCompactionEnd, event::CompactionSummaryDelta, event::TodoReminder,
     event::TodoAutoClear, event::ModelChanged, event::SessionInfoChanged, event::Warning>;
+
+namespace event {
+// One of a subagent's tool calls, as its parent's editor is shown it.
+struct SubagentCall {
+  std::string id;
+  std::string title;
+  std::string status = "in_progress";  // in_progress | completed | failed
+};
+// A step of a subagent (a child session the `task` tool runs): the child's event, and what it
+// did so far, for a door to show as the task call's content.
+struct SubagentStep {
+  std::string agent;       // the subagent's name
+  std::string session_id;  // the child session's
+  int depth = 1;           // 1: a child of the session the door shows
+  const Event* event = nullptr;
+  std::vector<SubagentCall> calls;  // its tool calls so far, in order
+  std::string text;                 // its latest reply so far
+  bool refresh = false;  // the summary changed enough to be shown again (text is throttled)
+};
+}  // namespace event
 
 // Receives events on the session's worker, in order, one at a time.
 using EventSink = std::function<void(const Event&)>;

@@ -16,6 +16,10 @@
 
 namespace lousho::agent {
 
+namespace event {
+struct SubagentStep;  // core/events.h
+}
+
 struct PlanEntry {
   std::string content;
   std::string priority = "medium";  // high | medium | low
@@ -61,6 +65,9 @@ struct ToolContext {
   std::function<void(const std::filesystem::path& path, const std::string* after)> before_change;
   // The kernel sandbox the call's commands run in (support/sandbox.h); null: not confined.
   std::shared_ptr<const SandboxPolicy> sandbox;
+  // A step of a subagent this call runs (the task tool), for the editor. May be empty; may be
+  // called from another thread than the one running the tool (never two at once).
+  std::function<void(const event::SubagentStep& step)> on_subagent;
 };
 
 // A resource a tool result points to or embeds (MCP `resource_link` / `resource`), for the
@@ -97,6 +104,7 @@ struct ToolOutput {
   bool plan_changed = false;           // todo: ctx.plan was updated
   bool ends_turn = false;              // ask: the turn ends; content text is the question
   std::vector<ResourceRef> resources;  // MCP: resources shown to the editor
+  Usage usage;  // model calls the tool made (a subagent's); added to the prompt's usage
 
   static ToolOutput Error(std::string message) {
     ToolOutput o;
@@ -143,6 +151,9 @@ class Tool {
   // Offered to the model in plan mode. Built-in tools always are (the policy explains a denial);
   // outside tools only when read-only.
   virtual bool offered_in_plan_mode() const { return true; }
+  // How many calls of this tool in one message may run side by side (a subagent each); 0: only
+  // read-only look-ups run side by side.
+  virtual int max_parallel() const { return 0; }
 };
 
 // Tools that may change while a session runs (an MCP server's list changes, a server comes

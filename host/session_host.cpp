@@ -8,12 +8,27 @@
 
 #include "agent/checkpoints.h"
 #include "config/model_catalog.h"
+#include "host/subagents.h"
 #include "support/log.h"
 
 namespace lousho::host {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The session, given the task tool bound to child sessions (host/subagents.h) when it opened.
+Result<std::shared_ptr<agent::Session>> WithSubagents(Result<std::shared_ptr<agent::Session>> s,
+                                                      const agent::LoadedAgent& a,
+                                                      const agent::ClientServices& services,
+                                                      WorkerPool* pool) {
+  if (!s.ok()) return s;
+  SubagentPlace place;
+  place.agent = a.agent;
+  place.services = services;
+  place.pool = pool;
+  AttachSubagents(**s, a.spec.get(), std::move(place));
+  return s;
+}
 
 // What the catalogue (the spec's providers, else the built-in ones) says of one offered model.
 ModelOffer OfferFor(const config::AgentSpec* spec, const agent::ModelOption& option) {
@@ -198,20 +213,29 @@ Result<std::shared_ptr<agent::Session>> SessionHost::New(agent::SessionOptions o
                                                          const std::string& parent) const {
   AddContext(options);
   auto s = store();
-  if (!s) return agent::Session::Create(agent(), std::move(options));
-  return CreateRecordedSession(agent(), std::move(options), *s, parent);
+  const agent::LoadedAgent a = loaded();
+  const agent::ClientServices services = options.services;
+  WorkerPool* pool = options.pool;
+  if (!s)
+    return WithSubagents(agent::Session::Create(a.agent, std::move(options)), a, services, pool);
+  return WithSubagents(CreateRecordedSession(a.agent, std::move(options), *s, parent), a, services,
+                       pool);
 }
 
 Result<std::shared_ptr<agent::Session>> SessionHost::Open(agent::SessionOptions options,
                                                           const fs::path& path, bool create) const {
   AddContext(options);
   std::error_code ec;
+  const agent::LoadedAgent loaded_agent = loaded();
+  const agent::ClientServices services = options.services;
+  WorkerPool* pool = options.pool;
   if (!create || fs::exists(path, ec)) {
     options.id.clear();  // the file's own
-    return OpenSessionFile(agent(), std::move(options), path);
+    return WithSubagents(OpenSessionFile(loaded_agent.agent, std::move(options), path),
+                         loaded_agent, services, pool);
   }
   // A file not written yet (`--session FILE`): the new session is recorded there.
-  auto a = agent();
+  auto a = loaded_agent.agent;
   agent::SessionHeader header;
   header.id = options.id;
   header.timestamp_ms = agent::NowMs();
@@ -219,7 +243,8 @@ Result<std::shared_ptr<agent::Session>> SessionHost::Open(agent::SessionOptions 
   header.agent = a->name;
   options.session_file = path.string();
   options.recorder = agent::SessionWriter::ForNew(path, std::move(header));
-  return agent::Session::Create(std::move(a), std::move(options));
+  return WithSubagents(agent::Session::Create(std::move(a), std::move(options)), loaded_agent,
+                       services, pool);
 }
 
 Result<std::shared_ptr<agent::Session>> SessionHost::Fork(const agent::Session& from,
@@ -252,6 +277,7 @@ Status SessionHost::Delete(const std::string& id, const std::string& cwd) const 
   // Its file checkpoints go with it (the session is gone: nothing can rewind to them).
   if (Status st = agent::RemoveCheckpoints(*path); !st.ok())
     log::Warn("session " + id + " deleted, but not its checkpoints: " + st.error().message);
+  RemoveSubagentFiles(*path);  // its subagents' histories too
   return Status::Ok();
 }
 

@@ -420,6 +420,10 @@ struct FrameVisitor {
       case Phase::kTerminal:
       case Phase::kProgress:  // an MCP progress note is not output; partialResult would replace it
         return;               // the RPC dialect shows only output
+      case Phase::kSubagent:
+        if (e.call && e.subagent)
+          if (auto f = SubagentFrame(*e.call, *e.subagent)) out->push_back(std::move(*f));
+        return;
       case Phase::kPartialOutput:
         break;
     }

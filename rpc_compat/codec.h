@@ -118,6 +118,13 @@ Json::Value MessagesToRpc(const std::vector<agent::Message>& messages);
 agent::Message ToolResultMessage(const agent::event::ToolCall& call,
                                  const agent::ToolOutput& output, bool is_error);
 
+// A subagent's step as the task call's tool_execution_update: partialResult holds the summary
+// (agent::SubagentSummary) as text and, in details, {subagent: {agent, sessionId, depth},
+// events: the frames the child's event becomes} (codec_subagent.cpp); nullopt for a text delta
+// between two refreshes of the summary.
+std::optional<Json::Value> SubagentFrame(const agent::event::ToolCall& call,
+                                         const agent::event::SubagentStep& step);
+
 // The frames an engine event becomes (none, one, or a few), in order.
 std::vector<Json::Value> FramesFromEvent(const agent::Event& event);
 

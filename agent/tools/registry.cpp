@@ -1,5 +1,6 @@
 // The built-in tool registry: names to factories.
 #include "agent/tools/builtin_tools.h"
+#include "agent/tools/task_tool.h"
 
 namespace lousho::agent {
 
@@ -14,12 +15,13 @@ std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name) {
   if (name == "todo") return tools::MakeTodoTool();
   if (name == "ask") return tools::MakeAskTool();
   if (name == "switch_mode") return tools::MakeSwitchModeTool();
+  if (name == "task") return tools::MakeTaskTool({});  // the host binds it to child sessions
   return nullptr;
 }
 
 const std::vector<std::string>& BuiltinToolNames() {
-  static const std::vector<std::string> kNames = {"read", "write", "edit", "bash", "grep",
-                                                  "find", "ls",    "todo", "ask",  "switch_mode"};
+  static const std::vector<std::string> kNames = {
+      "read", "write", "edit", "bash", "grep", "find", "ls", "todo", "ask", "switch_mode", "task"};
   return kNames;
 }
 
