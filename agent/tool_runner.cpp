@@ -109,6 +109,7 @@ ToolCallRunner::CallRun ToolCallRunner::Start(const ContentBlock& call,
   run.tool = tool;
   run.ctx = MakeContext(t.cancel);
   run.ctx.tool_call_id = call.id;
+  run.ctx.plan_mode = parts_.selection.mode() == PermissionMode::kPlan;
   run.shown.id = call.id;
   run.shown.name = call.name;
   run.shown.args = &call.arguments;

@@ -43,8 +43,9 @@ struct TodoPhase {
 // Everything a tool run may touch. Owned by the session worker for the duration of one call.
 struct ToolContext {
   std::string session_id;
-  std::string tool_call_id;                  // the model's id of this call
-  std::filesystem::path cwd;                 // absolute session root
+  std::string tool_call_id;   // the model's id of this call
+  bool plan_mode = false;     // the session is in plan mode: what the call starts changes nothing
+  std::filesystem::path cwd;  // absolute session root
   std::vector<std::filesystem::path> roots;  // allowed roots; roots[0] == cwd
   CancelToken cancel;
   ClientServices services;  // what the client offers; each capability may be null

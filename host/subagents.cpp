@@ -35,8 +35,11 @@ bool OffersTask(const agent::AgentConfig& agent) {
 // rules; no commands, skills, hooks or MCP servers of its own.
 Result<std::shared_ptr<const agent::AgentConfig>> ChildAgent(const agent::AgentConfig& parent,
                                                              const config::SubagentSpec& spec,
-                                                             const std::string& task_tool) {
+                                                             const std::string& task_tool,
+                                                             bool plan_mode) {
   auto a = std::make_shared<agent::AgentConfig>(parent);
+  // A parent in plan mode plans: its children may read and search, never change anything.
+  if (plan_mode) a->default_mode = agent::PermissionMode::kPlan;
   a->name = parent.name + "/" + spec.name;
   if (!spec.instructions.empty()) a->instructions = spec.instructions;
   if (!spec.model.empty()) {
@@ -316,7 +319,7 @@ Result<agent::SubagentAnswer> SubagentRunner::Run(const agent::SubagentTask& tas
     return MakeError(ErrorCode::kInvalidParams, "no agent named '" + task.agent +
                                                     "' (agents: " + JoinStrings(names, ", ") + ")");
   }
-  auto child_agent = ChildAgent(*place_.agent, *spec, place_.agents->tool_name);
+  auto child_agent = ChildAgent(*place_.agent, *spec, place_.agents->tool_name, ctx.plan_mode);
   if (!child_agent.ok()) return child_agent.error();
 
   ChildPrompter prompter(place_.services.permissions, ctx.session_id, spec->name, ctx.tool_call_id);

@@ -274,6 +274,25 @@ TEST_F(SubagentsTest, AChildAsksTheParentsEditorNamingItself) {
   EXPECT_EQ(editor_.asked[0], "p1|beta: true|beta|t1");
 }
 
+TEST_F(SubagentsTest, AChildOfAParentInPlanModeChangesNothing) {
+  Meeting meeting(1);
+  Make({Call("t1", "task", R"({"agent":"beta","prompt":"ask away"})")}, &meeting);
+  ASSERT_TRUE(session_->selection().SetMode(agent::PermissionMode::kPlan).ok());
+  auto r = Run("go");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  {
+    std::lock_guard<std::mutex> lock(editor_.mu_);
+    EXPECT_TRUE(editor_.asked.empty()) << "a command in plan mode is refused, never asked about";
+  }
+  auto contents = agent::ReadSessionFile(DetailsOf("t1")["sessionFile"].asString());
+  ASSERT_TRUE(contents.ok());
+  std::string said;
+  for (const auto& e : contents->entries)
+    if (e.kind == agent::EntryKind::kMessage && e.message.role == agent::Role::kToolResult)
+      said += e.message.TextContent();
+  EXPECT_NE(said.find("plan mode"), std::string::npos) << said;
+}
+
 TEST_F(SubagentsTest, DepthLimitAndUnknownAgent) {
   Meeting meeting(1);
   Make({Call("t1", "task", R"({"prompt":"nest please"})"),
