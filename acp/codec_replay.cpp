@@ -33,8 +33,8 @@ agent::ToolOutput StoredOutput(const agent::Message& result) {
   agent::ToolOutput out;
   out.content = result.content;
   out.is_error = result.is_error;
-  out.diffs = result.tool.diffs;
-  out.details = result.tool.details;
+  out.diffs = result.tool->diffs;
+  out.details = result.tool->details;
   return out;
 }
 
@@ -60,10 +60,10 @@ void ReplayAssistant(const agent::Message& m, const std::string& message_id,
         call.id = b.id;
         call.name = b.name;
         call.args = &b.arguments;
-        call.title = result && !result->tool.title.empty() ? result->tool.title : b.name;
+        call.title = result && !result->tool->title.empty() ? result->tool->title : b.name;
         if (result) {
-          call.kind = result->tool.kind;
-          call.locations = result->tool.locations;
+          call.kind = result->tool->kind;
+          call.locations = result->tool->locations;
         }
         out->push_back(*UpdateFromEvent(ev::ToolExecutionStart{0, &call}));
         if (result) {
@@ -103,12 +103,12 @@ void ReplayEntry(const agent::Entry& e,
       break;
     }
     case agent::EntryKind::kModeChange:
-      out.push_back(*UpdateFromEvent(ev::ModeChanged{e.mode}));
+      out.push_back(*UpdateFromEvent(ev::ModeChanged{e.more->mode}));
       break;
     case agent::EntryKind::kCustom:
-      if (e.custom_type == agent::kPlanEntryType) {
+      if (e.more->custom_type == agent::kPlanEntryType) {
         ev::PlanUpdate plan;
-        for (const auto& p : e.data) {
+        for (const auto& p : e.more->data) {
           agent::PlanEntry pe;
           pe.content = StringOr(p, "content");
           pe.priority = StringOr(p, "priority", "medium");
@@ -121,7 +121,7 @@ void ReplayEntry(const agent::Entry& e,
     case agent::EntryKind::kSessionInfo: {
       Json::Value u(Json::objectValue);
       u["sessionUpdate"] = "session_info_update";
-      u["title"] = e.name;
+      u["title"] = e.more->name;
       out.push_back(u);
       break;
     }

@@ -52,7 +52,7 @@ Status Branching::SetName(const std::string& name) {
     name_ = name;  // at once, like a mode; the entry joins the history on the worker
     Entry entry;
     entry.kind = EntryKind::kSessionInfo;
-    entry.name = name;
+    entry.more.Edit().name = name;
     entries->push_back(std::move(entry));
     return event::SessionInfoChanged{name};
   });
@@ -103,12 +103,12 @@ Result<RewindOutcome> Branching::Rewind(const RewindRequest& request) {
 }
 
 void Branching::NoteLocked(const Entry& entry) {
-  if (entry.kind == EntryKind::kSessionInfo) name_ = entry.name;
+  if (entry.kind == EntryKind::kSessionInfo) name_ = entry.more->name;
 }
 
 void Branching::RestoreLocked(const std::vector<const Entry*>& branch) {
   for (const Entry* e : branch)
-    if (e->kind == EntryKind::kSessionInfo) name_ = e->name;
+    if (e->kind == EntryKind::kSessionInfo) name_ = e->more->name;
 }
 
 }  // namespace lousho::agent

@@ -131,18 +131,18 @@ CompactionResult Compactor::Commit(const std::string& reason, const CompactionPl
                                    const std::string& summary, long long tokens_before) {
   Entry e;
   e.kind = EntryKind::kCompaction;
-  e.summary = summary;
-  e.first_kept_id = plan.first_kept_id;
-  e.tokens_before = tokens_before;
+  e.more.Edit().summary = summary;
+  e.more.Edit().first_kept_id = plan.first_kept_id;
+  e.more.Edit().tokens_before = tokens_before;
   e.timestamp_ms = NowMs();
   CompactionResult result;
   result.summary = summary;
   result.first_kept_id = plan.first_kept_id;
   result.tokens_before = tokens_before;
   result.tokens_after = EstimateTokens(CompactionSummaryMessage(e)) + plan.kept_tokens;
-  e.data = Json::Value(Json::objectValue);
-  e.data["reason"] = reason;
-  e.data["tokensAfter"] = static_cast<Json::Int64>(result.tokens_after);
+  e.more.Edit().data = Json::Value(Json::objectValue);
+  e.more.Edit().data["reason"] = reason;
+  e.more.Edit().data["tokensAfter"] = static_cast<Json::Int64>(result.tokens_after);
   recorder_.Append(std::move(e));
   return result;
 }

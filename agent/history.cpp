@@ -94,7 +94,7 @@ const Entry& History::Append(Entry entry) {
   leaf_ = stored.id;
   if (stored.kind == EntryKind::kMessage) {
     PushMessage(&stored.message, &stored);
-  } else if (stored.kind == EntryKind::kBranchSummary && !stored.summary.empty()) {
+  } else if (stored.kind == EntryKind::kBranchSummary && !stored.more->summary.empty()) {
     PushMessage(SummaryOf(stored), &stored);
   } else if (stored.kind == EntryKind::kCompaction) {
     RebuildBranch();  // the context now starts with the summary
@@ -133,14 +133,14 @@ Result<const Entry*> History::BranchTo(const std::string& id, const std::string&
   const Entry* leaf = Find(leaf_);
   // Already there: at `id` itself, or at an empty branch summary that marks a move to it.
   const bool there = leaf_ == id || (leaf && leaf->kind == EntryKind::kBranchSummary &&
-                                     leaf->summary.empty() && leaf->parent_id == id);
+                                     leaf->more->summary.empty() && leaf->parent_id == id);
   if (there && summary.empty()) return static_cast<const Entry*>(nullptr);
   Entry e;
   e.kind = EntryKind::kBranchSummary;
-  e.from_id = id;
-  e.summary = summary;
-  e.data = Json::Value(Json::objectValue);
-  e.data["abandonedLeafId"] = leaf_.empty() ? Json::Value() : Json::Value(leaf_);
+  e.more.Edit().from_id = id;
+  e.more.Edit().summary = summary;
+  e.more.Edit().data = Json::Value(Json::objectValue);
+  e.more.Edit().data["abandonedLeafId"] = leaf_.empty() ? Json::Value() : Json::Value(leaf_);
   leaf_ = id;
   RebuildBranch();
   return &Append(std::move(e));  // adds the summary's message, if it has one
@@ -241,7 +241,7 @@ void History::RebuildBranch() {
     PushMessage(SummaryOf(*branch[compaction]), nullptr);
     from = compaction;  // nothing kept unless its first kept entry is found before it
     for (size_t i = 0; i < compaction; ++i) {
-      if (branch[i]->id == branch[compaction]->first_kept_id) {
+      if (branch[i]->id == branch[compaction]->more->first_kept_id) {
         from = i;
         break;
       }
@@ -255,7 +255,7 @@ void History::RebuildBranch() {
     const Entry& e = *branch[i];
     if (e.kind == EntryKind::kMessage) {
       PushMessage(&e.message, &e);
-    } else if (e.kind == EntryKind::kBranchSummary && !e.summary.empty()) {
+    } else if (e.kind == EntryKind::kBranchSummary && !e.more->summary.empty()) {
       // An empty one only marks where the leaf moved: the model never sees it.
       PushMessage(SummaryOf(e), &e);
     }
@@ -267,7 +267,7 @@ Message CompactionSummaryMessage(const Entry& compaction) {
       kCompactionSummaryType,
       "The earlier part of this conversation was compacted to save context. Its summary:\n\n"
       "<summary>\n" +
-          compaction.summary + "\n</summary>",
+          compaction.more->summary + "\n</summary>",
       false);
   m.timestamp_ms = compaction.timestamp_ms;
   return m;
@@ -277,7 +277,7 @@ Message BranchSummaryMessage(const Entry& branch_summary) {
   Message m = Message::Custom(kBranchSummaryType,
                               "The conversation went down another path before coming back to "
                               "this point. What happened on that path:\n\n<summary>\n" +
-                                  branch_summary.summary + "\n</summary>",
+                                  branch_summary.more->summary + "\n</summary>",
                               false);
   m.timestamp_ms = branch_summary.timestamp_ms;
   return m;

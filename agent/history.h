@@ -16,6 +16,7 @@
 #include "agent/history_index.h"
 #include "core/content.h"
 #include "core/message_view.h"
+#include "support/boxed.h"
 #include "support/status.h"
 
 namespace lousho::agent {
@@ -37,12 +38,9 @@ const char* EntryKindName(EntryKind kind);
 std::optional<EntryKind> ParseEntryKindName(std::string_view name);  // nullopt: not a kind
 
 // One entry. Which fields are used depends on `kind`. Plain value type.
-struct Entry {
-  EntryKind kind = EntryKind::kMessage;
-  std::string id;
-  std::string parent_id;  // empty: a root
-  long long timestamp_ms = 0;
-  Message message;                 // kMessage
+// What only some kinds of entry hold: in an Entry it is one pointer until set, so that the
+// messages, most of a history, do not carry every kind's fields (docs/performance.md).
+struct EntryDetail {
   std::string provider, model_id;  // kModelChange
   std::string thinking_level;      // kThinkingChange
   std::string mode;                // kModeChange
@@ -55,6 +53,15 @@ struct Entry {
   std::string from_id;             // kBranchSummary
   std::string name;                // kSessionInfo
   std::vector<std::string> rules;  // kTtsrInjection
+};
+
+struct Entry {
+  EntryKind kind = EntryKind::kMessage;
+  std::string id;
+  std::string parent_id;  // empty: a root
+  long long timestamp_ms = 0;
+  Message message;          // kMessage
+  Boxed<EntryDetail> more;  // every other kind's fields
 };
 
 // A change in saving a session that the user is told of: saving failed (the entries wait in

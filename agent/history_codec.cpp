@@ -201,9 +201,9 @@ Json::Value MessageToJson(const Message& m) {
       j["toolCallId"] = m.tool_call_id;
       j["toolName"] = m.tool_name;
       j["content"] = ContentToJson(m.content);
-      if (!m.tool.details.isNull()) j["details"] = m.tool.details;
+      if (!m.tool->details.isNull()) j["details"] = m.tool->details;
       j["isError"] = m.is_error;
-      j["display"] = ToolDisplayToJson(m.tool);
+      j["display"] = ToolDisplayToJson(*m.tool);
       break;
   }
   j["timestamp"] = static_cast<Json::Int64>(m.timestamp_ms);
@@ -221,40 +221,40 @@ Json::Value EntryToJson(const Entry& e) {
       j["message"] = MessageToJson(e.message);
       break;
     case EntryKind::kModelChange:
-      j["provider"] = e.provider;
-      j["modelId"] = e.model_id;
+      j["provider"] = e.more->provider;
+      j["modelId"] = e.more->model_id;
       break;
     case EntryKind::kThinkingChange:
-      j["thinkingLevel"] = e.thinking_level;
+      j["thinkingLevel"] = e.more->thinking_level;
       break;
     case EntryKind::kModeChange:
-      j["mode"] = e.mode;
+      j["mode"] = e.more->mode;
       break;
     case EntryKind::kCustom:
-      j["customType"] = e.custom_type;
-      if (!e.data.isNull()) j["data"] = e.data;
+      j["customType"] = e.more->custom_type;
+      if (!e.more->data.isNull()) j["data"] = e.more->data;
       break;
     case EntryKind::kLabel:
-      j["targetId"] = e.target_id;
-      j["label"] = e.label;
+      j["targetId"] = e.more->target_id;
+      j["label"] = e.more->label;
       break;
     case EntryKind::kCompaction:
-      j["summary"] = e.summary;
-      j["firstKeptEntryId"] = e.first_kept_id;
-      j["tokensBefore"] = static_cast<Json::Int64>(e.tokens_before);
-      if (!e.data.isNull()) j["details"] = e.data;
+      j["summary"] = e.more->summary;
+      j["firstKeptEntryId"] = e.more->first_kept_id;
+      j["tokensBefore"] = static_cast<Json::Int64>(e.more->tokens_before);
+      if (!e.more->data.isNull()) j["details"] = e.more->data;
       break;
     case EntryKind::kBranchSummary:
-      j["fromId"] = e.from_id.empty() ? std::string("root") : e.from_id;
-      j["summary"] = e.summary;
-      if (!e.data.isNull()) j["details"] = e.data;
+      j["fromId"] = e.more->from_id.empty() ? std::string("root") : e.more->from_id;
+      j["summary"] = e.more->summary;
+      if (!e.more->data.isNull()) j["details"] = e.more->data;
       break;
     case EntryKind::kSessionInfo:
-      j["name"] = e.name;
+      j["name"] = e.more->name;
       break;
     case EntryKind::kTtsrInjection: {
       Json::Value rules(Json::arrayValue);
-      for (const auto& r : e.rules) rules.append(r);
+      for (const auto& r : e.more->rules) rules.append(r);
       j["injectedRules"] = rules;
       break;
     }

@@ -42,35 +42,35 @@ void LineDecoder::EntryMember(std::string_view k, const At& f, Entry* e, EntryFi
 // The members of the other kinds; false for a name no kind has (the caller skips its value).
 bool LineDecoder::KindMember(std::string_view k, const At& f, Entry* e, EntryFields* x) {
   if (k == "provider") {
-    x->has_provider = Str(f, &e->provider);
+    x->has_provider = Str(f, &e->more.Edit().provider);
   } else if (k == "modelId") {
-    x->has_model = Str(f, &e->model_id);
+    x->has_model = Str(f, &e->more.Edit().model_id);
   } else if (k == "thinkingLevel") {
     Str(f, &x->thinking);
   } else if (k == "mode") {
-    x->has_mode = Str(f, &e->mode);
+    x->has_mode = Str(f, &e->more.Edit().mode);
   } else if (k == "customType") {
-    x->has_custom_type = Str(f, &e->custom_type);
+    x->has_custom_type = Str(f, &e->more.Edit().custom_type);
   } else if (k == "data") {
     c_.Value(&x->data);
   } else if (k == "details") {
     c_.Value(&x->details);
   } else if (k == "targetId") {
-    x->has_target = Str(f, &e->target_id);
+    x->has_target = Str(f, &e->more.Edit().target_id);
   } else if (k == "label") {
-    Str(f, &e->label);
+    Str(f, &e->more.Edit().label);
   } else if (k == "summary") {
-    x->has_summary = Str(f, &e->summary);
+    x->has_summary = Str(f, &e->more.Edit().summary);
   } else if (k == "firstKeptEntryId") {
-    Str(f, &e->first_kept_id);
+    Str(f, &e->more.Edit().first_kept_id);
   } else if (k == "tokensBefore") {
-    Int(f, &e->tokens_before);
+    Int(f, &e->more.Edit().tokens_before);
   } else if (k == "fromId") {
     Str(f, &x->from);
   } else if (k == "name") {
-    Str(f, &e->name);
+    Str(f, &e->more.Edit().name);
   } else if (k == "injectedRules") {
-    x->has_rules = Rules(f, &e->rules);
+    x->has_rules = Rules(f, &e->more.Edit().rules);
   } else {
     return false;
   }
@@ -102,6 +102,29 @@ Result<ContentBlock> LineDecoder::ReadBlock(const std::string& where) {
   return b;
 }
 
+namespace {
+// Empties the fields of `d` that kind `k` does not have.
+void ClearOtherKinds(EntryKind k, EntryDetail& d) {
+  if (k != EntryKind::kModelChange) {
+    d.provider.clear();
+    d.model_id.clear();
+  }
+  if (k != EntryKind::kModeChange) d.mode.clear();
+  if (k != EntryKind::kCustom) d.custom_type.clear();
+  if (k != EntryKind::kLabel) {
+    d.target_id.clear();
+    d.label.clear();
+  }
+  if (k != EntryKind::kCompaction && k != EntryKind::kBranchSummary) d.summary.clear();
+  if (k != EntryKind::kCompaction) {
+    d.first_kept_id.clear();
+    d.tokens_before = 0;
+  }
+  if (k != EntryKind::kSessionInfo) d.name.clear();
+  if (k != EntryKind::kTtsrInjection) d.rules.clear();
+}
+}  // namespace
+
 Status LineDecoder::AssembleEntry(const At& root, EntryFields& x, Entry* out) {
   Entry& e = *out;
   auto need = [&](bool has, const char* key) { return has || Fail(root.Member(key), "required"); };
@@ -118,26 +141,26 @@ Status LineDecoder::AssembleEntry(const At& root, EntryFields& x, Entry* out) {
       complete = need(x.has_provider, "provider") && need(x.has_model, "modelId");
       break;
     case EntryKind::kThinkingChange:
-      e.thinking_level = std::move(x.thinking);
+      e.more.Edit().thinking_level = std::move(x.thinking);
       break;
     case EntryKind::kModeChange:
       complete = need(x.has_mode, "mode");
       break;
     case EntryKind::kCustom:
       complete = need(x.has_custom_type, "customType");
-      e.data = std::move(x.data);
+      e.more.Edit().data = std::move(x.data);
       break;
     case EntryKind::kLabel:
       complete = need(x.has_target, "targetId");
       break;
     case EntryKind::kCompaction:
       complete = need(x.has_summary, "summary");
-      e.data = std::move(x.details);
+      e.more.Edit().data = std::move(x.details);
       break;
     case EntryKind::kBranchSummary:
       complete = need(x.has_summary, "summary");
-      e.from_id = x.from == "root" ? std::string() : std::move(x.from);
-      e.data = std::move(x.details);
+      e.more.Edit().from_id = x.from == "root" ? std::string() : std::move(x.from);
+      e.more.Edit().data = std::move(x.details);
       break;
     case EntryKind::kSessionInfo:
       break;
@@ -147,24 +170,12 @@ Status LineDecoder::AssembleEntry(const At& root, EntryFields& x, Entry* out) {
   }
   if (!complete) return Invalid(error());
   // Fields of the other kinds stay out of this one.
-  if (e.kind != EntryKind::kMessage) e.message = {};
-  if (e.kind != EntryKind::kModelChange) {
-    e.provider.clear();
-    e.model_id.clear();
+  if (e.kind == EntryKind::kMessage) {
+    e.more.Reset();  // a message holds none: one pointer, no allocation
+  } else {
+    e.message = {};
+    if (e.more.has_value()) ClearOtherKinds(e.kind, e.more.Edit());
   }
-  if (e.kind != EntryKind::kModeChange) e.mode.clear();
-  if (e.kind != EntryKind::kCustom) e.custom_type.clear();
-  if (e.kind != EntryKind::kLabel) {
-    e.target_id.clear();
-    e.label.clear();
-  }
-  if (e.kind != EntryKind::kCompaction && e.kind != EntryKind::kBranchSummary) e.summary.clear();
-  if (e.kind != EntryKind::kCompaction) {
-    e.first_kept_id.clear();
-    e.tokens_before = 0;
-  }
-  if (e.kind != EntryKind::kSessionInfo) e.name.clear();
-  if (e.kind != EntryKind::kTtsrInjection) e.rules.clear();
   return Status::Ok();
 }
 }  // namespace history_decode

@@ -266,8 +266,8 @@ bool LineDecoder::Message(const At& at, lousho::agent::Message* m) {
     return false;
   if (!AssembleMessage(at, x, m)) return false;
   if (m->role == Role::kToolResult) {
-    m->tool = std::move(x.display);
-    m->tool.details = std::move(x.details);
+    m->tool.Set(std::move(x.display));
+    m->tool.Edit().details = std::move(x.details);
   }
   // Fields of the other roles stay out of this one.
   if (m->role != Role::kAssistant) {

@@ -91,12 +91,12 @@ std::string ToolHtml(const ContentBlock& call, const Message* result) {
   if (result)
     status = result->is_error ? "<span class=\"err\">failed</span>"
                               : "<span class=\"ok\">completed</span>";
-  std::string title = result && !result->tool.title.empty() ? result->tool.title : call.name;
+  std::string title = result && !result->tool->title.empty() ? result->tool->title : call.name;
   std::string out = "<details class=\"tool\"><summary>" + HtmlEscape(title) + " &middot; " +
                     status + "</summary>";
   out += "<pre>" + HtmlEscape(call.name + " " + WriteJsonPretty(call.arguments)) + "</pre>";
   if (result) {
-    for (const auto& diff : result->tool.diffs) out += DiffHtml(diff);
+    for (const auto& diff : result->tool->diffs) out += DiffHtml(diff);
     const std::string text = result->TextContent();
     if (!text.empty()) out += "<pre>" + HtmlEscape(text) + "</pre>";
   }
@@ -165,18 +165,19 @@ std::string SessionHtml(const HtmlExportInfo& info, const std::vector<Entry>& br
         break;
       case EntryKind::kModelChange:
         out +=
-            "<div class=\"note\">model: " + HtmlEscape(e.provider + "/" + e.model_id) + "</div>\n";
+            "<div class=\"note\">model: " + HtmlEscape(e.more->provider + "/" + e.more->model_id) +
+            "</div>\n";
         break;
       case EntryKind::kModeChange:
-        out += "<div class=\"note\">mode: " + HtmlEscape(e.mode) + "</div>\n";
+        out += "<div class=\"note\">mode: " + HtmlEscape(e.more->mode) + "</div>\n";
         break;
       case EntryKind::kCompaction:
       case EntryKind::kBranchSummary:
-        if (e.summary.empty()) break;  // a branch summary that only marks a moved leaf
+        if (e.more->summary.empty()) break;  // a branch summary that only marks a moved leaf
         out +=
             "<details class=\"msg\"><summary>summary of earlier work</summary><div "
             "class=\"text\">" +
-            HtmlEscape(e.summary) + "</div></details>\n";
+            HtmlEscape(e.more->summary) + "</div></details>\n";
         break;
       case EntryKind::kThinkingChange:
       case EntryKind::kCustom:

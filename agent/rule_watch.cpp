@@ -37,7 +37,7 @@ void RuleWatch::Load(const rules::AgentRules& agent, const std::filesystem::path
   // `once` outlives a restart: rules injected on this branch stay injected.
   recorder_.Read([&](const History& h) {
     for (const Entry* e : h.Branch())
-      if (e->kind == EntryKind::kTtsrInjection) controller_->RestoreInjected(e->rules);
+      if (e->kind == EntryKind::kTtsrInjection) controller_->RestoreInjected(e->more->rules);
   });
 }
 
@@ -111,7 +111,7 @@ void RuleWatch::Announce(const rules::Firing& f, int step) {
 void RuleWatch::Record(const std::vector<std::string>& names) {
   Entry e;
   e.kind = EntryKind::kTtsrInjection;
-  e.rules = names;
+  e.more.Edit().rules = names;
   recorder_.Append(std::move(e));
 }
 

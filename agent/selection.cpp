@@ -14,15 +14,15 @@ event::ModelChanged ModelEvent(const ModelChoice& m) {
 Entry ThinkingEntry(ThinkingLevel level) {
   Entry e;
   e.kind = EntryKind::kThinkingChange;
-  e.thinking_level = ThinkingLevelId(level);
+  e.more.Edit().thinking_level = ThinkingLevelId(level);
   return e;
 }
 
 Entry ModelEntry(const ModelChoice& model) {
   Entry e;
   e.kind = EntryKind::kModelChange;
-  e.provider = model.provider_name;
-  e.model_id = model.model_id;
+  e.more.Edit().provider = model.provider_name;
+  e.more.Edit().model_id = model.model_id;
   return e;
 }
 }  // namespace
@@ -46,7 +46,7 @@ Status Selection::SetMode(PermissionMode mode, std::function<void()> done) {
     if (mode != mode_) {
       Entry e;
       e.kind = EntryKind::kModeChange;
-      e.mode = PermissionModeId(mode);
+      e.more.Edit().mode = PermissionModeId(mode);
       entries->push_back(std::move(e));
     }
     mode_ = mode;
@@ -110,7 +110,7 @@ void Selection::RestoreLocked(const std::vector<const Entry*>& branch) {
   mode_ = agent_->default_mode;
   for (const Entry* e : branch)
     if (e->kind == EntryKind::kModeChange)
-      if (auto mode = ParsePermissionMode(e->mode)) mode_ = *mode;
+      if (auto mode = ParsePermissionMode(e->more->mode)) mode_ = *mode;
   RestoreModelLocked(branch);
 }
 
@@ -125,23 +125,24 @@ void Selection::RestoreModelLocked(const std::vector<const Entry*>& branch) {
   }
   ModelChoice chosen = agent_->model;
   auto is = [](const ModelChoice& m, const Entry* e) {
-    return m.provider_name == e->provider && m.model_id == e->model_id;
+    return m.provider_name == e->more->provider && m.model_id == e->more->model_id;
   };
   if (model && is(model_, model)) {
     chosen = model_;  // already built
   } else if (model && !is(chosen, model)) {
     Result<ModelChoice> choice = MakeError(ErrorCode::kModelUnknown, "no model resolver");
-    if (agent_->resolve_model) choice = agent_->resolve_model(model->provider, model->model_id);
+    if (agent_->resolve_model)
+      choice = agent_->resolve_model(model->more->provider, model->more->model_id);
     if (choice.ok()) {
       chosen = std::move(*choice);
     } else {
-      log::Warn("session " + session_id_ + ": cannot restore model " + model->provider + "/" +
-                model->model_id + " (" + choice.error().message + "); using " +
+      log::Warn("session " + session_id_ + ": cannot restore model " + model->more->provider + "/" +
+                model->more->model_id + " (" + choice.error().message + "); using " +
                 chosen.provider_name + "/" + chosen.model_id);
     }
   }
   chosen.thinking =
-      thinking ? ParseThinkingLevel(thinking->thinking_level) : agent_->model.thinking;
+      thinking ? ParseThinkingLevel(thinking->more->thinking_level) : agent_->model.thinking;
   model_ = std::move(chosen);
 }
 

@@ -179,8 +179,8 @@ void Session::CloseInterruptedCalls() {
       tr.is_error = true;
       tr.content.push_back(
           ContentBlock::Text("Interrupted: lousho stopped before this tool call finished."));
-      tr.tool.title = b.name;
-      tr.tool.args = b.arguments;
+      tr.tool.Edit().title = b.name;
+      tr.tool.Edit().args = b.arguments;
       tr.timestamp_ms = NowMs();
       results.push_back(std::move(tr));
     }

@@ -11,9 +11,10 @@ namespace {
 constexpr std::string_view kRuleTagStart = "<rule name=\"";
 
 std::optional<ClientPrompt> PromptOfEntry(const Entry& e) {
-  if (e.kind != EntryKind::kCustom || e.custom_type != kClientPromptEntryType) return std::nullopt;
-  auto text = AsString(MemberOrNull(e.data, "text"));
-  auto mode = AsString(MemberOrNull(e.data, "mode"));
+  if (e.kind != EntryKind::kCustom || e.more->custom_type != kClientPromptEntryType)
+    return std::nullopt;
+  auto text = AsString(MemberOrNull(e.more->data, "text"));
+  auto mode = AsString(MemberOrNull(e.more->data, "mode"));
   if (!text || !mode || (*mode != "append" && *mode != "override")) return std::nullopt;
   return ClientPrompt{
       *mode == "override" ? ClientPrompt::Mode::kOverride : ClientPrompt::Mode::kAppend, *text};
@@ -66,10 +67,10 @@ std::string ComposeSystemPrompt(const std::string& instructions,
 Entry ClientPromptEntry(const ClientPrompt& prompt) {
   Entry e;
   e.kind = EntryKind::kCustom;
-  e.custom_type = kClientPromptEntryType;
-  e.data = Json::Value(Json::objectValue);
-  e.data["mode"] = ClientPromptModeId(prompt.mode);
-  e.data["text"] = prompt.text;
+  e.more.Edit().custom_type = kClientPromptEntryType;
+  e.more.Edit().data = Json::Value(Json::objectValue);
+  e.more.Edit().data["mode"] = ClientPromptModeId(prompt.mode);
+  e.more.Edit().data["text"] = prompt.text;
   return e;
 }
 

@@ -55,22 +55,22 @@ namespace {
 Entry TodoPhasesEntry(const std::vector<TodoPhase>& phases) {
   Entry e;
   e.kind = EntryKind::kCustom;
-  e.custom_type = kTodoPhasesEntryType;
-  e.data = TodoPhasesToJson(phases);
+  e.more.Edit().custom_type = kTodoPhasesEntryType;
+  e.more.Edit().data = TodoPhasesToJson(phases);
   return e;
 }
 
 Entry PlanEntryOf(const std::vector<PlanEntry>& plan) {
   Entry e;
   e.kind = EntryKind::kCustom;
-  e.custom_type = kPlanEntryType;
-  e.data = Json::Value(Json::arrayValue);
+  e.more.Edit().custom_type = kPlanEntryType;
+  e.more.Edit().data = Json::Value(Json::arrayValue);
   for (const auto& p : plan) {
     Json::Value item(Json::objectValue);
     item["content"] = p.content;
     item["priority"] = p.priority;
     item["status"] = p.status;
-    e.data.append(item);
+    e.more.Edit().data.append(item);
   }
   return e;
 }
@@ -159,10 +159,10 @@ void TodoTracker::RestoreLocked(const std::vector<const Entry*>& branch) {
   todos_.clear();
   for (const Entry* e : branch) {
     if (e->kind != EntryKind::kCustom) continue;
-    if (e->custom_type == kPlanEntryType) {
-      plan_ = PlanFromJson(e->data);
-    } else if (e->custom_type == kTodoPhasesEntryType) {
-      todos_ = TodoPhasesFromJson(e->data);
+    if (e->more->custom_type == kPlanEntryType) {
+      plan_ = PlanFromJson(e->more->data);
+    } else if (e->more->custom_type == kTodoPhasesEntryType) {
+      todos_ = TodoPhasesFromJson(e->more->data);
     }
   }
 }

@@ -148,13 +148,13 @@ void ToolCallRunner::Complete(CallRun& run, ToolOutput out, Turn& t) {
   tr.tool_name = run.shown.name;
   tr.is_error = out.is_error;
   tr.content = std::move(out.content);
-  tr.tool.title = run.shown.title;
-  tr.tool.kind = run.shown.kind;
-  tr.tool.args = run.shown.args ? *run.shown.args : Json::Value();
-  tr.tool.locations = run.shown.locations;
-  tr.tool.diffs = std::move(out.diffs);
-  tr.tool.details = std::move(out.details);
-  tr.tool.terminal_id = out.terminal_id;
+  tr.tool.Edit().title = run.shown.title;
+  tr.tool.Edit().kind = run.shown.kind;
+  tr.tool.Edit().args = run.shown.args ? *run.shown.args : Json::Value();
+  tr.tool.Edit().locations = run.shown.locations;
+  tr.tool.Edit().diffs = std::move(out.diffs);
+  tr.tool.Edit().details = std::move(out.details);
+  tr.tool.Edit().terminal_id = out.terminal_id;
   t.tool_results.push_back(tr);
   RecordTurnMessage(parts_.recorder, t, std::move(tr));
 }

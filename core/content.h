@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "support/boxed.h"
+
 namespace lousho::agent {
 
 // How an editor shows a tool call (the protocols' tool kinds).
@@ -119,7 +121,7 @@ struct Message {
   std::string tool_call_id;
   std::string tool_name;
   bool is_error = false;
-  ToolDisplay tool;  // kToolResult: how the call was shown
+  Boxed<ToolDisplay> tool;  // kToolResult: how the call was shown (one pointer until set)
   std::string custom_type;
   bool display = true;
   long long timestamp_ms = 0;  // when the message was made (ms since the epoch); 0: unknown

@@ -323,7 +323,7 @@ agent::Message ToolResultMessage(const agent::event::ToolCall& call,
   m.tool_name = call.name;
   m.is_error = is_error;
   m.content = output.content;
-  m.tool.details = output.details;
+  m.tool.Edit().details = output.details;
   m.timestamp_ms = agent::NowMs();
   return m;
 }

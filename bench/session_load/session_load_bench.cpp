@@ -112,11 +112,11 @@ fs::path WriteSession(const fs::path& dir, size_t n) {
     result.message.tool_call_id = id;
     result.message.tool_name = "read";
     result.message.content.push_back(agent::ContentBlock::Text(Filler(1500, k + 2)));
-    result.message.tool.title = "Read " + args["path"].asString();
-    result.message.tool.kind = agent::ToolKind::kRead;
-    result.message.tool.args = args;
-    result.message.tool.locations.push_back({"/work/project/" + args["path"].asString(), 1});
-    result.message.tool.details["totalLines"] = 120;
+    result.message.tool.Edit().title = "Read " + args["path"].asString();
+    result.message.tool.Edit().kind = agent::ToolKind::kRead;
+    result.message.tool.Edit().args = args;
+    result.message.tool.Edit().locations.push_back({"/work/project/" + args["path"].asString(), 1});
+    result.message.tool.Edit().details["totalLines"] = 120;
     add(result);
     agent::Entry answer;
     answer.message.role = agent::Role::kAssistant;
@@ -125,7 +125,7 @@ fs::path WriteSession(const fs::path& dir, size_t n) {
     if (k % 40 == 0) {
       agent::Entry mode;
       mode.kind = agent::EntryKind::kModeChange;
-      mode.mode = k % 80 == 0 ? "accept-edits" : "default";
+      mode.more.Edit().mode = k % 80 == 0 ? "accept-edits" : "default";
       add(mode);
     }
   }

@@ -43,7 +43,7 @@ TEST(ChooseClientPromptTest, TheGivenOneWinsAndIsRecordedOnlyWhenItChanges) {
   EXPECT_EQ(ChooseClientPrompt(seed, std::nullopt, &record), b);  // the last recorded
   EXPECT_FALSE(ChooseClientPrompt({}, std::nullopt, &record).has_value());
   Entry odd = ClientPromptEntry(a);
-  odd.data["mode"] = "sideways";  // a file from elsewhere: ignored, never fatal
+  odd.more.Edit().data["mode"] = "sideways";  // a file from elsewhere: ignored, never fatal
   EXPECT_FALSE(ChooseClientPrompt({odd}, std::nullopt, &record).has_value());
 }
 

@@ -82,22 +82,23 @@ TEST(CodecTest, ReplayShowsTheBranchAsItWasShown) {
   branch[2].message.tool_call_id = "c1";
   branch[2].message.is_error = true;
   branch[2].message.content = {agent::ContentBlock::Text("make: *** failed")};
-  branch[2].message.tool.title = "make";
-  branch[2].message.tool.kind = agent::ToolKind::kExecute;
-  branch[2].message.tool.terminal_id = "term-of-a-dead-process";
+  branch[2].message.tool.Edit().title = "make";
+  branch[2].message.tool.Edit().kind = agent::ToolKind::kExecute;
+  branch[2].message.tool.Edit().terminal_id = "term-of-a-dead-process";
   branch[3].message.role = agent::Role::kUser;  // a stream rule's hidden reminder
   branch[3].message.custom_type = "ttsr-injection";
   branch[3].message.display = false;
   branch[3].message.content = {agent::ContentBlock::Text("<system-interrupt>")};
   branch[4].kind = agent::EntryKind::kModeChange;
-  branch[4].mode = "plan";
+  branch[4].more.Edit().mode = "plan";
   branch[5].kind = agent::EntryKind::kCustom;
-  branch[5].custom_type = agent::kPlanEntryType;
-  branch[5].data = J(R"([{"content":"Build","priority":"high","status":"in_progress"}])");
+  branch[5].more.Edit().custom_type = agent::kPlanEntryType;
+  branch[5].more.Edit().data =
+      J(R"([{"content":"Build","priority":"high","status":"in_progress"}])");
   branch[6].kind = agent::EntryKind::kSessionInfo;
-  branch[6].name = "Build fix";
+  branch[6].more.Edit().name = "Build fix";
   branch[7].kind = agent::EntryKind::kBranchSummary;  // a lasting leaf move: no update at all
-  branch[7].from_id = "00000002";
+  branch[7].more.Edit().from_id = "00000002";
   std::vector<const agent::Entry*> ptrs;
   ptrs.reserve(branch.size());
   for (const auto& e : branch) ptrs.push_back(&e);

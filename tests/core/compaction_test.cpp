@@ -48,8 +48,8 @@ TEST(CompactionHistoryTest, ContextIsSummaryThenKeptThenNewer) {
   EXPECT_EQ(h.context_start(), 0u);
   Entry c;
   c.kind = EntryKind::kCompaction;
-  c.summary = "they counted to two";
-  c.first_kept_id = "e5";
+  c.more.Edit().summary = "they counted to two";
+  c.more.Edit().first_kept_id = "e5";
   h.Append(c);
   ASSERT_EQ(h.messages().size(), 3u);
   EXPECT_EQ(h.messages()[0].custom_type, kCompactionSummaryType);
@@ -367,7 +367,7 @@ TEST_F(CompactionSessionTest, ManualCompactionSummarizesOlderTurnsAndKeepsRecent
   // The compaction entry is in the tree; the next request sends summary + kept + new.
   const auto entries = session_->transcript().Entries();
   EXPECT_EQ(entries.back().kind, EntryKind::kCompaction);
-  EXPECT_EQ(entries.back().first_kept_id, "u3");
+  EXPECT_EQ(entries.back().more->first_kept_id, "u3");
   EXPECT_EQ(entries.size(), 9u);
   model_->Push(Says("five"));
   ASSERT_TRUE(Run("question 4").ok());
@@ -540,9 +540,9 @@ TEST_F(CompactionSessionTest, ModelAndThinkingChangesAreRecordedAndRestored) {
   auto entries = session_->transcript().Entries();
   ASSERT_EQ(entries.size(), 4u);
   EXPECT_EQ(entries[2].kind, EntryKind::kModelChange);
-  EXPECT_EQ(entries[2].model_id, "m2");
+  EXPECT_EQ(entries[2].more->model_id, "m2");
   EXPECT_EQ(entries[3].kind, EntryKind::kThinkingChange);
-  EXPECT_EQ(entries[3].thinking_level, "high");
+  EXPECT_EQ(entries[3].more->thinking_level, "high");
 
   // A session made from these entries continues with that choice.
   Make(0, {}, entries);

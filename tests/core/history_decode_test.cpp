@@ -90,32 +90,32 @@ TEST(HistoryDecodeTest, EachKindTakesItsMembers) {
   EXPECT_EQ(model.id, "e");
   EXPECT_EQ(model.parent_id, "p");
   EXPECT_EQ(model.timestamp_ms, 1764563470123);
-  EXPECT_EQ(model.provider, "x");
-  EXPECT_EQ(model.model_id, "m");
-  EXPECT_EQ(
-      MustDecode(head + R"("type":"thinking_level_change","thinkingLevel":"high"})").thinking_level,
-      "high");
-  EXPECT_EQ(MustDecode(head + R"("type":"mode_change","mode":"plan"})").mode, "plan");
+  EXPECT_EQ(model.more->provider, "x");
+  EXPECT_EQ(model.more->model_id, "m");
+  EXPECT_EQ(MustDecode(head + R"("type":"thinking_level_change","thinkingLevel":"high"})")
+                .more->thinking_level,
+            "high");
+  EXPECT_EQ(MustDecode(head + R"("type":"mode_change","mode":"plan"})").more->mode, "plan");
   Entry custom = MustDecode(head + R"("type":"custom","customType":"todo","data":[1]})");
-  EXPECT_EQ(custom.custom_type, "todo");
-  EXPECT_EQ(WriteJson(custom.data), "[1]");
+  EXPECT_EQ(custom.more->custom_type, "todo");
+  EXPECT_EQ(WriteJson(custom.more->data), "[1]");
   Entry label = MustDecode(head + R"("type":"label","targetId":"t","label":"start"})");
-  EXPECT_EQ(label.target_id, "t");
-  EXPECT_EQ(label.label, "start");
+  EXPECT_EQ(label.more->target_id, "t");
+  EXPECT_EQ(label.more->label, "start");
   Entry compaction = MustDecode(
       head + R"("type":"compaction","summary":"s","firstKeptEntryId":"k","tokensBefore":7,)" +
       R"("details":{"n":1}})");
-  EXPECT_EQ(compaction.summary, "s");
-  EXPECT_EQ(compaction.first_kept_id, "k");
-  EXPECT_EQ(compaction.tokens_before, 7);
-  EXPECT_EQ(WriteJson(compaction.data), R"({"n":1})");
+  EXPECT_EQ(compaction.more->summary, "s");
+  EXPECT_EQ(compaction.more->first_kept_id, "k");
+  EXPECT_EQ(compaction.more->tokens_before, 7);
+  EXPECT_EQ(WriteJson(compaction.more->data), R"({"n":1})");
   Entry branch = MustDecode(head + R"("type":"branch_summary","summary":"b","fromId":"f"})");
-  EXPECT_EQ(branch.summary, "b");
-  EXPECT_EQ(branch.from_id, "f");
-  EXPECT_EQ(MustDecode(head + R"("type":"session_info","name":"mine"})").name, "mine");
+  EXPECT_EQ(branch.more->summary, "b");
+  EXPECT_EQ(branch.more->from_id, "f");
+  EXPECT_EQ(MustDecode(head + R"("type":"session_info","name":"mine"})").more->name, "mine");
   // Rule names that are not strings are skipped.
   Entry rules = MustDecode(head + R"("type":"ttsr_injection","injectedRules":["a",3,null,"b"]})");
-  EXPECT_EQ(rules.rules, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(rules.more->rules, (std::vector<std::string>{"a", "b"}));
 }
 
 TEST(HistoryDecodeTest, KindMembersAreTypedAndRequired) {

@@ -34,7 +34,7 @@ TEST(HistoryTest, AppendsHangOffTheLeafAndBranchingMovesIt) {
   // Non-message entries are in the tree but not among the messages.
   Entry mode;
   mode.kind = EntryKind::kModeChange;
-  mode.mode = "plan";
+  mode.more.Edit().mode = "plan";
   h.Append(mode);
   EXPECT_EQ(h.messages().size(), 2u);
   EXPECT_EQ(h.Branch().size(), 3u);
@@ -63,9 +63,9 @@ TEST(HistoryTest, BranchToAppendsASummaryThatKeepsTheLeafOnReload) {
   const Entry summary = **moved;
   EXPECT_EQ(summary.kind, EntryKind::kBranchSummary);
   EXPECT_EQ(summary.parent_id, b);
-  EXPECT_EQ(summary.from_id, b) << "fromId names the branch point, as pi writes it";
-  EXPECT_EQ(summary.summary, "");
-  EXPECT_EQ(StringOr(summary.data, "abandonedLeafId"), d);
+  EXPECT_EQ(summary.more->from_id, b) << "fromId names the branch point, as pi writes it";
+  EXPECT_EQ(summary.more->summary, "");
+  EXPECT_EQ(StringOr(summary.more->data, "abandonedLeafId"), d);
   EXPECT_EQ(h.leaf(), summary.id);
   ASSERT_EQ(h.messages().size(), 2u) << "an empty summary is never sent to the model";
   EXPECT_EQ(h.message_id(h.messages().size() - 1), b);
@@ -179,11 +179,11 @@ TEST(HistoryTest, EveryAppendReachesTheRecorder) {
   h.Append(MessageEntry(Role::kUser, "a"));
   Entry c;
   c.kind = EntryKind::kCompaction;
-  c.summary = "s";
+  c.more.Edit().summary = "s";
   h.Append(c);
   Entry t;
   t.kind = EntryKind::kTtsrInjection;
-  t.rules = {"r"};
+  t.more.Edit().rules = {"r"};
   h.Append(t);
   ASSERT_TRUE(h.BranchTo(h.entries()[0].id).ok());
   ASSERT_EQ(rec->got.size(), h.entries().size());
@@ -221,12 +221,12 @@ std::vector<Entry> AllKindsOfEntries() {
   result.message.tool_name = "read";
   result.message.is_error = true;
   result.message.content.push_back(ContentBlock::Text("nope"));
-  result.message.tool.title = "Read a";
-  result.message.tool.kind = ToolKind::kRead;
-  result.message.tool.locations = {{"/w/a", 3}};
-  result.message.tool.diffs = {{"/w/a", std::nullopt, "new"}};
-  result.message.tool.details = *ParseJson(R"({"lines":2})");
-  result.message.tool.terminal_id = "t1";
+  result.message.tool.Edit().title = "Read a";
+  result.message.tool.Edit().kind = ToolKind::kRead;
+  result.message.tool.Edit().locations = {{"/w/a", 3}};
+  result.message.tool.Edit().diffs = {{"/w/a", std::nullopt, "new"}};
+  result.message.tool.Edit().details = *ParseJson(R"({"lines":2})");
+  result.message.tool.Edit().terminal_id = "t1";
   entries.push_back(result);
   Entry custom = MessageEntry(Role::kUser, "<system-interrupt>x</system-interrupt>");
   custom.message.custom_type = "ttsr-injection";
@@ -234,46 +234,46 @@ std::vector<Entry> AllKindsOfEntries() {
   entries.push_back(custom);
   Entry model;
   model.kind = EntryKind::kModelChange;
-  model.provider = "anthropic";
-  model.model_id = "claude";
+  model.more.Edit().provider = "anthropic";
+  model.more.Edit().model_id = "claude";
   entries.push_back(model);
   Entry thinking;
   thinking.kind = EntryKind::kThinkingChange;
-  thinking.thinking_level = "high";
+  thinking.more.Edit().thinking_level = "high";
   entries.push_back(thinking);
   Entry label;
   label.kind = EntryKind::kLabel;
-  label.target_id = "abc";
-  label.label = "start";
+  label.more.Edit().target_id = "abc";
+  label.more.Edit().label = "start";
   entries.push_back(label);
   Entry compaction;
   compaction.kind = EntryKind::kCompaction;
-  compaction.summary = "so far";
-  compaction.first_kept_id = "abc";
-  compaction.tokens_before = 999;
+  compaction.more.Edit().summary = "so far";
+  compaction.more.Edit().first_kept_id = "abc";
+  compaction.more.Edit().tokens_before = 999;
   entries.push_back(compaction);
   Entry rules;
   rules.kind = EntryKind::kTtsrInjection;
-  rules.rules = {"no-todo"};
+  rules.more.Edit().rules = {"no-todo"};
   entries.push_back(rules);
   Entry info;
   info.kind = EntryKind::kSessionInfo;
-  info.name = "my session";
+  info.more.Edit().name = "my session";
   entries.push_back(info);
   Entry mode;
   mode.kind = EntryKind::kModeChange;
-  mode.mode = "plan";
+  mode.more.Edit().mode = "plan";
   entries.push_back(mode);
   Entry data;
   data.kind = EntryKind::kCustom;
-  data.custom_type = "plan";
-  data.data = *ParseJson(R"([{"content":"x","status":"pending"}])");
+  data.more.Edit().custom_type = "plan";
+  data.more.Edit().data = *ParseJson(R"([{"content":"x","status":"pending"}])");
   entries.push_back(data);
   Entry branch;
   branch.kind = EntryKind::kBranchSummary;
-  branch.from_id = "abc";
-  branch.summary = "tried another way";
-  branch.data = *ParseJson(R"({"abandonedLeafId":"def"})");
+  branch.more.Edit().from_id = "abc";
+  branch.more.Edit().summary = "tried another way";
+  branch.more.Edit().data = *ParseJson(R"({"abandonedLeafId":"def"})");
   entries.push_back(branch);
   return entries;
 }
@@ -295,10 +295,10 @@ TEST(HistoryTest, EveryEntryKindRoundTripsThroughJson) {
   const Entry& r = h.entries()[2];
   auto back = EntryFromJson(EntryToJson(r), "e");
   ASSERT_TRUE(back.ok());
-  EXPECT_EQ(back->message.tool.title, "Read a");
-  EXPECT_EQ(back->message.tool.terminal_id, "t1");
-  ASSERT_EQ(back->message.tool.locations.size(), 1u);
-  EXPECT_EQ(back->message.tool.locations[0].line, 3);
+  EXPECT_EQ(back->message.tool->title, "Read a");
+  EXPECT_EQ(back->message.tool->terminal_id, "t1");
+  ASSERT_EQ(back->message.tool->locations.size(), 1u);
+  EXPECT_EQ(back->message.tool->locations[0].line, 3);
 }
 
 // The reader takes members in any order and skips the ones it does not know: each line written
@@ -329,7 +329,7 @@ TEST(HistoryTest, LooseNumbersAreReadAsJsoncppReadsThem) {
       R"({"type":"compaction","id":"c","summary":"s","firstKeptEntryId":"a","tokensBefore":012})",
       "line 9");
   ASSERT_TRUE(e.ok()) << e.error().message;
-  EXPECT_EQ(e->tokens_before, 12);
+  EXPECT_EQ(e->more->tokens_before, 12);
   auto m = EntryFromText(
       R"({"type":"message","id":"m","message":{"role":"user","content":"hi","timestamp":5.}})",
       "line 9");

@@ -67,9 +67,9 @@ class RandomSteps {
     } else if (pick < 92) {
       Entry c;
       c.kind = EntryKind::kCompaction;
-      c.summary = "summary " + std::to_string(Pick(1000));
+      c.more.Edit().summary = "summary " + std::to_string(Pick(1000));
       const MessageView view = h->messages();
-      c.first_kept_id =
+      c.more.Edit().first_kept_id =
           view.empty() ? ""
                        : h->message_id(static_cast<size_t>(Pick(static_cast<int>(view.size()))));
       h->Append(std::move(c));
@@ -136,8 +136,8 @@ TEST(HistoryViewTest, ContextTokensCountFromTheLastReportAfterTheLastCompaction)
   EXPECT_EQ(h.ContextTokens(), 5000 + 10);
   Entry c;
   c.kind = EntryKind::kCompaction;
-  c.summary = "s";
-  c.first_kept_id = first;
+  c.more.Edit().summary = "s";
+  c.more.Edit().first_kept_id = first;
   h.Append(std::move(c));
   // The report came before the compaction: estimates only.
   EXPECT_EQ(h.ContextTokens(), ContextTokens(h.messages(), h.context_start()));
@@ -151,7 +151,7 @@ void GrowMoveAndCompact(History* h) {
   ASSERT_TRUE(h->BranchTo(h->entries()[10].id, "left").ok());
   Entry c;
   c.kind = EntryKind::kCompaction;
-  c.summary = "s";
+  c.more.Edit().summary = "s";
   h->Append(std::move(c));
 }
 

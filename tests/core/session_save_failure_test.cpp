@@ -50,7 +50,7 @@ class SessionSaveFailureTest : public ::testing::Test {
       e.message.content.push_back(ContentBlock::Text(text));
       e.message.timestamp_ms = 1764567890000 + count_;
     } else {
-      e.mode = text;
+      e.more.Edit().mode = text;
     }
     char id[24];
     std::snprintf(id, sizeof id, "%08x", ++count_);

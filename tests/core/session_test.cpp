@@ -738,7 +738,7 @@ TEST_F(SessionTest, SessionOwnsItsModelAndTools) {
   ASSERT_EQ(entries.size(), 5u);  // model, thinking, the prompt, the session's name from it, answer
   EXPECT_EQ(entries[0].kind, EntryKind::kModelChange);
   EXPECT_EQ(entries[1].kind, EntryKind::kThinkingChange);
-  EXPECT_EQ(entries[1].thinking_level, "high");
+  EXPECT_EQ(entries[1].more->thinking_level, "high");
   EXPECT_EQ(entries[2].kind, EntryKind::kMessage);
   EXPECT_EQ(entries[3].kind, EntryKind::kSessionInfo);
   for (size_t i = 1; i < entries.size(); ++i)

@@ -186,7 +186,7 @@ TEST_F(HookSessionTest, ARewrittenCallRunsWithTheNewInputWithoutAsking) {
   EXPECT_TRUE(editor_.Asked().empty()) << "allow skips the question the write would ask";
   auto h = session_->transcript().Messages();
   ASSERT_GE(h.size(), 3u);
-  EXPECT_EQ(StringOr(h[2].tool.args, "path"), "rewritten.txt") << "the result keeps what ran";
+  EXPECT_EQ(StringOr(h[2].tool->args, "path"), "rewritten.txt") << "the result keeps what ran";
 }
 
 TEST_F(HookSessionTest, AskFallsToThePermissionPromptEvenForALookup) {

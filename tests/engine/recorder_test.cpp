@@ -35,7 +35,7 @@ class FileLog : public HistoryRecorder {
 Entry Info(const std::string& name) {
   Entry e;
   e.kind = EntryKind::kSessionInfo;
-  e.name = name;
+  e.more.Edit().name = name;
   return e;
 }
 
@@ -82,7 +82,7 @@ TEST(RecorderTest, HooksSeeAppendsAndBranchesUnderTheLock) {
   size_t branch_size = 0;
   r.OnAppend([&](const Entry& e) {
     EXPECT_FALSE(mu.try_lock()) << "hooks run under the session's lock";
-    if (e.kind == EntryKind::kSessionInfo) named.push_back(e.name);
+    if (e.kind == EntryKind::kSessionInfo) named.push_back(e.more->name);
   });
   r.OnBranch([&](const std::vector<const Entry*>& branch) { branch_size = branch.size(); });
   const std::string first = r.Append(Info("one"));
@@ -131,7 +131,7 @@ TEST(RecorderTest, SeedWritesNothingAndRestoreCallsTheBranchHooks) {
   ASSERT_TRUE(r.Seed({e}, "", nullptr).ok());
   EXPECT_TRUE(file->ids.empty());
   std::string name;
-  r.OnBranch([&](const std::vector<const Entry*>& branch) { name = branch.back()->name; });
+  r.OnBranch([&](const std::vector<const Entry*>& branch) { name = branch.back()->more->name; });
   r.Restore();
   EXPECT_EQ(name, "stored");
 }

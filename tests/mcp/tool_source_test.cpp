@@ -249,7 +249,7 @@ TEST(ToolSourceTest, ToolDetailsOverTheLimitDoNotReachTheEditor) {
   for (const auto& m : session->transcript().Messages()) {
     if (m.role != Role::kToolResult) continue;
     found = true;
-    EXPECT_EQ(WriteJson(m.tool.details), WriteJson(DetailsTooLarge()));
+    EXPECT_EQ(WriteJson(m.tool->details), WriteJson(DetailsTooLarge()));
   }
   EXPECT_TRUE(found);
   std::promise<void> closed;

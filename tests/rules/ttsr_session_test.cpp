@@ -132,7 +132,7 @@ class TtsrSessionTest : public ::testing::Test {
   static std::vector<std::vector<std::string>> Injections(const Session& s) {
     std::vector<std::vector<std::string>> out;
     for (const auto& e : s.transcript().Entries())
-      if (e.kind == EntryKind::kTtsrInjection) out.push_back(e.rules);
+      if (e.kind == EntryKind::kTtsrInjection) out.push_back(e.more->rules);
     return out;
   }
 
