@@ -8,7 +8,9 @@
 #include "agent/recorder.h"
 #include "agent/rule_watch.h"
 #include "agent/tool_runner.h"
+#include "agent/tools/jobs.h"
 #include "agent/tools/skill_tool.h"
+#include "agent/tools/tool_util.h"
 #include "agent/turn_gate.h"
 #include "agent/turn_runner.h"
 #include "support/log.h"
@@ -47,6 +49,9 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   // [rewind] The checkpoints live beside the session file (in memory without one).
   checkpoints_ = std::make_unique<CheckpointStore>(
       info_.session_file.empty() ? fs::path() : CheckpointDirFor(info_.session_file));
+  jobs_ = std::make_unique<tools::JobTable>();
+  if (!info_.session_file.empty())
+    outputs_ = std::make_unique<tools::SavedOutputs>(tools::SavedOutputDirFor(info_.session_file));
   rewinder_ = std::make_unique<Rewinder>(*recorder_, *gate_, checkpoints_.get(), options_.services,
                                          info_.id);
   branching_ = std::make_unique<Branching>(mu_, *recorder_, *notices_, *gate_, rewinder_.get());
@@ -59,13 +64,14 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
       std::make_unique<Compactor>(agent_, *emitter_, *recorder_, *selection_, *transcript_, *gate_);
   calls_ = std::make_unique<ToolCallRunner>(
       ToolRunParts{*tools_, *selection_, *todos_, *queues_, *rules_, *emitter_, *recorder_},
-      ToolRunPlace{info_.id, info_.cwd, info_.roots, options_.services, checkpoints_.get()},
+      ToolRunPlace{info_.id, info_.cwd, info_.roots, options_.services, checkpoints_.get(),
+                   jobs_.get(), outputs_.get()},
       agent_->permission_rules);
   runner_ = std::make_unique<TurnRunner>(
       TurnParts{*selection_, *tools_, *queues_, *todos_, *branching_, *transcript_, *compactor_,
                 *stream_, *rules_, *calls_, *emitter_, *recorder_},
       TurnSettings{agent_, info_.cwd, options_.watcher, options_.todos, options_.auto_title,
-                   info_.commands, options_.system_prompt, options_.context});
+                   info_.commands, options_.system_prompt, options_.context, jobs_.get()});
   if (!info_.skills.empty()) tools_->Add(tools::MakeSkillTool(info_.skills));
   // Hooks: the spec's and the project's, told through the session's warnings (worker only).
   hooks_ = std::make_unique<HookRunner>(
@@ -220,6 +226,7 @@ void Session::Close(std::function<void()> done, CancelCause cause) {
   Status st = Post([this, done = std::move(done), cause] {
     hooks_->SessionEnded(cause == CancelCause::kShutdown ? "shutdown" : "close");  // hooks
     tools_->CloseSources();
+    jobs_->EndAll();     // [jobs] nothing the session started outlives it
     recorder_->Close();  // the file's lock goes with the session
     if (done) done();
   });

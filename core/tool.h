@@ -15,6 +15,11 @@
 
 namespace lousho::agent {
 
+namespace tools {
+class JobTable;      // agent/tools/jobs.h
+class SavedOutputs;  // agent/tools/tool_util.h
+}  // namespace tools
+
 struct PlanEntry {
   std::string content;
   std::string priority = "medium";  // high | medium | low
@@ -58,6 +63,10 @@ struct ToolContext {
   // session's checkpoints keep what it holds now (agent/checkpoints.h). `after`: the content
   // about to be written (null: not known). May be empty.
   std::function<void(const std::filesystem::path& path, const std::string* after)> before_change;
+  // The session's background jobs (bash `background`, bash_output, bash_kill). May be null.
+  tools::JobTable* jobs = nullptr;
+  // Where outputs cut for the model are kept whole (tools::SavedOutputs). May be null.
+  tools::SavedOutputs* saved_outputs = nullptr;
 };
 
 // A resource a tool result points to or embeds (MCP `resource_link` / `resource`), for the
@@ -156,7 +165,10 @@ class ToolSource {
 
 // Creates the built-in tool of that name, or null.
 std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name);
-// Every built-in tool name, in a stable order.
+// The built-in tools an agent has when its spec lists none, in a stable order.
 const std::vector<std::string>& BuiltinToolNames();
+// Every built-in tool name a spec may list: those and the ones that are off unless listed
+// (fetch).
+const std::vector<std::string>& KnownToolNames();
 
 }  // namespace lousho::agent
