@@ -225,7 +225,10 @@ class BashTool : public Tool {
     if (!o.local) return CappedOutput(o.output, o.truncated, Cap(), cut);
     std::string_view start = o.truncated ? std::string_view(o.head) : std::string_view(o.output);
     std::string body = CutForModel(start, o.output, o.total_bytes, Cap(), "", cut);
-    if (!*cut) return body.empty() ? "(no output)" : body;
+    if (!*cut) {
+      if (!body.empty() && body.back() == '\n') body.pop_back();  // as the tail view shows it
+      return body.empty() ? "(no output)" : body;
+    }
     const std::string path = o.saved ? o.saved->Keep() : "";
     if (path.empty()) return body;
     std::string note = path;

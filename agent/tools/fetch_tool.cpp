@@ -87,7 +87,7 @@ class FetchTool : public Tool {
   }
   // Permission rules match the host (with its port when the URL names one).
   std::string PermissionSubject(const Json::Value& args) const override {
-    const std::string url = StringOr(args, "url");
+    std::string url = StringOr(args, "url");
     const size_t sep = url.find("://");
     if (sep == std::string::npos) return url;
     const size_t end = url.find_first_of("/?#", sep + 3);
