@@ -2,13 +2,13 @@
 // readable Markdown (html_markdown.h), text and JSON as they are, images as image content,
 // other binary refused. Off unless the spec lists it; asked about by default, and permission
 // rules match the URL's host ("docs.python.org", "*.github.com").
-#include <algorithm>
 #include <string>
 
 #include "agent/tools/builtin_tools.h"
 #include "agent/tools/html_markdown.h"
 #include "agent/tools/tool_util.h"
 #include "support/http/http_client.h"
+#include "support/text.h"
 
 namespace lousho::agent::tools {
 namespace {
@@ -41,12 +41,6 @@ Result<Target> ParseTarget(const std::string& url) {
 std::string HeaderOf(const HttpStreamResult& r, const std::string& name) {
   auto it = r.headers.find(name);
   return it == r.headers.end() ? "" : it->second;
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 bool IsTextType(const std::string& type) {
@@ -91,7 +85,8 @@ class FetchTool : public Tool {
     const size_t sep = url.find("://");
     if (sep == std::string::npos) return url;
     const size_t end = url.find_first_of("/?#", sep + 3);
-    std::string host = Lower(url.substr(sep + 3, end == std::string::npos ? end : end - sep - 3));
+    std::string host =
+        AsciiLower(url.substr(sep + 3, end == std::string::npos ? end : end - sep - 3));
     return host.substr(host.find('@') == std::string::npos ? 0 : host.find('@') + 1);
   }
 
@@ -100,7 +95,7 @@ class FetchTool : public Tool {
     auto url = a.String("url", true);
     auto format = a.String("format", false);
     if (!a.ok()) return ToolOutput::Error("fetch: " + a.error());
-    const std::string fmt = format ? Lower(*format) : "markdown";
+    const std::string fmt = format ? AsciiLower(*format) : "markdown";
     if (fmt != "markdown" && fmt != "text" && fmt != "raw")
       return ToolOutput::Error("fetch: format: expected markdown, text or raw");
     auto got = Get(*url, ctx.cancel);
@@ -170,7 +165,7 @@ class FetchTool : public Tool {
   }
 
   static ToolOutput Present(const Response& r, const std::string& fmt, ToolContext& ctx) {
-    const std::string type = Lower(HeaderOf(r.result, "content-type"));
+    const std::string type = AsciiLower(HeaderOf(r.result, "content-type"));
     const std::string mime = type.substr(0, type.find(';'));
     ToolOutput out;
     out.details["url"] = r.url;

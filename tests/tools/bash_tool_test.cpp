@@ -12,26 +12,12 @@
 namespace lousho::agent {
 namespace {
 
+using testing::EventuallyGone;
 using testing::FakeClient;
 using testing::J;
 using testing::TempWorkspace;
 using testing::TextOf;
 using Clock = std::chrono::steady_clock;
-
-bool EventuallyGone(int pid) {
-  auto until = Clock::now() + std::chrono::seconds(10);
-  while (Clock::now() < until) {
-    if (kill(pid, 0) != 0) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    auto close = line.rfind(')');
-    if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z')
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
 
 TEST(BashToolTest, RunsInCwdAndReportsExitCodes) {
   TempWorkspace ws;

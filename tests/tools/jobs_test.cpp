@@ -21,15 +21,6 @@ using testing::TempWorkspace;
 using testing::TextOf;
 using Clock = std::chrono::steady_clock;
 
-bool Gone(int pid) {
-  if (kill(pid, 0) != 0) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  auto close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
-}
-
 // Polls `done` until it holds, for at most 10 s (a bound, not a timing assertion).
 bool Eventually(const std::function<bool()>& done) {
   const auto until = Clock::now() + std::chrono::seconds(10);
@@ -103,11 +94,11 @@ TEST(JobsTest, KillEndsTheWholeTree) {
   const std::string id = f.Start("sleep 1000 & echo child $!; wait");
   std::string seen = f.ReadUntil(id, "child ");
   const int child = std::stoi(seen.substr(seen.find("child ") + 6));
-  ASSERT_FALSE(Gone(child));
+  ASSERT_FALSE(testing::ProcessGone(child));
   auto out = f.kill_tool->Run(J(R"({"id":")" + id + R"("})"), f.ctx);
   EXPECT_FALSE(out.is_error) << TextOf(out);
   EXPECT_NE(TextOf(out).find("was stopped"), std::string::npos);
-  EXPECT_TRUE(Eventually([&] { return Gone(child); }));
+  EXPECT_TRUE(Eventually([&] { return testing::ProcessGone(child); }));
   EXPECT_TRUE(f.kill_tool->Run(J(R"({"id":"nope"})"), f.ctx).is_error);
 }
 
@@ -131,10 +122,10 @@ TEST(JobsTest, EndAllStopsEveryJobAndRefusesNewOnes) {
     pid = std::stoi(seen.substr(seen.find("child ") + 6));
     EXPECT_NE(f.jobs.Note().find("job1"), std::string::npos);
     f.jobs.EndAll();
-    EXPECT_TRUE(Gone(pid));
+    EXPECT_TRUE(testing::ProcessGone(pid));
     EXPECT_FALSE(f.jobs.Start("true", f.ws.root()).ok());
   }
-  EXPECT_TRUE(Gone(pid));
+  EXPECT_TRUE(testing::ProcessGone(pid));
 }
 
 TEST(JobsTest, RunningJobsAreCapped) {
