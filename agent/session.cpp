@@ -9,7 +9,9 @@
 #include "agent/rule_watch.h"
 #include "agent/sandbox_guard.h"
 #include "agent/tool_runner.h"
+#include "agent/tools/jobs.h"
 #include "agent/tools/skill_tool.h"
+#include "agent/tools/tool_util.h"
 #include "agent/turn_gate.h"
 #include "agent/turn_runner.h"
 #include "support/log.h"
@@ -52,6 +54,9 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   sandbox_ =
       std::make_unique<SandboxGuard>(agent_->sandbox, SandboxPlaceOf(info_.cwd, info_.roots));
   if (agent_->sandbox.mcp) info_.mcp_sandbox = sandbox_->HookPolicy();
+  jobs_ = std::make_unique<tools::JobTable>();
+  if (!info_.session_file.empty())
+    outputs_ = std::make_unique<tools::SavedOutputs>(tools::SavedOutputDirFor(info_.session_file));
   rewinder_ = std::make_unique<Rewinder>(*recorder_, *gate_, checkpoints_.get(), options_.services,
                                          info_.id);
   branching_ = std::make_unique<Branching>(mu_, *recorder_, *notices_, *gate_, rewinder_.get());
@@ -65,13 +70,13 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   calls_ = std::make_unique<ToolCallRunner>(
       ToolRunParts{*tools_, *selection_, *todos_, *queues_, *rules_, *emitter_, *recorder_},
       ToolRunPlace{info_.id, info_.cwd, info_.roots, options_.services, checkpoints_.get(),
-                   sandbox_.get()},
+                   sandbox_.get(), jobs_.get(), outputs_.get()},
       agent_->permission_rules);
   runner_ = std::make_unique<TurnRunner>(
       TurnParts{*selection_, *tools_, *queues_, *todos_, *branching_, *transcript_, *compactor_,
                 *stream_, *rules_, *calls_, *emitter_, *recorder_},
       TurnSettings{agent_, info_.cwd, options_.watcher, options_.todos, options_.auto_title,
-                   info_.commands, options_.system_prompt, options_.context});
+                   info_.commands, options_.system_prompt, options_.context, jobs_.get()});
   if (!info_.skills.empty()) tools_->Add(tools::MakeSkillTool(info_.skills));
   // Hooks: the spec's and the project's, told through the session's warnings (worker only).
   hooks_ = std::make_unique<HookRunner>(
@@ -228,6 +233,7 @@ void Session::Close(std::function<void()> done, CancelCause cause) {
   Status st = Post([this, done = std::move(done), cause] {
     hooks_->SessionEnded(cause == CancelCause::kShutdown ? "shutdown" : "close");  // hooks
     tools_->CloseSources();
+    jobs_->EndAll();     // [jobs] nothing the session started outlives it
     recorder_->Close();  // the file's lock goes with the session
     if (done) done();
   });

@@ -153,6 +153,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<InputQueues> queues_;
   std::unique_ptr<CheckpointStore> checkpoints_;  // [rewind] beside the session file
   std::unique_ptr<SandboxGuard> sandbox_;         // [sandbox] the commands' confinement
+  std::unique_ptr<tools::JobTable> jobs_;         // [jobs] bash's background jobs
+  std::unique_ptr<tools::SavedOutputs> outputs_;  // [jobs] whole outputs, beside the file
   std::unique_ptr<Rewinder> rewinder_;
   std::unique_ptr<Branching> branching_;
   std::unique_ptr<Transcript> transcript_;

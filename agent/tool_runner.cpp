@@ -14,6 +14,7 @@
 #include "agent/sandbox_guard.h"
 #include "agent/selection.h"
 #include "agent/todo_tracker.h"
+#include "agent/tools/tool_util.h"
 #include "agent/toolset.h"
 #include "agent/turn.h"
 #include "support/json_util.h"
@@ -88,6 +89,10 @@ ToolContext ToolCallRunner::MakeContext(const CancelToken& cancel) {
   ctx.cancel = cancel;
   ctx.services = place_.services;
   ctx.plan = parts_.todos.plan();
+  ctx.jobs = place_.jobs;
+  ctx.saved_outputs = place_.saved_outputs;
+  // The model reads and greps the outputs saved for it, wherever the session file lives.
+  if (place_.saved_outputs) ctx.roots.push_back(place_.saved_outputs->dir());
   ctx.set_mode = [&selection = parts_.selection](const std::string& id) -> Status {
     auto mode = ParsePermissionMode(id);
     if (!mode) return MakeError(ErrorCode::kInvalidMode, "unknown mode '" + id + "'");

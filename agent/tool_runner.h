@@ -34,8 +34,10 @@ struct ToolRunPlace {
   std::filesystem::path cwd;
   std::vector<std::filesystem::path> roots;  // roots[0] == cwd
   ClientServices services;
-  CheckpointStore* checkpoints = nullptr;  // [rewind] files kept before a call changes them
-  SandboxGuard* sandbox = nullptr;         // [sandbox] commands' confinement; null: none
+  CheckpointStore* checkpoints = nullptr;        // [rewind] files kept before a call changes them
+  SandboxGuard* sandbox = nullptr;               // [sandbox] commands' confinement; null: none
+  tools::JobTable* jobs = nullptr;               // [jobs] the session's background jobs
+  tools::SavedOutputs* saved_outputs = nullptr;  // [jobs] whole outputs cut for the model
 };
 
 // The parts a call touches. All outlive the runner.

@@ -10,6 +10,7 @@
 #include "agent/rule_watch.h"
 #include "agent/selection.h"
 #include "agent/tool_runner.h"
+#include "agent/tools/jobs.h"
 #include "agent/toolset.h"
 #include "agent/transcript.h"
 
@@ -75,6 +76,7 @@ void TurnRunner::StartPrompt(std::vector<ContentBlock> content, Turn& t) {
     t.added.push_back(std::move(m));
     parts_.emitter.ShowMessage(0, t.added.back());
   }
+  NoteJobs(t);
   Message user;
   user.role = Role::kUser;
   user.content = ExpandCommand(std::move(content));
@@ -84,6 +86,19 @@ void TurnRunner::StartPrompt(std::vector<ContentBlock> content, Turn& t) {
                              RecordTurnMessage(parts_.recorder, t, std::move(user), t.user_entry));
   // The first prompt names the session until someone names it.
   if (!gist.empty()) (void)parts_.branching.SetName(gist);
+}
+
+// [jobs] The background jobs, when they changed since the last note, as a hidden message before
+// the user's: the system prompt stays the same (provider caches hold).
+void TurnRunner::NoteJobs(Turn& t) {
+  if (!settings_.jobs) return;
+  std::string note = settings_.jobs->Note();
+  if (note == jobs_note_) return;
+  std::string text = note.empty() ? "No background jobs are running now." : note;
+  jobs_note_ = std::move(note);
+  RecordTurnMessage(parts_.recorder, t,
+                    Message::Custom("background-jobs",
+                                    "<system-reminder>\n" + text + "</system-reminder>", false));
 }
 
 // A stream rule or a steering message stopped the stream: what it brings joins the history, and

@@ -58,6 +58,7 @@ struct TurnSettings {
   std::vector<config::SlashCommand> commands;
   std::optional<ClientPrompt> client_prompt;  // the editor's system prompt
   ContextSource context;                      // may be empty
+  const tools::JobTable* jobs = nullptr;      // [jobs] noted to the model at each prompt
 };
 
 // Worker only.
@@ -111,6 +112,7 @@ class TurnRunner {
   // The session's context, built at the first call and fixed from then on.
   const SessionContext& Context() const;
   void AddFileRules(const Message& assistant, Turn& t);
+  void NoteJobs(Turn& t);
 
   TurnParts parts_;
   TurnSettings settings_;
@@ -119,6 +121,7 @@ class TurnRunner {
   // Built once, on the worker (the first model request); then only read.
   mutable std::optional<SessionContext> context_;
   mutable std::unique_ptr<FileRules> file_rules_;
+  std::string jobs_note_;  // [jobs] the last note of the background jobs
 };
 
 }  // namespace lousho::agent

@@ -64,7 +64,7 @@ int Fail(const Error& e) {
 Result<config::AgentSpec> LoadSpec(const std::string& path, const std::string& model) {
   config::LoadOptions opts;
   opts.model_override = model;
-  opts.known_tools = agent::BuiltinToolNames();
+  opts.known_tools = agent::KnownToolNames();
   return config::LoadAgentSpec(path, opts);
 }
 

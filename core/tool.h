@@ -19,6 +19,10 @@ namespace lousho::agent {
 namespace event {
 struct SubagentStep;  // core/events.h
 }
+namespace tools {
+class JobTable;      // agent/tools/jobs.h
+class SavedOutputs;  // agent/tools/tool_util.h
+}  // namespace tools
 
 struct PlanEntry {
   std::string content;
@@ -69,6 +73,10 @@ struct ToolContext {
   // A step of a subagent this call runs (the task tool), for the editor. May be empty; may be
   // called from another thread than the one running the tool (never two at once).
   std::function<void(const event::SubagentStep& step)> on_subagent;
+  // The session's background jobs (bash `background`, bash_output, bash_kill). May be null.
+  tools::JobTable* jobs = nullptr;
+  // Where outputs cut for the model are kept whole (tools::SavedOutputs). May be null.
+  tools::SavedOutputs* saved_outputs = nullptr;
 };
 
 // A resource a tool result points to or embeds (MCP `resource_link` / `resource`), for the
@@ -171,7 +179,10 @@ class ToolSource {
 
 // Creates the built-in tool of that name, or null.
 std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name);
-// Every built-in tool name, in a stable order.
+// The built-in tools an agent has when its spec lists none, in a stable order.
 const std::vector<std::string>& BuiltinToolNames();
+// Every built-in tool name a spec may list: those and the ones that are off unless listed
+// (fetch).
+const std::vector<std::string>& KnownToolNames();
 
 }  // namespace lousho::agent

@@ -1,6 +1,8 @@
 // Agent building: the spec's model, tools and permission rules.
 #include "host/agent_builder.h"
 
+#include <algorithm>
+
 #include "agent/providers/factory.h"
 #include "agent/providers/script_provider.h"
 #include "config/credentials.h"
@@ -144,7 +146,12 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   } else {
     return model.error();
   }
-  const auto& names = spec.tools_set ? spec.tools : BuiltinToolNames();
+  std::vector<std::string> names = spec.tools_set ? spec.tools : BuiltinToolNames();
+  // `bash` brings the tools that read and stop its background jobs.
+  if (std::find(names.begin(), names.end(), "bash") != names.end())
+    for (const char* companion : {"bash_output", "bash_kill"})
+      if (std::find(names.begin(), names.end(), companion) == names.end())
+        names.emplace_back(companion);
   for (const auto& name : names) {
     std::unique_ptr<Tool> tool = MakeBuiltinTool(name);
     if (!tool)
@@ -204,7 +211,7 @@ Result<LoadedAgent> LoadAgent(const config::AgentChoice& choice, const std::stri
   } else {
     config::LoadOptions opts;
     opts.model_override = model_override;
-    opts.known_tools = BuiltinToolNames();
+    opts.known_tools = KnownToolNames();
     auto loaded = config::LoadAgentSpec(choice.path, opts);
     if (!loaded.ok()) return loaded.error();
     spec = std::move(*loaded);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "agent/checkpoints.h"
+#include "agent/tools/tool_util.h"
 #include "config/model_catalog.h"
 #include "host/subagents.h"
 #include "support/log.h"
@@ -278,6 +279,9 @@ Status SessionHost::Delete(const std::string& id, const std::string& cwd) const 
   if (Status st = agent::RemoveCheckpoints(*path); !st.ok())
     log::Warn("session " + id + " deleted, but not its checkpoints: " + st.error().message);
   RemoveSubagentFiles(*path);  // its subagents' histories too
+  // And the whole outputs its tools saved.
+  if (Status st = agent::tools::RemoveSavedOutputs(*path); !st.ok())
+    log::Warn("session " + id + " deleted, but not its saved outputs: " + st.error().message);
   return Status::Ok();
 }
 

@@ -60,7 +60,7 @@ namespace {
 // out is counted and told in notes at the end.
 class ResultReader {
  public:
-  explicit ResultReader(ToolOutput* out) : out_(out) {}
+  ResultReader(ToolOutput* out, tools::SavedOutputs* saved) : out_(out), saved_(saved) {}
 
   void Block(const Json::Value& b) {
     if (shown_ == kMaxResultBlocks) {
@@ -104,10 +104,13 @@ class ResultReader {
   }
 
   void Finish() {
+    // The whole text is kept for the model to read or grep (tool_util.h, SavedOutputs).
+    const std::string path = cut_ && saved_ ? saved_->Save("mcp", whole_) : "";
     if (cut_)
-      out_->content.push_back(ContentBlock::Text("\n[Output cut at " +
-                                                 std::to_string(tools::kMaxToolOutputBytes / 1024) +
-                                                 " KiB: the tool returned more.]"));
+      out_->content.push_back(ContentBlock::Text(
+          "\n[Output cut at " + std::to_string(tools::kMaxToolOutputBytes / 1024) +
+          " KiB: the tool returned more" +
+          (path.empty() ? "" : "; the whole text is saved in " + path) + ".]"));
     if (blocks_left_out_ > 0)
       out_->content.push_back(ContentBlock::Text(Note(
           std::to_string(blocks_left_out_) + " more content blocks not shown: a result shows " +
@@ -117,6 +120,7 @@ class ResultReader {
 
  private:
   void AddText(std::string text) {
+    if (saved_) whole_ += text + "\n";
     if (cut_) return;
     if (text_bytes_ + text.size() > tools::kMaxToolOutputBytes) {
       size_t room = tools::kMaxToolOutputBytes - text_bytes_;
@@ -165,6 +169,8 @@ class ResultReader {
   }
 
   ToolOutput* out_;
+  tools::SavedOutputs* saved_;
+  std::string whole_;  // every text, uncut (with saved_ only)
   size_t text_bytes_ = 0;
   size_t image_bytes_ = 0;
   size_t shown_ = 0;
@@ -175,12 +181,12 @@ class ResultReader {
 
 }  // namespace
 
-ToolOutput OutputFromResult(const Json::Value& result) {
+ToolOutput OutputFromResult(const Json::Value& result, tools::SavedOutputs* saved) {
   ToolOutput out;
   // The raw result for the editor, unless it is too large to send (CompleteCall would drop it).
   out.details = JsonFitsIn(result, kMaxToolDetailsBytes) ? result : DetailsTooLarge();
   out.is_error = BoolOr(result, "isError", false);
-  ResultReader reader(&out);
+  ResultReader reader(&out, saved);
   const Json::Value& content = MemberOrNull(result, "content");
   for (Json::ArrayIndex i = 0; content.isArray() && i < content.size(); ++i)
     reader.Block(ElementOrNull(content, i));
@@ -236,7 +242,7 @@ ToolOutput McpTool::Run(const Json::Value& args, ToolContext& ctx) {
       return ToolOutput::Error("Cancelled by the user.");
     return ToolOutput::Error(res.error().message);
   }
-  return OutputFromResult(*res);
+  return OutputFromResult(*res, ctx.saved_outputs);
 }
 
 }  // namespace lousho::agent::mcp

@@ -23,8 +23,9 @@ ToolKind KindOf(const ToolInfo& info);
 // A CallToolResult as tool output: text and images as they are, embedded resources as text (or
 // an image), links as text and as ResourceRefs for the editor, structuredContent kept for the
 // model when no text block carries it, isError as a failed call, and text past
-// kMaxToolOutputBytes cut with a note. `details` holds the raw result.
-ToolOutput OutputFromResult(const Json::Value& result);
+// kMaxToolOutputBytes cut with a note (which names the file in `saved` that keeps the whole
+// text, when given). `details` holds the raw result.
+ToolOutput OutputFromResult(const Json::Value& result, tools::SavedOutputs* saved = nullptr);
 
 // Thread-safe: calls go to the shared Client.
 class McpTool : public Tool {

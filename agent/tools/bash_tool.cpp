@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "agent/tools/builtin_tools.h"
+#include "agent/tools/jobs.h"
 #include "agent/tools/live_output.h"
 #include "agent/tools/sandbox_note.h"
 #include "agent/tools/tool_util.h"
@@ -17,6 +18,19 @@
 
 namespace lousho::agent::tools {
 namespace {
+
+constexpr uint64_t kMaxSavedBashBytes = SavedOutputs::Limits{}.max_file_bytes;
+
+// "cmd &" (not "a && b", not "\\&"): removes the `&` and the blanks around it.
+bool StripTrailingAmpersand(std::string* command) {
+  size_t end = command->find_last_not_of(" \t\n");
+  if (end == std::string::npos || (*command)[end] != '&' || end == 0) return false;
+  const char before = (*command)[end - 1];
+  if (before == '&' || before == '\\' || before == '>' || before == '|') return false;
+  command->erase(end);
+  command->erase(command->find_last_not_of(" \t\n") + 1);
+  return !command->empty();
+}
 
 class BashTool : public Tool {
  public:
@@ -28,18 +42,22 @@ class BashTool : public Tool {
            "the last " +
            std::to_string(options_.max_output_lines) + " lines / " +
            std::to_string(options_.max_output_bytes / 1024) +
-           " KB are returned. Optional timeout in seconds kills the command and everything it "
-           "started. Processes it leaves running in the background (`&`, nohup, setsid) are "
-           "stopped when it returns, so do not start long-running servers or interactive "
-           "programs.";
+           " KB are returned (its head and tail; a longer output is saved whole to a file the "
+           "result names, to read or grep). Optional timeout in seconds kills the command and "
+           "everything it started. Processes it leaves running (nohup, setsid) are stopped when "
+           "it returns. For a server or watcher that must keep running, set background: true "
+           "(or end the command with `&`): it returns a job id at once; read the job's new "
+           "output with bash_output and stop it with bash_kill. Jobs end with the session.";
   }
   Json::Value parameters() const override {
     Json::Value timeout = PropSchema("number", "Timeout in seconds (optional)");
     timeout["minimum"] = 1;
-    return ObjectSchema({{"command", PropSchema("string", "The bash command to run")},
-                         {"timeout", timeout},
-                         {"sandbox", SandboxOffSchema()}},  // [sandbox] tools/sandbox_note.h
-                        {"command"});
+    return ObjectSchema(
+        {{"command", PropSchema("string", "The bash command to run")},
+         {"timeout", timeout},
+         {"background", PropSchema("boolean", "Run as a background job and return its id at once")},
+         {"sandbox", SandboxOffSchema()}},  // [sandbox] tools/sandbox_note.h
+        {"command"});
   }
   ToolKind kind() const override { return ToolKind::kExecute; }
   bool read_only() const override { return false; }
@@ -55,8 +73,12 @@ class BashTool : public Tool {
     Args a(args);
     auto command = a.String("command", true);
     auto timeout_s = a.Number("timeout", 0);
+    bool background = a.Bool("background", false);
     if (!a.ok()) return ToolOutput::Error("bash: " + a.error());
     if (command->empty()) return ToolOutput::Error("bash: command is empty");
+    // A trailing `&` would die with the call: it asks for a background job.
+    if (ctx.jobs && StripTrailingAmpersand(&*command)) background = true;
+    if (background) return StartJob(*command, ctx);
     // Fractions round up: a 0.5 s timeout must not turn into "none".
     long timeout =
         timeout_s ? static_cast<long>(std::ceil(*timeout_s)) : options_.default_timeout_s;
@@ -67,12 +89,30 @@ class BashTool : public Tool {
  private:
   struct Outcome {
     std::string output;
-    bool truncated = false;  // dropped by the runner before we saw it
+    bool local = false;
+    std::string head;  // local runs: the output's first bytes
+    uint64_t total_bytes = 0;
+    std::unique_ptr<SavedOutputs::Writer> saved;  // local runs: all of the output
+    bool truncated = false;                       // dropped by the runner before we saw it
     std::optional<int> exit_code;
     std::string signal;
     bool timed_out = false;
     bool cancelled = false;
   };
+
+  ToolOutput StartJob(const std::string& command, ToolContext& ctx) {
+    if (!ctx.jobs) return ToolOutput::Error("bash: background jobs are not available here");
+    auto job = ctx.jobs->Start(command, ctx.cwd, ctx.sandbox);
+    if (!job.ok()) return ToolOutput::Error("bash: cannot start the job: " + job.error().message);
+    ToolOutput out =
+        ToolOutput::Text("Started background job " + job->id + " (pid " + std::to_string(job->pid) +
+                         "). Read its output with bash_output {\"id\": \"" + job->id +
+                         "\"}; stop it with bash_kill. It ends with the session at the latest.");
+    out.details["jobId"] = job->id;
+    out.details["pid"] = job->pid;
+    out.details["background"] = true;
+    return out;
+  }
 
   ToolOutput RunLocal(const std::string& command, long timeout_s, ToolContext& ctx) {
     SubprocessOptions so;
@@ -88,16 +128,26 @@ class BashTool : public Tool {
     std::optional<LiveOutput> live;
     if (ctx.on_output) {
       live.emplace(Cap(), kLiveOutputInterval, ctx.on_output);
-      so.on_output = [&live](std::string_view chunk) {
-        live->Append(chunk, LiveOutput::Clock::now());
-      };
       so.tick_ms = static_cast<long>(kLiveOutputInterval.count());
       so.on_tick = [&live] { live->Tick(LiveOutput::Clock::now()); };
     }
+    // The head of the output and all of it (in a file) are kept as it comes: the runner keeps
+    // only the tail.
+    std::unique_ptr<SavedOutputs::Writer> saved =
+        ctx.saved_outputs ? ctx.saved_outputs->Begin("bash") : nullptr;
+    Outcome o;
+    so.on_output = [&](std::string_view chunk) {
+      if (live) live->Append(chunk, LiveOutput::Clock::now());
+      if (saved) saved->Append(chunk);
+      if (o.head.size() < options_.max_output_bytes)
+        o.head.append(chunk.substr(0, options_.max_output_bytes - o.head.size()));
+    };
     auto r = RunSubprocess(so);
     if (live) live->Flush();  // every update comes before the result
     if (!r.ok()) return ToolOutput::Error("bash: " + r.error().message);
-    Outcome o;
+    o.local = true;
+    o.saved = std::move(saved);
+    o.total_bytes = r->total_bytes;
     o.output = std::move(r->output);
     o.truncated = r->truncated;
     o.exit_code = r->exit_code;
@@ -174,9 +224,26 @@ class BashTool : public Tool {
     return out;
   }
 
+  // The output as the model gets it: local runs keep the head and the tail and name the file
+  // that holds all of it; an editor's terminal gives its tail only.
+  std::string Shown(Outcome& o, bool* cut) const {
+    if (!o.local) return CappedOutput(o.output, o.truncated, Cap(), cut);
+    std::string_view start = o.truncated ? std::string_view(o.head) : std::string_view(o.output);
+    std::string body = CutForModel(start, o.output, o.total_bytes, Cap(), "", cut);
+    if (!*cut) {
+      if (!body.empty() && body.back() == '\n') body.pop_back();  // as the tail view shows it
+      return body.empty() ? "(no output)" : body;
+    }
+    const std::string path = o.saved ? o.saved->Keep() : "";
+    if (path.empty()) return body;
+    std::string note = path;
+    if (o.saved->truncated()) note += " (its first " + ByteSize(kMaxSavedBashBytes) + ")";
+    return CutForModel(start, o.output, o.total_bytes, Cap(), note, nullptr);
+  }
+
   ToolOutput Finish(Outcome o, long timeout_s, const std::string& wait_error) {
     bool cut = false;
-    std::string body = CappedOutput(o.output, o.truncated, Cap(), &cut);
+    std::string body = Shown(o, &cut);
     ToolOutput out;
     if (o.timed_out) {
       body +=

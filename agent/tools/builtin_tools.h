@@ -25,5 +25,8 @@ std::unique_ptr<Tool> MakeLsTool();
 std::unique_ptr<Tool> MakeTodoTool();
 std::unique_ptr<Tool> MakeAskTool();
 std::unique_ptr<Tool> MakeSwitchModeTool();
+std::unique_ptr<Tool> MakeBashOutputTool();
+std::unique_ptr<Tool> MakeBashKillTool();
+std::unique_ptr<Tool> MakeFetchTool();
 
 }  // namespace lousho::agent::tools

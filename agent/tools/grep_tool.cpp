@@ -19,7 +19,10 @@ namespace fs = std::filesystem;
 constexpr long long kDefaultLimit = 100;
 constexpr size_t kMaxLineBytes = 500;
 constexpr uintmax_t kMaxFileBytes = 20UL * 1024 * 1024;
-constexpr size_t kMaxOutputBytes = 50UL * 1024;
+// What a search collects at most; the model gets its head and tail (CutAndSave), the whole of it
+// in a saved file.
+constexpr size_t kMaxOutputBytes = 16UL * 1024 * 1024;
+constexpr size_t kMaxShownLines = 2000;
 
 std::string ClipLine(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -96,7 +99,7 @@ class GrepTool : public FolderTool {
     if (ctx.cancel.cancelled()) return ToolOutput::Error("grep was cancelled");
     if (!s.error.empty()) return ToolOutput::Error("grep: " + s.error);
 
-    return Report(s);
+    return Report(s, ctx);
   }
 
  private:
@@ -126,9 +129,10 @@ class GrepTool : public FolderTool {
   }
 
   // The tool's answer: the lines found, or that none were, and why the search stopped early.
-  static ToolOutput Report(const Search& s) {
+  static ToolOutput Report(const Search& s, ToolContext& ctx) {
     ToolOutput out;
-    std::string body = s.out;
+    bool cut = false;
+    std::string body = CutAndSave(ctx, "grep", s.out, kMaxShownLines, &cut);
     // Context groups end with a "--" separator; the last one separates nothing.
     if (body.size() >= 3 && body.compare(body.size() - 3, 3, "--\n") == 0)
       body.resize(body.size() - 3);
@@ -143,7 +147,7 @@ class GrepTool : public FolderTool {
     out.content.push_back(ContentBlock::Text(std::move(body)));
     out.details["matches"] = Json::Int64(s.matches);
     out.details["files"] = Json::Int64(s.files_with_matches);
-    out.details["truncated"] = s.limit_hit || s.bytes_hit;
+    out.details["truncated"] = s.limit_hit || s.bytes_hit || cut;
     return out;
   }
 

@@ -2,41 +2,9 @@
 #include "agent/tools/live_output.h"
 
 #include <utility>
-#include <vector>
-
-#include "agent/tools/tool_util.h"
 
 namespace lousho::agent::tools {
 namespace {
-
-// Keeps the last max_lines lines within max_bytes. Returns the kept text; sets *kept_lines and
-// *total_lines.
-std::string TailOfLines(const std::string& text, OutputCap cap, size_t* kept_lines,
-                        size_t* total_lines) {
-  std::vector<std::string_view> lines = SplitLines(text);
-  *total_lines = lines.size();
-  size_t bytes = 0, n = 0;
-  for (auto it = lines.rbegin(); it != lines.rend() && n < cap.max_lines; ++it) {
-    if (bytes + it->size() + 1 > cap.max_bytes) {
-      if (n == 0) {
-        // One huge line: keep its tail.
-        std::string_view l = *it;
-        *kept_lines = 1;
-        return std::string(l.substr(Utf8SuffixStart(l, cap.max_bytes)));
-      }
-      break;
-    }
-    bytes += it->size() + 1;
-    ++n;
-  }
-  *kept_lines = n;
-  std::string out;
-  for (size_t i = lines.size() - n; i < lines.size(); ++i) {
-    out.append(lines[i]);
-    if (i + 1 < lines.size()) out += '\n';
-  }
-  return out;
-}
 
 // How many bytes at the end of s begin a UTF-8 sequence that is not complete yet (0 to 3).
 size_t IncompleteUtf8Suffix(std::string_view s) {
@@ -69,7 +37,7 @@ size_t KeepTail(std::string* s, size_t keep) {
 
 std::string CappedOutput(const std::string& output, bool dropped_before, OutputCap cap, bool* cut) {
   size_t kept = 0, total = 0;
-  std::string text = TailOfLines(output, cap, &kept, &total);
+  std::string text = TailLines(output, cap, &kept, &total);
   const bool was_cut = dropped_before || kept < total;
   if (cut) *cut = was_cut;
   std::string body;

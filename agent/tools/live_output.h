@@ -9,13 +9,9 @@
 #include <string>
 #include <string_view>
 
-namespace lousho::agent::tools {
+#include "agent/tools/tool_util.h"
 
-// The most of a command's output that is shown: the last `max_lines` lines within `max_bytes`.
-struct OutputCap {
-  size_t max_bytes = 0;
-  size_t max_lines = 0;
-};
+namespace lousho::agent::tools {
 
 // `output` cut to `cap`, its tail kept, after a first line saying so when anything was cut
 // ("[Output truncated: showing the last N lines of M]"; without "of M" when `dropped_before`:

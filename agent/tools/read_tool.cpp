@@ -25,40 +25,6 @@ constexpr uint64_t kMaxSkipBytes = 256ULL * 1024 * 1024;
 // allows, plus counting the remaining lines of all but very large files.
 constexpr uint64_t kMaxLookBytes = 16ULL * 1024 * 1024;
 
-const char* ImageMime(std::string_view head) {
-  auto starts = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
-  if (starts("\x89PNG\r\n\x1a\n")) return "image/png";
-  if (starts("\xff\xd8\xff")) return "image/jpeg";
-  if (starts("GIF87a") || starts("GIF89a")) return "image/gif";
-  if (head.size() >= 12 && starts("RIFF") && head.substr(8, 4) == "WEBP") return "image/webp";
-  return nullptr;
-}
-
-std::string Base64(std::string_view in) {
-  static const char* kTable = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
-                 (static_cast<unsigned char>(in[i + 1]) << 8) |
-                 static_cast<unsigned char>(in[i + 2]);
-    out += kTable[v >> 18];
-    out += kTable[(v >> 12) & 63];
-    out += kTable[(v >> 6) & 63];
-    out += kTable[v & 63];
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += kTable[v >> 18];
-    out += kTable[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kTable[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 // The length of s without a UTF-8 sequence cut off at its end.
 size_t WholeUtf8(std::string_view s) {
   auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };

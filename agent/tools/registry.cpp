@@ -16,12 +16,25 @@ std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name) {
   if (name == "ask") return tools::MakeAskTool();
   if (name == "switch_mode") return tools::MakeSwitchModeTool();
   if (name == "task") return tools::MakeTaskTool({});  // the host binds it to child sessions
+  if (name == "bash_output") return tools::MakeBashOutputTool();
+  if (name == "bash_kill") return tools::MakeBashKillTool();
+  if (name == "fetch") return tools::MakeFetchTool();
   return nullptr;
 }
 
 const std::vector<std::string>& BuiltinToolNames() {
   static const std::vector<std::string> kNames = {
-      "read", "write", "edit", "bash", "grep", "find", "ls", "todo", "ask", "switch_mode", "task"};
+      "read", "write", "edit",        "bash",        "grep",      "find", "ls",
+      "todo", "ask",   "switch_mode", "bash_output", "bash_kill", "task"};
+  return kNames;
+}
+
+const std::vector<std::string>& KnownToolNames() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names = BuiltinToolNames();
+    names.emplace_back("fetch");  // off unless a spec lists it
+    return names;
+  }();
   return kNames;
 }
 

@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   WriteFile(spec_path, in);
 
   lousho::config::LoadOptions opts;
-  opts.known_tools = lousho::agent::BuiltinToolNames();
+  opts.known_tools = lousho::agent::KnownToolNames();
   auto spec = lousho::config::LoadAgentSpec(spec_path.string(), opts);
   if (spec.ok()) {
     auto agent = lousho::agent::BuildAgent(

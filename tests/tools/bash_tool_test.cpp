@@ -12,26 +12,12 @@
 namespace lousho::agent {
 namespace {
 
+using testing::EventuallyGone;
 using testing::FakeClient;
 using testing::J;
 using testing::TempWorkspace;
 using testing::TextOf;
 using Clock = std::chrono::steady_clock;
-
-bool EventuallyGone(int pid) {
-  auto until = Clock::now() + std::chrono::seconds(10);
-  while (Clock::now() < until) {
-    if (kill(pid, 0) != 0) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    auto close = line.rfind(')');
-    if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z')
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
 
 TEST(BashToolTest, RunsInCwdAndReportsExitCodes) {
   TempWorkspace ws;
@@ -76,7 +62,7 @@ TEST(BashToolTest, StreamsOutputToOnOutputWhileRunning) {
   EXPECT_EQ(deltas, "first\nseen\n");     // every byte once
 }
 
-TEST(BashToolTest, OutputIsCappedKeepingTheTail) {
+TEST(BashToolTest, OutputIsCappedKeepingHeadAndTail) {
   TempWorkspace ws;
   tools::BashOptions opts;
   opts.max_output_lines = 100;
@@ -84,10 +70,13 @@ TEST(BashToolTest, OutputIsCappedKeepingTheTail) {
   ToolContext ctx = ws.Context();
   auto out = tool->Run(J(R"({"command":"seq 1 5000"})"), ctx);
   std::string text = TextOf(out);
-  EXPECT_NE(text.find("Output truncated"), std::string::npos);
+  // A fifth of the lines from the head, the rest from the tail.
+  EXPECT_EQ(text.rfind("1\n2\n", 0), 0u);
+  EXPECT_NE(text.find("\n20\n[Output truncated"), std::string::npos) << text;
+  EXPECT_NE(text.find("(4900 lines)"), std::string::npos) << text;
   EXPECT_NE(text.find("\n5000"), std::string::npos);
-  EXPECT_EQ(text.find("\n4900\n"), std::string::npos);
-  EXPECT_NE(text.find("\n4901\n"), std::string::npos);
+  EXPECT_EQ(text.find("\n4920\n"), std::string::npos);
+  EXPECT_NE(text.find("\n4921\n"), std::string::npos);
   auto big =
       tools::MakeBashTool()->Run(J(R"({"command":"head -c 200000 /dev/zero | tr '\\0' a"})"), ctx);
   EXPECT_LE(TextOf(big).size(), 51u * 1024);

@@ -1,6 +1,7 @@
 // Tests for the todo and ask tools, and the built-in registry.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "agent/tools/builtin_tools.h"
@@ -66,7 +67,7 @@ TEST(AskToolTest, EndsTurnWithNumberedChoices) {
 
 TEST(ToolRegistryTest, EveryNameMakesItsTool) {
   std::set<std::string> seen;
-  for (const auto& name : BuiltinToolNames()) {
+  for (const auto& name : KnownToolNames()) {
     auto tool = MakeBuiltinTool(name);
     ASSERT_NE(tool, nullptr) << name;
     EXPECT_EQ(tool->name(), name);
@@ -76,7 +77,10 @@ TEST(ToolRegistryTest, EveryNameMakesItsTool) {
     EXPECT_TRUE(schema["properties"].isObject()) << name;
     seen.insert(name);
   }
-  EXPECT_EQ(seen.size(), 11u);
+  EXPECT_EQ(seen.size(), 14u);
+  // fetch is off unless a spec lists it.
+  EXPECT_EQ(BuiltinToolNames().size(), 13u);
+  EXPECT_EQ(std::count(BuiltinToolNames().begin(), BuiltinToolNames().end(), "fetch"), 0);
   EXPECT_EQ(MakeBuiltinTool("nope"), nullptr);
 }
 
@@ -84,7 +88,7 @@ TEST(ToolRegistryTest, BadArgumentsAreToolErrorsNotCrashes) {
   ToolContext ctx;
   ctx.cwd = std::filesystem::temp_directory_path();
   ctx.roots = {ctx.cwd};
-  for (const auto& name : BuiltinToolNames()) {
+  for (const auto& name : KnownToolNames()) {
     if (name == "ls" || name == "bash") continue;  // {} is valid for ls; bash would run
     auto tool = MakeBuiltinTool(name);
     for (const char* args : {"{}", "[]", "{\"path\":5,\"pattern\":[],\"todos\":{}}"}) {

@@ -2,15 +2,18 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/client_services.h"
@@ -69,6 +72,26 @@ inline Json::Value J(const std::string& text) {
   auto r = ParseJson(text);
   EXPECT_TRUE(r.ok()) << text;
   return r.ok() ? *r : Json::Value();
+}
+
+// True when `pid` is gone: no such process, or a zombie waiting for its parent.
+inline bool ProcessGone(int pid) {
+  if (kill(pid, 0) != 0) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+// Waits (polling, at most 10 s: a bound, not a timing assertion) until `pid` is gone.
+inline bool EventuallyGone(int pid) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < until) {
+    if (ProcessGone(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return ProcessGone(pid);
 }
 
 inline std::string TextOf(const ToolOutput& out) {
