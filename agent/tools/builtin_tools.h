@@ -25,5 +25,6 @@ std::unique_ptr<Tool> MakeLsTool();
 std::unique_ptr<Tool> MakeTodoTool();
 std::unique_ptr<Tool> MakeAskTool();
 std::unique_ptr<Tool> MakeSwitchModeTool();
+std::unique_ptr<Tool> MakeApplyPatchTool();
 
 }  // namespace lousho::agent::tools

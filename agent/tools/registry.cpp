@@ -14,12 +14,16 @@ std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name) {
   if (name == "todo") return tools::MakeTodoTool();
   if (name == "ask") return tools::MakeAskTool();
   if (name == "switch_mode") return tools::MakeSwitchModeTool();
+  if (name == "apply_patch") return tools::MakeApplyPatchTool();
   return nullptr;
 }
 
+// apply_patch last: agents get it only by name or for the models trained on it
+// (host/agent_builder.cpp).
 const std::vector<std::string>& BuiltinToolNames() {
-  static const std::vector<std::string> kNames = {"read", "write", "edit", "bash", "grep",
-                                                  "find", "ls",    "todo", "ask",  "switch_mode"};
+  static const std::vector<std::string> kNames = {"read", "write",       "edit",       "bash",
+                                                  "grep", "find",        "ls",         "todo",
+                                                  "ask",  "switch_mode", "apply_patch"};
   return kNames;
 }
 

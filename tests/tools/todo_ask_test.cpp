@@ -76,7 +76,7 @@ TEST(ToolRegistryTest, EveryNameMakesItsTool) {
     EXPECT_TRUE(schema["properties"].isObject()) << name;
     seen.insert(name);
   }
-  EXPECT_EQ(seen.size(), 10u);
+  EXPECT_EQ(seen.size(), 11u);
   EXPECT_EQ(MakeBuiltinTool("nope"), nullptr);
 }
 
