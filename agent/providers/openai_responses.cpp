@@ -30,6 +30,13 @@ size_t PlainResponsesMember(const std::string& key, std::string_view rest, bool*
     *is_text = n > 0 && type == kTextDeltaType;
     return n == 0 ? 0 : n + 1;
   }
+  if (key == "output_index") {
+    // The general path checks it: only a plain index in range is taken here.
+    size_t n = 0;
+    while (n < rest.size() && rest[n] >= '0' && rest[n] <= '9') ++n;
+    if (n == 0 || n > 4 || (n > 1 && rest[0] == '0')) return 0;
+    return std::stoi(std::string(rest.substr(0, n))) <= kMaxBlockIndex ? n : 0;
+  }
   if (key != "delta") return SkipJsonScalar(rest);
   if (*has_delta || !rest.starts_with('"')) return 0;
   *has_delta = true;

@@ -159,6 +159,8 @@ class PatchParser {
     }
     const char kind = line.empty() ? ' ' : line[0];
     const std::string text(line.empty() ? line : line.substr(1));
+    if (kind == ' ') chunk->context.push_back(static_cast<int>(chunk->old_lines.size()));
+    if (kind == '+') chunk->context.push_back(-1);
     if (kind == ' ' || kind == '-') chunk->old_lines.push_back(text);
     if (kind == ' ' || kind == '+') chunk->new_lines.push_back(text);
     if (kind == ' ' || kind == '-' || kind == '+') return Status::Ok();
@@ -241,7 +243,7 @@ std::string Quoted(const std::vector<std::string>& lines) {
 struct LineEdit {
   size_t at;
   size_t removed;
-  const std::vector<std::string>* added;
+  const PatchChunk* chunk;
 };
 
 // Finds one chunk's place at or after *cursor; returns an error message or "".
@@ -257,7 +259,7 @@ std::string LocateChunk(const std::vector<std::string>& file, const PatchChunk& 
   }
   if (c.old_lines.empty()) {  // only additions: after the anchor, else at the end
     const size_t at = c.anchors.empty() ? file.size() : *cursor;
-    edits->push_back({at, 0, &c.new_lines});
+    edits->push_back({at, 0, &c});
     *cursor = at;
     return {};
   }
@@ -272,7 +274,7 @@ std::string LocateChunk(const std::vector<std::string>& file, const PatchChunk& 
     return where + ": these lines were not found" +
            (*cursor > 0 ? " after line " + std::to_string(*cursor) : "") + ":" +
            Quoted(c.old_lines) + "\n(context and '-' lines must match the file; read it again)";
-  edits->push_back({at, old.size(), &c.new_lines});
+  edits->push_back({at, old.size(), &c});
   *cursor = at + old.size();
   return {};
 }
@@ -309,7 +311,14 @@ Result<std::string> ApplyV4aChunks(std::string_view text, const std::vector<Patc
   };
   for (const LineEdit& e : edits) {
     keep_until(e.at);
-    for (const std::string& l : *e.added) out.append(l).append(eol);
+    const PatchChunk& c = *e.chunk;
+    for (size_t i = 0; i < c.new_lines.size(); ++i) {
+      // A context line is the file's own line (it may differ in whitespace from the patch's);
+      // one past the lines matched was a trailing blank the file lacks, and goes.
+      const int old = i < c.context.size() ? c.context[i] : -1;
+      if (old >= 0 && static_cast<size_t>(old) >= e.removed) continue;
+      out.append(old >= 0 ? file[e.at + static_cast<size_t>(old)] : c.new_lines[i]).append(eol);
+    }
     at = e.at + e.removed;
   }
   keep_until(file.size());

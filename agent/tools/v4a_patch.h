@@ -25,6 +25,9 @@ struct PatchChunk {
   std::vector<std::string> anchors;  // "@@ text" lines before it, each found in turn
   std::vector<std::string> old_lines;
   std::vector<std::string> new_lines;
+  // Per new line: the old line it repeats (a context line), or -1 (added). Context lines keep
+  // the file's own text when they matched loosely.
+  std::vector<int> context;
   bool at_end = false;  // "*** End of File": the old lines end the file
 };
 

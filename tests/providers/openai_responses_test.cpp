@@ -261,7 +261,11 @@ TEST(OpenAiResponsesPlainDeltaTest, ReadsEveryEventAsTheGeneralPathDoes) {
                                             R"("bad":01)",
                                             R"("type":"response.refusal.delta")",
                                             R"("o":{})",
-                                            R"("u":"\u0041")"};
+                                            R"("u":"\u0041")",
+                                            R"("output_index":-1)",
+                                            R"("output_index":1025)",
+                                            R"("output_index":007)",
+                                            R"("output_index":1.5)"};
   const std::vector<std::string> pieces = {"a",  " ",    "\"",       "\\",   "/",   "\n",
                                            "\t", "\x01", "\xc3\xa9", "\xff", "tok "};
   std::mt19937 rng(7);
