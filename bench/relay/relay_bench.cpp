@@ -1138,7 +1138,7 @@ int RunManySessions(int sessions, int chunks, int pace_us, const std::string& bi
   AgentChild child;
   const std::string err_path = (tmp / "many.stderr").string();
   bool ok = child.Start(bin, spec, err_path, port);
-  E2eDriver driver(&child, current, (tmp / "cwd").string(), true);
+  E2eDriver driver(&child, current, (tmp / "cwd").string(), Api::kAnthropic);
   ok = ok && driver.Initialize();
   ProcMem at_init = ok ? ReadProcMem(child.Pid()) : ProcMem{};
   // Warm-up prompt: loads the HTTP module, as any agent that has talked to its model has.
