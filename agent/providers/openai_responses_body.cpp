@@ -92,7 +92,9 @@ class ResponsesInputWriter {
   bool Reasoning(const Message& m, const ContentBlock& b, std::string_view* encrypted) const {
     if (b.type != BlockType::kThinking || b.redacted) return false;
     if (!b.signature.starts_with(kResponsesReasoningPrefix)) return false;
-    if (m.provider != options_.provider_name) return false;
+    // Only to the provider it came from, and only to a reasoning model (one switched to
+    // mid-session would refuse the item).
+    if (m.provider != options_.provider_name || !options_.reasoning_model) return false;
     *encrypted = std::string_view(b.signature).substr(kResponsesReasoningPrefix.size());
     return true;
   }

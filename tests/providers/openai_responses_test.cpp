@@ -409,9 +409,15 @@ TEST(OpenAiResponsesBodyTest, NonReasoningModelsGetNoReasoningMembers) {
   EXPECT_FALSE(body->isMember("include"));
   EXPECT_FALSE(body->isMember("reasoning"));
   EXPECT_FALSE(body->isMember("tools"));
-  // Without the freeform tool in the request, the patch call goes as a function call.
-  EXPECT_EQ((*body)["input"][4]["type"].asString(), "function_call");
-  EXPECT_EQ((*body)["input"][6]["type"].asString(), "function_call_output");
+  // No reasoning item for a model without reasoning; without the freeform tool in the request,
+  // the patch call goes as a function call.
+  const Json::Value& in = (*body)["input"];
+  ASSERT_EQ(in.size(), 8u) << WriteJson(in);
+  EXPECT_EQ(in[1]["type"].asString(), "message");
+  EXPECT_EQ(in[3]["type"].asString(), "function_call");
+  EXPECT_EQ(in[3]["call_id"].asString(), "call_2");
+  EXPECT_EQ(in[5]["type"].asString(), "function_call_output");
+  EXPECT_EQ(in[5]["call_id"].asString(), "call_2");
 }
 
 std::map<std::string, std::string> Keys() { return {{"OPENAI_API_KEY", "sk-test"}}; }
