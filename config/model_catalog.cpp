@@ -22,6 +22,11 @@ ModelInfo M(const char* id, const char* name, long long context, long long max_o
   return m;
 }
 
+// The openai models only the Responses API serves: the codex and pro models.
+constexpr std::string_view kResponsesOnly[] = {"gpt-5-codex",       "gpt-5.1-codex",
+                                               "gpt-5.1-codex-max", "gpt-5.1-codex-mini",
+                                               "gpt-5-pro",         "o3-pro"};
+
 ProviderSettings P(const char* name, const char* api, const char* base_url, const char* key_env,
                    const char* base_env) {
   ProviderSettings p;
@@ -51,6 +56,17 @@ std::vector<ProviderSettings> MakeCatalogue() {
       M("gpt-5", "GPT-5", 400000, 128000, 1.25, 10.00, 0.125, 0, true, true),
       M("gpt-5-mini", "GPT-5 mini", 400000, 128000, 0.25, 2.00, 0.025, 0, true, true),
       M("gpt-5-nano", "GPT-5 nano", 400000, 128000, 0.05, 0.40, 0.005, 0, true, true),
+      M("gpt-5.1", "GPT-5.1", 400000, 128000, 1.25, 10.00, 0.125, 0, true, true),
+      // Responses API only (kResponsesOnly): the openai provider talks to these there.
+      M("gpt-5-codex", "GPT-5-Codex", 400000, 128000, 1.25, 10.00, 0.125, 0, true, true),
+      M("gpt-5.1-codex", "GPT-5.1-Codex", 400000, 128000, 1.25, 10.00, 0.125, 0, true, true),
+      M("gpt-5.1-codex-max", "GPT-5.1-Codex-Max", 400000, 128000, 1.25, 10.00, 0.125, 0, true,
+        true),
+      M("gpt-5.1-codex-mini", "GPT-5.1-Codex mini", 400000, 128000, 0.25, 2.00, 0.025, 0, true,
+        true),
+      // The pro models have no cached-input discount.
+      M("gpt-5-pro", "GPT-5 pro", 400000, 272000, 15.00, 120.00, 15.00, 0, true, true),
+      M("o3-pro", "o3-pro", 200000, 100000, 20.00, 80.00, 20.00, 0, true, true),
   };
   all.push_back(openai);
 
@@ -120,6 +136,13 @@ const ModelInfo* FindModel(const ProviderSettings& settings, std::string_view id
     }
   }
   return nullptr;
+}
+
+bool ResponsesOnlyModel(const ProviderSettings& settings, std::string_view id) {
+  if (settings.name != "openai") return false;
+  for (std::string_view m : kResponsesOnly)
+    if (m == id) return true;
+  return false;
 }
 
 ModelInfo UnknownModelInfo(std::string_view id) {

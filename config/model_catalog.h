@@ -20,6 +20,10 @@ std::vector<std::string> BuiltinProviderNames();
 // else nullptr.
 const ModelInfo* FindModel(const ProviderSettings& settings, std::string_view id);
 
+// Whether `id` is one of the openai provider's models that only the Responses API serves (the
+// codex and pro models): that provider talks to them there, and agents get apply_patch for them.
+bool ResponsesOnlyModel(const ProviderSettings& settings, std::string_view id);
+
 // The info used for a model that no catalogue knows: its id, unknown limits, prices 0, and no
 // image or reasoning support (so nothing is sent that the model might reject).
 ModelInfo UnknownModelInfo(std::string_view id);

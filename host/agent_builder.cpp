@@ -112,6 +112,25 @@ std::vector<ModelOption> OfferedModels(const config::AgentSpec& spec, const Mode
   return out;
 }
 
+// The tool names of the agent: the spec's list as it is; without one, every built-in but
+// apply_patch, which takes the place of edit and write for the models only the Responses API
+// serves (the codex models, trained on its format).
+std::vector<std::string> ToolNames(const config::AgentSpec& spec, const std::string& provider,
+                                   const std::string& model_id) {
+  if (spec.tools_set) return spec.tools;
+  auto it = spec.providers.find(provider);
+  const config::ProviderSettings* p =
+      it != spec.providers.end() ? &it->second : config::FindBuiltinProvider(provider);
+  const bool patch = p != nullptr && config::ResponsesOnlyModel(*p, model_id);
+  std::vector<std::string> out;
+  for (const std::string& n : BuiltinToolNames()) {
+    if (n == "apply_patch" && !patch) continue;
+    if ((n == "edit" || n == "write") && patch) continue;
+    out.push_back(n);
+  }
+  return out;
+}
+
 // `unusable`: the model cannot be built at all (no credentials to pick one); the agent is
 // built without it and carries this as its provider_error.
 Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const EnvLookup& getenv,
@@ -146,7 +165,7 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   } else {
     return model.error();
   }
-  std::vector<std::string> names = spec.tools_set ? spec.tools : BuiltinToolNames();
+  std::vector<std::string> names = ToolNames(spec, provider_name, model_id);
   // `bash` brings the tools that read and stop its background jobs.
   if (std::find(names.begin(), names.end(), "bash") != names.end())
     for (const char* companion : {"bash_output", "bash_kill"})

@@ -3,6 +3,7 @@
 
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/openai_chat.h"
+#include "agent/providers/openai_responses.h"
 #include "config/model_catalog.h"
 #include "support/http/provider_errors.h"
 
@@ -17,10 +18,11 @@ Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSetting
   };
   HttpProviderConfig c;
   c.settings = settings;
-  if (settings.api != "openai-chat" && settings.api != "anthropic-messages") {
-    return MakeError(kProviderConfig, "provider " + settings.name + ": unknown api '" +
-                                          settings.api +
-                                          "' (expected openai-chat or anthropic-messages)");
+  if (settings.api != "openai-chat" && settings.api != "openai-responses" &&
+      settings.api != "anthropic-messages") {
+    return MakeError(kProviderConfig,
+                     "provider " + settings.name + ": unknown api '" + settings.api +
+                         "' (expected openai-chat, openai-responses or anthropic-messages)");
   }
   std::string base_url = env(settings.base_url_env);
   if (base_url.empty()) base_url = settings.base_url;
@@ -51,7 +53,11 @@ Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSetting
     c.model = config::UnknownModelInfo(model_id);
   }
   std::shared_ptr<Provider> provider;
-  if (settings.api == "openai-chat") {
+  // The models only the Responses API serves are spoken to there whatever the api says.
+  if (settings.api == "openai-responses" ||
+      (settings.api == "openai-chat" && config::ResponsesOnlyModel(settings, model_id))) {
+    provider = std::make_shared<OpenAiResponsesProvider>(std::move(c));
+  } else if (settings.api == "openai-chat") {
     provider = std::make_shared<OpenAiChatProvider>(std::move(c));
   } else {
     provider = std::make_shared<AnthropicMessagesProvider>(std::move(c));

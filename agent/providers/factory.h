@@ -20,8 +20,10 @@ using GetEnvFn = EnvLookup;
 // API key (from settings.api_key_env; a missing key is a LOUSHO_PROVIDER_AUTH error such as
 // "OPENAI_API_KEY is not set", returned before any request; no key is needed when api_key_env is
 // empty) and the model info (settings.models, then the built-in catalogue, else defaults with
-// prices 0), and returns an OpenAiChatProvider ("openai-chat") or AnthropicMessagesProvider
-// ("anthropic-messages"). Other api values are a LOUSHO_PROVIDER_CONFIG error.
+// prices 0), and returns an OpenAiChatProvider ("openai-chat"; an OpenAiResponsesProvider for the
+// catalogue's Responses-only models), OpenAiResponsesProvider ("openai-responses") or
+// AnthropicMessagesProvider ("anthropic-messages"). Other api values are a
+// LOUSHO_PROVIDER_CONFIG error.
 // For anthropic-messages, ANTHROPIC_AUTH_TOKEN (sent as a Bearer token) stands in for a
 // missing ANTHROPIC_API_KEY, as the official SDK does.
 Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSettings& settings,

@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 
+#include "core/freeform_tool.h"
 #include "support/log.h"
 
 namespace lousho::agent {
@@ -18,6 +19,8 @@ void ApplyCost(const config::ModelInfo& model, Usage* usage) {
 }
 
 void WriteToolSchema(const Json::Value& schema, JsonWriter* w) {
+  if (schema.isObject() && !FreeformGrammar(schema).empty())
+    return w->Value(WithoutFreeformGrammar(schema));
   if (schema.isObject()) return w->Value(schema);
   w->ObjectBegin();
   w->AttributeBegin("properties");

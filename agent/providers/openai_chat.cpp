@@ -10,9 +10,7 @@
 
 namespace lousho::agent {
 
-namespace {
-
-const char* EffortFor(ThinkingLevel level) {
+const char* OpenAiReasoningEffort(ThinkingLevel level) {
   switch (level) {
     case ThinkingLevel::kOff:
       return nullptr;
@@ -27,8 +25,6 @@ const char* EffortFor(ThinkingLevel level) {
   }
   return nullptr;
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Decoder
@@ -487,7 +483,8 @@ std::string WriteOpenAiChatBody(const ModelRequest& request, const OpenAiChatBod
   w.AttributeEnd();
   w.Attribute("model", request.model.empty() ? options.model : request.model);
   if (options.reasoning_model)
-    if (const char* effort = EffortFor(request.thinking)) w.Attribute("reasoning_effort", effort);
+    if (const char* effort = OpenAiReasoningEffort(request.thinking))
+      w.Attribute("reasoning_effort", effort);
   w.Attribute("stream", true);
   w.AttributeBegin("stream_options");
   w.ObjectBegin();

@@ -15,6 +15,9 @@ namespace json {
 class Numbers;
 }  // namespace json
 
+// OpenAI's reasoning effort for a thinking level ("low", "medium", "high"), or null for off.
+const char* OpenAiReasoningEffort(ThinkingLevel level);
+
 struct OpenAiChatBodyOptions {
   std::string provider_name;     // reasoning text is echoed back only to the provider it came from
   bool reasoning_model = false;  // send reasoning_effort

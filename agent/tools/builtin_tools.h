@@ -28,5 +28,6 @@ std::unique_ptr<Tool> MakeSwitchModeTool();
 std::unique_ptr<Tool> MakeBashOutputTool();
 std::unique_ptr<Tool> MakeBashKillTool();
 std::unique_ptr<Tool> MakeFetchTool();
+std::unique_ptr<Tool> MakeApplyPatchTool();
 
 }  // namespace lousho::agent::tools

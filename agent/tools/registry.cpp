@@ -19,13 +19,16 @@ std::unique_ptr<Tool> MakeBuiltinTool(const std::string& name) {
   if (name == "bash_output") return tools::MakeBashOutputTool();
   if (name == "bash_kill") return tools::MakeBashKillTool();
   if (name == "fetch") return tools::MakeFetchTool();
+  if (name == "apply_patch") return tools::MakeApplyPatchTool();
   return nullptr;
 }
 
+// apply_patch last: agents get it only by name or for the models trained on it
+// (host/agent_builder.cpp).
 const std::vector<std::string>& BuiltinToolNames() {
   static const std::vector<std::string> kNames = {
       "read", "write", "edit",        "bash",        "grep",      "find", "ls",
-      "todo", "ask",   "switch_mode", "bash_output", "bash_kill", "task"};
+      "todo", "ask",   "switch_mode", "bash_output", "bash_kill", "task", "apply_patch"};
   return kNames;
 }
 

@@ -4,7 +4,8 @@
 // (provider, session engine, ACP codec) -> its `agent_message_chunk` line read from its stdout;
 // with --door=rpc the same through `lousho --mode rpc` and its `message_update` frames.
 //
-// Usage: lousho_relay_bench [--door=acp|rpc|both] [chunks=20000] [paced_chunks=2000]
+// Usage: lousho_relay_bench [--api=openai|anthropic|responses|both|all] [--door=acp|rpc|both]
+//        [chunks=20000] [paced_chunks=2000]
 //        [pace_us=500] [lousho_binary]
 // The binary defaults to $LOUSHO_BIN, else the `lousho` beside this executable.
 #include <arpa/inet.h>
@@ -36,6 +37,7 @@
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/factory.h"
 #include "agent/providers/openai_chat.h"
+#include "agent/providers/openai_responses.h"
 #include "config/model_catalog.h"
 #include "support/http/sse_parser.h"
 #include "support/json_util.h"
@@ -81,6 +83,97 @@ const char kAnthropicEnd[] =
     "turn\"},\"usage\":{\"output_tokens\":5}}\n\n"
     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
 
+// One Responses text delta (the event name line, then the data as the API sends it), and the
+// events around the message item.
+std::string ResponsesChunk(const std::string& text) {
+  return "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\","
+         "\"sequence_number\":4,\"item_id\":\"msg_bench\",\"output_index\":0,\"content_"
+         "index\":0,\"delta\":\"" +
+         text + "\",\"logprobs\":[]}\n\n";
+}
+const char kResponsesStart[] =
+    "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"
+    "\"response\":{\"id\":\"resp_bench\",\"object\":\"response\",\"status\":\"in_progress\"}}"
+    "\n\n"
+    "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\","
+    "\"sequence_number\":1,\"output_index\":0,\"item\":{\"id\":\"msg_bench\",\"type\":"
+    "\"message\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}\n\n"
+    "event: response.content_part.added\ndata: {\"type\":\"response.content_part.added\","
+    "\"sequence_number\":2,\"item_id\":\"msg_bench\",\"output_index\":0,\"content_index\":0,"
+    "\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[]}}\n\n";
+const char kResponsesEnd[] =
+    "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\","
+    "\"sequence_number\":5,\"output_index\":0,\"item\":{\"id\":\"msg_bench\",\"type\":"
+    "\"message\",\"status\":\"completed\",\"role\":\"assistant\",\"content\":[]}}\n\n"
+    "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":6,"
+    "\"response\":{\"id\":\"resp_bench\",\"object\":\"response\",\"status\":\"completed\","
+    "\"usage\":{\"input_tokens\":1,\"output_tokens\":1,\"total_tokens\":2}}}\n\n";
+
+// The three wire formats benched, and what each needs.
+enum class Api { kOpenAi, kAnthropic, kResponses };
+const char* ApiName(Api api) {
+  switch (api) {
+    case Api::kOpenAi:
+      return "openai";
+    case Api::kAnthropic:
+      return "anthropic";
+    case Api::kResponses:
+      return "responses";
+  }
+  return "";
+}
+// The catalogue's provider and model: gpt-5-codex is one the openai provider asks through the
+// Responses API.
+const char* ProviderOf(Api api) { return api == Api::kAnthropic ? "anthropic" : "openai"; }
+const char* ModelOf(Api api) {
+  switch (api) {
+    case Api::kOpenAi:
+      return "gpt-4o-mini";
+    case Api::kAnthropic:
+      return "claude-haiku-4-5";
+    case Api::kResponses:
+      return "gpt-5-codex";
+  }
+  return "";
+}
+const char* PathOf(Api api) {
+  switch (api) {
+    case Api::kOpenAi:
+      return "/v1/chat/completions";
+    case Api::kAnthropic:
+      return "/v1/messages";
+    case Api::kResponses:
+      return "/v1/responses";
+  }
+  return "";
+}
+std::string ChunkOf(Api api, const std::string& text) {
+  switch (api) {
+    case Api::kOpenAi:
+      return OpenAiChunk(text);
+    case Api::kAnthropic:
+      return AnthropicChunk(text);
+    case Api::kResponses:
+      return ResponsesChunk(text);
+  }
+  return {};
+}
+std::string_view StartOf(Api api) {
+  if (api == Api::kAnthropic) return kAnthropicStart;
+  if (api == Api::kResponses) return kResponsesStart;
+  return {};
+}
+std::string_view EndOf(Api api) {
+  if (api == Api::kAnthropic) return kAnthropicEnd;
+  if (api == Api::kResponses) return kResponsesEnd;
+  return kOpenAiEnd;
+}
+std::unique_ptr<lousho::agent::StreamDecoder> DecoderOf(Api api) {
+  if (api == Api::kAnthropic) return std::make_unique<lousho::agent::AnthropicDecoder>();
+  if (api == Api::kResponses) return std::make_unique<lousho::agent::OpenAiResponsesDecoder>();
+  return std::make_unique<lousho::agent::OpenAiChatDecoder>();
+}
+
 // The text of end-to-end chunk `i`: 4 characters, a 3-digit base-62 number and a space, so that
 // every chunk is as long as the issue's "20,000 chunks of 4 characters" and the reader can tell
 // the chunks apart even when the agent merged several into one line.
@@ -101,7 +194,7 @@ int DigitValue(char c) {
 }
 
 struct Plan {
-  bool anthropic = false;
+  Api api = Api::kOpenAi;
   int chunks = 0;
   int pace_us = 0;  // 0: as fast as the socket takes it
   // End-to-end runs: chunk i carries the text Token(i) and its write time stays here, in
@@ -130,22 +223,21 @@ struct RunResult {
 
 RunResult RunOnce(const Plan& plan, std::atomic<const Plan*>* current, int port) {
   current->store(&plan);
-  lousho::config::ProviderSettings s =
-      *lousho::config::FindBuiltinProvider(plan.anthropic ? "anthropic" : "openai");
-  s.base_url = "http://127.0.0.1:" + std::to_string(port) + (plan.anthropic ? "" : "/v1");
+  lousho::config::ProviderSettings s = *lousho::config::FindBuiltinProvider(ProviderOf(plan.api));
+  s.base_url =
+      "http://127.0.0.1:" + std::to_string(port) + (plan.api == Api::kAnthropic ? "" : "/v1");
   s.max_retries = 0;
   auto env = [](const std::string& name) -> std::optional<std::string> {
     if (name.ends_with("_API_KEY")) return "bench-key";
     return std::nullopt;
   };
-  auto provider =
-      lousho::agent::MakeHttpProvider(s, plan.anthropic ? "claude-haiku-4-5" : "gpt-4o-mini", env);
+  auto provider = lousho::agent::MakeHttpProvider(s, ModelOf(plan.api), env);
   if (!provider.ok()) {
     std::fprintf(stderr, "%s\n", provider.error().ToString().c_str());
     std::exit(1);
   }
   lousho::agent::ModelRequest req;
-  req.model = plan.anthropic ? "claude-haiku-4-5" : "gpt-4o-mini";
+  req.model = ModelOf(plan.api);
   lousho::agent::Message u;
   u.content = {lousho::agent::ContentBlock::Text("go")};
   const std::vector<lousho::agent::Message> history = {u};
@@ -184,24 +276,19 @@ RunResult RunOnce(const Plan& plan, std::atomic<const Plan*>* current, int port)
 }
 
 // Pure CPU cost: SSE parsing + decoding of a prebuilt stream fed in 1400-byte pieces.
-void OfflineDecode(bool anthropic, int chunks) {
-  std::string stream = anthropic ? kAnthropicStart : "";
+void OfflineDecode(Api api, int chunks) {
+  std::string stream(StartOf(api));
   for (int i = 0; i < chunks; ++i) {
     std::string text = "tok" + std::to_string(i) + " ";
-    stream += anthropic ? AnthropicChunk(text) : OpenAiChunk(text);
+    stream += ChunkOf(api, text);
   }
-  stream += anthropic ? kAnthropicEnd : kOpenAiEnd;
+  stream += EndOf(api);
   const int kRounds = 5;
   auto start = Clock::now();
   long long deltas = 0;
   for (int round = 0; round < kRounds; ++round) {
     lousho::agent::SseParser parser;
-    std::unique_ptr<lousho::agent::StreamDecoder> dec;
-    if (anthropic) {
-      dec = std::make_unique<lousho::agent::AnthropicDecoder>();
-    } else {
-      dec = std::make_unique<lousho::agent::OpenAiChatDecoder>();
-    }
+    std::unique_ptr<lousho::agent::StreamDecoder> dec = DecoderOf(api);
     lousho::agent::DeltaCallback emit = [&](const StreamDelta&) {
       ++deltas;
       return true;
@@ -217,7 +304,7 @@ void OfflineDecode(bool anthropic, int chunks) {
   }
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
   std::printf("%-10s offline parse+decode: %9.0f chunks/s  %6.2f us/chunk  %6.1f MB/s\n",
-              anthropic ? "anthropic" : "openai", static_cast<double>(deltas) / secs,
+              ApiName(api), static_cast<double>(deltas) / secs,
               secs * 1e6 / static_cast<double>(deltas),
               static_cast<double>(stream.size()) * kRounds / secs / 1e6);
 }
@@ -548,8 +635,8 @@ struct PromptResult {
 
 class E2eDriver {
  public:
-  E2eDriver(AgentChild* child, std::atomic<const Plan*>* current, std::string cwd, bool anthropic)
-      : child_(child), current_(current), cwd_(std::move(cwd)), anthropic_(anthropic) {}
+  E2eDriver(AgentChild* child, std::atomic<const Plan*>* current, std::string cwd, Api api)
+      : child_(child), current_(current), cwd_(std::move(cwd)), api_(api) {}
 
   bool Initialize() {
     if (child_->door() == Door::kRpc) return RpcCall("get_state", 20000).has_value();
@@ -578,7 +665,7 @@ class E2eDriver {
     if (session.empty()) return std::nullopt;
     std::atomic<int> requests{0};
     std::atomic<long long> request_ns{0};
-    Plan plan{anthropic_, run->chunks, pace_us, run->sent_ns.get(), &requests, &request_ns};
+    Plan plan{api_, run->chunks, pace_us, run->sent_ns.get(), &requests, &request_ns};
     current_->store(&plan);
     child_->SetRun(run);
     if (child_->door() == Door::kRpc) return RpcPrompt(run, pace_us, &requests, &request_ns);
@@ -675,7 +762,7 @@ class E2eDriver {
   AgentChild* child_;
   std::atomic<const Plan*>* current_;
   std::string cwd_;
-  bool anthropic_;
+  Api api_;
   int next_id_ = 0;
 };
 
@@ -710,10 +797,10 @@ long long ProcessCpuNs(pid_t pid) {
 
 // The mock's own time to send a burst: the same handler, read by an in-process client that
 // only drains the socket. Seconds from its first chunk write to its last.
-double MockSendSeconds(bool anthropic, int chunks, std::atomic<const Plan*>* current, int port) {
+double MockSendSeconds(Api api, int chunks, std::atomic<const Plan*>* current, int port) {
   std::unique_ptr<std::atomic<long long>[]> sent(new std::atomic<long long>[chunks]);
   for (int i = 0; i < chunks; ++i) sent[i].store(-1);
-  Plan plan{anthropic, chunks, 0, sent.get()};
+  Plan plan{api, chunks, 0, sent.get()};
   current->store(&plan);
   // A raw socket read in 256 KiB pieces: nothing on the reading side parses, so the mock's
   // writes are what is timed.
@@ -727,8 +814,7 @@ double MockSendSeconds(bool anthropic, int chunks, std::atomic<const Plan*>* cur
     if (fd >= 0) ::close(fd);
     return 1;
   }
-  const std::string req = std::string("POST ") +
-                          (anthropic ? "/v1/messages" : "/v1/chat/completions") +
+  const std::string req = std::string("POST ") + PathOf(api) +
                           " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                           "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
   if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) std::perror("write");
@@ -816,7 +902,7 @@ long long ProcessCpuTicksNs(pid_t pid) {
 // What one end-to-end run (one door, one API) works with.
 struct E2eContext {
   Door door = Door::kAcp;
-  bool anthropic = false;
+  Api api_kind = Api::kOpenAi;
   int chunks = 0;
   int rounds = 0;
   int paced = 0;
@@ -876,7 +962,7 @@ std::string CatReplayNote(const E2eContext& x, std::vector<std::string>* capture
 // One burst round: the mock alone first (its own send time), then the agent end to end.
 bool BurstRound(const E2eContext& x, AgentChild& child, E2eDriver& driver, int round,
                 BurstFigures& f) {
-  f.mock_ms.push_back(MockSendSeconds(x.anthropic, x.chunks, x.current, x.port) * 1e3);
+  f.mock_ms.push_back(MockSendSeconds(x.api_kind, x.chunks, x.current, x.port) * 1e3);
   if (round == 0 && x.door == Door::kAcp)
     f.cat_lines_s.push_back(CatFloorLinesPerSecond(x.chunks, x.tmp));
   E2eRun burst(x.chunks);
@@ -944,7 +1030,7 @@ bool PacedRounds(const E2eContext& x, E2eDriver& driver) {
   std::vector<double> added;
   long long lines = 0;
   for (int round = 0; round < kRounds; ++round) {
-    Plan in_process{x.anthropic, x.paced, x.pace_us};
+    Plan in_process{x.api_kind, x.paced, x.pace_us};
     RunResult cb = RunOnce(in_process, x.current, x.port);
     E2eRun run(x.paced);
     auto p = driver.Prompt(&run, x.pace_us);
@@ -981,27 +1067,25 @@ bool PacedRounds(const E2eContext& x, E2eDriver& driver) {
 }
 
 // Returns false if the agent could not be driven.
-bool RunE2e(Door door, bool anthropic, int chunks, int rounds, int paced, int pace_us,
+bool RunE2e(Door door, Api api, int chunks, int rounds, int paced, int pace_us,
             const std::string& bin, const std::filesystem::path& tmp,
             std::atomic<const Plan*>* current, int port) {
   const char* line_kind = door == Door::kRpc ? "RPC" : "ACP";
-  std::string label =
-      std::string(door == Door::kRpc ? "rpc/" : "") + (anthropic ? "anthropic" : "openai");
-  E2eContext x{door, anthropic, chunks, rounds,           paced, pace_us,
-               tmp,  current,   port,   std::move(label), "",    line_kind};
+  std::string label = std::string(door == Door::kRpc ? "rpc/" : "") + ApiName(api);
+  E2eContext x{door, api,     chunks, rounds,           paced, pace_us,
+               tmp,  current, port,   std::move(label), "",    line_kind};
   x.api = x.label.c_str();
-  std::string spec = (tmp / (std::string(anthropic ? "anthropic" : "openai") + ".yaml")).string();
+  std::string spec = (tmp / (std::string(ApiName(api)) + ".yaml")).string();
   {
     std::ofstream f(spec);
-    f << "model: " << (anthropic ? "anthropic/claude-sonnet-4-5" : "openai/gpt-4o-mini")
-      << "\ntools: []\n";
+    f << "model: " << ProviderOf(api) << "/"
+      << (api == Api::kAnthropic ? "claude-sonnet-4-5" : ModelOf(api)) << "\ntools: []\n";
   }
   std::string err_path =
-      (tmp / (std::string(DoorName(door)) + "-" + (anthropic ? "anthropic" : "openai") + ".stderr"))
-          .string();
+      (tmp / (std::string(DoorName(door)) + "-" + ApiName(api) + ".stderr")).string();
   AgentChild child(door);
   bool ok = child.Start(bin, spec, err_path, port);
-  E2eDriver driver(&child, current, (tmp / "cwd").string(), anthropic);
+  E2eDriver driver(&child, current, (tmp / "cwd").string(), api);
   ok = ok && driver.Initialize();
   // Warm-up: the first prompt loads the HTTP module.
   E2eRun warm(200);
@@ -1054,7 +1138,7 @@ int RunManySessions(int sessions, int chunks, int pace_us, const std::string& bi
   AgentChild child;
   const std::string err_path = (tmp / "many.stderr").string();
   bool ok = child.Start(bin, spec, err_path, port);
-  E2eDriver driver(&child, current, (tmp / "cwd").string(), true);
+  E2eDriver driver(&child, current, (tmp / "cwd").string(), Api::kAnthropic);
   ok = ok && driver.Initialize();
   ProcMem at_init = ok ? ReadProcMem(child.Pid()) : ProcMem{};
   // Warm-up prompt: loads the HTTP module, as any agent that has talked to its model has.
@@ -1066,7 +1150,7 @@ int RunManySessions(int sessions, int chunks, int pace_us, const std::string& bi
     ok = !ids.back().empty();
   }
   ProcMem idle = ok ? ReadProcMem(child.Pid()) : ProcMem{};
-  Plan plan{true, chunks, pace_us};
+  Plan plan{Api::kAnthropic, chunks, pace_us};
   current->store(&plan);
   child.SetRun(nullptr);
   long long before = child.LooseChunks();
@@ -1163,14 +1247,16 @@ bool ParseRelayOptions(int argc, char** argv, RelayOptions* o) {
   o->bin = pos.size() > 3 ? pos[3] : DefaultLoushoBinary();
   return o->chunks >= 2 && o->chunks <= kMaxTokens && o->paced >= 1 && o->pace_us >= 0 &&
          o->rounds >= 1 && o->sessions >= 0 &&
-         (o->apis == "both" || o->apis == "openai" || o->apis == "anthropic") &&
+         (o->apis == "all" || o->apis == "both" || o->apis == "openai" || o->apis == "anthropic" ||
+          o->apis == "responses") &&
          (o->doors == "both" || o->doors == "acp" || o->doors == "rpc");
 }
 
 // The mock's streaming body for `plan`, from chunk *next on (paced when the plan says so).
 bool WritePlanChunks(const Plan* plan, int* next, httplib::DataSink& sink) {
   if (*next < 0) {
-    if (plan->anthropic) sink.write(kAnthropicStart, sizeof(kAnthropicStart) - 1);
+    const std::string_view start = StartOf(plan->api);
+    if (!start.empty()) sink.write(start.data(), start.size());
     *next = 0;
   }
   auto pace_until = Clock::now();
@@ -1182,49 +1268,49 @@ bool WritePlanChunks(const Plan* plan, int* next, httplib::DataSink& sink) {
     // Timestamp first, then padding to a typical token-ish chunk size (unless the plan records
     // send times itself).
     std::string text = plan->sent_ns != nullptr ? Token(*next) : std::to_string(NowNs()) + " tok";
-    std::string c = plan->anthropic ? AnthropicChunk(text) : OpenAiChunk(text);
+    std::string c = ChunkOf(plan->api, text);
     if (plan->sent_ns != nullptr) plan->sent_ns[*next].store(NowNs());
     if (!sink.write(c.data(), c.size())) return false;
     ++*next;
   }
-  const char* end = plan->anthropic ? kAnthropicEnd : kOpenAiEnd;
-  sink.write(end, std::char_traits<char>::length(end));
+  const std::string_view end = EndOf(plan->api);
+  sink.write(end.data(), end.size());
   sink.done();
   return true;
 }
 
 // The in-process figures of each API: time to first delta, burst and paced latency, offline
 // decoding.
-void InProcessFigures(const RelayOptions& o, const std::vector<bool>& api_list,
+void InProcessFigures(const RelayOptions& o, const std::vector<Api>& api_list,
                       std::atomic<const Plan*>* current, int port) {
-  for (bool anthropic : api_list) {
-    const char* name = anthropic ? "anthropic" : "openai";
-    Plan warm{anthropic, 200, 0};
+  for (Api api : api_list) {
+    const char* name = ApiName(api);
+    Plan warm{api, 200, 0};
     RunOnce(warm, current, port);
     std::vector<double> ttfb;
     for (int i = 0; i < 20; ++i) {
-      Plan one{anthropic, 1, 0};
+      Plan one{api, 1, 0};
       ttfb.push_back(RunOnce(one, current, port).first_delta_us);
     }
     std::printf("%-10s request->first delta (new connection each): p50 %.0f us  max %.0f us\n",
                 name, Percentile(ttfb, 0.5), Percentile(ttfb, 1.0));
-    Plan burst{anthropic, o.chunks, 0};
+    Plan burst{api, o.chunks, 0};
     RunResult b = RunOnce(burst, current, port);
     std::printf(
         "%-10s burst over loopback:  %9.0f chunks/s  (%lld chunks in %lld deltas in %.3f s)\n",
         name, static_cast<double>(b.chunks) / b.seconds, b.chunks, b.deltas, b.seconds);
-    Plan pacedp{anthropic, o.paced, o.pace_us};
+    Plan pacedp{api, o.paced, o.pace_us};
     RunResult p = RunOnce(pacedp, current, port);
     std::printf(
         "%-10s write->callback latency: p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us\n", name,
         Percentile(p.latency_us, 0.5), Percentile(p.latency_us, 0.9),
         Percentile(p.latency_us, 0.99), Percentile(p.latency_us, 1.0));
-    OfflineDecode(anthropic, o.chunks);
+    OfflineDecode(api, o.chunks);
   }
 }
 
 // End to end through the binary, each door with each API; false when one could not be driven.
-bool EndToEnd(const RelayOptions& o, const std::vector<bool>& api_list,
+bool EndToEnd(const RelayOptions& o, const std::vector<Api>& api_list,
               std::atomic<const Plan*>* current, int port) {
   if (::access(o.bin.c_str(), X_OK) != 0) {
     std::printf(
@@ -1249,9 +1335,8 @@ bool EndToEnd(const RelayOptions& o, const std::vector<bool>& api_list,
   if (o.doors != "acp") door_list.push_back(Door::kRpc);
   bool ok = true;
   for (Door door : door_list)
-    for (bool anthropic : api_list)
-      ok = RunE2e(door, anthropic, o.chunks, o.rounds, o.paced, o.pace_us, o.bin, tmp, current,
-                  port) &&
+    for (Api api : api_list)
+      ok = RunE2e(door, api, o.chunks, o.rounds, o.paced, o.pace_us, o.bin, tmp, current, port) &&
            ok;
   std::error_code ec;
   std::filesystem::remove_all(tmp, ec);
@@ -1266,14 +1351,17 @@ int main(int argc, char** argv) {
   if (!ParseRelayOptions(argc, argv, &o)) {
     std::fprintf(
         stderr,
-        "usage: %s [--rounds=N] [--api=openai|anthropic|both] [--door=acp|rpc|both] "
+        "usage: %s [--rounds=N] [--api=openai|anthropic|responses|both|all] [--door=acp|rpc|both] "
         "[--e2e-only] [--sessions=N] [chunks 2..%d] [paced_chunks>=1] [pace_us>=0] [lousho]\n",
         argv[0], kMaxTokens);
     return 2;
   }
-  std::vector<bool> api_list;
-  if (o.apis != "anthropic") api_list.push_back(false);
-  if (o.apis != "openai") api_list.push_back(true);
+  // "both": the two formats benched first (Chat Completions and Messages); "all" adds Responses.
+  std::vector<Api> api_list;
+  if (o.apis == "openai" || o.apis == "both" || o.apis == "all") api_list.push_back(Api::kOpenAi);
+  if (o.apis == "anthropic" || o.apis == "both" || o.apis == "all")
+    api_list.push_back(Api::kAnthropic);
+  if (o.apis == "responses" || o.apis == "all") api_list.push_back(Api::kResponses);
 
   std::atomic<const Plan*> current{nullptr};
   httplib::Server svr;

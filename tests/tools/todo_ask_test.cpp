@@ -77,9 +77,9 @@ TEST(ToolRegistryTest, EveryNameMakesItsTool) {
     EXPECT_TRUE(schema["properties"].isObject()) << name;
     seen.insert(name);
   }
-  EXPECT_EQ(seen.size(), 14u);
+  EXPECT_EQ(seen.size(), 15u);
   // fetch is off unless a spec lists it.
-  EXPECT_EQ(BuiltinToolNames().size(), 13u);
+  EXPECT_EQ(BuiltinToolNames().size(), 14u);
   EXPECT_EQ(std::count(BuiltinToolNames().begin(), BuiltinToolNames().end(), "fetch"), 0);
   EXPECT_EQ(MakeBuiltinTool("nope"), nullptr);
 }
