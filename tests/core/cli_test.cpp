@@ -130,7 +130,8 @@ TEST(CliTest, MissingProviderKeyFailsSessionsWithAuthRequired) {
 TEST(CliTest, ValidateAcceptsTheExamples) {
   RunResult r = RunLousho({"validate", kDemo}, "");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(": ok (agent 'demo', model script/demo, 9 tools)"), std::string::npos)
+  // The demo's 9 tools, and bash_output and bash_kill that bash brings.
+  EXPECT_NE(r.out.find(": ok (agent 'demo', model script/demo, 11 tools)"), std::string::npos)
       << r.out;
 }
 
