@@ -202,7 +202,7 @@ class SubagentsTest : public ::testing::Test {
   }
   Json::Value DetailsOf(const std::string& call_id) {
     for (const auto& m : session_->transcript().Messages())
-      if (m.role == agent::Role::kToolResult && m.tool_call_id == call_id) return m.tool.details;
+      if (m.role == agent::Role::kToolResult && m.tool_call_id == call_id) return m.tool->details;
     return {};
   }
 

@@ -141,9 +141,9 @@ TEST(McpAcpTest, MalformedServersNameThePath) {
 }
 
 TEST(McpMergeTest, TheEditorsServerOfTheSameNameWins) {
-  config::McpServerSpec a{"a", config::McpTransport::kStdio, "editor-a", {}, {}, "", "", {}};
-  config::McpServerSpec a2{"a", config::McpTransport::kStdio, "spec-a", {}, {}, "", "", {}};
-  config::McpServerSpec b{"b", config::McpTransport::kStdio, "spec-b", {}, {}, "", "", {}};
+  config::McpServerSpec a{"a", config::McpTransport::kStdio, "editor-a", {}, {}, "", "", {}, nullptr};
+  config::McpServerSpec a2{"a", config::McpTransport::kStdio, "spec-a", {}, {}, "", "", {}, nullptr};
+  config::McpServerSpec b{"b", config::McpTransport::kStdio, "spec-b", {}, {}, "", "", {}, nullptr};
   auto merged = agent::mcp::MergeServers({a}, {a2, b});
   ASSERT_EQ(merged.size(), 2u);
   EXPECT_EQ(merged[0].command, "editor-a");
