@@ -5,21 +5,7 @@ namespace lousho::acp {
 
 const char* ToolKindName(agent::ToolKind kind) { return agent::ToolKindId(kind); }
 
-const char* StopReasonName(agent::TurnStop stop) {
-  switch (stop) {
-    case agent::TurnStop::kEndTurn:
-      return "end_turn";
-    case agent::TurnStop::kMaxTokens:
-      return "max_tokens";
-    case agent::TurnStop::kMaxTurnRequests:
-      return "max_turn_requests";
-    case agent::TurnStop::kRefusal:
-      return "refusal";
-    case agent::TurnStop::kCancelled:
-      return "cancelled";
-  }
-  return "end_turn";
-}
+const char* StopReasonName(agent::TurnStop stop) { return agent::TurnStopName(stop); }
 
 namespace {
 struct ModeInfo {

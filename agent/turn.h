@@ -12,6 +12,24 @@ namespace lousho::agent {
 // How a prompt ended (the protocol's stop reasons; failures are Errors instead).
 enum class TurnStop { kEndTurn, kMaxTokens, kMaxTurnRequests, kRefusal, kCancelled };
 
+// The stop reason's wire name ("end_turn", "max_tokens", "max_turn_requests", "refusal",
+// "cancelled"): ACP's, and a subagent's answer.
+inline const char* TurnStopName(TurnStop stop) {
+  switch (stop) {
+    case TurnStop::kEndTurn:
+      return "end_turn";
+    case TurnStop::kMaxTokens:
+      return "max_tokens";
+    case TurnStop::kMaxTurnRequests:
+      return "max_turn_requests";
+    case TurnStop::kRefusal:
+      return "refusal";
+    case TurnStop::kCancelled:
+      return "cancelled";
+  }
+  return "end_turn";
+}
+
 struct TurnResult {
   TurnStop stop = TurnStop::kEndTurn;
   Usage usage;  // this prompt

@@ -184,22 +184,6 @@ struct ChildRun {
   }
 };
 
-const char* TurnStopId(agent::TurnStop stop) {
-  switch (stop) {
-    case agent::TurnStop::kEndTurn:
-      return "end_turn";
-    case agent::TurnStop::kMaxTokens:
-      return "max_tokens";
-    case agent::TurnStop::kMaxTurnRequests:
-      return "max_turn_requests";
-    case agent::TurnStop::kRefusal:
-      return "refusal";
-    case agent::TurnStop::kCancelled:
-      return "cancelled";
-  }
-  return "end_turn";
-}
-
 // The answer as the parent gets it: at most `max` bytes, cut on a character boundary.
 std::string CappedAnswer(std::string text, size_t max, const std::string& file) {
   if (text.size() <= max) return text;
@@ -401,7 +385,7 @@ Result<agent::SubagentAnswer> SubagentRunner::Run(const agent::SubagentTask& tas
     return answer;
   }
   answer.usage = result->usage;
-  answer.stop_reason = TurnStopId(result->stop);
+  answer.stop_reason = agent::TurnStopName(result->stop);
   answer.cancelled = result->stop == agent::TurnStop::kCancelled;
   answer.is_error = answer.cancelled;
   std::string text = answer.cancelled ? "Cancelled by the user." : run->answer;

@@ -507,11 +507,15 @@ HttpPostRequest OpenAiChatProvider::BuildHttpRequest(const ModelRequest& request
   HttpPostRequest out;
   out.path = c.base.path_prefix + "/chat/completions";
   out.body = WriteOpenAiChatBody(request, options);
-  out.headers.emplace_back("Accept", "text/event-stream");
-  out.headers.emplace_back("User-Agent", std::string("lousho/") + LOUSHO_VERSION);
-  if (!c.api_key.empty()) out.headers.emplace_back("Authorization", "Bearer " + c.api_key);
-  for (const auto& [k, v] : c.settings.headers) out.headers.emplace_back(k, v);
+  AddOpenAiHeaders(c, &out);
   return out;
+}
+
+void AddOpenAiHeaders(const HttpProviderConfig& c, HttpPostRequest* out) {
+  out->headers.emplace_back("Accept", "text/event-stream");
+  out->headers.emplace_back("User-Agent", std::string("lousho/") + LOUSHO_VERSION);
+  if (!c.api_key.empty()) out->headers.emplace_back("Authorization", "Bearer " + c.api_key);
+  for (const auto& [k, v] : c.settings.headers) out->headers.emplace_back(k, v);
 }
 
 }  // namespace lousho::agent

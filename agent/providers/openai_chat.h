@@ -17,6 +17,8 @@ class Numbers;
 
 // OpenAI's reasoning effort for a thinking level ("low", "medium", "high"), or null for off.
 const char* OpenAiReasoningEffort(ThinkingLevel level);
+// The headers of every OpenAI request (SSE, our User-Agent, the bearer key, the spec's headers).
+void AddOpenAiHeaders(const HttpProviderConfig& c, HttpPostRequest* out);
 
 struct OpenAiChatBodyOptions {
   std::string provider_name;     // reasoning text is echoed back only to the provider it came from

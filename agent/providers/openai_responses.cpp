@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "agent/providers/openai_chat.h"
 #include "support/http/provider_errors.h"
 #include "support/json_util.h"
 #include "support/json_writer.h"
@@ -314,10 +315,7 @@ HttpPostRequest OpenAiResponsesProvider::BuildHttpRequest(const ModelRequest& re
   HttpPostRequest out;
   out.path = c.base.path_prefix + "/responses";
   out.body = WriteOpenAiResponsesBody(request, options);
-  out.headers.emplace_back("Accept", "text/event-stream");
-  out.headers.emplace_back("User-Agent", std::string("lousho/") + LOUSHO_VERSION);
-  if (!c.api_key.empty()) out.headers.emplace_back("Authorization", "Bearer " + c.api_key);
-  for (const auto& [k, v] : c.settings.headers) out.headers.emplace_back(k, v);
+  AddOpenAiHeaders(c, &out);
   return out;
 }
 

@@ -190,7 +190,8 @@ test("subagents: two tasks side by side, visible, asked about, cancelled, reload
   const parentFile = execFileSync("find", [home, "-name", `*_${sessionId}.jsonl`], { encoding: "utf8" }).trim();
   assert.ok(parentFile, "the parent's file");
   const tasks = parentFile.replace(/\.jsonl$/, ".tasks");
-  const children = fs.readdirSync(tasks).sort();
+  // (Beside them, the folders of whole outputs their commands saved.)
+  const children = fs.readdirSync(tasks).filter((f) => f.endsWith(".jsonl")).sort();
   assert.equal(children.length, 4, children.join(", "));
   const child = fs.readFileSync(path.join(tasks, `${sessionId}-task_b.jsonl`), "utf8").trim().split("\n");
   const header = JSON.parse(child[0]);
