@@ -34,7 +34,7 @@ Result<std::vector<std::string>> Paths(const Json::Value& v, const std::string& 
   std::vector<std::string> out;
   if (!v.isArray()) return SpecErr(where + ": expected a list of paths");
   for (Json::ArrayIndex i = 0; i < v.size(); ++i) {
-    std::optional<std::string> s = AsString(v[i]);
+    std::optional<std::string> s = AsString(ElementOrNull(v, i));
     if (!s || s->empty())
       return SpecErr(where + "[" + std::to_string(i) + "]: expected a non-empty path");
     out.push_back(*s);
@@ -45,7 +45,7 @@ Result<std::vector<std::string>> Paths(const Json::Value& v, const std::string& 
 Status ParseModes(const Json::Value& v, SandboxSpec* spec) {
   if (!v.isObject()) return SpecErr("sandbox.modes: expected a map of mode: sandbox mode");
   for (const std::string& name : MemberNames(v)) {
-    auto m = ModeOf(v[name], "sandbox.modes." + name);
+    auto m = ModeOf(MemberOrNull(v, name), "sandbox.modes." + name);
     if (!m.ok()) return m.error();
     spec->modes[name] = *m;
   }
@@ -121,7 +121,7 @@ Result<SandboxSpec> ParseSandboxSpec(const Json::Value& value) {
     if (std::find(std::begin(kSandboxKeys), std::end(kSandboxKeys), key) == std::end(kSandboxKeys))
       return SpecErr("sandbox." + key + ": unknown key (known: " +
                      JoinStrings({std::begin(kSandboxKeys), std::end(kSandboxKeys)}, ", ") + ")");
-    Status s = ParseMember(key, value[key], &spec);
+    Status s = ParseMember(key, MemberOrNull(value, key), &spec);
     if (!s.ok()) return s.error();
   }
   return spec;

@@ -116,7 +116,10 @@ class RulesetBuilder {
   }
 
   // Adds the rules; false with errno when the kernel refused one.
-  bool Build() { return Emit("/", wants_.count("/") ? wants_["/"] : 0); }
+  bool Build() {
+    const auto root = wants_.find("/");
+    return Emit("/", root != wants_.end() ? root->second : 0);
+  }
   size_t rules() const { return rules_; }
 
  private:

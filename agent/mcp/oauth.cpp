@@ -46,7 +46,7 @@ std::vector<std::string> StringList(const Json::Value& doc, std::string_view key
   const Json::Value& list = MemberOrNull(doc, key);
   if (!list.isArray()) return out;
   for (Json::ArrayIndex i = 0; i < list.size(); ++i)
-    if (auto s = AsString(list[i]); s && !s->empty()) out.push_back(*s);
+    if (auto s = AsString(ElementOrNull(list, i)); s && !s->empty()) out.push_back(*s);
   return out;
 }
 

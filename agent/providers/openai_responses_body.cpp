@@ -113,7 +113,7 @@ class ResponsesInputWriter {
     w_.ObjectBegin();
     if (Custom(b.name, &b.arguments)) {
       w_.Attribute("call_id", b.id);
-      w_.Attribute("input", MemberOrNull(b.arguments, "input").asString());
+      w_.Attribute("input", StringOr(b.arguments, "input"));
       w_.Attribute("name", b.name);
       w_.Attribute("type", "custom_tool_call");
     } else {

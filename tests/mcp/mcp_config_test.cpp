@@ -141,8 +141,10 @@ TEST(McpAcpTest, MalformedServersNameThePath) {
 }
 
 TEST(McpMergeTest, TheEditorsServerOfTheSameNameWins) {
-  config::McpServerSpec a{"a", config::McpTransport::kStdio, "editor-a", {}, {}, "", "", {}, nullptr};
-  config::McpServerSpec a2{"a", config::McpTransport::kStdio, "spec-a", {}, {}, "", "", {}, nullptr};
+  config::McpServerSpec a{"a",    config::McpTransport::kStdio, "editor-a", {}, {}, "", "", {},
+                          nullptr};
+  config::McpServerSpec a2{"a",    config::McpTransport::kStdio, "spec-a", {}, {}, "", "", {},
+                           nullptr};
   config::McpServerSpec b{"b", config::McpTransport::kStdio, "spec-b", {}, {}, "", "", {}, nullptr};
   auto merged = agent::mcp::MergeServers({a}, {a2, b});
   ASSERT_EQ(merged.size(), 2u);

@@ -97,8 +97,9 @@ TEST_F(SandboxTest, HostileCorpusWritesNothingOutsideTheRoots) {
       "touch \"$OUT/background\" & wait",
       // A double-forked daemon in its own session; the line waits for the daemon's word (in the
       // workspace) that it has tried.
-      "( setsid sh -c 'touch \"$OUT/daemon\"; echo tried > \"$WS/daemon.done\"' & ); "
-      "while [ ! -e \"$WS/daemon.done\" ]; do sleep 0.01; done",
+      std::string(
+          "( setsid sh -c 'touch \"$OUT/daemon\"; echo tried > \"$WS/daemon.done\"' & ); ") +
+          "while [ ! -e \"$WS/daemon.done\" ]; do sleep 0.01; done",
       "echo more >> \"$OUT/existing\"",
       ": > \"$OUT/existing\"",
       "echo x > inside && mv inside \"$OUT/moved\"",
