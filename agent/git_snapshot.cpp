@@ -104,6 +104,13 @@ Result<std::string> GitSnapshotTree(const std::string& repo) {
     if (from.is_relative()) from = fs::path(repo) / from;
     std::error_code ec;
     fs::copy_file(from, index, fs::copy_options::overwrite_existing, ec);
+    // With the index's own time: git trusts an entry's stat only when the file's time is older
+    // than its index's (racy-git), and a copy made now would vouch for a file changed within
+    // the same second as the entry was recorded (same size: the change went unseen).
+    if (!ec) {
+      const fs::file_time_type written = fs::last_write_time(from, ec);
+      if (!ec) fs::last_write_time(index, written, ec);
+    }
   }
   const std::vector<std::pair<std::string, std::string>> env = {{"GIT_INDEX_FILE", index.string()}};
   auto added = RunGitIn(repo, {{"add", "-A", "--", ":/"}, env});
