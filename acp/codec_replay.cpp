@@ -3,6 +3,7 @@
 
 #include "acp/codec.h"
 #include "agent/history.h"
+#include "core/server_tool.h"
 #include "support/json_util.h"
 
 namespace lousho::acp {
@@ -36,6 +37,21 @@ agent::ToolOutput StoredOutput(const agent::Message& result) {
   out.diffs = result.tool->diffs;
   out.details = result.tool->details;
   return out;
+}
+
+// A call the provider ran (its web search), shown again as it was: a search and what it found.
+void ReplayServerTool(const ContentBlock& b, std::vector<Json::Value>* out) {
+  agent::Message m;
+  m.content.push_back(b);
+  const auto emit = [&](const agent::Event& e) {
+    if (auto u = UpdateFromEvent(e)) out->push_back(std::move(*u));
+  };
+  agent::StreamDelta d;
+  d.kind = agent::DeltaKind::kServerToolStart;
+  d.index = 0;
+  agent::EmitServerToolEvents(d, m, 0, emit);
+  d.kind = agent::DeltaKind::kServerToolEnd;
+  agent::EmitServerToolEvents(d, m, 0, emit);
 }
 
 void ReplayAssistant(const agent::Message& m, const std::string& message_id,
@@ -73,6 +89,9 @@ void ReplayAssistant(const agent::Message& m, const std::string& message_id,
         }
         break;
       }
+      case BlockType::kServerTool:
+        ReplayServerTool(b, out);
+        break;
     }
   }
 }

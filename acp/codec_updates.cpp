@@ -507,6 +507,8 @@ const char* ChunkKind(agent::DeltaKind kind) {
     case agent::DeltaKind::kTextEnd:
     case agent::DeltaKind::kThinkingStart:
     case agent::DeltaKind::kThinkingEnd:
+    case agent::DeltaKind::kServerToolStart:  // shown as a tool call (its ToolExecution events)
+    case agent::DeltaKind::kServerToolEnd:
       break;
   }
   return nullptr;

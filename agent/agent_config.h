@@ -53,6 +53,7 @@ struct AgentConfig {
   std::vector<std::shared_ptr<Tool>> tools;
   int max_steps = 50;
   config::Limits limits;
+  config::WebSearchSpec web_search;  // the provider's own web search (`webSearch:`)
   std::vector<PermissionRule> permission_rules;
   PermissionMode default_mode = PermissionMode::kDefault;
   std::vector<std::string> extra_roots;

@@ -2,6 +2,7 @@
 // request.
 #include "agent/compaction.h"
 
+#include "core/server_tool.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {
@@ -59,6 +60,10 @@ void AppendTranscript(const Message& m, std::string* out) {
       case BlockType::kImage:
         *out += "(an image)\n";
         break;
+      case BlockType::kServerTool:
+        *out += "(" + ServerToolTitle(b.name, b.arguments) + ": " +
+                Cut(b.server->summary, kMaxResultChars) + ")\n";
+        break;
     }
   }
   *out += "\n";
@@ -95,6 +100,9 @@ long long EstimateTokens(const Message& m) {
         break;
       case BlockType::kImage:
         ++images;
+        break;
+      case BlockType::kServerTool:
+        chars += b.name.size() + WriteJson(b.arguments).size() + WriteJson(b.server->result).size();
         break;
     }
   }

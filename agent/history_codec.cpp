@@ -170,6 +170,16 @@ Json::Value ContentBlockToJson(const ContentBlock& b) {
       j["data"] = b.data;
       j["mimeType"] = b.mime_type;
       break;
+    case BlockType::kServerTool:
+      j["type"] = "serverToolCall";
+      j["id"] = b.id;
+      j["name"] = b.name;
+      j["arguments"] = b.arguments;
+      j["api"] = b.server->api;
+      j["summary"] = b.server->summary;
+      j["result"] = b.server->result;
+      if (b.server->is_error) j["isError"] = true;
+      break;
   }
   return j;
 }

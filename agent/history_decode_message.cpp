@@ -13,6 +13,7 @@ struct LineDecoder::BlockFields {
   bool has_type = false, has_text = false, has_thinking = false, has_id = false, has_name = false,
        has_data = false, has_mime = false, redacted = false;
   Json::Value args;
+  ServerToolResult server;  // serverToolCall: api, summary, result, isError
 };
 
 void LineDecoder::BlockMember(std::string_view k, const At& m, BlockFields* x) {
@@ -36,6 +37,14 @@ void LineDecoder::BlockMember(std::string_view k, const At& m, BlockFields* x) {
     x->has_data = Str(m, &x->data);
   } else if (k == "mimeType") {
     x->has_mime = Str(m, &x->mime);
+  } else if (k == "api") {
+    Str(m, &x->server.api);
+  } else if (k == "summary") {
+    Str(m, &x->server.summary);
+  } else if (k == "result") {
+    c_.Value(&x->server.result);
+  } else if (k == "isError") {
+    Bool(m, &x->server.is_error);
   } else {
     c_.Skip();
   }
@@ -56,6 +65,12 @@ bool LineDecoder::AssembleBlock(const At& at, BlockFields& x, ContentBlock* b) {
     *b = ContentBlock::ToolCall(
         std::move(x.id), std::move(x.name),
         x.args.isNull() ? Json::Value(Json::objectValue) : std::move(x.args));
+  } else if (x.type == "serverToolCall") {
+    if (!need(x.has_id, "id") || !need(x.has_name, "name")) return false;
+    *b = ContentBlock::ServerTool(
+        std::move(x.id), std::move(x.name),
+        x.args.isNull() ? Json::Value(Json::objectValue) : std::move(x.args));
+    b->server.Set(std::move(x.server));
   } else if (x.type == "image") {
     if (!need(x.has_data, "data") || !need(x.has_mime, "mimeType")) return false;
     *b = ContentBlock::Image(std::move(x.mime), std::move(x.data));

@@ -4,6 +4,7 @@
 #include <dtl/dtl.hpp>
 #include <unordered_map>
 
+#include "core/server_tool.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {
@@ -133,6 +134,11 @@ std::string MessageHtml(const Entry& e,
       case BlockType::kImage:
         out += "<img alt=\"image\" style=\"max-width:100%\" src=\"data:" + HtmlEscape(b.mime_type) +
                ";base64," + HtmlEscape(b.data) + "\">";
+        break;
+      case BlockType::kServerTool:
+        out += "<details class=\"tool\"><summary>" +
+               HtmlEscape(ServerToolTitle(b.name, b.arguments)) + "</summary><pre>" +
+               HtmlEscape(b.server->summary) + "</pre></details>";
         break;
     }
   }

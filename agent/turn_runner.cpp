@@ -13,6 +13,7 @@
 #include "agent/tools/jobs.h"
 #include "agent/toolset.h"
 #include "agent/transcript.h"
+#include "core/server_tool.h"
 
 namespace lousho::agent {
 
@@ -309,6 +310,8 @@ ModelRequest TurnRunner::BuildRequest(const ModelChoice& model) const {
   parts_.recorder.Read([&](const History& h) { req.messages = h.messages(); });
   req.thinking = model.thinking;
   req.max_output_tokens = static_cast<int>(settings_.agent->limits.max_output_tokens);
+  if (const config::WebSearchSpec& web = settings_.agent->web_search; web.enabled)
+    req.web_search = {true, web.max_uses, web.allowed_domains, web.blocked_domains};
   const bool plan = parts_.selection.mode() == PermissionMode::kPlan;
   for (const auto& tool : parts_.tools.List()) {
     if (plan && !tool->offered_in_plan_mode()) continue;
@@ -353,6 +356,8 @@ Result<ModelResponse> TurnRunner::Send(const ModelChoice& model,
   emitter.Emit(event::MessageStart{step, &builder.message()});
   auto emit = [&](const StreamDelta& d) {
     emitter.Emit(event::MessageUpdate{step, &d, &builder.message(), builder.id()});
+    // A call the provider runs itself is shown as a tool call that needs no running.
+    EmitServerToolEvents(d, builder.message(), step, [&](const Event& e) { emitter.Emit(e); });
   };
   RetryHooks hooks;
   hooks.enabled = flight.retry;

@@ -370,7 +370,7 @@ const std::vector<std::string> kTopKeys = {
     "mode",        "roots",       "rules",      "providers",    "commands",
     "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
     "mcp_servers", "mcp",         "skills",     "hooks",        "context",
-    "sandbox",     "sandbox_required", "agents"};
+    "sandbox",     "sandbox_required", "agents", "webSearch"};
 // clang-format on
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
@@ -689,6 +689,40 @@ Limits ParseLimits(const Ctx& ctx, const YAML::Node& l) {
   return out;
 }
 
+// A list of domain names (`webSearch.allowedDomains`, ...).
+std::vector<std::string> ParseDomains(const Ctx& ctx, const YAML::Node& n,
+                                      const std::string& what) {
+  if (!n.IsSequence()) ctx.Fail(n, what + ": expected a list of domain names");
+  std::vector<std::string> out;
+  for (const auto& d : n) {
+    std::string name = Str(ctx, d, what);
+    if (name.empty() || name.find_first_of(" /:") != std::string::npos)
+      ctx.Fail(d, what + ": expected a domain name such as example.com, got " + Shown(name));
+    out.push_back(std::move(name));
+  }
+  return out;
+}
+
+// `webSearch:` true/false, or a mapping {enabled, maxUses, allowedDomains, blockedDomains}.
+WebSearchSpec ParseWebSearch(const Ctx& ctx, const YAML::Node& n) {
+  WebSearchSpec out;
+  if (n.IsScalar()) {
+    out.enabled = Bool(ctx, n, "webSearch");
+    return out;
+  }
+  if (!n.IsMap()) ctx.Fail(n, "webSearch: expected true, false or a mapping");
+  CheckKeys(ctx, n, "webSearch", {"enabled", "maxUses", "allowedDomains", "blockedDomains"});
+  out.enabled = n["enabled"] ? Bool(ctx, n["enabled"], "webSearch.enabled") : true;
+  if (n["maxUses"]) out.max_uses = static_cast<int>(Int(ctx, n["maxUses"], "webSearch.maxUses", 1));
+  if (n["allowedDomains"])
+    out.allowed_domains = ParseDomains(ctx, n["allowedDomains"], "webSearch.allowedDomains");
+  if (n["blockedDomains"])
+    out.blocked_domains = ParseDomains(ctx, n["blockedDomains"], "webSearch.blockedDomains");
+  if (!out.allowed_domains.empty() && !out.blocked_domains.empty())
+    ctx.Fail(n, "webSearch: give allowedDomains or blockedDomains, not both");
+  return out;
+}
+
 // `roots:`: folders, resolved (they need not exist yet).
 std::vector<std::string> ParseRoots(const Ctx& ctx, const YAML::Node& n, const std::string& dir) {
   if (!n.IsSequence()) ctx.Fail(n, "roots: expected a list of folders");
@@ -719,6 +753,7 @@ void ParseBehaviour(const Ctx& ctx, const YAML::Node& root, const std::string& d
   if (root["maxSteps"])
     spec.max_steps = static_cast<int>(Int(ctx, root["maxSteps"], "maxSteps", 1));
   if (root["limits"]) spec.limits = ParseLimits(ctx, root["limits"]);
+  if (root["webSearch"]) spec.web_search = ParseWebSearch(ctx, root["webSearch"]);
   if (const YAML::Node& p = root["permissions"]) {
     if (!p.IsMap() && !p.IsSequence()) ctx.Fail(p, "permissions: expected a list or a mapping");
     spec.permissions = ToJson(p);

@@ -24,6 +24,15 @@ struct Limits {
   long long max_total_tokens = 0;   // per prompt, summed over model replies; 0: none
 };
 
+// `webSearch:` the provider's own web search (Anthropic's, the Responses API's), offered to the
+// model beside the tools when on.
+struct WebSearchSpec {
+  bool enabled = false;
+  int max_uses = 0;  // per model request; 0: the provider's default
+  std::vector<std::string> allowed_domains;
+  std::vector<std::string> blocked_domains;
+};
+
 // Offline scripted model (`script/<name>`): what the model "says".
 struct ScriptToolCall {
   std::string id;  // optional; generated when empty
@@ -148,7 +157,8 @@ struct AgentSpec {
   bool tools_set = false;  // false: every built-in tool
   int max_steps = 50;
   Limits limits;
-  Json::Value permissions;  // raw rules, interpreted by the engine
+  WebSearchSpec web_search;  // `webSearch:`
+  Json::Value permissions;   // raw rules, interpreted by the engine
   std::string default_mode = "default";
   std::vector<std::string> roots;  // extra absolute roots tools may touch
   std::string session_dir;         // where session files go (absolute); empty: the default

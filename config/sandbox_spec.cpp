@@ -82,9 +82,18 @@ Status ParseMember(const std::string& key, const Json::Value& v, SandboxSpec* sp
     spec->mode = *m;
     return Status::Ok();
   }
+  if (key == "network" && AsString(v) == "loopback") {
+    spec->network = false;
+    spec->loopback = true;
+    return Status::Ok();
+  }
   auto b = OnOff(v, where);
+  if (!b.ok() && key == "network") return SpecErr(where + ": expected on, off or loopback");
   if (!b.ok()) return b.error();
-  if (key == "network") spec->network = *b;
+  if (key == "network") {
+    spec->network = *b;
+    spec->loopback = false;
+  }
   if (key == "caches") spec->default_caches = *b;
   if (key == "required") spec->required = *b;
   if (key == "mcp") spec->mcp = *b;
@@ -133,15 +142,17 @@ Status ApplySandboxFlag(std::string_view flag, SandboxSpec* spec) {
   if (!m)
     return MakeError(ErrorCode::kUsage,
                      "--sandbox: expected workspace-write, read-only or off, optionally with "
-                     ",network=on|off");
+                     ",network=on|off|loopback");
   spec->mode = *m;
   if (mode.size() == flag.size()) return Status::Ok();
   std::string_view rest = flag.substr(mode.size() + 1);
-  if (rest == "network=on" || rest == "network=off") {
+  if (rest == "network=on" || rest == "network=off" || rest == "network=loopback") {
     spec->network = rest == "network=on";
+    spec->loopback = rest == "network=loopback";
     return Status::Ok();
   }
-  return MakeError(ErrorCode::kUsage, "--sandbox: expected network=on or network=off after ','");
+  return MakeError(ErrorCode::kUsage,
+                   "--sandbox: expected network=on, network=off or network=loopback after ','");
 }
 
 SandboxMode SandboxModeFor(const SandboxSpec& spec, std::string_view permission_mode) {
@@ -160,6 +171,7 @@ SandboxPolicy ComposeSandboxPolicy(const SandboxSpec& spec, SandboxMode mode,
   SandboxPolicy p;
   p.mode = mode;
   p.network = spec.network;
+  p.loopback = !spec.network && spec.loopback;
   if (mode == SandboxMode::kOff) return p;
   AddPath(place.tmp.empty() ? "/tmp" : place.tmp, &p.writable);
   if (mode == SandboxMode::kWorkspaceWrite) {
@@ -193,8 +205,12 @@ std::string DescribeSandbox(const SandboxSpec& spec) {
   }
   std::string s = std::string("sandbox: ") + SandboxModeName(mode);
   if (mode == SandboxMode::kOff) return s;
-  s += std::string(", network ") + (spec.network ? "on" : "off") + " (Landlock ABI " +
-       std::to_string(support.landlock_abi) + ")";
+  s += std::string(", network ") +
+       (spec.network    ? "on"
+        : spec.loopback ? "loopback only"
+                        : "off") +
+       (support.seatbelt ? std::string(" (Seatbelt)")
+                         : " (Landlock ABI " + std::to_string(support.landlock_abi) + ")");
   if (!support.missing.empty()) s += "; partial: " + support.missing;
   return s;
 }

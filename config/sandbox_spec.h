@@ -26,6 +26,7 @@ struct SandboxSpec {
   // Unset: workspace-write where the kernel has Landlock, else off.
   std::optional<SandboxMode> mode;
   bool network = true;
+  bool loopback = false;  // `network: loopback`: network off but for the command's own loopback
   // More writable folders (absolute, `~/…`, or relative to the session's working folder).
   std::vector<std::string> writable;
   bool default_caches = true;          // `caches: false` empties the documented list of tool caches
@@ -41,7 +42,8 @@ struct SandboxSpec {
 // expected on or off").
 Result<SandboxSpec> ParseSandboxSpec(const Json::Value& value);
 
-// `--sandbox`: a mode name, optionally with ",network=off" / ",network=on".
+// `--sandbox`: a mode name, optionally with ",network=off" / ",network=on" /
+// ",network=loopback".
 Status ApplySandboxFlag(std::string_view flag, SandboxSpec* spec);
 
 // What the session runs in, for the policy of one command.

@@ -36,7 +36,16 @@ struct FileDiff {
   std::string new_text;
 };
 
-enum class BlockType { kText, kThinking, kToolCall, kImage };
+enum class BlockType { kText, kThinking, kToolCall, kImage, kServerTool };
+
+// What a tool the provider ran itself (its web search) found: kept with the call so the API that
+// ran it gets it back as it came, and the user is shown it again on replay.
+struct ServerToolResult {
+  std::string api;      // the API that ran it ("anthropic-messages", "openai-responses")
+  std::string summary;  // what the user is shown: the query's results, a line each
+  Json::Value result;   // the provider's own result block, sent back unchanged
+  bool is_error = false;
+};
 
 // One block of a message. Plain value type.
 struct ContentBlock {
@@ -49,6 +58,9 @@ struct ContentBlock {
   Json::Value arguments;  // kToolCall: parsed arguments (object)
   std::string mime_type;  // kImage
   std::string data;       // kImage: base64
+  // kServerTool (a call the provider ran: id, name, arguments as for kToolCall): its result, unset
+  // while it runs.
+  Boxed<ServerToolResult> server;
 
   static ContentBlock Text(std::string t) {
     ContentBlock b;
@@ -68,6 +80,11 @@ struct ContentBlock {
     b.id = std::move(call_id);
     b.name = std::move(tool);
     b.arguments = std::move(args);
+    return b;
+  }
+  static ContentBlock ServerTool(std::string call_id, std::string tool, Json::Value args) {
+    ContentBlock b = ToolCall(std::move(call_id), std::move(tool), std::move(args));
+    b.type = BlockType::kServerTool;
     return b;
   }
   static ContentBlock Image(std::string mime, std::string base64) {

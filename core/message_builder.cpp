@@ -1,6 +1,7 @@
 // Accumulates streamed deltas into the assistant message.
 #include "core/message_builder.h"
 
+#include "core/server_tool.h"
 #include "support/json_util.h"
 
 namespace lousho::agent {
@@ -123,6 +124,27 @@ void MessageBuilder::Apply(StreamDelta d, const Emit& emit) {
       emit(d);
       return;
     }
+    case DeltaKind::kServerToolStart: {
+      Close(emit);
+      auto args = ParseJson(d.text);
+      message_.content.push_back(ContentBlock::ServerTool(
+          d.id, d.name, args.ok() && args->isObject() ? *args : Json::Value(Json::objectValue)));
+      d.index = static_cast<int>(message_.content.size()) - 1;
+      emit(d);
+      return;
+    }
+    case DeltaKind::kServerToolEnd: {
+      // The call it ends: the last provider-run call of that id (an end without one shows nothing).
+      for (size_t i = message_.content.size(); i-- > 0;) {
+        ContentBlock& b = message_.content[i];
+        if (b.type != BlockType::kServerTool || b.id != d.id) continue;
+        b.server.Set(ParseServerToolEnd(d.text));
+        d.index = static_cast<int>(i);
+        emit(d);
+        return;
+      }
+      return;
+    }
     case DeltaKind::kTextStart:
     case DeltaKind::kTextEnd:
     case DeltaKind::kThinkingStart:
@@ -141,6 +163,10 @@ Message MessageBuilder::Take(bool partial) {
     }
     out.content = std::move(kept);
   }
+  // A provider-run call that never got its result has nothing to show or send back.
+  std::erase_if(out.content, [](const ContentBlock& b) {
+    return b.type == BlockType::kServerTool && !b.server.has_value();
+  });
   return out;
 }
 

@@ -23,6 +23,15 @@ struct ToolSchema {
   Json::Value parameters;  // JSON schema (object)
 };
 
+// The provider's own web search (Anthropic's web search tool, the Responses API's), when the spec
+// turns it on: offered to the model beside the tools; APIs without one ignore it.
+struct WebSearchSettings {
+  bool enabled = false;
+  int max_uses = 0;                          // per request; 0: the provider's default
+  std::vector<std::string> allowed_domains;  // only these (and their subdomains); empty: any
+  std::vector<std::string> blocked_domains;  // never these
+};
+
 struct ModelRequest {
   std::string model;   // model id at the provider (no "provider/" prefix)
   std::string system;  // system prompt
@@ -32,6 +41,7 @@ struct ModelRequest {
   std::vector<ToolSchema> tools;
   ThinkingLevel thinking = ThinkingLevel::kOff;
   int max_output_tokens = 0;  // 0: provider/model default
+  WebSearchSettings web_search;
 };
 
 // One streamed piece of the assistant message being produced. Providers send the content deltas
@@ -47,6 +57,10 @@ enum class DeltaKind {
   kTextEnd,
   kThinkingStart,
   kThinkingEnd,
+  // A tool the provider runs itself (its web search): the start carries the call (id, name, the
+  // arguments as JSON text), the end its result as JSON text (ServerToolEndText).
+  kServerToolStart,
+  kServerToolEnd,
 };
 struct StreamDelta {
   DeltaKind kind = DeltaKind::kText;

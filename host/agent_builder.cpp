@@ -140,6 +140,7 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   agent->instructions = spec.instructions;
   agent->max_steps = spec.max_steps;
   agent->limits = spec.limits;
+  agent->web_search = spec.web_search;
   agent->extra_roots = spec.roots;
   agent->commands = spec.commands;
   agent->skills = spec.skills;

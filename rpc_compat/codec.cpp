@@ -1,6 +1,7 @@
 // RPC wire codec: command fields, side-channel replies, messages, models and the event frames.
 #include "rpc_compat/codec.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 
@@ -305,7 +306,18 @@ Json::Value MessageToRpc(const agent::Message& m) {
   // The session-file form keeps how a tool call was shown; the RPC message has no such field.
   const Json::Value* display = FindMember(j, "display");
   if (display && !display->isBool()) j.removeMember("display");
-  if (m.role == agent::Role::kAssistant) j["api"] = m.provider;
+  if (m.role == agent::Role::kAssistant) {
+    j["api"] = m.provider;
+    // As WriteRpcMessage: no block for a call the provider ran.
+    if (std::any_of(m.content.begin(), m.content.end(), [](const agent::ContentBlock& b) {
+          return b.type == agent::BlockType::kServerTool;
+        })) {
+      Json::Value kept(Json::arrayValue);
+      for (const auto& b : m.content)
+        if (b.type != agent::BlockType::kServerTool) kept.append(agent::ContentBlockToJson(b));
+      j["content"] = kept;
+    }
+  }
   return j;
 }
 
@@ -580,6 +592,7 @@ void WriteRpcBlock(const agent::ContentBlock& b, JsonWriter* w) {
       return w->ObjectEnd();
     case agent::BlockType::kToolCall:
     case agent::BlockType::kImage:
+    case agent::BlockType::kServerTool:
       return w->Value(agent::ContentBlockToJson(b));
   }
 }
@@ -605,7 +618,10 @@ void WriteRpcMessage(const agent::Message& m, JsonWriter* w) {
   w->Attribute("api", m.provider);
   w->AttributeBegin("content");
   w->ArrayBegin();
-  for (const auto& b : m.content) WriteRpcBlock(b, w);
+  // A call the provider ran (its web search) reaches hosts as tool_execution frames only: the
+  // RPC message has no block for it.
+  for (const auto& b : m.content)
+    if (b.type != agent::BlockType::kServerTool) WriteRpcBlock(b, w);
   w->ArrayEnd();
   w->AttributeEnd();
   if (!m.error_message.empty()) w->Attribute("errorMessage", m.error_message);
@@ -649,6 +665,9 @@ DeltaShape ShapeOf(agent::DeltaKind kind) {
       return {delta::kToolCallDelta, true, nullptr, true};
     case DeltaKind::kToolCallEnd:
       return {delta::kToolCallEnd, false, nullptr, true};
+    case DeltaKind::kServerToolStart:
+    case DeltaKind::kServerToolEnd:
+      break;  // no event of their own (MessageUpdateLine writes no line for them)
   }
   return {delta::kTextDelta, true};
 }
@@ -702,6 +721,10 @@ size_t TextSize(const agent::Message& m) {
 std::optional<std::string> MessageUpdateLine(const agent::Event& event) {
   const auto* e = std::get_if<agent::event::MessageUpdate>(&event);
   if (e == nullptr || e->delta == nullptr || e->partial == nullptr) return std::nullopt;
+  // A call the provider runs itself is shown by its tool_execution frames.
+  if (e->delta->kind == agent::DeltaKind::kServerToolStart ||
+      e->delta->kind == agent::DeltaKind::kServerToolEnd)
+    return std::nullopt;
   const agent::Message& m = *e->partial;
   std::string out;
   out.reserve(320 + e->delta->text.size() + TextSize(m) + m.model.size() + 2 * m.provider.size() +

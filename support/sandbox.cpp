@@ -40,6 +40,7 @@
 #define __NR_landlock_restrict_self 446
 #endif
 
+#include "support/sandbox_seatbelt.h"
 #include "support/text.h"
 
 namespace lousho {
@@ -259,25 +260,35 @@ std::optional<SandboxMode> ParseSandboxMode(std::string_view name) {
   return std::nullopt;
 }
 
+std::string SandboxMissing(int landlock_abi, bool seccomp) {
+  std::string missing;
+  if (landlock_abi <= 0)
+    missing =
+        "this kernel offers no Landlock (too old, or disabled), so commands are not "
+        "confined";
+  else if (landlock_abi < 3)
+    missing = "Landlock ABI " + std::to_string(landlock_abi) +
+              " cannot refuse truncating a file outside the writable folders";
+  else if (landlock_abi < 6)
+    missing = "Landlock ABI " + std::to_string(landlock_abi) +
+              " cannot keep commands from signalling processes outside the sandbox";
+  if (!seccomp) missing += (missing.empty() ? "" : "; ") + std::string("no seccomp");
+  return missing;
+}
+
 const SandboxSupport& ProbeSandbox() {
   static const SandboxSupport support = [] {
     SandboxSupport s;
 #ifdef __linux__
     s.landlock_abi = LandlockAbi();
     s.seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
-    if (s.landlock_abi == 0)
-      s.missing =
-          "this kernel offers no Landlock (too old, or disabled), so commands are not "
-          "confined";
-    else if (s.landlock_abi < 3)
-      s.missing = "Landlock ABI " + std::to_string(s.landlock_abi) +
-                  " cannot refuse truncating a file outside the writable folders";
-    else if (s.landlock_abi < 6)
-      s.missing = "Landlock ABI " + std::to_string(s.landlock_abi) +
-                  " cannot keep commands from signalling processes outside the sandbox";
-    if (!s.seccomp) s.missing += (s.missing.empty() ? "" : "; ") + std::string("no seccomp");
+    s.missing = SandboxMissing(s.landlock_abi, s.seccomp);
+#elif defined(__APPLE__)
+    s.seatbelt = access(kSeatbeltLauncher, X_OK) == 0;
+    if (!s.seatbelt)
+      s.missing = std::string(kSeatbeltLauncher) + " is missing, so commands are not confined";
 #else
-    s.missing = "the kernel sandbox is built for Linux only; commands are not confined";
+    s.missing = "the sandbox is built for Linux and macOS only; commands are not confined";
 #endif
     return s;
   }();
@@ -294,8 +305,11 @@ Result<std::unique_ptr<SandboxPlan>> SandboxPlan::Prepare(const SandboxPolicy& p
   RulesetAttr attr{HandledFs(abi), 0, 0};
   size_t attr_size = sizeof(uint64_t);
   if (abi >= 6) {
-    attr.scoped = LANDLOCK_SCOPE_SIGNAL |
-                  (policy.network ? 0 : static_cast<uint64_t>(LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET));
+    // (Abstract Unix sockets belong to a network namespace: with loopback, its own.)
+    attr.scoped =
+        LANDLOCK_SCOPE_SIGNAL | (policy.network || policy.loopback
+                                     ? 0
+                                     : static_cast<uint64_t>(LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET));
     attr_size = sizeof attr;
   }
   long fd = syscall(__NR_landlock_create_ruleset, &attr, attr_size, 0);
@@ -314,16 +328,36 @@ Result<std::unique_ptr<SandboxPlan>> SandboxPlan::Prepare(const SandboxPolicy& p
     return MakeError(ErrorCode::kSubprocess,
                      std::string("landlock_add_rule: ") + std::strerror(errno));
   plan->rules_ = rules.rules();
-  if (!policy.network) {
+  if (!policy.network && policy.loopback) {
+    plan->private_network_ = true;
+    plan->network_ = sandbox_net::PreparePrivateNetwork();
+  } else if (!policy.network) {
     std::vector<sock_filter> f = NetworkFilter();
     const auto* bytes = reinterpret_cast<const unsigned char*>(f.data());
     plan->filter_.assign(bytes, bytes + f.size() * sizeof(sock_filter));
   }
   return plan;
+#elif defined(__APPLE__)
+  // The profile is given to sandbox-exec in the command's argv (SandboxedArgv): nothing to apply
+  // in the child.
+  (void)policy;
+  if (!ProbeSandbox().usable()) return MakeError(ErrorCode::kSubprocess, ProbeSandbox().missing);
+  return plan;
 #else
   (void)policy;
   return MakeError(ErrorCode::kSubprocess, ProbeSandbox().missing);
 #endif
+}
+
+std::vector<std::string> SandboxedArgv(const std::vector<std::string>& argv,
+                                       const SandboxPolicy* policy) {
+#ifdef __APPLE__
+  if (policy != nullptr && policy->active() && ProbeSandbox().usable())
+    return SeatbeltArgv(*policy, argv);
+#else
+  (void)policy;
+#endif
+  return argv;
 }
 
 SandboxPlan::~SandboxPlan() {
@@ -333,6 +367,8 @@ SandboxPlan::~SandboxPlan() {
 int SandboxPlan::Apply() const {
 #ifdef __linux__
   if (ruleset_fd_ < 0) return 0;
+  if (private_network_)
+    if (int err = sandbox_net::EnterPrivateNetwork(network_); err != 0) return err;
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
   if (syscall(__NR_landlock_restrict_self, ruleset_fd_, 0) != 0) return errno;
   if (!filter_.empty()) {
@@ -385,7 +421,7 @@ std::vector<std::string> DefaultSandboxDenyRead(const std::string& home,
 
 std::vector<std::string> SandboxLauncherArgs(const SandboxPolicy& policy) {
   std::vector<std::string> a = {"sandbox-exec", "--mode", SandboxModeName(policy.mode)};
-  if (!policy.network) a.emplace_back("--network-off");
+  if (!policy.network) a.emplace_back(policy.loopback ? "--network-loopback" : "--network-off");
   for (const std::string& w : policy.writable) a.insert(a.end(), {"--write", w});
   for (const std::string& d : policy.deny_read) a.insert(a.end(), {"--deny", d});
   a.emplace_back("--");
@@ -398,8 +434,9 @@ int RunSandboxLauncher(int argc, char** argv) {
   for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
     const std::string opt = argv[i];
     const bool has_value = i + 1 < argc;
-    if (opt == "--network-off") {
+    if (opt == "--network-off" || opt == "--network-loopback") {
       policy.network = false;
+      policy.loopback = opt == "--network-loopback";
     } else if (opt == "--mode" && has_value) {
       policy.mode = ParseSandboxMode(argv[++i]).value_or(SandboxMode::kWorkspaceWrite);
     } else if (opt == "--write" && has_value) {
@@ -422,8 +459,14 @@ int RunSandboxLauncher(int argc, char** argv) {
                  plan.ok() ? std::strerror(err) : plan.error().message.c_str());
     return 126;
   }
-  execvp(argv[i + 1], argv + i + 1);
-  std::fprintf(stderr, "lousho sandbox-exec: %s: %s\n", argv[i + 1], std::strerror(errno));
+  // macOS: the command runs under sandbox-exec with the policy's profile.
+  std::vector<std::string> run =
+      SandboxedArgv(std::vector<std::string>(argv + i + 1, argv + argc), &policy);
+  std::vector<char*> args;
+  for (auto& a : run) args.push_back(a.data());
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  std::fprintf(stderr, "lousho sandbox-exec: %s: %s\n", args[0], std::strerror(errno));
   return errno == ENOENT ? 127 : 126;
 }
 
@@ -493,6 +536,7 @@ std::string DescribeSandboxDenial(const SandboxPolicy& policy, std::string_view 
     if (!policy.network &&
         (line.find("Could not resolve host") != std::string_view::npos ||
          line.find("Couldn't connect") != std::string_view::npos ||
+         line.find("Network is unreachable") != std::string_view::npos ||
          line.find("Temporary failure in name resolution") != std::string_view::npos ||
          (line.find("socket") != std::string_view::npos &&
           line.find("Permission denied") != std::string_view::npos)))
@@ -506,7 +550,11 @@ std::string DescribeSandboxDenial(const SandboxPolicy& policy, std::string_view 
         "access to " + JoinStrings(paths, ", ") + " (writes are allowed only under " +
         (policy.writable.empty() ? std::string("no folder") : JoinStrings(policy.writable, ", ")) +
         "; secrets such as ~/.ssh are never readable)";
-  if (network) note += std::string(paths.empty() ? "" : "; it also refused ") + "network access";
+  if (network)
+    note += std::string(paths.empty() ? "" : "; it also refused ") +
+            (policy.loopback ? "network access beyond the command's own loopback (servers it "
+                               "starts itself answer on 127.0.0.1; nothing else does)"
+                             : "network access");
   note +=
       ". If the command truly needs this, call bash again with \"sandbox\": \"off\": the user "
       "will be asked to run it outside the sandbox.";

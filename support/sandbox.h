@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/sandbox_net.h"
 #include "support/status.h"
 
 namespace lousho {
@@ -29,6 +30,10 @@ struct SandboxPolicy {
   // false: no new TCP/UDP (or other non-local) sockets: socket() of any family but AF_UNIX and
   // AF_NETLINK fails with EACCES, even for loopback, and io_uring is refused.
   bool network = true;
+  // With network off: instead of refusing sockets, a network of the command's own with only a
+  // loopback interface (support/sandbox_net.h): servers the command starts answer it, nothing
+  // else is reached, the host's loopback included.
+  bool loopback = false;
   std::vector<std::string> writable;   // read, write, create, remove, execute beneath
   std::vector<std::string> deny_read;  // nothing beneath may be read, listed below, or written
   bool active() const { return mode != SandboxMode::kOff; }
@@ -38,11 +43,16 @@ struct SandboxPolicy {
 struct SandboxSupport {
   int landlock_abi = 0;  // 0: no Landlock (old kernel, disabled, or a container without it)
   bool seccomp = false;
+  bool seatbelt = false;  // macOS: sandbox-exec is there (support/sandbox_seatbelt.h)
   // Empty when everything the policies use is there; else what is missing, in a sentence.
   std::string missing;
-  bool usable() const { return landlock_abi > 0; }
+  bool usable() const { return landlock_abi > 0 || seatbelt; }
 };
 const SandboxSupport& ProbeSandbox();
+// SandboxSupport::missing for a kernel with Landlock ABI `landlock_abi` (0: none) and seccomp or
+// not: what the sandbox cannot do there ("" when nothing is missing). What there is is used: the
+// rights a ruleset handles follow the ABI.
+std::string SandboxMissing(int landlock_abi, bool seccomp);
 
 // A policy made ready before fork (only async-signal-safe calls may follow a fork in a threaded
 // process): the Landlock ruleset as a descriptor and the seccomp program. Build one per command:
@@ -67,8 +77,16 @@ class SandboxPlan {
   SandboxPlan() = default;
   int ruleset_fd_ = -1;
   size_t rules_ = 0;
+  bool private_network_ = false;  // network: loopback
+  sandbox_net::PrivateNetwork network_;
   std::vector<unsigned char> filter_;  // struct sock_filter[], empty: no filter
 };
+
+// The argv that runs `argv` under `policy` (may be null): on macOS with an active policy, through
+// sandbox-exec and the policy's Seatbelt profile; elsewhere `argv` itself (Linux confines the
+// child in SandboxPlan::Apply).
+std::vector<std::string> SandboxedArgv(const std::vector<std::string>& argv,
+                                       const SandboxPolicy* policy);
 
 // The writable folders of tools' caches below `home` that exist (documented in
 // docs/agent-spec.md): package managers' and compilers' caches.

@@ -500,6 +500,7 @@ void WaitForKeeper(pid_t keeper) {
 // Everything the keeper and the command need, prepared before fork: after fork in a threaded
 // process only async-signal-safe calls are allowed.
 struct ExecPrep {
+  std::vector<std::string> argv_strings;  // what argv points into
   std::vector<char*> argv;
   std::vector<std::string> env_strings;
   std::vector<char*> envp;
@@ -522,7 +523,8 @@ void PrepareSandbox(const std::shared_ptr<const SandboxPolicy>& policy, ExecPrep
 
 void PrepareExec(const std::vector<std::string>& args,
                  const std::vector<std::pair<std::string, std::string>>& env, ExecPrep* prep) {
-  for (const auto& a : args) prep->argv.push_back(const_cast<char*>(a.c_str()));
+  prep->argv_strings = args;
+  for (auto& a : prep->argv_strings) prep->argv.push_back(a.data());
   prep->argv.push_back(nullptr);
   std::map<std::string, std::string> overrides(env.begin(), env.end());
   for (char** e = environ; e && *e; ++e) {
@@ -815,7 +817,7 @@ void SetExitStatus(const std::optional<int>& status, SubprocessResult* result) {
 Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
   ExecPrep prep;
-  PrepareExec(options.argv, options.env, &prep);
+  PrepareExec(SandboxedArgv(options.argv, options.sandbox.get()), options.env, &prep);
   PrepareSandbox(options.sandbox, &prep);
 
   Fd out_r, out_w, err_r, err_w, in_r;
@@ -868,7 +870,7 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
 Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessOptions& options) {
   if (options.argv.empty()) return MakeError(ErrorCode::kSubprocess, "empty command");
   ExecPrep prep;
-  PrepareExec(options.argv, options.env, &prep);
+  PrepareExec(SandboxedArgv(options.argv, options.sandbox.get()), options.env, &prep);
   PrepareSandbox(options.sandbox, &prep);
   Fd in_r, in_w, out_r, out_w, err_r, err_w, wake_r, wake_w, stdin_wake_r, stdin_wake_w;
   if (!MakePipe(&in_r, &in_w) || !MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w) ||

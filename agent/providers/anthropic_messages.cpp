@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "agent/providers/request_size.h"
+#include "core/server_tool.h"
 #include "support/http/provider_errors.h"
 #include "support/json_util.h"
 #include "support/json_writer.h"
@@ -30,6 +31,8 @@ long long AnthropicThinkingBudget(ThinkingLevel level) {
 
 namespace {
 
+constexpr const char* kAnthropicApi = "anthropic-messages";
+
 // Blocks the API is sent. It rejects empty text blocks; thinking must go back unchanged with its
 // signature, so unsigned thinking (from another provider) is dropped.
 bool SentInUserMessage(const ContentBlock& b) {
@@ -45,6 +48,9 @@ bool SentInAssistantMessage(const ContentBlock& b) {
       return true;
     case BlockType::kImage:
       return false;
+    case BlockType::kServerTool:
+      // Its call and result go back only to the API that ran it, and only once it ended.
+      return b.server.has_value() && b.server->api == kAnthropicApi;
   }
   return false;
 }
@@ -59,7 +65,8 @@ const void* CacheMarkTarget(const ModelRequest& request) {
     for (size_t k = m.content.size(); k-- > 0;) {
       const ContentBlock& b = m.content[k];
       const bool sent = m.role == Role::kUser ? SentInUserMessage(b) : SentInAssistantMessage(b);
-      if (sent) return b.type == BlockType::kThinking ? nullptr : &b;
+      if (sent)
+        return b.type == BlockType::kThinking || b.type == BlockType::kServerTool ? nullptr : &b;
     }
   }
   return nullptr;
@@ -208,8 +215,19 @@ class AnthropicMessagesWriter {
         break;
       case BlockType::kImage:
         break;
+      case BlockType::kServerTool:
+        ServerToolUse(b);
+        break;
     }
     w_.ObjectEnd();
+    // A provider-run call is answered by its result block, as the API sent it.
+    if (b.type == BlockType::kServerTool) w_.Value(b.server->result);
+  }
+  void ServerToolUse(const ContentBlock& b) {
+    w_.Attribute("id", b.id);
+    w_.Attribute("input", b.arguments.isObject() ? b.arguments : Json::Value(Json::objectValue));
+    w_.Attribute("name", b.name);
+    w_.Attribute("type", "server_tool_use");
   }
 
   JsonWriter& w_;
@@ -261,9 +279,30 @@ void WriteSystem(const std::string& system, bool prompt_caching, JsonWriter* w) 
   w->AttributeEnd();
 }
 
-void WriteTools(const std::vector<ToolSchema>& tools, JsonWriter* w) {
+// The API's own web search tool (members in sorted order).
+void WriteWebSearchTool(const WebSearchSettings& s, JsonWriter* w) {
+  auto domains = [&](const char* key, const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    w->AttributeBegin(key);
+    w->ArrayBegin();
+    for (const auto& d : list) w->Value(d);
+    w->ArrayEnd();
+    w->AttributeEnd();
+  };
+  w->ObjectBegin();
+  domains("allowed_domains", s.allowed_domains);
+  domains("blocked_domains", s.blocked_domains);
+  if (s.max_uses > 0) w->Attribute("max_uses", s.max_uses);
+  w->Attribute("name", "web_search");
+  w->Attribute("type", "web_search_20250305");
+  w->ObjectEnd();
+}
+
+void WriteTools(const std::vector<ToolSchema>& tools, const WebSearchSettings& web_search,
+                JsonWriter* w) {
   w->AttributeBegin("tools");
   w->ArrayBegin();
+  if (web_search.enabled) WriteWebSearchTool(web_search, w);
   for (const ToolSchema& t : tools) {
     w->ObjectBegin();
     w->Attribute("description", t.description);
@@ -305,7 +344,8 @@ std::string WriteAnthropicBody(const ModelRequest& request, const AnthropicBodyO
     w.ObjectEnd();
     w.AttributeEnd();
   }
-  if (!request.tools.empty()) WriteTools(request.tools, &w);
+  if (!request.tools.empty() || request.web_search.enabled)
+    WriteTools(request.tools, request.web_search, &w);
   w.ObjectEnd();
   return out;
 }
@@ -388,6 +428,28 @@ bool ReadPlainTextDelta(std::string_view data, int* index, bool* thinking, std::
   return true;
 }
 
+// What a provider-run call found, a line per result ("title — url"), or why it failed.
+std::string ServerResultSummary(const Json::Value& content, bool* is_error) {
+  if (content.isObject()) {
+    *is_error = true;
+    const std::string code = StringOr(content, "error_code", "unknown");
+    return "The search failed (" + code + ")";
+  }
+  std::string out;
+  size_t n = 0;
+  if (content.isArray()) {
+    for (const auto& r : content) {
+      const std::string url = StringOr(r, "url");
+      if (url.empty()) continue;
+      const std::string title = StringOr(r, "title");
+      out += "- " + (title.empty() ? url : title + " — " + url) + "\n";
+      ++n;
+    }
+  }
+  if (!out.empty()) out.pop_back();
+  return std::to_string(n) + (n == 1 ? " result" : " results") + (n ? ":\n" + out : "");
+}
+
 Status StreamError(const Json::Value& data) {
   const Json::Value* err = FindMember(data, "error");
   return ErrorFromStream(err ? StringOr(*err, "type") : std::string(),
@@ -419,9 +481,36 @@ Status AnthropicDecoder::OnBlockStart(const Json::Value& data, int index,
                       StringOr(*cb, "name")},
           emit);
     blocks_[index] = builder_.ToolCallBlock(index);
+  } else if (block_type == "server_tool_use") {
+    // Shown once its input is whole (at its stop).
+    blocks_[index] = -1;
+    ServerCall& call = server_calls_[index];
+    call.id = StringOr(*cb, "id");
+    call.name = StringOr(*cb, "name");
+    if (const Json::Value* input = FindMember(*cb, "input");
+        input && input->isObject() && input->size() > 0)
+      call.input = WriteJson(*input);
+  } else if (cb != nullptr && FindMember(*cb, "tool_use_id") != nullptr && block_type.size() > 12 &&
+             block_type.ends_with("_tool_result")) {
+    // The result of a provider-run call (web_search_tool_result, ...): kept whole to send back.
+    blocks_[index] = -1;
+    return ServerResult(*cb, emit);
   } else {
-    blocks_[index] = -1;  // server tool blocks and future kinds: not ours to keep
+    blocks_[index] = -1;  // future kinds: not ours to keep
   }
+  return Status::Ok();
+}
+
+Status AnthropicDecoder::ServerResult(const Json::Value& block, const DeltaCallback& emit) {
+  ServerToolResult r;
+  r.api = kAnthropicApi;
+  r.result = block;
+  r.summary = ServerResultSummary(MemberOrNull(block, "content"), &r.is_error);
+  StreamDelta d;
+  d.kind = DeltaKind::kServerToolEnd;
+  d.id = StringOr(block, "tool_use_id");
+  d.text = ServerToolEndText(r);
+  Apply(std::move(d), emit);
   return Status::Ok();
 }
 
@@ -434,8 +523,14 @@ Status AnthropicDecoder::OnBlockDelta(const Json::Value& data, int index,
   }
   const int at = it->second;
   const Json::Value* delta = FindMember(data, "delta");
-  if (at < 0 || delta == nullptr) return Status::Ok();
+  if (delta == nullptr) return Status::Ok();
   const std::string dtype = StringOr(*delta, "type");
+  if (auto call = server_calls_.find(index); call != server_calls_.end()) {
+    if (dtype == "input_json_delta" && !call->second.shown)
+      call->second.input += StringOr(*delta, "partial_json");
+    return Status::Ok();
+  }
+  if (at < 0) return Status::Ok();
   if (dtype == "signature_delta") {
     builder_.AddSignature(at, StringOr(*delta, "signature"));
     return Status::Ok();
@@ -484,6 +579,17 @@ Status AnthropicDecoder::OnTextDelta(int index, bool thinking, std::string text,
 }
 
 void AnthropicDecoder::OnBlockStop(int index, const DeltaCallback& emit) {
+  if (auto call = server_calls_.find(index); call != server_calls_.end() && !call->second.shown) {
+    call->second.shown = true;
+    StreamDelta d;
+    d.kind = DeltaKind::kServerToolStart;
+    d.index = index;
+    d.id = call->second.id;
+    d.name = call->second.name;
+    d.text = call->second.input.empty() ? "{}" : call->second.input;
+    Apply(std::move(d), emit);
+    return;
+  }
   auto it = blocks_.find(index);
   if (it == blocks_.end() || it->second < 0) return;
   // A text or thinking block stays open: the next block's start ends it.

@@ -45,6 +45,16 @@ class AnthropicDecoder : public StreamDecoder {
   // A text_delta or thinking_delta for block `index` (both the general and the plain path).
   Status OnTextDelta(int index, bool thinking, std::string text, const DeltaCallback& emit);
   void OnBlockStop(int index, const DeltaCallback& emit);
+  // The result block of a provider-run call (its web search): ends the call it names.
+  Status ServerResult(const Json::Value& block, const DeltaCallback& emit);
+
+  // A provider-run call (server_tool_use) by the stream's block index: shown when its block
+  // stops, with the input its deltas gave.
+  struct ServerCall {
+    std::string id, name, input;
+    bool shown = false;
+  };
+  std::map<int, ServerCall> server_calls_;
 
   // The stream's block index -> our content index; -1 for blocks we do not keep (server tools).
   // Tool calls are keyed in the builder by the stream's index.

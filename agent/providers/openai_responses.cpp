@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "agent/providers/openai_chat.h"
+#include "core/server_tool.h"
 #include "support/http/provider_errors.h"
 #include "support/json_util.h"
 #include "support/json_writer.h"
@@ -238,8 +239,39 @@ Status OpenAiResponsesDecoder::OnItemDone(const Json::Value& data, const DeltaCa
     if (!text.empty()) Apply(StreamDelta{DeltaKind::kText, key, std::move(text), "", ""}, emit);
   } else if (item.type == "function_call" || item.type == "custom_tool_call") {
     if (builder_.ToolCallBlock(key) >= 0) OnCallDone(key, item, json, emit);
+  } else if (item.type == "web_search_call") {
+    OnWebSearchDone(key, json, emit);
   }
   return Status::Ok();
+}
+
+// A search the API ran: shown whole when it is done (its query comes with the done item).
+void OpenAiResponsesDecoder::OnWebSearchDone(int key, const Json::Value& json,
+                                             const DeltaCallback& emit) {
+  const Json::Value& action = MemberOrNull(json, "action");
+  std::string id = StringOr(json, "id");
+  if (id.empty()) id = "ws_" + std::to_string(key);
+  Json::Value args(Json::objectValue);
+  if (const std::string query = StringOr(action, "query"); !query.empty()) args["query"] = query;
+  if (!Apply(StreamDelta{DeltaKind::kServerToolStart, key, WriteJson(args), id, "web_search"},
+             emit))
+    return;
+  ServerToolResult r;
+  r.api = "openai-responses";
+  r.result = json;
+  r.is_error = StringOr(json, "status") == "failed";
+  std::string sources;
+  size_t n = 0;
+  for (const Json::Value& src : MemberOrNull(action, "sources")) {
+    const std::string url = StringOr(src, "url");
+    if (url.empty()) continue;
+    sources += "\n- " + url;
+    ++n;
+  }
+  r.summary = r.is_error ? std::string("The search failed")
+              : n        ? std::to_string(n) + (n == 1 ? " source:" : " sources:") + sources
+                         : std::string("Searched");
+  Apply(StreamDelta{DeltaKind::kServerToolEnd, key, ServerToolEndText(r), id, ""}, emit);
 }
 
 Status OpenAiResponsesDecoder::OnEnd(const std::string& type, const Json::Value& data) {

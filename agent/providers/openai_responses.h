@@ -56,6 +56,7 @@ class OpenAiResponsesDecoder : public StreamDecoder {
   Status OnItemDone(const Json::Value& data, const DeltaCallback& emit);
   void OnReasoningDone(Item& item, const Json::Value& json, const DeltaCallback& emit);
   void OnCallDone(int key, Item& item, const Json::Value& json, const DeltaCallback& emit);
+  void OnWebSearchDone(int key, const Json::Value& json, const DeltaCallback& emit);
   Status OnDelta(const std::string& type, const Json::Value& data, const DeltaCallback& emit);
   bool ReasoningText(int key, long long summary, std::string text, const DeltaCallback& emit);
   bool CallFragment(int key, const std::string& text, bool custom, const DeltaCallback& emit);

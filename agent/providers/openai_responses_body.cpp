@@ -210,6 +210,27 @@ void WriteReasoning(const ModelRequest& request, JsonWriter* w) {
 
 }  // namespace
 
+namespace {
+// The API's own web search tool; it filters by allowed domains only (blocked ones are the
+// Messages API's).
+void WriteWebSearchTool(const WebSearchSettings& s, JsonWriter* w) {
+  w->ObjectBegin();
+  if (!s.allowed_domains.empty()) {
+    w->AttributeBegin("filters");
+    w->ObjectBegin();
+    w->AttributeBegin("allowed_domains");
+    w->ArrayBegin();
+    for (const auto& d : s.allowed_domains) w->Value(d);
+    w->ArrayEnd();
+    w->AttributeEnd();
+    w->ObjectEnd();
+    w->AttributeEnd();
+  }
+  w->Attribute("type", "web_search");
+  w->ObjectEnd();
+}
+}  // namespace
+
 std::string WriteOpenAiResponsesBody(const ModelRequest& request,
                                      const OpenAiResponsesBodyOptions& options) {
   std::string out;
@@ -238,11 +259,12 @@ std::string WriteOpenAiResponsesBody(const ModelRequest& request,
   if (options.reasoning_model) WriteReasoning(request, &w);
   w.Attribute("store", false);
   w.Attribute("stream", true);
-  if (!request.tools.empty()) {
+  if (!request.tools.empty() || request.web_search.enabled) {
     w.Attribute("tool_choice", "auto");
     w.AttributeBegin("tools");
     w.ArrayBegin();
     for (const ToolSchema& t : request.tools) WriteResponsesTool(t, &w);
+    if (request.web_search.enabled) WriteWebSearchTool(request.web_search, &w);
     w.ArrayEnd();
     w.AttributeEnd();
   }

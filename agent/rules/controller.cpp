@@ -224,6 +224,8 @@ std::optional<Firing> Controller::OnDelta(const StreamDelta& d) {
     case DeltaKind::kTextEnd:
     case DeltaKind::kThinkingStart:
     case DeltaKind::kThinkingEnd:
+    case DeltaKind::kServerToolStart:  // the provider's own calls are not the model's output
+    case DeltaKind::kServerToolEnd:
       return std::nullopt;
   }
   return std::nullopt;

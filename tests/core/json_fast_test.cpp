@@ -234,6 +234,9 @@ const char* EventType(agent::DeltaKind kind) {
       return "toolcall_delta";
     case DeltaKind::kToolCallEnd:
       return "toolcall_end";
+    case DeltaKind::kServerToolStart:  // no message_update line (tool_execution frames)
+    case DeltaKind::kServerToolEnd:
+      return "";
   }
   return "";
 }

@@ -49,6 +49,12 @@ struct UpdateLog {
         case DeltaKind::kToolCallStart:
           out += "S" + i + ":" + d.id + "/" + d.name;
           break;
+        case DeltaKind::kServerToolStart:
+          out += "W" + i + ":" + d.id;
+          break;
+        case DeltaKind::kServerToolEnd:
+          out += "Z" + i + ":" + d.id;
+          break;
         case DeltaKind::kToolCallArgs:
           out += "A" + i + ":" + d.text;
           break;

@@ -6,7 +6,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { withAgent, textOf } from "./lib/sdk-client.mjs";
+import { withAgent, textOf, acp } from "./lib/sdk-client.mjs";
 import { tempDir, workspace } from "./lib/env.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
 import { startResponsesModel } from "./lib/responses-model.mjs";
@@ -127,6 +127,65 @@ test("a codex session: reasoning summaries, encrypted reasoning across tool call
     assert.equal(patchCall.title, "Patch notes.txt, src/added.txt, old.txt");
     const ends = updates(events, "tool_call_update").filter((u) => u.status === "completed");
     assert.equal(ends.length, 2);
+  });
+});
+
+// The API's own web search (`webSearch:`): offered as its tool, shown in the editor as a search
+// with what it found, kept in the session file and shown again by session/load in a new process.
+test("webSearch: the API's own search is offered, shown as a tool call, and replayed after a restart", { timeout: 60000 }, async (t) => {
+  const model = await startResponsesModel(t, () => [
+    { type: "web_search_call", query: "acp registry", sources: ["https://agentclientprotocol.com/", "https://zed.dev/acp"] },
+    { type: "message", text: "The registry lists agents." },
+  ]);
+  const ws = workspace(t);
+  const spec = writeAgentSpec(tempDir(t, "lousho-websearch-spec-"), {
+    name: "searcher",
+    model: "openai/gpt-5-codex",
+    tools: ["read"],
+    webSearch: { allowedDomains: ["agentclientprotocol.com", "zed.dev"] },
+    providers: {
+      openai: { api: "openai-responses", baseUrl: `http://127.0.0.1:${model.port}/v1`, apiKeyEnv: "OPENAI_API_KEY" },
+    },
+  });
+  const env = { OPENAI_API_KEY: "sk-e2e" };
+  let sid;
+  const shown = (events) => {
+    const ups = events.map((e) => e.update).filter((u) => u?.toolCallId === "web_0");
+    return {
+      start: ups.find((u) => u.sessionUpdate === "tool_call"),
+      end: ups.filter((u) => u.sessionUpdate === "tool_call_update").at(-1),
+    };
+  };
+  await withAgent(t, { spec, env }, async (c) => {
+    sid = await c.newSession(ws);
+    const { res, events } = await c.prompt(sid, "what is the acp registry?");
+    assert.equal(res?.stopReason, "end_turn");
+    // Offered beside the function tools, with the spec's domains.
+    const tools = model.requests[0].body.tools;
+    assert.deepEqual(tools.find((x) => x.type === "web_search"), {
+      type: "web_search",
+      filters: { allowed_domains: ["agentclientprotocol.com", "zed.dev"] },
+    });
+    assert.ok(tools.some((x) => x.name === "read"));
+    // Shown as a search that needed no running by lousho (and no permission), then the answer.
+    const { start, end } = shown(events);
+    assert.equal(start.title, "Web search: acp registry");
+    assert.equal(start.kind, "search");
+    assert.deepEqual(start.rawInput, { query: "acp registry" });
+    assert.equal(end.status, "completed");
+    assert.match(end.content[0].content.text, /2 sources:\n- https:\/\/agentclientprotocol\.com\/\n- https:\/\/zed\.dev\/acp/);
+    assert.equal(events.filter((e) => e.kind === "permission").length, 0);
+    assert.equal(textOf(events, "agent_message_chunk"), "The registry lists agents.");
+    assert.equal(model.requests.length, 1, "the model was asked once: nothing ran");
+  });
+  // A new process: session/load shows the search again, as it was.
+  await withAgent(t, { spec, env }, async (c) => {
+    const mark = c.events.length;
+    await c.request(acp.methods.agent.session.load, { sessionId: sid, cwd: ws, mcpServers: [] });
+    const { start, end } = shown(c.events.slice(mark));
+    assert.equal(start?.title, "Web search: acp registry");
+    assert.equal(end?.status, "completed");
+    assert.match(end.content[0].content.text, /2 sources/);
   });
 });
 

@@ -206,3 +206,49 @@ test("--print-agent says what the sandbox is; --sandbox overrides the spec", { t
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /--sandbox: expected workspace-write, read-only or off/);
 });
+
+// A kernel without Landlock (tests/helpers/no_landlock.cpp makes every landlock_* call fail
+// with ENOSYS, as such a kernel does, for lousho and all it starts).
+const noLandlock = path.join(path.dirname(loushoBin), "lousho_no_landlock");
+const withoutLandlock = (spec) => ({ command: noLandlock, argv: [loushoBin, "acp", spec] });
+const sandboxSaid = (events) =>
+  events
+    .filter((e) => e.kind === "update")
+    .map((e) => JSON.stringify(e.update))
+    .filter((u) => /kernel sandbox/.test(u));
+
+test("no Landlock: said once per session and by --print-agent; commands run unconfined", { timeout: 60000 }, async (t) => {
+  assert.ok(fs.existsSync(noLandlock), `${noLandlock} is built with the tests`);
+  const model = await startModel(t);
+  const { ws, outside, spec, env } = setUp(t, model, "workspace-write");
+  const print = spawnSync(noLandlock, [loushoBin, "acp", spec, "--print-agent"], { encoding: "utf8", env: { ...process.env, ...env } });
+  assert.equal(print.status, 0, print.stderr);
+  assert.match(print.stdout, /^sandbox: unavailable \(this kernel offers no Landlock.*\); commands run unconfined$/m);
+  await withAgent(t, { spec, env, ...withoutLandlock(spec) }, async (c) => {
+    const sid = await c.newSession(ws);
+    const first = await c.prompt(sid, `RUN echo one > ${outside}/unconfined`);
+    assert.equal(first.res?.stopReason, "end_turn");
+    const second = await c.prompt(sid, "RUN echo two");
+    assert.equal(second.res?.stopReason, "end_turn");
+    const told = sandboxSaid(first.events);
+    assert.equal(told.length, 1, "the editor is told at the first command");
+    assert.match(told[0], /Commands run without a kernel sandbox: this kernel offers no Landlock/);
+    assert.deepEqual(sandboxSaid(second.events), [], "and only once");
+  });
+  assert.equal(fs.readFileSync(path.join(outside, "unconfined"), "utf8"), "one\n", "the fallback is off, as said");
+});
+
+test("no Landlock with sandbox_required: commands are refused, saying why", { timeout: 60000 }, async (t) => {
+  const model = await startModel(t);
+  const { ws, outside, spec, env } = setUp(t, model, { mode: "workspace-write", required: true });
+  const print = spawnSync(noLandlock, [loushoBin, "acp", spec, "--print-agent"], { encoding: "utf8", env: { ...process.env, ...env } });
+  assert.match(print.stdout, /^sandbox: unavailable \(.*\); sandbox required: commands are refused$/m);
+  await withAgent(t, { spec, env, ...withoutLandlock(spec) }, async (c) => {
+    const sid = await c.newSession(ws);
+    const r = await c.prompt(sid, `RUN echo one > ${outside}/refused`);
+    assert.equal(r.res?.stopReason, "end_turn");
+    assert.match(sandboxSaid(r.events)[0] ?? "", /required by this agent but unavailable/);
+  });
+  assert.match(lastToolResult(model), /no Landlock/, "the model is told why the command did not run");
+  assert.equal(fs.existsSync(path.join(outside, "refused")), false);
+});

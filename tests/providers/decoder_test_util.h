@@ -67,6 +67,12 @@ inline std::string DeltaString(const std::vector<StreamDelta>& deltas) {
       case DeltaKind::kToolCallEnd:
         out += "E" + std::to_string(d.index) + ":" + d.text + "|";
         break;
+      case DeltaKind::kServerToolStart:
+        out += "W" + std::to_string(d.index) + ":" + d.id + "/" + d.name + ":" + d.text + "|";
+        break;
+      case DeltaKind::kServerToolEnd:
+        out += "Z" + std::to_string(d.index) + ":" + d.id + "|";
+        break;
       case DeltaKind::kTextStart:  // the engine's, never a decoder's
       case DeltaKind::kTextEnd:
       case DeltaKind::kThinkingStart:

@@ -74,6 +74,43 @@ TEST(SandboxSpecTest, FlagOverridesModeAndNetwork) {
   EXPECT_FALSE(ApplySandboxFlag("off,net=off", &s).ok());
 }
 
+TEST(SandboxSpecTest, NetworkLoopbackInTheSpecAndTheFlag) {
+  auto m = ParseSandboxSpec(J(R"({"mode": "workspace-write", "network": "loopback"})"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_FALSE(m->network);
+  EXPECT_TRUE(m->loopback);
+  SandboxPlace place{"/w", {}, "/h", "/tmp", ""};
+  SandboxPolicy p = ComposeSandboxPolicy(*m, SandboxMode::kWorkspaceWrite, place);
+  EXPECT_FALSE(p.network);
+  EXPECT_TRUE(p.loopback);
+  auto bad = ParseSandboxSpec(J(R"({"network": "lo"})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.find("sandbox.network: expected on, off or loopback"), 0u)
+      << bad.error().message;
+  SandboxSpec s;
+  ASSERT_TRUE(ApplySandboxFlag("workspace-write,network=loopback", &s).ok());
+  EXPECT_FALSE(s.network);
+  EXPECT_TRUE(s.loopback);
+  ASSERT_TRUE(ApplySandboxFlag("workspace-write,network=on", &s).ok());
+  EXPECT_TRUE(s.network);
+  EXPECT_FALSE(s.loopback);
+  EXPECT_FALSE(ApplySandboxFlag("workspace-write,network=lo", &s).ok());
+  // The launcher of editor terminals carries it.
+  std::vector<std::string> args = SandboxLauncherArgs(p);
+  EXPECT_NE(std::find(args.begin(), args.end(), "--network-loopback"), args.end());
+}
+
+TEST(SandboxSpecTest, WhatAKernelLacksIsSaid) {
+  EXPECT_NE(SandboxMissing(0, true).find("no Landlock"), std::string::npos);
+  EXPECT_NE(SandboxMissing(2, true).find("Landlock ABI 2 cannot refuse truncating"),
+            std::string::npos);
+  EXPECT_NE(SandboxMissing(4, true).find("Landlock ABI 4 cannot keep commands from signalling"),
+            std::string::npos);
+  EXPECT_EQ(SandboxMissing(6, true), "");
+  EXPECT_EQ(SandboxMissing(7, false), "no seccomp");
+  EXPECT_EQ(SandboxMissing(5, false).find("; no seccomp") != std::string::npos, true);
+}
+
 TEST(SandboxSpecTest, ModePerPermissionMode) {
   if (!ProbeSandbox().usable()) GTEST_SKIP() << ProbeSandbox().missing;
   SandboxSpec s;

@@ -218,6 +218,37 @@ TEST_F(SandboxTest, NetworkOffRefusesLoopbackSocketsButKeepsUnixOnes) {
   EXPECT_NE(on->output.find("connected"), std::string::npos) << on->output;
 }
 
+TEST_F(SandboxTest, LoopbackNetworkReachesItsOwnServersOnly) {
+  Listener host;  // a server of the host's, on its loopback
+  ASSERT_GT(host.port(), 0);
+  const std::string cmd =
+      "python3 -c \"\nimport socket\nsrv = socket.socket(); srv.bind(('127.0.0.1', 0)); "
+      "srv.listen(1)\nsocket.create_connection(srv.getsockname(), timeout=5); print('own "
+      "server reached')\ntry:\n  socket.create_connection(('127.0.0.1', " +
+      std::to_string(host.port()) +
+      "), timeout=5); print('host reached')\nexcept OSError as e: print('host refused:', e)\n\" "
+      "2>&1";
+  auto lo = Policy(SandboxMode::kWorkspaceWrite);
+  lo->network = false;
+  lo->loopback = true;
+  auto r = Run(cmd, lo);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_NE(r->output.find("own server reached"), std::string::npos) << r->output;
+  EXPECT_NE(r->output.find("host refused"), std::string::npos) << r->output;
+  EXPECT_EQ(r->output.find("host reached"), std::string::npos) << r->output;
+  // Unconfined network: the host's server answers.
+  auto on = Run(cmd, Policy(SandboxMode::kWorkspaceWrite));
+  ASSERT_TRUE(on.ok());
+  EXPECT_NE(on->output.find("host reached"), std::string::npos) << on->output;
+  // The model is told what the loopback allows.
+  auto curl =
+      Run("curl -sS --max-time 5 http://127.0.0.1:" + std::to_string(host.port()) + "/", lo);
+  ASSERT_TRUE(curl.ok());
+  EXPECT_NE(DescribeSandboxDenial(*lo, curl->output, curl->exit_code).find("own loopback"),
+            std::string::npos)
+      << curl->output;
+}
+
 TEST_F(SandboxTest, ConfinedCommandCannotSignalOutside) {
   if (ProbeSandbox().landlock_abi < 6) GTEST_SKIP() << "no signal scoping before ABI 6";
   auto r = Run("kill -0 " + std::to_string(getpid()) + " && echo reached",

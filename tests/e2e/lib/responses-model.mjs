@@ -7,6 +7,7 @@
 //   { type: "message", text: "..." }
 //   { type: "function_call", name, callId, arguments: "{...}" }
 //   { type: "custom_tool_call", name, callId, input: "..." }
+//   { type: "web_search_call", query, sources: ["https://...", ...] }  (the API's own search)
 import http from "node:http";
 
 // `text` in pieces of at most `n` characters, as deltas arrive.
@@ -69,6 +70,17 @@ export function responseEvents(items, { id = "resp_e2e", usage } = {}) {
       emit("response.output_item.done", {
         output_index,
         item: { ...base, status: "completed", arguments: item.arguments },
+      });
+    } else if (item.type === "web_search_call") {
+      const base = { id: itemId, type: "web_search_call" };
+      emit("response.output_item.added", { output_index, item: { ...base, status: "in_progress" } });
+      emit("response.web_search_call.in_progress", { item_id: itemId, output_index });
+      emit("response.web_search_call.searching", { item_id: itemId, output_index });
+      emit("response.web_search_call.completed", { item_id: itemId, output_index });
+      const sources = (item.sources ?? []).map((url) => ({ type: "url", url }));
+      emit("response.output_item.done", {
+        output_index,
+        item: { ...base, status: "completed", action: { type: "search", query: item.query, sources } },
       });
     } else if (item.type === "custom_tool_call") {
       const base = { id: itemId, type: "custom_tool_call", call_id: item.callId, name: item.name };
