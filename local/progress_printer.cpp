@@ -2,7 +2,6 @@
 #include "local/progress_printer.h"
 
 #include <array>
-#include <type_traits>
 #include <variant>
 
 namespace lousho::local {
@@ -42,36 +41,43 @@ std::string ToolLine(const std::string& title, bool is_error, const std::string&
 
 ProgressPrinter::ProgressPrinter(FILE* err, bool spinner) : err_(err), spinner_(spinner) {}
 
+// What each event changes: the spinner's activity, and a line for what ended.
+struct ProgressPrinter::Visitor {
+  ProgressPrinter* p;
+  void operator()(const agent::event::TurnStart&) const { p->activity_ = "thinking"; }
+  void operator()(const agent::event::ToolExecutionStart& e) const {
+    if (e.call) p->activity_ = FirstLineOf(e.call->title.empty() ? e.call->name : e.call->title);
+  }
+  void operator()(const agent::event::ToolExecutionEnd& e) const {
+    if (e.call)
+      p->LineLocked(ToolLine(e.call->title.empty() ? e.call->name : e.call->title, e.is_error,
+                             OutputText(e.output)));
+    p->activity_ = "thinking";
+  }
+  void operator()(const agent::event::AutoRetryStart& e) const {
+    p->LineLocked("… retrying (attempt " + std::to_string(e.retry.attempt) +
+                  "): " + FirstLineOf(e.retry.error_message));
+  }
+  void operator()(const agent::event::AutoCompactionStart&) const {
+    p->activity_ = "compacting the history";
+  }
+  void operator()(const agent::event::AutoCompactionEnd& e) const {
+    p->LineLocked(e.error.empty() ? "… history compacted" : "✗ compaction: " + e.error);
+  }
+  void operator()(const agent::event::Warning& e) const {
+    p->LineLocked((e.info ? "note: " : "warning: ") + FirstLineOf(e.text));
+  }
+  void operator()(const agent::event::AgentEnd&) const {
+    p->activity_.clear();
+    p->ClearLocked();
+  }
+  template <typename Other>
+  void operator()(const Other&) const {}
+};
+
 void ProgressPrinter::Event(const agent::Event& event) {
-  namespace ev = agent::event;
   std::lock_guard<std::mutex> lock(mu_);
-  std::visit(
-      [this](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, ev::TurnStart>) {
-          activity_ = "thinking";
-        } else if constexpr (std::is_same_v<T, ev::ToolExecutionStart>) {
-          if (e.call) activity_ = FirstLineOf(e.call->title.empty() ? e.call->name : e.call->title);
-        } else if constexpr (std::is_same_v<T, ev::ToolExecutionEnd>) {
-          if (e.call)
-            LineLocked(ToolLine(e.call->title.empty() ? e.call->name : e.call->title, e.is_error,
-                                OutputText(e.output)));
-          activity_ = "thinking";
-        } else if constexpr (std::is_same_v<T, ev::AutoRetryStart>) {
-          LineLocked("… retrying (attempt " + std::to_string(e.retry.attempt) +
-                     "): " + FirstLineOf(e.retry.error_message));
-        } else if constexpr (std::is_same_v<T, ev::AutoCompactionStart>) {
-          activity_ = "compacting the history";
-        } else if constexpr (std::is_same_v<T, ev::AutoCompactionEnd>) {
-          LineLocked(e.error.empty() ? "… history compacted" : "✗ compaction: " + e.error);
-        } else if constexpr (std::is_same_v<T, ev::Warning>) {
-          LineLocked((e.info ? "note: " : "warning: ") + FirstLineOf(e.text));
-        } else if constexpr (std::is_same_v<T, ev::AgentEnd>) {
-          activity_.clear();
-          ClearLocked();
-        }
-      },
-      event);
+  std::visit(Visitor{this}, event);
   DrawLocked();
 }
 

@@ -30,6 +30,7 @@ class ProgressPrinter {
   void Finish();
 
  private:
+  struct Visitor;
   void LineLocked(const std::string& text);
   void ClearLocked();
   void DrawLocked();
