@@ -20,6 +20,7 @@ namespace lousho::cli {
 struct Subcommand {
   CLI::App* app = nullptr;
   std::function<int()> run;  // called when `app` was the parsed subcommand
+  int usage_exit = 1;        // the exit code of a command line it refuses (`run`: 2)
 };
 
 // Prints "CODE: message" on stderr and returns the exit code 1.
@@ -58,6 +59,8 @@ Subcommand AddMcpCommand(CLI::App& app);
 void AddMcpLoginCommands(CLI::App* mcp, std::function<int()>* run);
 Subcommand AddSkillsCommand(CLI::App& app);
 Subcommand AddContextCommand(CLI::App& app);
+// `lousho run` (run_command.cpp, local/).
+Subcommand AddRunCommand(CLI::App& app);
 
 // Prints what a session of `host`'s agent in `cwd` would be given as context (context_command.cpp);
 // with `text`, the context block itself too.

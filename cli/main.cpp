@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   commands.push_back(lousho::cli::AddSkillsCommand(app));
   commands.push_back(lousho::cli::AddContextCommand(app));
   commands.push_back(lousho::cli::AddSetupCommand(app));
+  commands.push_back(lousho::cli::AddRunCommand(app));  // issue 26: run (and chat)
 
   try {
     app.parse(argc, argv);
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "%s: %s\nRun 'lousho --help' for usage.\n",
                  lousho::ErrorCodeName(lousho::ErrorCode::kUsage), e.what());
+    for (const auto& c : commands)  // issue 26: `lousho run` refuses a command line with 2
+      if (c.app->parsed()) return c.usage_exit;
     return 1;
   }
   lousho::log::Level level = lousho::log::Level::kWarn;

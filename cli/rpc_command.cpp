@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "host/session_choice.h"
 #include "host/session_host.h"
 #include "rpc_compat/server.h"
 #include "support/env.h"
@@ -100,9 +101,8 @@ int RunRpc(const RpcOptions& o) {
     return Fail(MakeError(ErrorCode::kUsage, "RPC mode takes no messages on the command line (" +
                                                  p + "); send them as prompt commands"));
   }
-  if (o.no_session && (!o.session.empty() || o.continue_session))
-    return Fail(MakeError(ErrorCode::kUsage,
-                          "--no-session cannot be combined with --session or --continue"));
+  if (Status st = host::CheckSessionChoice({o.session, o.continue_session}, o.no_session); !st.ok())
+    return Fail(st.error());
 
   auto eof_grace_ms = EofGraceMs(o);
   if (!eof_grace_ms.ok()) return Fail(eof_grace_ms.error());

@@ -131,6 +131,12 @@ Status SessionHost::Load() {
     if (!applied.ok()) return applied.error();
     loaded->agent = std::move(flagged);
   }
+  if (!options_.rules_first.empty()) {  // a door's rules before the spec's
+    auto ruled = std::make_shared<agent::AgentConfig>(*loaded->agent);
+    ruled->permission_rules.insert(ruled->permission_rules.begin(), options_.rules_first.begin(),
+                                   options_.rules_first.end());
+    loaded->agent = std::move(ruled);
+  }
   std::vector<ModelOffer> models = OffersOf(*loaded);
   auto store = StoreFor(options_, *loaded->agent);
   std::lock_guard<std::mutex> lock(mu_);

@@ -50,6 +50,8 @@ struct HostOptions {
   bool no_session = false;     // --no-session: nothing is saved, nothing listed
   bool test_ids = false;       // LOUSHO_TEST_MODE=1: session ids sess-1, sess-2, ...
   std::string sandbox_flag;    // --sandbox (config::ApplySandboxFlag); empty: the spec's
+  // Permission rules checked before the spec's (`lousho run --deny`).
+  std::vector<agent::PermissionRule> rules_first;
 };
 
 // A door's options for `choice`, with the environment `env` (test ids when it sets

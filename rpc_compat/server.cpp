@@ -10,6 +10,7 @@
 #include "agent/host_tool.h"
 #include "agent/mcp/servers.h"
 #include "agent/shell_command.h"
+#include "host/session_choice.h"
 #include "rpc_compat/commands.h"
 #include "support/json_util.h"
 #include "support/log.h"
@@ -226,12 +227,8 @@ Result<std::shared_ptr<agent::Session>> Server::OpenFor(
     case Why::kStart:
       break;
   }
-  if (!request.path.empty())
-    return host_->Open(std::move(so), options_.cwd / request.path, /*create=*/true);
-  auto listed = request.continue_newest ? host_->List(options_.cwd.string())
-                                        : std::vector<agent::SessionSummary>();
-  if (!listed.empty()) return host_->Open(std::move(so), listed.front().path);
-  return host_->New(std::move(so));
+  return host::OpenChosenSession(*host_, std::move(so), options_.cwd,
+                                 {request.path, request.continue_newest});
 }
 
 Result<std::shared_ptr<agent::Session>> Server::CreateSession(const OpenRequest& request) {
