@@ -51,13 +51,12 @@ test("a Gemini session: thinking, a function call, its signature sent back", { t
         ["read"],
       );
     }
-    // The second request: the model's turn with its thought, text and the call carrying its
-    // signature, then the function's response.
+    // The second request: the model's turn with its text and the call carrying its signature
+    // (a thought summary without a signature is not sent back), then the function's response.
     const [user, modelTurn, answer] = model.requests[1].body.contents;
     assert.equal(user.role, "user");
     assert.equal(modelTurn.role, "model");
     assert.deepEqual(modelTurn.parts, [
-      { text: "**Looking** at the notes first.", thought: true },
       { text: "Reading." },
       { functionCall: { args: { path: "notes.txt" }, name: "read" }, thoughtSignature: "SIG-READ" },
     ]);
