@@ -149,14 +149,13 @@ TEST(GeminiBodyTest, SignaturesGoBackOnTheirPartsAndToolResultsShareATurn) {
   EXPECT_EQ(c[0]["role"].asString(), "user");
   EXPECT_EQ(c[1]["role"].asString(), "model");
   const Json::Value& parts = c[1]["parts"];
-  ASSERT_EQ(parts.size(), 4u);
-  EXPECT_TRUE(parts[0]["thought"].asBool());
-  EXPECT_EQ(parts[0]["text"].asString(), "**Planning** the read then act");
+  // The unsigned thought summary is not sent back; the call's signature is on the call.
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0]["text"].asString(), "Reading it.");
   EXPECT_FALSE(parts[0].isMember("thoughtSignature"));
-  EXPECT_EQ(parts[1]["text"].asString(), "Reading it.");
-  EXPECT_EQ(parts[2]["functionCall"]["name"].asString(), "read");
-  EXPECT_EQ(parts[2]["thoughtSignature"].asString(), "SIG-CALL");
-  EXPECT_FALSE(parts[3].isMember("thoughtSignature"));
+  EXPECT_EQ(parts[1]["functionCall"]["name"].asString(), "read");
+  EXPECT_EQ(parts[1]["thoughtSignature"].asString(), "SIG-CALL");
+  EXPECT_FALSE(parts[2].isMember("thoughtSignature"));
   EXPECT_EQ(c[2]["role"].asString(), "user");
   ASSERT_EQ(c[2]["parts"].size(), 2u);
   EXPECT_EQ(c[2]["parts"][0]["functionResponse"]["response"]["output"].asString(), "out call_r1_0");

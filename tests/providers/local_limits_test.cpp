@@ -59,10 +59,12 @@ TEST(LocalLimitsTest, OnlyLocalOpenAiCompatibleProvidersWithoutAWindowAsk) {
   EXPECT_FALSE(AsksServerForLimits(*config::FindBuiltinProvider("anthropic"), local, 0));
 }
 
+using Answers = std::map<std::string, std::string>;
+
 // A server on 127.0.0.1 answering GET and POST from a table, recording what was asked.
 class LimitsServer {
  public:
-  explicit LimitsServer(std::map<std::string, std::string> answers) : answers_(std::move(answers)) {
+  explicit LimitsServer(Answers answers) : answers_(std::move(answers)) {
     auto handler = [this](const httplib::Request& req, httplib::Response& res) {
       const std::string key = req.method + " " + req.path;
       {
@@ -109,22 +111,22 @@ config::ProviderSettings Compatible() {
 }
 
 TEST(LocalLimitsTest, AsksTheServerUntilOneAnswers) {
-  LimitsServer vllm({{"GET /v1/models", R"({"data":[{"id":"m","max_model_len":12288}]})"}});
+  LimitsServer vllm(Answers{{"GET /v1/models", R"({"data":[{"id":"m","max_model_len":12288}]})"}});
   EXPECT_EQ(AskContextWindow(Compatible(), vllm.base(), "", "m", CancelToken()), 12288);
   EXPECT_EQ(vllm.asked().back(), "GET /v1/models");
 
-  LimitsServer ollama({{"GET /api/version", R"({"version":"0.12.0"})"},
-                       {"POST /api/show", R"({"parameters":"num_ctx 8192"})"}});
+  LimitsServer ollama(Answers{{"GET /api/version", R"({"version":"0.12.0"})"},
+                              {"POST /api/show", R"({"parameters":"num_ctx 8192"})"}});
   EXPECT_EQ(AskContextWindow(Compatible(), ollama.base(), "", "m", CancelToken()), 8192);
 
-  LimitsServer silent({});
+  LimitsServer silent(Answers{});
   EXPECT_EQ(AskContextWindow(Compatible(), silent.base(), "", "m", CancelToken()), 0);
   for (const std::string& asked : silent.asked())
     EXPECT_NE(asked, "POST /api/show") << "only an Ollama server is asked to show a model";
 }
 
 TEST(LocalLimitsTest, TheProvidersWindowIsTheServersForAnUnknownModel) {
-  LimitsServer llama({{"GET /props", R"({"default_generation_settings":{"n_ctx":65536}})"}});
+  LimitsServer llama(Answers{{"GET /props", R"({"default_generation_settings":{"n_ctx":65536}})"}});
   config::ProviderSettings s = *config::FindBuiltinProvider("llamacpp");
   s.base_url = "http://127.0.0.1:" + std::to_string(llama.base().port) + "/v1";
   auto p = MakeHttpProvider(s, "local-model", {});
