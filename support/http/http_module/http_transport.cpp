@@ -261,7 +261,7 @@ std::string Describe(httplib::Error err, HttpOutcome outcome, const BodyProgress
       return "the local address could not be bound";
     case httplib::Error::Read:
       if (outcome == HttpOutcome::kTimedOut) *failure = HttpFailure::kTimedOut;
-      return ReadFailure(outcome, body, options) + " (" + base.host + ")";
+      return ReadFailure(outcome, body, options);
     case httplib::Error::Write:
       return "the connection to " + base.host + " closed while the request was sent";
     case httplib::Error::Compression:
