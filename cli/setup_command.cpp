@@ -76,7 +76,8 @@ std::optional<std::string> AskProvider() {
       "  1) Anthropic (ANTHROPIC_API_KEY)\n"
       "  2) OpenAI (OPENAI_API_KEY)\n"
       "  3) An OpenAI-compatible server (a base URL such as http://127.0.0.1:11434/v1)\n"
-      "Choose 1, 2 or 3: ");
+      "  4) Google Gemini (GEMINI_API_KEY)\n"
+      "Choose 1, 2, 3 or 4: ");
   for (int tries = 0; tries < 3; ++tries) {
     auto line = ReadLine();
     if (!line) return std::nullopt;
@@ -84,7 +85,8 @@ std::optional<std::string> AskProvider() {
     if (a == "1" || a == "anthropic") return "anthropic";
     if (a == "2" || a == "openai") return "openai";
     if (a == "3" || a == config::kCompatibleProvider) return config::kCompatibleProvider;
-    Say("Please answer 1, 2 or 3: ");
+    if (a == "4" || a == "gemini") return "gemini";
+    Say("Please answer 1, 2, 3 or 4: ");
   }
   return std::nullopt;
 }
@@ -135,7 +137,8 @@ bool NothingStored(const char* what) {
 // The server's base URL and model of an OpenAI-compatible provider, from the options or asked
 // for; false (told on stderr) when one is not given.
 bool AskCompatibleServer(const SetupOptions& options, ProviderChoice* p) {
-  p->key_env = "OPENAI_API_KEY";
+  // Names of its own: a key stored for this server never reaches the openai provider.
+  p->key_env = config::kStoredCompatibleKey;
   p->base_url = options.base_url;
   if (p->base_url.empty()) {
     Say("Base URL of the server (e.g. http://127.0.0.1:11434/v1): ");
@@ -172,16 +175,54 @@ std::optional<ProviderChoice> ChooseProvider(const SetupOptions& options) {
   } else if (p.name == "openai") {
     p.key_env = "OPENAI_API_KEY";
     p.model = "openai/gpt-4.1";
+  } else if (p.name == "gemini") {
+    p.key_env = "GEMINI_API_KEY";
+    p.model = "gemini/gemini-2.5-pro";
   } else if (p.name == config::kCompatibleProvider) {
     if (!AskCompatibleServer(options, &p)) return std::nullopt;
   } else {
-    std::fprintf(stderr, "%s: unknown provider '%s' (anthropic, openai or %s)\n",
+    std::fprintf(stderr, "%s: unknown provider '%s' (anthropic, openai, gemini or %s)\n",
                  ErrorCodeName(ErrorCode::kUsage), p.name.c_str(), config::kCompatibleProvider);
     return std::nullopt;
   }
   if (!options.model.empty() && p.name != config::kCompatibleProvider)
     p.model = p.name + "/" + options.model;
   return p;
+}
+
+// Whether a failed check is the network's (no answer: offline, a proxy in the way), not the
+// key's or the model's.
+bool NetworkFailure(const Error& e) {
+  return e.code == ErrorCode::kProviderUnavailable || e.code == ErrorCode::kProviderTimeout;
+}
+
+// Checks the key with one request; when the network, not the key, failed (or --no-check), the
+// key may still be stored after the user is told so. True to store it.
+bool CheckOrConfirm(const SetupOptions& options, const ProviderChoice& p, const std::string& key) {
+  if (options.no_check) {
+    Say("Not checked (--no-check): the key is stored as given.\n");
+    return true;
+  }
+  Say("Checking with one short request to " + p.model + " ... ");
+  Status checked = CheckAccess(p, key);
+  if (checked.ok()) {
+    Say("ok\n");
+    return true;
+  }
+  Say("failed\n");
+  const Error& e = checked.error();
+  std::fprintf(stderr, "%s: %s\n", ErrorCodeName(e.code), Scrub(e.message, key).c_str());
+  if (NetworkFailure(e)) {
+    Say("The key could not be checked (no answer from the provider). Store it unchecked? "
+        "[y/N]: ");
+    const std::string a = AsciiLower(ReadLine().value_or(""));
+    if (a == "y" || a == "yes") {
+      Say("Stored unchecked: the first request will tell whether it works.\n");
+      return true;
+    }
+  }
+  std::fprintf(stderr, "Nothing was stored; run `lousho setup` again.\n");
+  return false;
 }
 
 int Setup(const SetupOptions& options) {
@@ -207,20 +248,12 @@ int Setup(const SetupOptions& options) {
     std::fprintf(stderr, "%s: no key given; nothing stored\n", ErrorCodeName(ErrorCode::kUsage));
     return 1;
   }
-  Say("Checking with one short request to " + p.model + " ... ");
-  if (Status checked = CheckAccess(p, *key); !checked.ok()) {
-    Say("failed\n");
-    std::fprintf(stderr, "%s: %s\nNothing was stored; run `lousho setup` again.\n",
-                 ErrorCodeName(checked.error().code), Scrub(checked.error().message, *key).c_str());
-    return 1;
-  }
-  Say("ok\n");
-
+  if (!CheckOrConfirm(options, p, *key)) return 1;
   config::StoredCredentials creds;
   creds.provider = p.name;
   creds.model = p.model;
   if (!key->empty()) creds.env[p.key_env] = *key;
-  if (!p.base_url.empty()) creds.env["OPENAI_BASE_URL"] = p.base_url;
+  if (!p.base_url.empty()) creds.env[config::kStoredCompatibleBaseUrl] = p.base_url;
   if (Status saved = config::SaveCredentials(path, creds); !saved.ok()) {
     std::fprintf(stderr, "%s: %s\n", ErrorCodeName(saved.error().code),
                  saved.error().message.c_str());
@@ -239,9 +272,12 @@ Subcommand AddSetupCommand(CLI::App& app) {
   auto o = std::make_shared<SetupOptions>();
   CLI::App* setup = app.add_subcommand(
       "setup", "set up model access: pick a provider, paste a key, check and store it");
-  setup->add_option("--provider", o->provider, "anthropic, openai or openai-compatible");
+  setup->add_option("--provider", o->provider, "anthropic, openai, gemini or openai-compatible");
   setup->add_option("--base-url", o->base_url, "the OpenAI-compatible server's base URL");
   setup->add_option("--model", o->model, "model id at the provider (default: lousho's choice)");
+  setup->add_flag("--no-check", o->no_check,
+                  "store the key without checking it (offline, or behind a proxy that blocks the "
+                  "check)");
   // The ACP registry's terminal auth runs the agent's command with its args replaced by the
   // method's (`lousho --setup`); Zed appends them instead (`lousho acp --setup`, acp_command).
   app.add_flag_callback(

@@ -306,9 +306,8 @@ bool IsHttpUrl(const std::string& url) {
 void ParseProviderEndpoint(const Ctx& ctx, const YAML::Node& n, bool builtin, ProviderSettings& p) {
   if (!n["api"] && !builtin) ctx.Fail(n, "provider '" + p.name + "': missing required key 'api'");
   if (n["api"]) p.api = Str(ctx, n["api"], "api");
-  if (p.api != "openai-chat" && p.api != "openai-responses" && p.api != "anthropic-messages")
-    ctx.Fail(n["api"], "api: expected openai-chat, openai-responses or anthropic-messages, got '" +
-                           p.api + "'");
+  if (!KnownApi(p.api))
+    ctx.Fail(n["api"], std::string("api: expected ") + kKnownApis + ", got '" + p.api + "'");
   if (!n["baseUrl"] && !builtin)
     ctx.Fail(n, "provider '" + p.name + "': missing required key 'baseUrl'");
   if (n["baseUrl"]) {

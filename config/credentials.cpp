@@ -33,6 +33,17 @@ Result<StoredCredentials> LoadCredentials(const std::string& path) {
   for (const std::string& name : MemberNames(env)) {
     if (auto v = AsString(MemberOrNull(env, name)); v && !v->empty()) out.env[name] = *v;
   }
+  // An older setup stored a compatible server as OPENAI_BASE_URL / OPENAI_API_KEY, which the
+  // openai provider then took for its own: read them as the server's.
+  const auto base = out.env.find("OPENAI_BASE_URL");
+  if (out.model.starts_with("openai-compatible/") && base != out.env.end()) {
+    out.env[kStoredCompatibleBaseUrl] = base->second;
+    out.env.erase(base);
+    if (auto key = out.env.find("OPENAI_API_KEY"); key != out.env.end()) {
+      out.env[kStoredCompatibleKey] = key->second;
+      out.env.erase(key);
+    }
+  }
   return out;
 }
 

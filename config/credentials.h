@@ -35,6 +35,13 @@ Status SaveCredentials(const std::string& path, const StoredCredentials& credent
 // false when there was none. The environment's variables are untouched.
 Result<bool> ForgetCredentials(const std::string& path);
 
+// Where `lousho setup` stores an OpenAI-compatible server's address and key: names of their own,
+// so a key stored for a local server never reaches the `openai` provider (which reads
+// OPENAI_API_KEY and OPENAI_BASE_URL). Files written before these names existed are read into
+// them.
+inline constexpr char kStoredCompatibleBaseUrl[] = "LOUSHO_COMPATIBLE_BASE_URL";
+inline constexpr char kStoredCompatibleKey[] = "LOUSHO_COMPATIBLE_API_KEY";
+
 // A lookup where the process environment wins and the stored values fill the gaps.
 EnvLookup WithStoredCredentials(EnvLookup process_env, StoredCredentials stored);
 

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include "config/credentials.h"
+
 namespace lousho::config {
 namespace fs = std::filesystem;
 
@@ -87,8 +89,8 @@ AgentChoice ChooseAgent(const std::string& argument, const EnvLookup& getenv,
 
 std::string NoCredentialsMessage() {
   return "no model credentials found: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or "
-         "OPENAI_BASE_URL and LOUSHO_MODEL for an OpenAI-compatible server) in the agent's "
-         "environment, or run `lousho setup` in a terminal";
+         "GEMINI_API_KEY, or OPENAI_BASE_URL and LOUSHO_MODEL for an OpenAI-compatible server) in "
+         "the agent's environment, or run `lousho setup` in a terminal";
 }
 
 DefaultModel ChooseDefaultModel(const EnvLookup& process_env, const StoredCredentials& stored) {
@@ -104,23 +106,35 @@ DefaultModel ChooseDefaultModel(const EnvLookup& process_env, const StoredCreden
     return d;
   }
   const bool base_url = Set(process_env, "OPENAI_BASE_URL");
-  if (Set(process_env, "OPENAI_API_KEY") && !base_url) {
+  if (Set(process_env, "OPENAI_API_KEY")) {
+    // With OPENAI_BASE_URL too, the openai provider at that address (as OpenAI's SDKs and Codex
+    // read them).
     d.model = "openai/gpt-4.1";
-    d.reason = "OPENAI_API_KEY is set";
+    d.reason = base_url ? "OPENAI_API_KEY and OPENAI_BASE_URL are set" : "OPENAI_API_KEY is set";
+    return d;
+  }
+  if (Set(process_env, "GEMINI_API_KEY") || Set(process_env, "GOOGLE_API_KEY")) {
+    d.model = "gemini/gemini-2.5-pro";
+    d.reason =
+        Set(process_env, "GEMINI_API_KEY") ? "GEMINI_API_KEY is set" : "GOOGLE_API_KEY is set";
     return d;
   }
   const std::string compatible_prefix = std::string(kCompatibleProvider) + "/";
   if (base_url) {
-    if (stored.model.rfind(compatible_prefix, 0) == 0) {
+    // The stored model of a compatible server, when it is the server named.
+    const auto stored_base = stored.env.find(kStoredCompatibleBaseUrl);
+    if (stored.model.starts_with(compatible_prefix) && stored_base != stored.env.end() &&
+        process_env("OPENAI_BASE_URL") == stored_base->second) {
       d.model = stored.model;
-      d.reason = "OPENAI_BASE_URL is set; model stored by `lousho setup`";
+      d.reason = "OPENAI_BASE_URL is set; model stored by `lousho setup` for that server";
       return d;
     }
     d.model = compatible_prefix;
     d.reason = "OPENAI_BASE_URL is set";
     d.missing =
         "OPENAI_BASE_URL is set but no model is named: set LOUSHO_MODEL=" + compatible_prefix +
-        "<model id> in the agent's environment, or run `lousho " + "setup` in a terminal";
+        "<model id> (or OPENAI_API_KEY, for the openai provider at that address) in the agent's "
+        "environment, or run `lousho setup` in a terminal";
     return d;
   }
   if (!stored.model.empty()) {
@@ -143,14 +157,19 @@ AgentSpec BuiltinAgentSpec(const std::string& model, const EnvLookup& getenv) {
   spec.instructions = kBuiltinInstructions;
   spec.thinking = "off";
   spec.default_mode = "default";
-  if (auto url = getenv ? getenv("OPENAI_BASE_URL") : std::nullopt; url && !url->empty()) {
+  // An OpenAI-compatible server: the one OPENAI_BASE_URL names (its key OPENAI_API_KEY), else
+  // the one `lousho setup` stored (with the key stored for it).
+  const bool from_env = Set(getenv, "OPENAI_BASE_URL");
+  const char* url_var = from_env ? "OPENAI_BASE_URL" : kStoredCompatibleBaseUrl;
+  const char* key_var = from_env ? "OPENAI_API_KEY" : kStoredCompatibleKey;
+  if (Set(getenv, url_var)) {
     ProviderSettings p;
     p.name = kCompatibleProvider;
     p.api = "openai-chat";
-    p.base_url = *url;
-    p.base_url_env = "OPENAI_BASE_URL";
+    p.base_url = *getenv(url_var);
+    p.base_url_env = url_var;
     // Local servers need no key; a key, when given, is sent.
-    if (Set(getenv, "OPENAI_API_KEY")) p.api_key_env = "OPENAI_API_KEY";
+    if (Set(getenv, key_var)) p.api_key_env = key_var;
     p.idle_timeout_s = 300;
     spec.providers[p.name] = p;
   }

@@ -89,6 +89,22 @@ std::vector<ProviderSettings> MakeCatalogue() {
   };
   all.push_back(anthropic);
 
+  ProviderSettings gemini =
+      P("gemini", "gemini", "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY",
+        "GEMINI_BASE_URL");
+  // Prices of prompts up to 200k tokens; implicit cache hits bill at the cache-read price
+  // (explicit caches also bill storage by the hour, which is not counted here).
+  gemini.models = {
+      M("gemini-3-pro-preview", "Gemini 3 Pro", 1048576, 65536, 2.00, 12.00, 0.20, 0, true, true),
+      M("gemini-3-flash-preview", "Gemini 3 Flash", 1048576, 65536, 0.50, 3.00, 0.05, 0, true,
+        true),
+      M("gemini-2.5-pro", "Gemini 2.5 Pro", 1048576, 65536, 1.25, 10.00, 0.125, 0, true, true),
+      M("gemini-2.5-flash", "Gemini 2.5 Flash", 1048576, 65536, 0.30, 2.50, 0.03, 0, true, true),
+      M("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite", 1048576, 65536, 0.10, 0.40, 0.01, 0, true,
+        true),
+  };
+  all.push_back(gemini);
+
   all.push_back(P("openrouter", "openai-chat", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
                   "OPENROUTER_BASE_URL"));
   // Local OpenAI-compatible servers need no key and serve whatever model they loaded.
@@ -143,6 +159,11 @@ bool ResponsesOnlyModel(const ProviderSettings& settings, std::string_view id) {
   for (std::string_view m : kResponsesOnly)
     if (m == id) return true;
   return false;
+}
+
+bool KnownApi(std::string_view api) {
+  return api == "openai-chat" || api == "openai-responses" || api == "anthropic-messages" ||
+         api == "gemini";
 }
 
 ModelInfo UnknownModelInfo(std::string_view id) {

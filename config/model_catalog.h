@@ -28,4 +28,9 @@ bool ResponsesOnlyModel(const ProviderSettings& settings, std::string_view id);
 // image or reasoning support (so nothing is sent that the model might reject).
 ModelInfo UnknownModelInfo(std::string_view id);
 
+// The wire formats a provider can speak, as a spec's `api:` names them.
+inline constexpr const char* kKnownApis =
+    "openai-chat, openai-responses, anthropic-messages or gemini";
+bool KnownApi(std::string_view api);
+
 }  // namespace lousho::config

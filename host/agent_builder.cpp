@@ -55,7 +55,8 @@ bool HasKey(const config::ProviderSettings& p, const EnvLookup& getenv) {
     auto v = getenv ? getenv(name) : std::nullopt;
     return v && !v->empty();
   };
-  return set(p.api_key_env) || (p.api == "anthropic-messages" && set("ANTHROPIC_AUTH_TOKEN"));
+  return set(p.api_key_env) || (p.api == "anthropic-messages" && set("ANTHROPIC_AUTH_TOKEN")) ||
+         (p.api == "gemini" && set("GOOGLE_API_KEY"));
 }
 
 // The display name of a model: the catalogue's (the spec's provider entry, else the built-in

@@ -2,6 +2,7 @@
 #include "agent/providers/factory.h"
 
 #include "agent/providers/anthropic_messages.h"
+#include "agent/providers/gemini.h"
 #include "agent/providers/openai_chat.h"
 #include "agent/providers/openai_responses.h"
 #include "config/model_catalog.h"
@@ -18,11 +19,9 @@ Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSetting
   };
   HttpProviderConfig c;
   c.settings = settings;
-  if (settings.api != "openai-chat" && settings.api != "openai-responses" &&
-      settings.api != "anthropic-messages") {
-    return MakeError(kProviderConfig,
-                     "provider " + settings.name + ": unknown api '" + settings.api +
-                         "' (expected openai-chat, openai-responses or anthropic-messages)");
+  if (!config::KnownApi(settings.api)) {
+    return MakeError(kProviderConfig, "provider " + settings.name + ": unknown api '" +
+                                          settings.api + "' (expected " + config::kKnownApis + ")");
   }
   std::string base_url = env(settings.base_url_env);
   if (base_url.empty()) base_url = settings.base_url;
@@ -42,6 +41,8 @@ Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSetting
         c.settings.auth = "bearer";
       }
     }
+    // Google's own tools read either name.
+    if (c.api_key.empty() && settings.api == "gemini") c.api_key = env("GOOGLE_API_KEY");
     if (c.api_key.empty()) {
       return MakeError(kProviderAuth, settings.api_key_env + " is not set (needed by provider " +
                                           settings.name + ")");
@@ -57,6 +58,8 @@ Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSetting
   if (settings.api == "openai-responses" ||
       (settings.api == "openai-chat" && config::ResponsesOnlyModel(settings, model_id))) {
     provider = std::make_shared<OpenAiResponsesProvider>(std::move(c));
+  } else if (settings.api == "gemini") {
+    provider = std::make_shared<GeminiProvider>(std::move(c));
   } else if (settings.api == "openai-chat") {
     provider = std::make_shared<OpenAiChatProvider>(std::move(c));
   } else {

@@ -22,10 +22,11 @@ using GetEnvFn = EnvLookup;
 // empty) and the model info (settings.models, then the built-in catalogue, else defaults with
 // prices 0), and returns an OpenAiChatProvider ("openai-chat"; an OpenAiResponsesProvider for the
 // catalogue's Responses-only models), OpenAiResponsesProvider ("openai-responses") or
-// AnthropicMessagesProvider ("anthropic-messages"). Other api values are a
-// LOUSHO_PROVIDER_CONFIG error.
+// AnthropicMessagesProvider ("anthropic-messages") or GeminiProvider ("gemini"). Other api
+// values are a LOUSHO_PROVIDER_CONFIG error.
 // For anthropic-messages, ANTHROPIC_AUTH_TOKEN (sent as a Bearer token) stands in for a
-// missing ANTHROPIC_API_KEY, as the official SDK does.
+// missing ANTHROPIC_API_KEY, as the official SDK does; for gemini, GOOGLE_API_KEY stands in for
+// a missing GEMINI_API_KEY.
 Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSettings& settings,
                                                    const std::string& model_id,
                                                    const GetEnvFn& getenv);

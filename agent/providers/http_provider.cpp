@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 
+#include "agent/providers/local_limits.h"
 #include "core/freeform_tool.h"
 #include "support/log.h"
 
@@ -38,6 +39,7 @@ HttpOptions OptionsFrom(const HttpProviderConfig& c) {
   o.connect_timeout_s = c.settings.connect_timeout_s > 0 ? c.settings.connect_timeout_s : 10;
   o.idle_timeout_s = c.settings.idle_timeout_s > 0 ? c.settings.idle_timeout_s : 120;
   o.ca_cert_path = c.ca_cert_path;
+  o.proxy = c.proxy;
   return o;
 }
 
@@ -52,9 +54,12 @@ Error TransportError(const HttpStreamResult& r, int idle_timeout_s) {
   Error e;
   switch (r.outcome) {
     case HttpOutcome::kConnectFailed:
+      // The transport's words name the host, the cause and what to do. A certificate the
+      // system does not trust, or a proxy that refuses, would do the same again.
       e.code = kProviderUnavailable;
-      e.message = "cannot connect: " + r.transport_error;
-      e.retryable = true;
+      e.message = r.transport_error;
+      e.retryable =
+          r.failure != HttpFailure::kCertificate && r.failure != HttpFailure::kProxyRefused;
       break;
     case HttpOutcome::kTimedOut:
       e.code = kProviderTimeout;
@@ -227,6 +232,38 @@ bool WaitForRetry(long delay_ms, const CancelToken& cancel, const CancelToken& a
 
 HttpStreamingProvider::HttpStreamingProvider(HttpProviderConfig config)
     : config_(std::move(config)), http_(config_.base, OptionsFrom(config_)) {}
+
+HttpStreamingProvider::~HttpStreamingProvider() {
+  limits_cancel_.Cancel();
+  std::lock_guard<std::mutex> lock(limits_mu_);
+  if (limits_.valid()) limits_.wait();
+}
+
+long long HttpStreamingProvider::ContextWindow() const {
+  if (config_.model.context_window > 0) return config_.model.context_window;
+  if (const long long known = server_window_.load(); known >= 0) return known;
+  if (!AsksServerForLimits(config_.settings, config_.base, 0)) return 0;
+  std::shared_future<long long> answer;
+  {
+    std::lock_guard<std::mutex> lock(limits_mu_);
+    if (!limits_.valid()) {
+      limits_ =
+          std::async(std::launch::async, [this] {
+            const long long n = AskContextWindow(config_.settings, config_.base, config_.api_key,
+                                                 config_.model.id, limits_cancel_.token());
+            if (n > 0)
+              log::Info("provider " + config_.settings.name + ": the server runs " +
+                        config_.model.id + " with a context of " + std::to_string(n) + " tokens");
+            return n;
+          }).share();
+    }
+    answer = limits_;
+  }
+  const int wait_ms = limits_waited_.exchange(true) ? 0 : kLimitsWaitMs;
+  if (answer.wait_for(std::chrono::milliseconds(wait_ms)) != std::future_status::ready) return 0;
+  server_window_ = answer.get();
+  return server_window_.load();
+}
 
 Result<ModelResponse> HttpStreamingProvider::Stream(const ModelRequest& request,
                                                     const DeltaCallback& on_delta,

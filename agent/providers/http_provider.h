@@ -2,8 +2,11 @@
 // cancellation, error mapping and automatic retry of transient failures.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "agent/providers/stream_decoder.h"
@@ -22,6 +25,7 @@ struct HttpProviderConfig {
   BaseUrl base;
   std::string api_key;       // empty: send no credentials (local servers)
   std::string ca_cert_path;  // tests only: trust this certificate file as well
+  std::string proxy;         // a proxy URL or "direct"; empty: the environment's (proxy.h)
 };
 
 // Fills usage->cost from the model's prices (USD per million tokens).
@@ -36,10 +40,17 @@ void WriteToolSchema(const Json::Value& schema, JsonWriter* w);
 class HttpStreamingProvider : public Provider {
  public:
   explicit HttpStreamingProvider(HttpProviderConfig config);
+  ~HttpStreamingProvider() override;
+  HttpStreamingProvider(const HttpStreamingProvider&) = delete;
+  HttpStreamingProvider& operator=(const HttpStreamingProvider&) = delete;
   Result<ModelResponse> Stream(const ModelRequest& request, const DeltaCallback& on_delta,
                                const CancelToken& cancel, const RetryHooks& retry) override;
   bool SupportsImages() const override { return config_.model.images; }
-  long long ContextWindow() const override { return config_.model.context_window; }
+  // The model's window: the catalogue's or the spec's, else what a local server reports (asked
+  // once, on a thread of its own, at the first call; that call waits for the answer at most
+  // kLimitsWaitMs, later ones never wait).
+  long long ContextWindow() const override;
+  static constexpr int kLimitsWaitMs = 6000;
   const HttpProviderConfig& config() const { return config_; }
 
   // The request body and headers one attempt sends (public so tests can assert the wire form).
@@ -65,6 +76,12 @@ class HttpStreamingProvider : public Provider {
 
   HttpProviderConfig config_;
   HttpClient http_;
+  // The local server's answer (see ContextWindow): -1 until known.
+  mutable std::mutex limits_mu_;
+  mutable std::shared_future<long long> limits_;
+  mutable std::atomic<long long> server_window_{-1};
+  mutable std::atomic<bool> limits_waited_{false};  // only the first call waits
+  CancelSource limits_cancel_;
 };
 
 }  // namespace lousho::agent

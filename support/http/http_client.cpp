@@ -180,7 +180,17 @@ HttpStreamResult HttpClient::PostStream(const HttpPostRequest& request, const Bo
     result.transport_error = t.error;
     return result;
   }
-  t.post(base_, options_, request, on_body, cancel, &result);
+  // The one place every request's proxy is decided.
+  HttpOptions options = options_;
+  auto via = ProxyFor(base_.scheme, base_.host, base_.port, options_.proxy, ProcessEnv);
+  if (!via.ok()) {
+    result.outcome = HttpOutcome::kConnectFailed;
+    result.failure = HttpFailure::kProxy;
+    result.transport_error = via.error().message;
+    return result;
+  }
+  options.via = *via;
+  t.post(base_, options, request, on_body, cancel, &result);
   // The request again at a redirect's target; copied only when there is one.
   std::optional<HttpPostRequest> again;
   for (int hops = 0; result.status >= 300 && result.status < 400; ++hops) {
@@ -220,7 +230,7 @@ HttpStreamResult HttpClient::PostStream(const HttpPostRequest& request, const Bo
     if (!again) again = request;
     again->path = *target;
     result = HttpStreamResult();
-    t.post(base_, options_, *again, on_body, cancel, &result);
+    t.post(base_, options, *again, on_body, cancel, &result);
   }
   return result;
 }

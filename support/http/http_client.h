@@ -11,6 +11,7 @@
 
 #include "support/cancel.h"
 #include "support/http/provider_errors.h"
+#include "support/http/proxy.h"
 #include "support/status.h"
 
 namespace lousho::agent {
@@ -39,6 +40,11 @@ struct HttpOptions {
   int idle_timeout_s = 120;  // longest gap between two reads of the response
   int write_timeout_s = 30;
   std::string ca_cert_path;  // empty: the system CA store (tests point this at their own cert)
+  // The spec's proxy setting: a proxy URL, "direct", or empty for the environment's (see
+  // support/http/proxy.h).
+  std::string proxy;
+  // What the request goes through, set by HttpClient from `proxy` and the environment.
+  std::optional<ProxyServer> via;
 };
 
 struct HttpPostRequest {
@@ -61,6 +67,20 @@ enum class HttpOutcome {
   kRedirected,     // a redirect that was not followed (see HttpClient::PostStream)
 };
 
+// Why a request got no answer, for the failure outcomes (transport_error says it in words, naming
+// the host and what to do).
+enum class HttpFailure {
+  kNone,
+  kDns,           // the host name does not resolve
+  kRefused,       // refused or unreachable
+  kTimedOut,      // no connection, or no data, in time
+  kTls,           // the TLS handshake failed
+  kCertificate,   // the server's certificate was not trusted, or the CA store could not be read
+  kProxy,         // the proxy could not be reached (or is misconfigured)
+  kProxyRefused,  // the proxy answered CONNECT with an error (407: credentials)
+  kOther,
+};
+
 struct HttpStreamResult {
   HttpOutcome outcome = HttpOutcome::kCompleted;
   int status = 0;          // 0 when no response head arrived
@@ -69,6 +89,7 @@ struct HttpStreamResult {
   // What failed, in words for the user, for the failure outcomes ("the connection closed after
   // 10 of the 200 bytes of the response body"); for kRedirected, which redirect and why not.
   std::string transport_error;
+  HttpFailure failure = HttpFailure::kNone;
 };
 
 // Asked inside a body callback: true when the bytes that follow the piece being handled already

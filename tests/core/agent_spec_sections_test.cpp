@@ -109,7 +109,8 @@ TEST_F(AgentSpecSectionsTest, ProviderErrors) {
       {"providers: {p: {baseUrl: 'http://h'}}\n",
        ":2:16: provider 'p': missing required key 'api'"},
       {"providers: {p: {api: grpc, baseUrl: 'http://h'}}\n",
-       ":2:22: api: expected openai-chat, openai-responses or anthropic-messages, got 'grpc'"},
+       ":2:22: api: expected openai-chat, openai-responses, anthropic-messages or gemini, got "
+       "'grpc'"},
       {"providers: {p: {api: openai-chat}}\n",
        ":2:16: provider 'p': missing required key 'baseUrl'"},
       {"providers: {p: {api: openai-chat, baseUrl: 'ftp://h'}}\n",

@@ -111,6 +111,21 @@ TEST(DefaultAgentTest, ModelFromCredentialsAnthropicThenOpenAiThenCompatible) {
   m = pick({{"OPENAI_BASE_URL", "http://127.0.0.1:9/v1"}}, none);
   EXPECT_NE(m.missing.find("LOUSHO_MODEL=openai-compatible/"), std::string::npos) << m.missing;
 
+  // A key with the base URL: the openai provider at that address, its default model.
+  m = pick({{"OPENAI_BASE_URL", "http://127.0.0.1:9/v1"}, {"OPENAI_API_KEY", "k"}}, none);
+  EXPECT_EQ(m.model, "openai/gpt-4.1");
+  EXPECT_TRUE(m.missing.empty());
+  m = pick({{"GOOGLE_API_KEY", "k"}}, none);
+  EXPECT_EQ(m.model, "gemini/gemini-2.5-pro");
+
+  // A compatible server stored by setup: its model only for that server's address.
+  config::StoredCredentials local;
+  local.model = "openai-compatible/qwen";
+  local.env[config::kStoredCompatibleBaseUrl] = "http://127.0.0.1:9/v1";
+  EXPECT_EQ(pick({{"OPENAI_BASE_URL", "http://127.0.0.1:9/v1"}}, local).model,
+            "openai-compatible/qwen");
+  EXPECT_FALSE(pick({{"OPENAI_BASE_URL", "http://10.0.0.2/v1"}}, local).missing.empty());
+
   m = pick({{"OPENAI_BASE_URL", "http://127.0.0.1:9/v1"}, {"LOUSHO_MODEL", "openai-compatible/q"}},
            none);
   EXPECT_EQ(m.model, "openai-compatible/q");
@@ -649,7 +664,7 @@ TEST(SetupTest, PtyKeyHiddenCheckedOnceStoredPrivate) {
   fs::path home = TempDir("setup-home");
   Proc p({LOUSHO_BINARY, "setup"}, MinimalEnv(home, {"ANTHROPIC_BASE_URL=" + server.url()}),
          home.string(), true);
-  std::string out = p.ReadUntil("Choose 1, 2 or 3: ");
+  std::string out = p.ReadUntil("Choose 1, 2, 3 or 4: ");
   p.Send("1\n");
   out = p.ReadUntil("(it is not shown): ");
   ASSERT_NE(out.find("(it is not shown): "), std::string::npos) << out;
@@ -703,6 +718,34 @@ TEST(SetupTest, RejectedKeyStoresNothingAndIsNotShown) {
   EXPECT_EQ(p.Stderr().find(kKey), std::string::npos) << p.Stderr();
   EXPECT_NE(p.Stderr().find("LOUSHO_PROVIDER_AUTH"), std::string::npos) << p.Stderr();
   EXPECT_FALSE(fs::exists(home / ".config/lousho/credentials.json"));
+  fs::remove_all(home);
+}
+
+// A check that gets no answer (nothing listens: offline, a proxy in the way) names the host and
+// lets the user store the key unchecked.
+TEST(SetupTest, UncheckableKeyIsStoredWhenTheUserSaysSo) {
+  int port = 0;
+  {
+    agent::testing::LoopbackServer gone([](int, const httplib::Request&, httplib::Response&) {});
+    port = gone.port();
+  }
+  fs::path home = TempDir("setup-offline");
+  Proc p({LOUSHO_BINARY, "setup", "--provider", "gemini"},
+         MinimalEnv(home, {"GEMINI_BASE_URL=http://127.0.0.1:" + std::to_string(port) + "/v1beta"}),
+         home.string(), false);
+  p.Send(std::string(kKey) + "\ny\n");
+  p.CloseInput();
+  std::string out = p.ReadUntil("");
+  EXPECT_EQ(p.Wait(), 0) << out << p.Stderr();
+  EXPECT_NE(p.Stderr().find("cannot connect to 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << p.Stderr();
+  EXPECT_NE(out.find("Store it unchecked? [y/N]"), std::string::npos) << out;
+  EXPECT_EQ(out.find(kKey), std::string::npos);
+  auto stored = config::LoadCredentials((home / ".config/lousho/credentials.json").string());
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->env.at("GEMINI_API_KEY"), kKey);
+  EXPECT_EQ(stored->model, "gemini/gemini-2.5-pro");
   fs::remove_all(home);
 }
 

@@ -2,6 +2,7 @@
 // DELETE for MCP) on cpp-httplib 0.11 (Client::send with a
 // content receiver). The only code that includes httplib; loaded on first use (http_client.cpp).
 #include <httplib.h>
+#include <netdb.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -181,26 +182,88 @@ std::string ReadFailure(HttpOutcome outcome, const BodyProgress& body, const Htt
          std::to_string(body.received) + " bytes";
 }
 
-// What failed, in words for the user: httplib names only the step ("Read", "Connection").
-std::string Describe(httplib::Error err, HttpOutcome outcome, const BodyProgress& body,
-                     const HttpOptions& options) {
+// Whether `host` resolves now (asked only after a connection failed, to tell DNS apart).
+bool HostResolves(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found != nullptr) ::freeaddrinfo(found);
+  return rc == 0;
+}
+
+// The proxy a connection went through could not be reached.
+std::string ProxyConnectFailure(const ProxyServer& p, const BaseUrl& base, HttpFailure* failure) {
+  *failure = HttpFailure::kProxy;
+  const std::string named = "the proxy " + p.Shown() + " (from " + p.source + ")";
+  if (!HostResolves(p.host))
+    return "cannot resolve the host name of " + named + ": check " + p.source;
+  return "cannot connect to " + named + " on the way to " + base.host +
+         ": check that the proxy runs and that " + p.source +
+         " names it, or list the host in NO_PROXY to go directly";
+}
+
+// A connection that failed, in words naming the host, the cause and what to do.
+std::string ConnectFailure(httplib::Error err, const BaseUrl& base, const HttpOptions& options,
+                           HttpFailure* failure) {
+  const std::string where = base.host + ":" + std::to_string(base.port);
+  const bool to_proxy =
+      err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout;
+  if (options.via && to_proxy) return ProxyConnectFailure(*options.via, base, failure);
   switch (err) {
     case httplib::Error::Connection:
-      return "the connection was refused, or the host is unreachable or unknown";
+      if (!HostResolves(base.host)) {
+        *failure = HttpFailure::kDns;
+        return "cannot resolve the host name " + base.host +
+               " (DNS): check the base URL and the network connection";
+      }
+      *failure = HttpFailure::kRefused;
+      return "cannot connect to " + where +
+             ": the connection was refused or the host is unreachable; check that the server "
+             "runs and listens there (the base URL's host and port)";
     case httplib::Error::ConnectionTimeout:
-      return "no connection within " + std::to_string(options.connect_timeout_s) + " s";
+      *failure = HttpFailure::kTimedOut;
+      return "no connection to " + where + " within " + std::to_string(options.connect_timeout_s) +
+             " s: check the network, a firewall, or set HTTPS_PROXY when a proxy is the way out";
+    case httplib::Error::SSLServerVerification:
+      *failure = HttpFailure::kCertificate;
+      return "the TLS certificate of " + base.host +
+             " is not trusted (verification failed): if a company proxy or firewall re-signs "
+             "TLS, point SSL_CERT_FILE (a PEM bundle) or SSL_CERT_DIR at its CA certificates";
+    case httplib::Error::SSLLoadingCerts:
+      *failure = HttpFailure::kCertificate;
+      return "the CA certificates to verify " + base.host +
+             " could not be loaded: check SSL_CERT_FILE and SSL_CERT_DIR";
+    default:
+      break;
+  }
+  *failure = HttpFailure::kTls;
+  if (options.via)
+    return "the TLS connection to " + where + " through the proxy " + options.via->Shown() +
+           " failed: the proxy may have refused the tunnel (CONNECT), or it intercepts TLS";
+  return "the TLS handshake with " + where +
+         " failed: check that the server speaks HTTPS on that port (http:// for a plain local "
+         "server)";
+}
+
+// What failed, in words for the user: httplib names only the step ("Read", "Connection").
+std::string Describe(httplib::Error err, HttpOutcome outcome, const BodyProgress& body,
+                     const BaseUrl& base, const HttpOptions& options, HttpFailure* failure) {
+  *failure = HttpFailure::kOther;
+  switch (err) {
+    case httplib::Error::Connection:
+    case httplib::Error::ConnectionTimeout:
+    case httplib::Error::SSLConnection:
+    case httplib::Error::SSLLoadingCerts:
+    case httplib::Error::SSLServerVerification:
+      return ConnectFailure(err, base, options, failure);
     case httplib::Error::BindIPAddress:
       return "the local address could not be bound";
-    case httplib::Error::SSLConnection:
-      return "the TLS handshake failed";
-    case httplib::Error::SSLLoadingCerts:
-      return "the CA certificates could not be loaded";
-    case httplib::Error::SSLServerVerification:
-      return "the server's TLS certificate could not be verified";
     case httplib::Error::Read:
+      if (outcome == HttpOutcome::kTimedOut) *failure = HttpFailure::kTimedOut;
       return ReadFailure(outcome, body, options);
     case httplib::Error::Write:
-      return "the connection closed while the request was sent";
+      return "the connection to " + base.host + " closed while the request was sent";
     case httplib::Error::Compression:
       return "the response body could not be decompressed";
     case httplib::Error::Success:
@@ -210,18 +273,28 @@ std::string Describe(httplib::Error err, HttpOutcome outcome, const BodyProgress
     case httplib::Error::UnsupportedMultipartBoundaryChars:
       break;
   }
-  return "the request failed (" + httplib::to_string(err) + ")";
+  return "the request to " + base.host + " failed (" + httplib::to_string(err) + ")";
 }
 
 // How a request that was not cancelled ended: `ok` and `err` are httplib's word, `status` the
 // response's, `idle_ms` the time since the last byte.
 void Settle(bool ok, httplib::Error err, int status, const BodyProgress& body, long long idle_ms,
-            const HttpOptions& options, HttpStreamResult* result) {
+            const BaseUrl& base, const HttpOptions& options, HttpStreamResult* result) {
   // A chunked body is whole at its last chunk (the read was stopped there, or the server closed
   // the connection after it); any other body when httplib says so.
   const bool whole = body.chunked ? body.chunks.done() : ok;
   if (body.stopped) {
     result->outcome = HttpOutcome::kStopped;
+  } else if (options.via && !body.head && status >= 300) {
+    // The proxy's own answer to CONNECT: the request never reached the server.
+    result->outcome = HttpOutcome::kConnectFailed;
+    result->failure = HttpFailure::kProxyRefused;
+    result->transport_error =
+        "the proxy " + options.via->Shown() + " (from " + options.via->source +
+        ") refused the tunnel to " + base.host + " with HTTP " + std::to_string(status) +
+        (status == 407 ? ": it wants credentials; give them in the proxy URL, "
+                         "http://user:password@host:port"
+                       : "");
   } else if (whole) {
     result->outcome = HttpOutcome::kCompleted;
     if (result->status == 0) result->status = status;
@@ -230,9 +303,12 @@ void Settle(bool ok, httplib::Error err, int status, const BodyProgress& body, l
     result->transport_error = ChunkedFailure(body.chunks);
   } else {
     result->outcome = OutcomeOf(err, idle_ms, options);
-    result->transport_error = body.chunked && result->outcome == HttpOutcome::kBroken
-                                  ? ChunkedFailure(body.chunks)
-                                  : Describe(err, result->outcome, body, options);
+    if (body.chunked && result->outcome == HttpOutcome::kBroken) {
+      result->transport_error = ChunkedFailure(body.chunks);
+    } else {
+      result->transport_error =
+          Describe(err, result->outcome, body, base, options, &result->failure);
+    }
   }
 }
 
@@ -278,6 +354,11 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
     cli.set_keep_alive(false);
     // SSE must arrive as it is produced; a compressed body could be held back by the server.
     cli.set_decompress(false);
+    if (options.via) {
+      cli.set_proxy(options.via->host, options.via->port);
+      if (!options.via->user.empty())
+        cli.set_proxy_basic_auth(options.via->user, options.via->password);
+    }
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
     cli.enable_server_certificate_verification(true);
     if (!options.ca_cert_path.empty()) {
@@ -355,7 +436,7 @@ HttpStreamResult PostStreamImpl(const BaseUrl& base, const HttpOptions& options,
           std::chrono::duration_cast<std::chrono::milliseconds>(
               Clock::now().time_since_epoch() - Clock::duration(last_activity_ns.load()))
               .count();
-      Settle(ok, err, res.status, body, idle_ms, options, &result);
+      Settle(ok, err, res.status, body, idle_ms, base, options, &result);
     }
   } catch (const std::exception& e) {
     // httplib and the standard library may throw (bad_alloc, regex errors); keep it here.

@@ -1,6 +1,6 @@
 // A loopback OpenAI-chat model for e2e tests: keeps every request body and streams the deltas
 // the test's `reply(body, count)` returns, as [delta, finishReason] pairs, then [DONE].
-import http from "node:http";
+import { startSseModel } from "./sse-model.mjs";
 
 // A message's text, whether its content is a string or a list of blocks.
 export const textOfContent = (content) =>
@@ -14,23 +14,12 @@ export const sseChunk = (model, delta, finish = null) =>
     choices: [{ index: 0, delta, finish_reason: finish }],
   })}\n\n`;
 
-// Resolves to { server, requests, port }; closed after the test when `t` is given.
-export function startChatModel(t, reply) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const json = JSON.parse(body);
-      requests.push(json);
-      res.on("error", () => {});
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      for (const [delta, finish] of reply(json, requests.length)) res.write(sseChunk(json.model, delta, finish));
-      res.end("data: [DONE]\n\n");
-    });
+// Resolves to { server, requests, others, port }; closed after the test when `t` is given.
+// `requests` holds the request bodies; `other` answers what is not a chat request (see
+// startSseModel).
+export const startChatModel = (t, reply, other) =>
+  startSseModel(t, {
+    other,
+    record: (req, json) => json,
+    frames: (json, n) => [...reply(json, n).map(([delta, finish]) => sseChunk(json.model, delta, finish)), "data: [DONE]\n\n"],
   });
-  t?.after(() => server.close());
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ server, requests, port: server.address().port })),
-  );
-}

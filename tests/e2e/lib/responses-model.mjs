@@ -8,14 +8,7 @@
 //   { type: "function_call", name, callId, arguments: "{...}" }
 //   { type: "custom_tool_call", name, callId, input: "..." }
 //   { type: "web_search_call", query, sources: ["https://...", ...] }  (the API's own search)
-import http from "node:http";
-
-// `text` in pieces of at most `n` characters, as deltas arrive.
-const pieces = (text, n = 7) => {
-  const out = [];
-  for (let i = 0; i < text.length; i += n) out.push(text.slice(i, i + n));
-  return out.length ? out : [""];
-};
+import { pieces, startSseModel } from "./sse-model.mjs";
 
 // The events of one answer, each {type, ...} with its sequence_number.
 export function responseEvents(items, { id = "resp_e2e", usage } = {}) {
@@ -105,24 +98,10 @@ export function responseEvents(items, { id = "resp_e2e", usage } = {}) {
   return events;
 }
 
-// Resolves to { server, requests, port }; closed after the test when `t` is given.
-export function startResponsesModel(t, reply) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const json = JSON.parse(body);
-      requests.push({ path: req.url, headers: req.headers, body: json });
-      res.on("error", () => {});
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      for (const e of responseEvents(reply(json, requests.length)))
-        res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-      res.end();
-    });
+// Resolves to { server, requests, port } (each request as { path, headers, body }); closed after
+// the test when `t` is given.
+export const startResponsesModel = (t, reply) =>
+  startSseModel(t, {
+    record: (req, body) => ({ path: req.url, headers: req.headers, body }),
+    frames: (json, n) => responseEvents(reply(json, n)).map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`),
   });
-  t?.after(() => server.close());
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ server, requests, port: server.address().port })),
-  );
-}
