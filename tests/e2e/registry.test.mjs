@@ -127,7 +127,7 @@ test("the icon follows the registry's rules (and the checker catches breaking th
   assert.equal(fs.readFileSync(path.join(zedDir, "extension/icon/lousho.svg"), "utf8"), icon);
   assert.ok(iconProblems(icon.replace("currentColor", "#ff0000")).includes("colour #ff0000"));
   assert.ok(iconProblems(icon.replace('width="16"', 'width="24"').replace("0 0 16 16", "0 0 24 24")).includes("not 16x16"));
-  assert.ok(iconProblems(icon.replace("<rect", "<!-- x --><rect")).includes("has a comment"));
+  assert.ok(iconProblems(icon.replace("<path", "<!-- x --><path")).includes("has a comment"));
 });
 
 test("the registry's auth check: bare environment, one stdout line, an agent or terminal method", async () => {
