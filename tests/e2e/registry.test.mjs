@@ -202,7 +202,14 @@ function checkCustomEntry(entry, where) {
   assert.equal(typeof entry.command, "string", where);
   assert.equal(entry.args[0], "acp", where);
   assert.equal(typeof entry.env, "object", where);
-  assert.ok(["default", "accept-edits", "plan", "bypass"].includes(entry.default_mode), where);
+  // lousho reports config options, so Zed ignores default_mode / default_model: the docs use
+  // default_config_options, with lousho's option ids.
+  assert.ok(!("default_mode" in entry) && !("default_model" in entry), `${where}: default_config_options, not default_mode/default_model`);
+  assert.equal(typeof entry.default_config_options, "object", where);
+  for (const id of Object.keys(entry.default_config_options)) {
+    assert.ok(["mode", "model", "thought_level"].includes(id), `${where}: unknown config option ${id}`);
+  }
+  assert.ok(["default", "accept-edits", "plan", "bypass"].includes(entry.default_config_options.mode), where);
 }
 
 test("the Zed snippets of zed/README.md and settings.example.jsonc parse and match lousho", async () => {
@@ -213,7 +220,7 @@ test("the Zed snippets of zed/README.md and settings.example.jsonc parse and mat
   const custom = parsed.find((p) => p.agent_servers?.lousho?.type === "custom")?.agent_servers.lousho;
   assert.ok(custom, "the README has a custom agent_servers entry");
   checkCustomEntry(custom, "README");
-  for (const key of ["env", "default_mode", "default_model", "default_config_options"]) {
+  for (const key of ["env", "default_config_options"]) {
     assert.ok(key in custom, `README snippet has ${key}`);
   }
   assert.ok(parsed.some((p) => p.agent_servers?.lousho?.type === "registry"));
@@ -237,8 +244,14 @@ test("the Zed snippets of zed/README.md and settings.example.jsonc parse and mat
         .connectWith(agent.sdkStream(acp), async (ctx) => {
           await ctx.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
           const s = await ctx.request(acp.methods.agent.session.new, { cwd: home, mcpServers: [] });
-          assert.ok(s.modes.availableModes.some((m) => m.id === custom.default_mode));
-          await ctx.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: custom.default_mode });
+          // What Zed does with default_config_options: each value lousho offers is set.
+          const offered = Object.fromEntries(s.configOptions.map((o) => [o.id, o.options.map((v) => v.value)]));
+          for (const [configId, value] of Object.entries(custom.default_config_options)) {
+            if (configId === "model") continue; // the models offered depend on the keys present
+            assert.ok(offered[configId]?.includes(value), `${configId}=${value} offered: ${offered[configId]}`);
+            const res = await ctx.request(acp.methods.agent.session.setConfigOption, { sessionId: s.sessionId, configId, value });
+            assert.equal(res.configOptions.find((o) => o.id === configId).currentValue, value);
+          }
         })
         .then(resolve, reject);
     });
