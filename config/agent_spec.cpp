@@ -58,6 +58,7 @@ class Ctx {
     kept_.clear();
     throw all;
   }
+  bool failed() const { return !kept_.empty(); }
   const std::string& file() const { return file_; }
   // "file:line:column" of `n` (1-based).
   std::string Where(const YAML::Node& n) const {
@@ -1019,8 +1020,12 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   }
   if (spec.model.empty() && model_ok)
     ctx.Keep(root, "missing required key 'model' (e.g. model: openai/gpt-4o-mini)");
-  if (model_ok && !spec.model.empty()) ctx.Part([&] { ResolveScriptModel(ctx, root, dir, spec); });
-  if (models_ok) ctx.Part([&] { CheckOfferedModels(ctx, root["models"], spec); });
+  // The models against the scripts and providers: only when those read cleanly (a script that
+  // failed would otherwise be reported again as missing).
+  const bool parts_ok = !ctx.failed();
+  if (parts_ok && model_ok && !spec.model.empty())
+    ctx.Part([&] { ResolveScriptModel(ctx, root, dir, spec); });
+  if (parts_ok && models_ok) ctx.Part([&] { CheckOfferedModels(ctx, root["models"], spec); });
   ctx.ThrowKept();
   // Other providers are checked when the engine builds them (BuildAgent).
   return spec;
