@@ -64,6 +64,17 @@ void SetSessionCap(size_t asked, acp::ServerOptions* options) {
               std::to_string(room) + ". To allow " + std::to_string(asked) + ", " + raise);
 }
 
+}  // namespace
+
+void PrintReadiness(const agent::LoadedAgent& a) {
+  if (a.agent->provider_error)
+    std::printf("status: not ready: %s\n", a.agent->provider_error->message.c_str());
+  else
+    std::printf("status: ready\n");
+}
+
+namespace {
+
 // `--print-agent`: which agent and model `lousho acp` would serve here, and why.
 int PrintAgent(const agent::LoadedAgent& a) {
   const config::AgentChoice& c = a.choice;
@@ -78,10 +89,7 @@ int PrintAgent(const agent::LoadedAgent& a) {
   std::printf("stored credentials: %s%s\n",
               a.credentials_path.empty() ? "(no HOME)" : a.credentials_path.c_str(),
               stored ? "" : " (none)");
-  if (a.agent->provider_error)
-    std::printf("status: not ready: %s\n", a.agent->provider_error->message.c_str());
-  else
-    std::printf("status: ready\n");
+  PrintReadiness(a);
   return 0;
 }
 
@@ -98,6 +106,19 @@ Error ExplainLoadError(Error e, const config::AgentChoice& choice) {
                  "` checks it), then start a new session (lousho reads it again)";
   }
   return e;
+}
+
+// Started by hand in a terminal: ACP is for editors, so say what lousho waits for and how a
+// person tries it. Only a terminal on stdin gets this (editors give a pipe), and only stderr.
+void GreetTerminalUser() {
+  if (isatty(STDIN_FILENO) != 1) return;
+  std::fprintf(
+      stderr,
+      "lousho acp speaks the Agent Client Protocol: JSON-RPC messages, one a line, on "
+      "stdin and stdout. An editor (Zed, JetBrains, Neovim...) starts it and talks to it.\n"
+      "To try the agent yourself: `lousho chat` (a conversation in this terminal), or "
+      "`scripts/demo` in lousho's source tree.\n"
+      "Waiting for ACP messages on stdin (Ctrl-D ends lousho).\n");
 }
 
 int RunAcp(const AcpOptions& o) {
@@ -139,6 +160,7 @@ int RunAcp(const AcpOptions& o) {
   }
   if (loaded.ok())
     log::Info("serving agent '" + agent->name + "' (" + host.loaded().model + ") over ACP");
+  GreetTerminalUser();
   int stop_fd = InstallStopSignals();
   if (stop_fd < 0) log::Warn("cannot install signal handlers; signals end lousho at once");
   FdTransport transport(STDIN_FILENO, STDOUT_FILENO, o.max_line, stop_fd);

@@ -14,6 +14,9 @@
 namespace lousho::host {
 class SessionHost;
 }
+namespace lousho::agent {
+struct LoadedAgent;
+}
 
 namespace lousho::cli {
 
@@ -62,6 +65,10 @@ Subcommand AddSkillsCommand(CLI::App& app);
 Subcommand AddContextCommand(CLI::App& app);
 // `lousho run` (run_command.cpp, local/).
 Subcommand AddRunCommand(CLI::App& app);
+
+// Prints "status: ready" or "status: not ready: <what to set or run>" for `a` (acp_command.cpp):
+// `lousho acp --print-agent` and `lousho validate` say the same.
+void PrintReadiness(const agent::LoadedAgent& a);
 
 // Prints what a session of `host`'s agent in `cwd` would be given as context (context_command.cpp);
 // with `text`, the context block itself too.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/usage_error.h"
 #include "support/log.h"
 #include "support/posix.h"
 #include "support/sandbox.h"
@@ -33,6 +34,11 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "debug, info, warn, error or off (logs go to stderr)")
       ->check(CLI::IsMember({"debug", "info", "warn", "error", "off"}));
   app.add_option("--log-file", log_file, "write logs to this file instead of stderr");
+  // Taken by RunRpcModeIfSelected before this parser runs; listed here so --help shows it.
+  std::string mode;
+  app.add_option("--mode", mode,
+                 "rpc: serve an agent over the legacy RPC dialect (xcsh, omp, pi hosts) instead "
+                 "of a subcommand; `lousho --mode rpc --help` lists its flags");
 
   std::vector<lousho::cli::Subcommand> commands;
   commands.push_back(lousho::cli::AddAcpCommand(app));
@@ -49,7 +55,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "%s: %s\nRun 'lousho --help' for usage.\n",
-                 lousho::ErrorCodeName(lousho::ErrorCode::kUsage), e.what());
+                 lousho::ErrorCodeName(lousho::ErrorCode::kUsage),
+                 lousho::cli::UsageErrorMessage(app, e).c_str());
     for (const auto& c : commands)  // issue 26: `lousho run` refuses a command line with 2
       if (c.app->parsed()) return c.usage_exit;
     return 1;

@@ -56,25 +56,6 @@ bool IsModeSelected(int argc, char** argv) {
   return false;
 }
 
-// The agent spec: --agent, else the user's default (XDG config, then ~/.config).
-Result<std::string> AgentPath(const std::string& flag) {
-  if (!flag.empty()) return flag;
-  std::vector<fs::path> candidates;
-  if (auto xdg = ProcessEnv("XDG_CONFIG_HOME"); xdg && !xdg->empty())
-    candidates.push_back(fs::path(*xdg) / "lousho" / "agent.yaml");
-  if (auto home = ProcessEnv("HOME"); home && !home->empty())
-    candidates.push_back(fs::path(*home) / ".config" / "lousho" / "agent.yaml");
-  std::error_code ec;
-  for (const auto& c : candidates)
-    if (fs::is_regular_file(c, ec)) return c.string();
-  std::string looked;
-  for (const auto& c : candidates) looked += (looked.empty() ? "" : ", ") + c.string();
-  return MakeError(
-      ErrorCode::kConfigNotFound,
-      "--mode rpc needs an agent: pass --agent PATH or create a default agent (" +
-          (looked.empty() ? std::string("$XDG_CONFIG_HOME/lousho/agent.yaml") : looked) + ")");
-}
-
 // How long work may run on after stdin ends: --eof-grace-ms, else LOUSHO_RPC_EOF_GRACE_MS (a
 // whole number of milliseconds), else rpc_compat::kDefaultEofGraceMs.
 Result<long> EofGraceMs(const RpcOptions& o) {
@@ -107,21 +88,20 @@ int RunRpc(const RpcOptions& o) {
   auto eof_grace_ms = EofGraceMs(o);
   if (!eof_grace_ms.ok()) return Fail(eof_grace_ms.error());
 
-  auto path = AgentPath(o.agent);
-  if (!path.ok()) return Fail(path.error());
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  if (ec) return Fail(MakeError(ErrorCode::kUsage, "cannot read the working directory"));
+  // The same agent `lousho acp` would serve here: --agent, else LOUSHO_AGENT, the project's
+  // .lousho/agent.yaml, the user's agent.yaml, the built-in coding agent.
+  const config::AgentChoice choice = config::ChooseAgent(o.agent, ProcessEnv, cwd.string());
   host::HostOptions host_options =
-      host::MakeHostOptions({config::AgentSource::kArgument, *path, "--agent"}, o.model,
-                            o.session_dir, o.no_session, ProcessEnv);
+      host::MakeHostOptions(choice, o.model, o.session_dir, o.no_session, ProcessEnv);
   host_options.sandbox_flag = o.sandbox;
   host::SessionHost host(std::move(host_options));
   if (Status loaded = host.Load(); !loaded.ok()) return Fail(loaded.error());
   const agent::LoadedAgent agent = host.loaded();
   if (agent.agent->provider_error)
     log::Warn(agent.agent->provider_error->ToString() + "; prompts will fail until it is set");
-
-  std::error_code ec;
-  fs::path cwd = fs::current_path(ec);
-  if (ec) return Fail(MakeError(ErrorCode::kUsage, "cannot read the working directory"));
 
   int stop_fd = InstallStopSignals();
   if (stop_fd < 0) log::Warn("cannot install signal handlers; signals end lousho at once");
@@ -151,8 +131,8 @@ int RunRpcModeIfSelected(int argc, char** argv) {
                "lousho"};
   app.add_option("--mode", o->mode, "rpc")->required();
   app.add_option("--agent", o->agent,
-                 "agent spec (default: $XDG_CONFIG_HOME/lousho/agent.yaml, then "
-                 "~/.config/lousho/agent.yaml)");
+                 "agent spec (default, as `lousho acp`: LOUSHO_AGENT, .lousho/agent.yaml, "
+                 "~/.config/lousho/agent.yaml, else the built-in coding agent)");
   app.add_option("--model", o->model, "override the spec's model (provider/model)");
   app.add_option("--sandbox", o->sandbox,
                  "commands' kernel sandbox: workspace-write, read-only or off, optionally with "

@@ -1,13 +1,22 @@
-# LOUSHO_PORTABLE: the libraries of a release build that runs on any Linux with glibc >= 2.34 and
-# nothing else installed (scripts/release). What Debian ships as static archives is linked in
-# (yaml-cpp, PCRE2, OpenSSL, libstdc++); what it ships only as shared
-# objects is built from the copies in third_party/ (jsoncpp, header-only cpp-httplib). The
-# result needs glibc (and libgcc_s, which every glibc system has) alone, and no run path: the HTTP module is found beside the binary.
+# LOUSHO_PORTABLE: the libraries of a release build that needs nothing but the C library (glibc,
+# and libgcc_s, which every glibc system has; on macOS the system's libc++). Every third-party
+# library is linked in from a static archive: the system's where it ships one (Debian 12 ships
+# yaml-cpp, PCRE2, OpenSSL, gumbo), else one built from a pinned source by
+# third_party/build-static-deps into a folder on CMAKE_PREFIX_PATH (the release workflow's
+# older-glibc container and macOS). jsoncpp and header-only cpp-httplib are compiled from the
+# copies in third_party/. No run path: the HTTP module is found beside the binary.
 # Defines the targets the main list links by name: JsonCpp::JsonCpp, PkgConfig::PCRE2,
 # PkgConfig::HTTPLIB, and LOUSHO_YAML.
 
+# Finds lib<name>.a (CMAKE_PREFIX_PATH first, then the system) into `var`; the folder beside its
+# lib/, include/, goes on the include path (a prefix of build-static-deps, Homebrew's).
 function(lousho_static_archive var name)
   find_library(${var} NAMES lib${name}.a REQUIRED)
+  get_filename_component(lib_dir ${${var}} DIRECTORY)
+  get_filename_component(include_dir ${lib_dir}/../include ABSOLUTE)
+  if(IS_DIRECTORY ${include_dir} AND NOT include_dir STREQUAL "/usr/include")
+    include_directories(SYSTEM ${include_dir})
+  endif()
 endfunction()
 
 # jsoncpp 1.9.5 (the version Debian 12 ships), compiled in.
@@ -26,6 +35,8 @@ lousho_static_archive(LOUSHO_YAML_A yaml-cpp)
 set(LOUSHO_YAML ${LOUSHO_YAML_A})
 
 lousho_static_archive(LOUSHO_PCRE2_A pcre2-8)
+# gumbo is linked by the main list (LOUSHO_GUMBO_ARCHIVE); found here for its headers' folder.
+lousho_static_archive(LOUSHO_GUMBO_A gumbo)
 add_library(PkgConfig::PCRE2 INTERFACE IMPORTED)
 set_target_properties(PkgConfig::PCRE2 PROPERTIES INTERFACE_LINK_LIBRARIES ${LOUSHO_PCRE2_A})
 

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +14,7 @@
 #include "support/env.h"
 #include "support/files.h"
 #include "support/log.h"
+#include "support/suggest.h"
 #include "support/text.h"
 
 namespace lousho::config {
@@ -23,48 +25,65 @@ namespace {
 // Thrown only inside this file and always caught in LoadAgentSpec/LoadScriptFile.
 struct SpecError {
   std::string message;
+  int line = 0;  // 1-based; 0: no position (sorted last)
 };
 
+// Where errors go while a file is read: one part of the spec (a top-level key, an unknown key)
+// that fails is kept, and the next part is read, so that a user sees every error at once.
 class Ctx {
  public:
   explicit Ctx(std::string file) : file_(std::move(file)) {}
   [[noreturn]] void Fail(const YAML::Node& at, const std::string& what) const {
-    YAML::Mark m = at.Mark();
-    int line = m.line >= 0 ? m.line + 1 : 1;
-    int col = m.column >= 0 ? m.column + 1 : 1;
-    throw SpecError{file_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what};
+    throw At(at, what);
   }
+  // An error that does not stop reading the part it is in.
+  void Keep(const YAML::Node& at, const std::string& what) const { kept_.push_back(At(at, what)); }
+  // Runs `parse` (one part of the spec); its error is kept and reading goes on.
+  template <typename F>
+  void Part(F&& parse) const {
+    try {
+      parse();
+    } catch (const SpecError& e) {
+      kept_.push_back(e);
+    }
+  }
+  // Throws every kept error, in file order, one a line.
+  void ThrowKept() const {
+    if (kept_.empty()) return;
+    std::stable_sort(kept_.begin(), kept_.end(), [](const SpecError& a, const SpecError& b) {
+      return (a.line == 0 ? INT_MAX : a.line) < (b.line == 0 ? INT_MAX : b.line);
+    });
+    SpecError all = kept_.front();
+    for (size_t i = 1; i < kept_.size(); ++i) all.message += "\n" + kept_[i].message;
+    kept_.clear();
+    throw all;
+  }
+  bool failed() const { return !kept_.empty(); }
   const std::string& file() const { return file_; }
+  // "file:line:column" of `n` (1-based).
+  std::string Where(const YAML::Node& n) const {
+    return file_ + ":" + std::to_string(Line(n)) + ":" +
+           std::to_string(n.Mark().column >= 0 ? n.Mark().column + 1 : 1);
+  }
 
  private:
+  static int Line(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 1; }
+  SpecError At(const YAML::Node& at, const std::string& what) const {
+    return {Where(at) + ": " + what, Line(at)};
+  }
+
   std::string file_;
+  mutable std::vector<SpecError> kept_;
 };
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+// Reads root[key] with `parse` when the key is there, as one part (Ctx::Part).
+template <typename F>
+void ParseKey(const Ctx& ctx, const YAML::Node& root, const char* key, F&& parse) {
+  if (const YAML::Node& n = root[key]) ctx.Part([&] { parse(n); });
 }
 
 std::string Suggest(const std::string& key, const std::vector<std::string>& known) {
-  std::string best;
-  size_t best_d = std::string::npos;
-  for (const auto& k : known) {
-    size_t d = EditDistance(key, k);
-    if (d < best_d) {
-      best_d = d;
-      best = k;
-    }
-  }
-  if (best_d <= std::max<size_t>(2, key.size() / 3)) return " (did you mean '" + best + "'?)";
+  if (auto best = ClosestMatch(key, known)) return " (did you mean '" + *best + "'?)";
   return " (known keys: " + JoinStrings(known, ", ") + ")";
 }
 
@@ -73,7 +92,7 @@ void CheckKeys(const Ctx& ctx, const YAML::Node& map, const std::string& where,
   for (const auto& kv : map) {
     std::string key = kv.first.Scalar();
     if (std::find(known.begin(), known.end(), key) == known.end())
-      ctx.Fail(kv.first, "unknown key '" + key + "'" + (where.empty() ? "" : " in " + where) +
+      ctx.Keep(kv.first, "unknown key '" + key + "'" + (where.empty() ? "" : " in " + where) +
                              Suggest(key, known));
   }
 }
@@ -511,11 +530,7 @@ const std::vector<std::string> kInlineRuleKeys = {
     "name",  "content",       "condition",   "ttsr_trigger", "ttsrTrigger", "scope",
     "globs", "interruptMode", "description", "alwaysApply",  "enabled",     "path"};
 
-std::string Where(const Ctx& ctx, const YAML::Node& n) {
-  YAML::Mark m = n.Mark();
-  return ctx.file() + ":" + std::to_string(m.line >= 0 ? m.line + 1 : 1) + ":" +
-         std::to_string(m.column >= 0 ? m.column + 1 : 1);
-}
+std::string Where(const Ctx& ctx, const YAML::Node& n) { return ctx.Where(n); }
 
 void CheckOneOf(const Ctx& ctx, const YAML::Node& n, const std::string& what,
                 const std::vector<std::string>& allowed) {
@@ -736,34 +751,40 @@ std::vector<std::string> ParseRoots(const Ctx& ctx, const YAML::Node& n, const s
   return roots;
 }
 
-// What the engine does: model settings, instructions, tools, limits, permissions, files.
+// What the engine does: model settings, instructions, tools, limits, permissions, files. Each
+// key is one part: its error is kept and the next key is read.
 void ParseBehaviour(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
                     const LoadOptions& options, AgentSpec& spec) {
-  if (root["compaction"]) spec.compaction = ParseCompaction(ctx, root["compaction"]);
-  ParseInstructions(ctx, root, dir, spec);
-  if (root["thinking"])
-    spec.thinking = ChosenWord(ctx, root["thinking"], "thinking",
-                               {"off", "minimal", "low", "medium", "high", "xhigh"},
-                               "thinking: expected one of off, minimal, low, medium, high, xhigh");
-  if (root["tools"]) {
-    spec.tools = ParseToolList(ctx, root["tools"], options.known_tools);
+  using Node = YAML::Node;
+  ParseKey(ctx, root, "compaction",
+           [&](const Node& n) { spec.compaction = ParseCompaction(ctx, n); });
+  ctx.Part([&] { ParseInstructions(ctx, root, dir, spec); });
+  ParseKey(ctx, root, "thinking", [&](const Node& n) {
+    spec.thinking =
+        ChosenWord(ctx, n, "thinking", {"off", "minimal", "low", "medium", "high", "xhigh"},
+                   "thinking: expected one of off, minimal, low, medium, high, xhigh");
+  });
+  ParseKey(ctx, root, "tools", [&](const Node& n) {
+    spec.tools = ParseToolList(ctx, n, options.known_tools);
     spec.tools_set = true;
-  }
-  if (root["maxSteps"])
-    spec.max_steps = static_cast<int>(Int(ctx, root["maxSteps"], "maxSteps", 1));
-  if (root["limits"]) spec.limits = ParseLimits(ctx, root["limits"]);
-  if (root["webSearch"]) spec.web_search = ParseWebSearch(ctx, root["webSearch"]);
-  if (const YAML::Node& p = root["permissions"]) {
-    if (!p.IsMap() && !p.IsSequence()) ctx.Fail(p, "permissions: expected a list or a mapping");
-    spec.permissions = ToJson(p);
-  }
-  if (root["mode"])
-    spec.default_mode =
-        ChosenWord(ctx, root["mode"], "mode", {"default", "accept-edits", "plan", "bypass"},
-                   "mode: expected one of default, accept-edits, plan, bypass");
-  if (root["roots"]) spec.roots = ParseRoots(ctx, root["roots"], dir);
-  if (root["sessionDir"])
-    spec.session_dir = SpecPath(ctx, root["sessionDir"], "sessionDir", dir).lexically_normal();
+  });
+  ParseKey(ctx, root, "maxSteps",
+           [&](const Node& n) { spec.max_steps = static_cast<int>(Int(ctx, n, "maxSteps", 1)); });
+  ParseKey(ctx, root, "limits", [&](const Node& n) { spec.limits = ParseLimits(ctx, n); });
+  ParseKey(ctx, root, "webSearch",
+           [&](const Node& n) { spec.web_search = ParseWebSearch(ctx, n); });
+  ParseKey(ctx, root, "permissions", [&](const Node& n) {
+    if (!n.IsMap() && !n.IsSequence()) ctx.Fail(n, "permissions: expected a list or a mapping");
+    spec.permissions = ToJson(n);
+  });
+  ParseKey(ctx, root, "mode", [&](const Node& n) {
+    spec.default_mode = ChosenWord(ctx, n, "mode", {"default", "accept-edits", "plan", "bypass"},
+                                   "mode: expected one of default, accept-edits, plan, bypass");
+  });
+  ParseKey(ctx, root, "roots", [&](const Node& n) { spec.roots = ParseRoots(ctx, n, dir); });
+  ParseKey(ctx, root, "sessionDir", [&](const Node& n) {
+    spec.session_dir = SpecPath(ctx, n, "sessionDir", dir).lexically_normal();
+  });
 }
 
 std::map<std::string, ProviderSettings> ParseProviders(const Ctx& ctx, const YAML::Node& p) {
@@ -793,10 +814,11 @@ SlashCommand ParseCommand(const Ctx& ctx, const YAML::Node& item) {
   return cmd;
 }
 
+// Each command is one part: a bad one is reported and the next is read.
 std::vector<SlashCommand> ParseCommands(const Ctx& ctx, const YAML::Node& c) {
   if (!c.IsSequence()) ctx.Fail(c, "commands: expected a list");
   std::vector<SlashCommand> commands;
-  for (const auto& item : c) commands.push_back(ParseCommand(ctx, item));
+  for (const auto& item : c) ctx.Part([&] { commands.push_back(ParseCommand(ctx, item)); });
   return commands;
 }
 
@@ -929,34 +951,37 @@ ContextSpec ParseContext(const Ctx& ctx, const YAML::Node& n) {
   return out;
 }
 
-// What the engine is given: rules, providers, commands, scripts, MCP servers.
+// What the engine is given: rules, providers, commands, scripts, MCP servers. Each key is one
+// part: its error is kept and the next key is read.
 void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& dir,
                      const LoadOptions& options, AgentSpec& spec) {
-  if (root["rules"]) spec.rules = ParseRules(ctx, root["rules"], dir);
-  if (root["ttsr"]) spec.ttsr = ParseTtsr(ctx, root["ttsr"]);
+  using Node = YAML::Node;
+  ParseKey(ctx, root, "rules", [&](const Node& n) { spec.rules = ParseRules(ctx, n, dir); });
+  ParseKey(ctx, root, "ttsr", [&](const Node& n) { spec.ttsr = ParseTtsr(ctx, n); });
   std::error_code ec;
   if (fs::is_directory(fs::path(dir) / "rules", ec))
     spec.rules_dir = (fs::path(dir) / "rules").string();
-  if (root["providers"]) spec.providers = ParseProviders(ctx, root["providers"]);
-  if (root["commands"]) spec.commands = ParseCommands(ctx, root["commands"]);
-  if (root["skills"]) spec.skills = ParseSkills(ctx, root["skills"], dir);
-  if (root["scripts"]) spec.scripts = ParseScripts(ctx, root["scripts"], dir);
-  if (root["mcp_servers"]) spec.mcp_servers = ParseMcpServers(ctx, root["mcp_servers"], options);
-  if (root["mcp"]) spec.mcp = ParseMcpSettings(ctx, root["mcp"]);
-  if (root["hooks"]) spec.hooks = ParseHooks(ctx, root["hooks"]);
-  if (root["context"]) spec.context = ParseContext(ctx, root["context"]);
-  if (const YAML::Node& sb = root["sandbox"]) {
-    Result<SandboxSpec> parsed = ParseSandboxSpec(ToJson(sb));
-    if (!parsed.ok()) ctx.Fail(sb, parsed.error().message);
+  ParseKey(ctx, root, "providers", [&](const Node& n) { spec.providers = ParseProviders(ctx, n); });
+  ParseKey(ctx, root, "commands", [&](const Node& n) { spec.commands = ParseCommands(ctx, n); });
+  ParseKey(ctx, root, "skills", [&](const Node& n) { spec.skills = ParseSkills(ctx, n, dir); });
+  ParseKey(ctx, root, "scripts", [&](const Node& n) { spec.scripts = ParseScripts(ctx, n, dir); });
+  ParseKey(ctx, root, "mcp_servers",
+           [&](const Node& n) { spec.mcp_servers = ParseMcpServers(ctx, n, options); });
+  ParseKey(ctx, root, "mcp", [&](const Node& n) { spec.mcp = ParseMcpSettings(ctx, n); });
+  ParseKey(ctx, root, "hooks", [&](const Node& n) { spec.hooks = ParseHooks(ctx, n); });
+  ParseKey(ctx, root, "context", [&](const Node& n) { spec.context = ParseContext(ctx, n); });
+  ParseKey(ctx, root, "sandbox", [&](const Node& n) {
+    Result<SandboxSpec> parsed = ParseSandboxSpec(ToJson(n));
+    if (!parsed.ok()) ctx.Fail(n, parsed.error().message);
     spec.sandbox = std::move(*parsed);
-  }
-  if (root["sandbox_required"])
-    spec.sandbox.required = Bool(ctx, root["sandbox_required"], "sandbox_required");
-  if (root["agents"]) {  // subagents (config/agents_spec.h)
-    auto agents = ParseSubagents(ToJson(root["agents"]), "", options.known_tools);
-    if (!agents.ok()) ctx.Fail(root["agents"], agents.error().message);
+  });
+  ParseKey(ctx, root, "sandbox_required",
+           [&](const Node& n) { spec.sandbox.required = Bool(ctx, n, "sandbox_required"); });
+  ParseKey(ctx, root, "agents", [&](const Node& n) {  // subagents (config/agents_spec.h)
+    auto agents = ParseSubagents(ToJson(n), "", options.known_tools);
+    if (!agents.ok()) ctx.Fail(n, agents.error().message);
     spec.agents = std::move(*agents);
-  }
+  });
 }
 
 bool HasScript(const AgentSpec& spec, const std::string& name) {
@@ -1004,26 +1029,39 @@ AgentSpec ParseSpec(const Ctx& ctx, const YAML::Node& root, const std::string& d
   spec.dir = dir;
   if (!root.IsMap()) ctx.Fail(root, "an agent spec must be a mapping of keys");
   CheckKeys(ctx, root, "", kTopKeys);
-  if (root["name"]) spec.name = Str(ctx, root["name"], "name");
+  ParseKey(ctx, root, "name", [&](const YAML::Node& n) { spec.name = Str(ctx, n, "name"); });
   if (spec.name.empty()) spec.name = fs::path(dir).filename().string();
-  if (root["description"]) spec.description = Str(ctx, root["description"], "description");
-  if (root["model"]) {
-    spec.model = Str(ctx, root["model"], "model");
+  ParseKey(ctx, root, "description",
+           [&](const YAML::Node& n) { spec.description = Str(ctx, n, "description"); });
+  bool model_ok = true;  // a bad `model:` is reported once, not again as missing
+  ParseKey(ctx, root, "model", [&](const YAML::Node& n) {
+    model_ok = false;
+    spec.model = Str(ctx, n, "model");
     if (!IsProviderModel(spec.model))
-      ctx.Fail(root["model"], "model: expected 'provider/model', got '" + spec.model + "'");
-  }
-  if (root["models"]) spec.models = ParseModelList(ctx, root["models"]);
+      ctx.Fail(n, "model: expected 'provider/model', got '" + spec.model + "'");
+    model_ok = true;
+  });
+  bool models_ok = false;
+  ParseKey(ctx, root, "models", [&](const YAML::Node& n) {
+    spec.models = ParseModelList(ctx, n);
+    models_ok = true;
+  });
   ParseBehaviour(ctx, root, dir, options, spec);
   ParseExtensions(ctx, root, dir, options, spec);
   if (!options.model_override.empty()) {
     spec.model = options.model_override;
-    if (!IsProviderModel(spec.model))
-      throw SpecError{"--model: expected 'provider/model', got '" + spec.model + "'"};
+    model_ok = IsProviderModel(spec.model);
+    if (!model_ok) throw SpecError{"--model: expected 'provider/model', got '" + spec.model + "'"};
   }
-  if (spec.model.empty())
-    ctx.Fail(root, "missing required key 'model' (e.g. model: openai/gpt-4o-mini)");
-  ResolveScriptModel(ctx, root, dir, spec);
-  if (root["models"]) CheckOfferedModels(ctx, root["models"], spec);
+  if (spec.model.empty() && model_ok)
+    ctx.Keep(root, "missing required key 'model' (e.g. model: openai/gpt-4o-mini)");
+  // The models against the scripts and providers: only when those read cleanly (a script that
+  // failed would otherwise be reported again as missing).
+  const bool parts_ok = !ctx.failed();
+  if (parts_ok && model_ok && !spec.model.empty())
+    ctx.Part([&] { ResolveScriptModel(ctx, root, dir, spec); });
+  if (parts_ok && models_ok) ctx.Part([&] { CheckOfferedModels(ctx, root["models"], spec); });
+  ctx.ThrowKept();
   // Other providers are checked when the engine builds them (BuildAgent).
   return spec;
 }
@@ -1085,7 +1123,9 @@ Result<Script> LoadScriptFile(const std::string& path, const std::string& name) 
   if (!text.ok()) return text.error();
   Ctx ctx(path);
   try {
-    return ParseScriptNode(ctx, ParseYaml(ctx, *text), name);
+    Script script = ParseScriptNode(ctx, ParseYaml(ctx, *text), name);
+    ctx.ThrowKept();
+    return script;
   } catch (const SpecError& e) {
     return MakeError(ErrorCode::kConfigInvalid, e.message);
   } catch (const YAML::Exception& e) {

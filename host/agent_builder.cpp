@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "agent/builtin_commands.h"
 #include "agent/providers/factory.h"
 #include "agent/providers/script_provider.h"
 #include "config/credentials.h"
@@ -200,6 +201,17 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   return agent;
 }
 
+// A spec command named like a built-in one is never offered (the built-in one takes
+// precedence): said when the spec loads, so `lousho validate` and the log show it.
+void WarnShadowedCommands(const config::AgentSpec& spec) {
+  for (const config::SlashCommand& c : spec.commands) {
+    if (FindBuiltinCommand(c.name) != nullptr)
+      log::Warn(spec.source + ": command '/" + c.name +
+                "' has the name of a built-in command, which takes precedence: it is never "
+                "offered; give it another name");
+  }
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const AgentConfig>> BuildAgent(const config::AgentSpec& spec,
@@ -236,6 +248,7 @@ Result<LoadedAgent> LoadAgent(const config::AgentChoice& choice, const std::stri
     auto loaded = config::LoadAgentSpec(choice.path, opts);
     if (!loaded.ok()) return loaded.error();
     spec = std::move(*loaded);
+    WarnShadowedCommands(spec);
   }
   out.model = spec.model;
   std::optional<Error> unusable;

@@ -38,7 +38,7 @@ class AgentSpecSectionsTest : public ::testing::Test {
     return LoadAgentSpec(Write("agent.yaml", yaml), o);
   }
   // Each case is a spec's text after "model: script/echo\n" and the whole message after the
-  // file's path.
+  // file's path ("\n@": a further error, "@" standing for the path).
   struct Bad {
     const char* yaml;
     const char* error;
@@ -48,7 +48,11 @@ class AgentSpecSectionsTest : public ::testing::Test {
       auto spec = Load(std::string("model: script/echo\n") + b.yaml);
       ASSERT_FALSE(spec.ok()) << b.yaml;
       EXPECT_EQ(spec.error().code, ErrorCode::kConfigInvalid) << b.yaml;
-      EXPECT_EQ(spec.error().message, (dir_ / "agent.yaml").string() + b.error) << b.yaml;
+      const std::string path = (dir_ / "agent.yaml").string();
+      std::string expected = path + b.error;
+      for (size_t at = expected.find("\n@"); at != std::string::npos; at = expected.find("\n@", at))
+        expected.replace(at + 1, 1, path);
+      EXPECT_EQ(spec.error().message, expected) << b.yaml;
     }
   }
   fs::path dir_;
@@ -184,7 +188,10 @@ TEST_F(AgentSpecSectionsTest, ScriptsLoadAndFail) {
       {"scripts: {a: [{error: {code: NOPE}}]}\n", ":2:30: code: unknown error code"},
       {"scripts: {a: [{steps: x}]}\n", ":2:23: steps: expected a list"},
       {"scripts: {a: [{steps: []}]}\n", ":2:15: script reply: needs at least one step"},
-      {"scripts: {a: {steps: []}}\n", ":2:15: unknown key 'steps' in script (known keys: replies)"},
+      // Every error of a spec is reported, one a line ("\n@" stands for the next line's path).
+      {"scripts: {a: {steps: []}}\n",
+       ":2:15: unknown key 'steps' in script (known keys: replies)\n@:2:14: script: missing "
+       "required key 'replies'"},
       {"scripts: {a: {}}\n", ":2:14: script: missing required key 'replies'"},
   });
   auto missing = Load("model: script/echo\nscripts: {a: missing.yaml}\n");

@@ -121,7 +121,7 @@ TEST(CliTest, MissingProviderKeyFailsSessionsWithAuthRequired) {
   EXPECT_NE(err["message"].asString().find("LOUSHO_TEST_NO_SUCH_KEY"), std::string::npos);
   EXPECT_NE(r.err.find("LOUSHO_PROVIDER_AUTH"), std::string::npos) << r.err;
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_NE(v.out.find("note: "), std::string::npos);
+  EXPECT_NE(v.out.find("status: not ready: "), std::string::npos) << v.out;
   RunResult bad = RunLousho({"acp", kDemo, "--model", "nosuch/model"}, "");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("unknown provider 'nosuch'"), std::string::npos) << bad.err;

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn, execFileSync } from "node:child_process";
+import crypto from "node:crypto";
+import http from "node:http";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import Ajv from "ajv";
 import * as acp from "@agentclientprotocol/sdk";
 import { AgentProcess } from "./lib/agent-process.mjs";
@@ -127,7 +129,7 @@ test("the icon follows the registry's rules (and the checker catches breaking th
   assert.equal(fs.readFileSync(path.join(zedDir, "extension/icon/lousho.svg"), "utf8"), icon);
   assert.ok(iconProblems(icon.replace("currentColor", "#ff0000")).includes("colour #ff0000"));
   assert.ok(iconProblems(icon.replace('width="16"', 'width="24"').replace("0 0 16 16", "0 0 24 24")).includes("not 16x16"));
-  assert.ok(iconProblems(icon.replace("<rect", "<!-- x --><rect")).includes("has a comment"));
+  assert.ok(iconProblems(icon.replace("<path", "<!-- x --><path")).includes("has a comment"));
 });
 
 test("the registry's auth check: bare environment, one stdout line, an agent or terminal method", async () => {
@@ -200,7 +202,14 @@ function checkCustomEntry(entry, where) {
   assert.equal(typeof entry.command, "string", where);
   assert.equal(entry.args[0], "acp", where);
   assert.equal(typeof entry.env, "object", where);
-  assert.ok(["default", "accept-edits", "plan", "bypass"].includes(entry.default_mode), where);
+  // lousho reports config options, so Zed ignores default_mode / default_model: the docs use
+  // default_config_options, with lousho's option ids.
+  assert.ok(!("default_mode" in entry) && !("default_model" in entry), `${where}: default_config_options, not default_mode/default_model`);
+  assert.equal(typeof entry.default_config_options, "object", where);
+  for (const id of Object.keys(entry.default_config_options)) {
+    assert.ok(["mode", "model", "thought_level"].includes(id), `${where}: unknown config option ${id}`);
+  }
+  assert.ok(["default", "accept-edits", "plan", "bypass"].includes(entry.default_config_options.mode), where);
 }
 
 test("the Zed snippets of zed/README.md and settings.example.jsonc parse and match lousho", async () => {
@@ -211,7 +220,7 @@ test("the Zed snippets of zed/README.md and settings.example.jsonc parse and mat
   const custom = parsed.find((p) => p.agent_servers?.lousho?.type === "custom")?.agent_servers.lousho;
   assert.ok(custom, "the README has a custom agent_servers entry");
   checkCustomEntry(custom, "README");
-  for (const key of ["env", "default_mode", "default_model", "default_config_options"]) {
+  for (const key of ["env", "default_config_options"]) {
     assert.ok(key in custom, `README snippet has ${key}`);
   }
   assert.ok(parsed.some((p) => p.agent_servers?.lousho?.type === "registry"));
@@ -235,8 +244,14 @@ test("the Zed snippets of zed/README.md and settings.example.jsonc parse and mat
         .connectWith(agent.sdkStream(acp), async (ctx) => {
           await ctx.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
           const s = await ctx.request(acp.methods.agent.session.new, { cwd: home, mcpServers: [] });
-          assert.ok(s.modes.availableModes.some((m) => m.id === custom.default_mode));
-          await ctx.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: custom.default_mode });
+          // What Zed does with default_config_options: each value lousho offers is set.
+          const offered = Object.fromEntries(s.configOptions.map((o) => [o.id, o.options.map((v) => v.value)]));
+          for (const [configId, value] of Object.entries(custom.default_config_options)) {
+            if (configId === "model") continue; // the models offered depend on the keys present
+            assert.ok(offered[configId]?.includes(value), `${configId}=${value} offered: ${offered[configId]}`);
+            const res = await ctx.request(acp.methods.agent.session.setConfigOption, { sessionId: s.sessionId, configId, value });
+            assert.equal(res.configOptions.find((o) => o.id === configId).currentValue, value);
+          }
         })
         .then(resolve, reject);
     });
@@ -283,5 +298,113 @@ test("login through the SDK: -32000 names what to do, authenticate picks up lous
   } finally {
     await agent.kill();
     fs.rmSync(home, { recursive: true, force: true });
+  }
+});
+
+// --- The workflow's publishing steps, run here on this machine's archive (scripts/registry-entry,
+// scripts/registry-check): every platform filled (placeholders for those built elsewhere), the
+// registry's checks passing on the real archive, and failing where the registry would. ---
+
+const hostPlatform = () => {
+  const os = { linux: "linux", darwin: "darwin" }[process.platform];
+  const arch = { x64: "x86_64", arm64: "aarch64" }[process.arch];
+  return `${os}-${arch}`;
+};
+const sha256 = (file) => crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+const runScript = (name, args) =>
+  spawnSync(path.join(repoRoot, "scripts", name), args, { encoding: "utf8", timeout: 120000 });
+
+// An archive as scripts/release packs it (lousho and its HTTP module at the root) from `dir`.
+function packArchive(dist, dir, files) {
+  const name = `lousho-${cmakeVersion}-${hostPlatform()}.tar.gz`;
+  const archive = path.join(dist, name);
+  execFileSync("tar", ["-czf", archive, "-C", dir, ...files]);
+  fs.writeFileSync(`${archive}.sha256`, `${sha256(archive)}  ${name}\n`);
+  return archive;
+}
+
+test("registry-entry fills all four platforms from the archives; registry-check passes on this one", () => {
+  assertBinary();
+  const dist = freshDir("lousho-reg-dist-");
+  const out = freshDir("lousho-reg-out-");
+  try {
+    const archive = packArchive(dist, path.dirname(loushoBin), ["lousho", "liblousho_http.so"]);
+    // Without every platform's sum the entry is refused (the workflow's publish job)...
+    const refused = runScript("registry-entry", ["--sums", dist, "--out", out]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /has no sum for .*darwin-aarch64\.tar\.gz\.sha256/);
+    // ...and with --placeholders the others get 64 zeros.
+    const made = runScript("registry-entry", ["--sums", dist, "--out", out, "--placeholders"]);
+    assert.equal(made.status, 0, made.stderr);
+    const entryFile = path.join(out, "lousho/agent.json");
+    const entry = JSON.parse(fs.readFileSync(entryFile, "utf8"));
+    const binary = entry.distribution.binary;
+    assert.deepEqual(Object.keys(binary).sort(), ["darwin-aarch64", "darwin-x86_64", "linux-aarch64", "linux-x86_64"]);
+    for (const [platform, t] of Object.entries(binary)) {
+      assert.equal(t.sha256, platform === hostPlatform() ? sha256(archive) : "0".repeat(64), platform);
+    }
+    assert.ok(fs.readFileSync(path.join(out, "extension.toml"), "utf8").includes(`sha256 = "${sha256(archive)}"`));
+    const schema = JSON.parse(fs.readFileSync(path.join(e2eDir, "fixtures/registry/agent.schema.json"), "utf8"));
+    const validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(schema);
+    assert.ok(validate(entry), JSON.stringify(validate.errors));
+
+    const ok = runScript("registry-check", [entryFile, "--archives", dist]);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, new RegExp(`ok \\(${hostPlatform()} archive run\\)`));
+
+    // A changed archive no longer matches its sum.
+    fs.appendFileSync(archive, "x");
+    const tampered = runScript("registry-check", [entryFile, "--archives", dist]);
+    assert.equal(tampered.status, 1);
+    assert.match(tampered.stderr, /has sha256 [0-9a-f]{64}, the entry says/);
+  } finally {
+    fs.rmSync(dist, { recursive: true, force: true });
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test("registry-check fails an agent that writes non-JSON, a broken icon, and URLs that do not answer", async () => {
+  const dist = freshDir("lousho-reg-bad-");
+  const out = freshDir("lousho-reg-badout-");
+  const server = http.createServer((req, res) => {
+    const file = path.join(dist, path.basename(new URL(req.url, "http://x").pathname));
+    res.writeHead(fs.existsSync(file) ? 200 : 404).end();
+  });
+  try {
+    // A "lousho" that greets on stdout instead of answering initialize.
+    const fake = path.join(dist, "fake");
+    fs.mkdirSync(fake);
+    fs.writeFileSync(path.join(fake, "lousho"), "#!/bin/sh\necho hello\nsleep 1\n", { mode: 0o755 });
+    packArchive(dist, fake, ["lousho"]);
+    assert.equal(runScript("registry-entry", ["--sums", dist, "--out", out, "--placeholders"]).status, 0);
+    const entryFile = path.join(out, "lousho/agent.json");
+    const bad = runScript("registry-check", [entryFile, "--archives", dist]);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /auth check: the agent wrote non-JSON to stdout: hello/);
+
+    const icon = path.join(out, "lousho/icon.svg");
+    fs.writeFileSync(icon, fs.readFileSync(icon, "utf8").replace("currentColor", "#ff0000"));
+    const badIcon = runScript("registry-check", [entryFile]);
+    assert.equal(badIcon.status, 1);
+    assert.match(badIcon.stderr, /icon: colour #ff0000/);
+    fs.copyFileSync(path.join(zedDir, "registry/lousho/icon.svg"), icon);
+
+    // --urls: the entry's URLs moved to a loopback server holding only this platform's archive.
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${server.address().port}/download/v${cmakeVersion}/`;
+    const entry = JSON.parse(fs.readFileSync(entryFile, "utf8"));
+    for (const t of Object.values(entry.distribution.binary)) t.archive = base + path.basename(t.archive);
+    fs.writeFileSync(entryFile, JSON.stringify(entry));
+    const urls = spawn(path.join(repoRoot, "scripts/registry-check"), [entryFile, "--urls"]);
+    let stderr = "";
+    urls.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise((r) => urls.on("exit", r));
+    assert.equal(code, 1);
+    assert.equal(stderr.match(/answered 404/g)?.length, 3, stderr);
+    assert.ok(!stderr.includes(hostPlatform() + ":"), stderr);
+  } finally {
+    server.close();
+    fs.rmSync(dist, { recursive: true, force: true });
+    fs.rmSync(out, { recursive: true, force: true });
   }
 });
