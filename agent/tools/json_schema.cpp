@@ -75,7 +75,7 @@ class Checker {
 
   // "#/$defs/a/b" within the root schema; nullptr for any other reference.
   const Json::Value* Resolve(const std::string& ref) const {
-    if (ref.rfind("#", 0) != 0) return nullptr;
+    if (ref.empty() || ref[0] != '#') return nullptr;
     const Json::Value* at = &root_;
     size_t i = 1;
     while (i < ref.size() && ref[i] == '/') {

@@ -7,7 +7,7 @@
 import test, { after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { withAgent, acp } from "./lib/sdk-client.mjs";
+import { withAgent, acp, sleep } from "./lib/sdk-client.mjs";
 import { e2eDir, tempDir, workspace } from "./lib/env.mjs";
 import { startChatModel, textOfContent } from "./lib/chat-model.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
@@ -79,8 +79,11 @@ test("ACP: prompts as commands, resources for the model and the editor, structur
   await withAgent(t, { spec, env, cwd: ws }, async (c) => {
     sid = await c.newSession(ws, [{ name: "web", type: "http", url: web, headers: [] }]);
 
-    await t.test("prompts are listed as /mcp:<server>:<prompt> with their arguments as the hint", () => {
-      const update = c.events.find((e) => e.update?.sessionUpdate === "available_commands_update").update;
+    await t.test("prompts are listed as /mcp:<server>:<prompt> with their arguments as the hint", async () => {
+      // Sent just after the answer to session/new.
+      const commands = () => c.events.find((e) => e.sessionId === sid && e.update?.sessionUpdate === "available_commands_update");
+      for (let i = 0; i < 400 && !commands(); i++) await sleep(25);
+      const update = commands().update;
       const byName = Object.fromEntries(update.availableCommands.map((x) => [x.name, x]));
       for (const server of ["everything", "web"]) {
         assert.ok(byName[`mcp:${server}:simple-prompt`], Object.keys(byName).join(","));
@@ -115,11 +118,12 @@ test("ACP: prompts as commands, resources for the model and the editor, structur
       let r = await c.prompt(sid, "LIST RESOURCES");
       assert.equal(r.res?.stopReason, "end_turn", r.error?.message);
       const listed = toolResult(model.requests.at(-1));
-      assert.match(listed, /^MCP server 'everything':\n/);
-      assert.match(listed, /\nMCP server 'web':\n/);
+      // The editor's servers first, then the spec's.
+      assert.match(listed, /^MCP server 'web':\n[^]*\nMCP server 'everything':\n/);
       assert.ok(listed.includes("\n- demo://resource/static/document/architecture.md (architecture.md, text/markdown)"), listed.slice(0, 500));
       assert.match(listed, /Resource templates \(read a URI that fits one\):\n(- .*\n)*- demo:\/\/resource\/dynamic\/text\/\{resourceId\}/);
-      assert.equal(completed(r.events).title, "List MCP resources");
+      assert.equal(r.events.find((e) => e.update?.sessionUpdate === "tool_call").update.title, "List MCP resources");
+      assert.ok(r.events.some((e) => e.kind === "permission"), "asked first, as MCP tools are");
 
       r = await c.prompt(sid, "READ demo://resource/dynamic/text/3");
       assert.equal(r.res?.stopReason, "end_turn", r.error?.message);
