@@ -116,7 +116,7 @@ class ContentServer {
 PromptInfo WeatherPrompt() {
   return PromptsFrom(J(R"([{"name": "weather", "description": "Weather",
     "arguments": [{"name": "city", "description": "the city", "required": true},
-                  {"name": "units"}]}]"))[0];
+                  {"name": "units"}]}])"))[0];
 }
 
 // --- prompts ---

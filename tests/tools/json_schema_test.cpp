@@ -14,8 +14,9 @@ Json::Value J(const std::string& text) {
   return v.ok() ? *v : Json::Value();
 }
 
+// Scalars are read inside an array (ParseJson takes documents).
 std::vector<std::string> Check(const std::string& schema, const std::string& value) {
-  return SchemaMismatches(J(schema), J(value));
+  return SchemaMismatches(J("[" + schema + "]")[0], J("[" + value + "]")[0]);
 }
 
 using Lines = std::vector<std::string>;
