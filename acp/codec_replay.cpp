@@ -3,6 +3,7 @@
 
 #include "acp/codec.h"
 #include "agent/history.h"
+#include "agent/mcp/resources.h"
 #include "core/server_tool.h"
 #include "support/json_util.h"
 
@@ -83,7 +84,8 @@ void ReplayAssistant(const agent::Message& m, const std::string& message_id,
         }
         out->push_back(*UpdateFromEvent(ev::ToolExecutionStart{0, &call}));
         if (result) {
-          const agent::ToolOutput output = StoredOutput(*result);
+          agent::ToolOutput output = StoredOutput(*result);
+          output.resources = agent::mcp::StoredResources(b.name, output.details);
           out->push_back(
               *UpdateFromEvent(ev::ToolExecutionEnd{0, &call, &output, output.is_error}));
         }

@@ -61,8 +61,11 @@ void Server::SendCommands(const std::string& session_id) {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = sessions_.find(session_id); it != sessions_.end()) session = it->second;
   }
-  // The session's: the spec's and those from files, none a built-in shadows (SessionCommands).
-  for (const auto& c : session ? session->info().commands : std::vector<config::SlashCommand>{}) {
+  // The session's: the spec's and those from files, none a built-in shadows (SessionCommands),
+  // then its MCP servers' prompts (OfferedCommands).
+  for (const auto& c :
+       session ? agent::OfferedCommands(session->info().commands, session->tools().Commands())
+               : std::vector<config::SlashCommand>{}) {
     Json::Value item = Obj();
     item["name"] = c.name;
     item["description"] = c.description.empty() ? c.name : c.description;

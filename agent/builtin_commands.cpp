@@ -118,9 +118,6 @@ std::vector<config::SlashCommand> SessionCommands(const std::vector<config::Slas
   return out;
 }
 
-namespace {
-
-// The words of a command's arguments as a shell splits them: blanks separate, quotes group.
 std::vector<std::string> ArgumentWords(const std::string& args) {
   std::vector<std::string> words;
   std::string word;
@@ -148,6 +145,8 @@ std::vector<std::string> ArgumentWords(const std::string& args) {
   if (in_word) words.push_back(std::move(word));
   return words;
 }
+
+namespace {
 
 std::string TrimBlanks(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\r\n");
@@ -211,6 +210,38 @@ std::vector<ContentBlock> ExpandPromptCommand(const std::vector<config::SlashCom
     break;
   }
   return content;
+}
+
+std::vector<config::SlashCommand> OfferedCommands(const std::vector<config::SlashCommand>& session,
+                                                  const std::vector<SourceCommand>& sources) {
+  std::vector<config::SlashCommand> out = session;
+  for (const auto& c : sources) {
+    const bool taken = FindBuiltinCommand(c.name) != nullptr ||
+                       std::any_of(out.begin(), out.end(),
+                                   [&](const config::SlashCommand& o) { return o.name == c.name; });
+    if (taken) continue;
+    config::SlashCommand cmd;
+    cmd.name = c.name;
+    cmd.description = c.description;
+    cmd.hint = c.hint;
+    out.push_back(std::move(cmd));
+  }
+  return out;
+}
+
+std::optional<SourceCall> ParseSourceCall(const std::vector<config::SlashCommand>& commands,
+                                          const std::vector<ContentBlock>& content) {
+  if (content.empty() || content[0].type != BlockType::kText) return std::nullopt;
+  const std::string& text = content[0].text;
+  if (text.size() < 2 || text[0] != '/') return std::nullopt;
+  const size_t end = text.find_first_of(" \t\r\n", 1);
+  SourceCall call;
+  call.name = text.substr(1, end == std::string::npos ? std::string::npos : end - 1);
+  if (FindBuiltinCommand(call.name) != nullptr) return std::nullopt;
+  for (const auto& c : commands)
+    if (c.name == call.name) return std::nullopt;
+  if (end != std::string::npos) call.args = TrimBlanks(text.substr(end));
+  return call;
 }
 
 }  // namespace lousho::agent

@@ -9,6 +9,7 @@
 
 #include "agent/rewind.h"
 #include "config/agent_spec.h"
+#include "core/command_source.h"
 #include "core/content.h"
 #include "support/status.h"
 
@@ -92,5 +93,22 @@ std::vector<ContentBlock> ExpandPromptCommand(const std::vector<config::SlashCom
                                               std::vector<ContentBlock> content);
 // A file command's text with `args` put in (see ExpandPromptCommand).
 std::string SubstituteArguments(const std::string& text, const std::string& args);
+// The words of a command's arguments as a shell splits them: blanks separate, quotes group.
+std::vector<std::string> ArgumentWords(const std::string& args);
+
+// The commands a door lists after the built-in ones: the session's (SessionCommands), then the
+// tool sources' (MCP prompts, `/mcp:<server>:<prompt>`) whose names neither a built-in nor a
+// session command took (those shadow a source's, as ExpandSourceCall finds them first).
+std::vector<config::SlashCommand> OfferedCommands(const std::vector<config::SlashCommand>& session,
+                                                  const std::vector<SourceCommand>& sources);
+
+// A prompt whose first text block is "/name args" where `name` is no built-in and none of the
+// session's `commands`: a call a tool source may answer (ToolSet::ExpandCommand).
+struct SourceCall {
+  std::string name;
+  std::string args;  // what follows the name, trimmed
+};
+std::optional<SourceCall> ParseSourceCall(const std::vector<config::SlashCommand>& commands,
+                                          const std::vector<ContentBlock>& content);
 
 }  // namespace lousho::agent

@@ -48,6 +48,8 @@ void ToolSet::AddSource(std::shared_ptr<ToolSource> source) {
       tools_.push_back(std::move(tool));
     }
   }
+  if (auto commands = std::dynamic_pointer_cast<CommandSource>(source))
+    command_sources_.push_back(std::move(commands));
   sources_.push_back(std::move(source));
 }
 
@@ -88,11 +90,47 @@ void ToolSet::Refresh(const CancelToken& cancel) {
   }
 }
 
+std::vector<SourceCommand> ToolSet::Commands() const {
+  std::vector<std::shared_ptr<CommandSource>> sources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sources = command_sources_;
+  }
+  std::vector<SourceCommand> out;
+  for (const auto& s : sources) {
+    auto more = s->Commands();
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+std::optional<Result<std::vector<ContentBlock>>> ToolSet::ExpandCommand(
+    const std::string& name, const std::vector<std::string>& words, const CancelToken& cancel) {
+  std::vector<std::shared_ptr<CommandSource>> sources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sources = command_sources_;
+  }
+  for (auto& s : sources)
+    if (auto expanded = s->ExpandCommand(name, words, cancel)) return expanded;
+  return std::nullopt;
+}
+
+void ToolSet::ResolveLinks(std::vector<ContentBlock>& content, const CancelToken& cancel) {
+  std::vector<std::shared_ptr<CommandSource>> sources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sources = command_sources_;
+  }
+  for (auto& s : sources) s->ResolveLinks(content, cancel);
+}
+
 void ToolSet::CloseSources() {
   std::vector<std::shared_ptr<ToolSource>> sources;
   {
     std::lock_guard<std::mutex> lock(mu_);
     sources.swap(sources_);
+    command_sources_.clear();
   }
   for (auto& s : sources) s->Close();
 }

@@ -80,7 +80,7 @@ void TurnRunner::StartPrompt(std::vector<ContentBlock> content, Turn& t) {
   NoteJobs(t);
   Message user;
   user.role = Role::kUser;
-  user.content = ExpandCommand(std::move(content));
+  user.content = ExpandCommand(std::move(content), t.cancel);
   const std::string gist =
       settings_.auto_title && parts_.branching.Name().empty() ? PromptGist(user.TextContent()) : "";
   parts_.emitter.ShowMessage(0,
@@ -448,8 +448,25 @@ void TurnRunner::EmitUsage(const Turn& t, const Message& m, const ModelChoice& m
 
 // --- commands ---
 
-std::vector<ContentBlock> TurnRunner::ExpandCommand(std::vector<ContentBlock> content) const {
-  return ExpandPromptCommand(settings_.commands, std::move(content));
+// The user's turn: links to MCP resources resolved, then a command expanded: the session's
+// own, else a tool source's (an MCP prompt, fetched now). A source's command that fails keeps
+// what the user typed, with the error for the model to pass on.
+std::vector<ContentBlock> TurnRunner::ExpandCommand(std::vector<ContentBlock> content,
+                                                    const CancelToken& cancel) const {
+  parts_.tools.ResolveLinks(content, cancel);
+  auto call = ParseSourceCall(settings_.commands, content);
+  if (!call) return ExpandPromptCommand(settings_.commands, std::move(content));
+  auto expanded = parts_.tools.ExpandCommand(call->name, ArgumentWords(call->args), cancel);
+  if (!expanded) return content;
+  if (!expanded->ok()) {
+    const std::string why = "/" + call->name + " failed: " + expanded->error().message;
+    parts_.emitter.Emit(event::Warning{"mcp", why, "MCP prompt", false});
+    content.push_back(ContentBlock::Text("[" + why + ". Tell the user.]"));
+    return content;
+  }
+  std::vector<ContentBlock> out = std::move(**expanded);
+  for (size_t i = 1; i < content.size(); ++i) out.push_back(std::move(content[i]));
+  return out;
 }
 
 // What a built-in command may do, within the prompt that called it.

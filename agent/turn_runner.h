@@ -102,7 +102,8 @@ class TurnRunner {
   bool TakeQueued(Turn& t, bool ending);
   bool RemindTodos(Turn& t);
   Result<TurnResult> Finish(Turn& t, TurnStop stop);
-  std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content) const;
+  std::vector<ContentBlock> ExpandCommand(std::vector<ContentBlock> content,
+                                          const CancelToken& cancel) const;
   std::string SystemPrompt() const;
   // Hooks: the session's start and UserPromptSubmit, their context recorded before the prompt
   // (false: a hook refused the prompt, which goes no further), and Stop (true: the model goes

@@ -3,6 +3,7 @@
 // compaction).
 #include <algorithm>
 
+#include "agent/builtin_commands.h"
 #include "agent/history.h"
 #include "agent/host_tool.h"
 #include "agent/shell_command.h"
@@ -466,15 +467,20 @@ Json::Value CommandsData(const std::vector<config::SlashCommand>& list, bool ava
 }
 }  // namespace
 
-// The current session's prompt commands (the spec's and those from files), else the spec's.
+// The current session's prompt commands (the spec's, those from files, its MCP servers'
+// prompts: OfferedCommands), else the spec's.
 void Server::GetCommands(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
-  OkData(req, CommandsData(s ? s->info().commands : view_.commands, false));
+  OkData(req, CommandsData(s ? agent::OfferedCommands(s->info().commands, s->tools().Commands())
+                             : view_.commands,
+                           false));
 }
 
 void Server::GetAvailableCommands(const Request& req, const NoParams& /*p*/) {
   std::shared_ptr<agent::Session> s = current();
-  OkData(req, CommandsData(s ? s->info().commands : view_.commands, true));
+  OkData(req, CommandsData(s ? agent::OfferedCommands(s->info().commands, s->tools().Commands())
+                             : view_.commands,
+                           true));
 }
 
 void Server::SwitchSession(const Request& req, const PathParams& p) {

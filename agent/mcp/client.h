@@ -92,6 +92,17 @@ class Client {
                                const std::function<void(const Progress&)>& on_progress,
                                const CancelToken& cancel);
   Status Ping(const CancelToken& cancel);
+  // Prompts and resources (agent/mcp/prompts.h, resources.h): the items of every page of
+  // prompts/list, resources/list and resources/templates/list (an array), and the raw results
+  // of prompts/get and resources/read.
+  Result<Json::Value> ListPrompts(const CancelToken& cancel);
+  Result<Json::Value> GetPrompt(const std::string& prompt, const Json::Value& arguments,
+                                const CancelToken& cancel);
+  Result<Json::Value> ListResources(const CancelToken& cancel);
+  Result<Json::Value> ListResourceTemplates(const CancelToken& cancel);
+  Result<Json::Value> ReadResource(const std::string& uri, const CancelToken& cancel);
+  // The capabilities the server announced (null before it connected).
+  Json::Value capabilities() const;
   // Ends the connection (the server's process tree, or the HTTP session), the one a start is
   // opening too, and returns once that start has ended. Idempotent.
   void Close();
@@ -116,6 +127,12 @@ class Client {
                               const std::function<void()>* pump = nullptr,
                               const std::shared_ptr<CallState>& state = nullptr);
   void BindHandlers(Conn* conn);
+  // One request on the live connection (a short timeout for lists).
+  Result<Json::Value> Ask(const std::string& method, const Json::Value& params,
+                          const CancelToken& cancel, long timeout_ms);
+  // `key` of every page of a list method, as one array.
+  Result<Json::Value> ListPages(const std::string& method, const char* key,
+                                const CancelToken& cancel);
 
   config::McpServerSpec spec_;
   ClientOptions options_;
@@ -129,6 +146,7 @@ class Client {
   bool closed_ = false;
   std::string protocol_version_;
   Json::Value server_info_;
+  Json::Value capabilities_;
   std::string instructions_;
   std::string last_stderr_;
   std::mutex connect_mu_;  // one (re)connection at a time

@@ -3,8 +3,10 @@
 
 #include <cstdio>
 
+#include "agent/tools/json_schema.h"
 #include "agent/tools/tool_util.h"
 #include "support/json_util.h"
+#include "support/log.h"
 #include "support/text.h"
 
 namespace lousho::agent::mcp {
@@ -70,7 +72,7 @@ class ResultReader {
     ++shown_;
     const std::string type = StringOr(b, "type");
     if (type == "text") {
-      texts_.push_back(&MemberOrNull(b, "text"));
+      texts_.emplace_back(&MemberOrNull(b, "text"), out_->content.size());
       AddText(StringOr(b, "text"));
     } else if (type == "image") {
       AddImage(StringOr(b, "mimeType"), StringOr(b, "data"));
@@ -91,16 +93,23 @@ class ResultReader {
     }
   }
 
-  // The structured result, unless a text block already carries it (servers should send both).
-  void Structured(const Json::Value& structured) {
-    if (structured.isNull()) return;
-    for (const Json::Value* t : texts_) {
-      auto text = AsString(*t);
-      if (!text) continue;
-      auto parsed = ParseJson(*text);
-      if (parsed.ok() && *parsed == structured) return;
+  // The structured result as indented JSON (the model reads JSON, the user reads it in the
+  // call's content): in place of the text block that carries it (servers should send both),
+  // else added. Checked against the tool's output schema: a mismatch is noted, not fatal.
+  void Structured(const Json::Value& structured, const Json::Value& schema, bool is_error) {
+    if (structured.isNull()) {
+      if (schema.isObject() && !is_error)
+        AddText(Note("the tool declares an output schema but returned no structured result"));
+      return;
     }
-    AddText("Structured result:\n" + WriteJson(structured));
+    std::string pretty = WriteJsonPretty(structured);
+    if (!ReplaceCarrier(structured, pretty)) AddText("Structured result:\n" + pretty);
+    if (!schema.isObject()) return;
+    std::string why;
+    for (const auto& m : tools::SchemaMismatches(schema, structured)) why += "\n" + m;
+    if (why.empty()) return;
+    log::Warn("an MCP tool's structured result does not fit its output schema:" + why);
+    AddText(Note("the structured result does not fit the tool's output schema:" + why));
   }
 
   void Finish() {
@@ -175,13 +184,31 @@ class ResultReader {
   size_t image_bytes_ = 0;
   size_t shown_ = 0;
   size_t blocks_left_out_ = 0;
+  // The text block (of the result, and its place in the output) whose JSON is `structured`,
+  // given `pretty` for text; false when none is, or it was cut.
+  bool ReplaceCarrier(const Json::Value& structured, std::string& pretty) {
+    for (const auto& [t, at] : texts_) {
+      auto text = AsString(*t);
+      if (!text || at >= out_->content.size() || out_->content[at].text != *text) continue;
+      auto parsed = ParseJson(*text);
+      if (!parsed.ok() || *parsed != structured) continue;
+      if (text_bytes_ - text->size() + pretty.size() > tools::kMaxToolOutputBytes) return true;
+      text_bytes_ = text_bytes_ - text->size() + pretty.size();
+      out_->content[at].text = std::move(pretty);
+      return true;
+    }
+    return false;
+  }
+
   bool cut_ = false;
-  std::vector<const Json::Value*> texts_;  // the text blocks, for Structured
+  // The text blocks and where each went in the output, for Structured.
+  std::vector<std::pair<const Json::Value*, size_t>> texts_;
 };
 
 }  // namespace
 
-ToolOutput OutputFromResult(const Json::Value& result, tools::SavedOutputs* saved) {
+ToolOutput OutputFromResult(const Json::Value& result, tools::SavedOutputs* saved,
+                            const Json::Value& output_schema) {
   ToolOutput out;
   // The raw result for the editor, unless it is too large to send (CompleteCall would drop it).
   out.details = JsonFitsIn(result, kMaxToolDetailsBytes) ? result : DetailsTooLarge();
@@ -190,7 +217,7 @@ ToolOutput OutputFromResult(const Json::Value& result, tools::SavedOutputs* save
   const Json::Value& content = MemberOrNull(result, "content");
   for (Json::ArrayIndex i = 0; content.isArray() && i < content.size(); ++i)
     reader.Block(ElementOrNull(content, i));
-  reader.Structured(MemberOrNull(result, "structuredContent"));
+  reader.Structured(MemberOrNull(result, "structuredContent"), output_schema, out.is_error);
   reader.Finish();
   return out;
 }
@@ -242,7 +269,7 @@ ToolOutput McpTool::Run(const Json::Value& args, ToolContext& ctx) {
       return ToolOutput::Error("Cancelled by the user.");
     return ToolOutput::Error(res.error().message);
   }
-  return OutputFromResult(*res, ctx.saved_outputs);
+  return OutputFromResult(*res, ctx.saved_outputs, info_.output_schema);
 }
 
 }  // namespace lousho::agent::mcp

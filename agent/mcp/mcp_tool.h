@@ -21,11 +21,13 @@ Json::Value AdaptSchema(const Json::Value& schema);
 ToolKind KindOf(const ToolInfo& info);
 
 // A CallToolResult as tool output: text and images as they are, embedded resources as text (or
-// an image), links as text and as ResourceRefs for the editor, structuredContent kept for the
-// model when no text block carries it, isError as a failed call, and text past
-// kMaxToolOutputBytes cut with a note (which names the file in `saved` that keeps the whole
-// text, when given). `details` holds the raw result.
-ToolOutput OutputFromResult(const Json::Value& result, tools::SavedOutputs* saved = nullptr);
+// an image), links as text and as ResourceRefs for the editor, structuredContent as indented
+// JSON (in place of the text block that carries it, else added) and checked against
+// `output_schema` when it is an object (a mismatch is noted in the output, not fatal), isError
+// as a failed call, and text past kMaxToolOutputBytes cut with a note (which names the file in
+// `saved` that keeps the whole text, when given). `details` holds the raw result.
+ToolOutput OutputFromResult(const Json::Value& result, tools::SavedOutputs* saved = nullptr,
+                            const Json::Value& output_schema = Json::Value());
 
 // Thread-safe: calls go to the shared Client.
 class McpTool : public Tool {

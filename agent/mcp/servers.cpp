@@ -5,8 +5,10 @@
 #include <set>
 
 #include "agent/mcp/oauth_flow.h"
+#include "agent/mcp/resources.h"
 #include "agent/mcp/tool_names.h"
 #include "support/env.h"
+#include "support/json_util.h"
 #include "support/log.h"
 #include "support/text.h"
 
@@ -143,6 +145,7 @@ void McpServers::StartOne(const std::shared_ptr<Slot>& slot) {
   if (connected.ok()) {
     st.connected = true;
     st.tools = tools.size();
+    prompts_.Load(slot->client, stop);
   } else {
     st.error = connected.error().message;
     st.stderr_tail = slot->client->StderrTail();
@@ -190,6 +193,7 @@ void McpServers::RunLogin(const std::shared_ptr<Slot>& slot,
   if (st.ok()) {
     client = std::make_shared<Client>(slot->spec, slot->options);
     st = ConnectAndList(client, closing_.token(), &tools);
+    if (st.ok()) prompts_.Load(client, closing_.token());
   }
   const std::string outcome =
       st.ok() ? "Logged in to the MCP server '" + name + "': " + std::to_string(tools.size()) +
@@ -311,6 +315,9 @@ void McpServers::Rebuild() {
     tools_.push_back(std::make_shared<LoginWaitTool>(MangleToolName(s->spec.name, "login_needed"),
                                                      s->spec.name, s->status.login_url));
   }
+  // One tool reads the resources of every server that has them.
+  if (auto clients = ResourceClients(); !clients.empty())
+    tools_.push_back(std::make_shared<ResourceTool>([clients] { return clients; }));
   for (size_t i = 0; i < names.size(); ++i) {
     const std::shared_ptr<McpTool>& tool = *built[i];
     if (tool->name() == names[i]) {
@@ -319,6 +326,24 @@ void McpServers::Rebuild() {
       tools_.push_back(std::make_shared<McpTool>(*tool, std::move(names[i])));
     }
   }
+}
+
+std::vector<std::shared_ptr<Client>> McpServers::ResourceClients() const {
+  std::vector<std::shared_ptr<Client>> out;
+  for (const auto& s : slots_)
+    if (s->status.connected && MemberOrNull(s->client->capabilities(), "resources").isObject())
+      out.push_back(s->client);
+  return out;
+}
+
+void McpServers::ResolveLinks(std::vector<ContentBlock>& content, const CancelToken& cancel) {
+  std::vector<std::shared_ptr<Client>> clients;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    clients = ResourceClients();
+  }
+  ResolveResourceLinks(content, clients, cancel);
 }
 
 std::vector<ServerStatus> McpServers::status() const {

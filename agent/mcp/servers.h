@@ -14,7 +14,9 @@
 #include "agent/mcp/client.h"
 #include "agent/mcp/mcp_login.h"
 #include "agent/mcp/mcp_tool.h"
+#include "agent/mcp/prompts.h"
 #include "config/agent_spec.h"
+#include "core/command_source.h"
 #include "core/tool.h"
 #include "support/cancel.h"
 
@@ -53,7 +55,7 @@ std::vector<config::McpServerSpec> MergeServers(std::vector<config::McpServerSpe
 std::string FailureMessage(const ServerStatus& status);
 
 // Thread-safe.
-class McpServers : public ToolSource {
+class McpServers : public ToolSource, public CommandSource {
  public:
   // Starts every server at once, each on its own thread, and returns when all have connected
   // and listed their tools, or when settings.start_timeout_ms has passed for all together, or
@@ -67,6 +69,14 @@ class McpServers : public ToolSource {
   std::shared_ptr<Client> Find(const std::string& server) const;
   std::vector<std::shared_ptr<Tool>> CurrentTools(const CancelToken& cancel) override;
   void Close() override;
+  // Prompts as commands (PromptCatalog) and editor links to resources (ResolveResourceLinks).
+  std::vector<SourceCommand> Commands() const override { return prompts_.Commands(); }
+  std::optional<Result<std::vector<ContentBlock>>> ExpandCommand(
+      const std::string& name, const std::vector<std::string>& words,
+      const CancelToken& cancel) override {
+    return prompts_.Expand(name, words, cancel);
+  }
+  void ResolveLinks(std::vector<ContentBlock>& content, const CancelToken& cancel) override;
 
  private:
   struct Slot;
@@ -74,6 +84,8 @@ class McpServers : public ToolSource {
   void StartOne(const std::shared_ptr<Slot>& slot);
   void AwaitStarts(const StartOptions& options);
   void Rebuild();  // under mu_
+  // The connected servers that announced resources (under mu_).
+  std::vector<std::shared_ptr<Client>> ResourceClients() const;
   // After a refusal that wants a login: begins it (discovery, registration) and returns why the
   // server is not available yet; `login` gets the login to finish.
   Status PrepareLogin(const std::shared_ptr<Slot>& slot, const Status& refused,
@@ -89,6 +101,7 @@ class McpServers : public ToolSource {
   std::vector<std::thread> starters_;  // joined at Close (a slow one may still be ending)
   std::vector<std::thread> logins_;    // under mu_; joined at Close
   LoginHooks hooks_;
+  PromptCatalog prompts_;
   CancelSource closing_;  // ends the logins
   bool closed_ = false;
 };

@@ -183,7 +183,8 @@ TEST(McpOutputTest, StructuredContentKeptUnlessATextBlockCarriesIt) {
   auto alone = *ParseJson(R"({"content":[],"structuredContent":{"t":36}})");
   ToolOutput out = OutputFromResult(alone);
   ASSERT_EQ(out.content.size(), 1u);
-  EXPECT_EQ(out.content[0].text, "Structured result:\n{\"t\":36}");
+  // Indented for the user (mcp_content_test.cpp has the rest).
+  EXPECT_EQ(out.content[0].text, "Structured result:\n{\n  \"t\" : 36\n}");
 }
 
 TEST(McpOutputTest, IsErrorFailsTheCall) {
