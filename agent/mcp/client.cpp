@@ -67,8 +67,12 @@ class HttpTransport : public McpLineTransport {
   void Close() override { t_->Close(); }
   bool alive() const override { return !t_->ended(); }
   void Connected(const std::string& version) override {
-    t_->SetProtocolVersion(version);
-    t_->Listen();
+    t_->SetProtocolVersion(version, IsStateless(version));
+    // A stateless server keeps no stream of its own: nothing to listen to.
+    if (!IsStateless(version)) t_->Listen();
+  }
+  void Offer(const std::string& version) override {
+    t_->SetProtocolVersion(version, IsStateless(version));
   }
 
  private:
@@ -136,6 +140,19 @@ std::optional<ToolInfo> ToolFrom(Json::Value& t) {
   return info;
 }
 
+// A server asks at most this many times for input before one request is answered.
+constexpr int kMaxInputRounds = 8;
+
+bool InputRequired(const Json::Value& result) {
+  return StringOr(result, "resultType") == "input_required";
+}
+
+Json::Value Declined() {
+  Json::Value r(Json::objectValue);
+  r["action"] = "decline";
+  return r;
+}
+
 long MsLeft(Clock::time_point deadline) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return ms < 0 ? 0 : static_cast<long>(ms);
@@ -143,14 +160,29 @@ long MsLeft(Clock::time_point deadline) {
 
 }  // namespace
 
-// One connection: the transport, the peer over it and the thread reading it.
+bool IsStateless(const std::string& version) { return version >= kStatelessVersion; }
+
+// One connection: the transport, the peer over it and the thread reading it, and the threads
+// asking the user what the server asked (a 2025 elicitation/create).
 struct Client::Conn {
   std::unique_ptr<McpLineTransport> transport;
   std::unique_ptr<jsonrpc::Peer> peer;
   std::thread reader;
+  std::string version;  // the negotiated revision
+  bool stateless = false;
+  CancelSource ending;  // ends the questions when the connection ends
+  std::mutex askers_mu;
+  std::vector<std::thread> askers;
   ~Conn() {
+    ending.Cancel(CancelCause::kShutdown);
     if (transport) transport->Close();
     if (reader.joinable()) reader.join();
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard<std::mutex> lock(askers_mu);
+      threads.swap(askers);
+    }
+    for (auto& t : threads) t.join();
   }
 };
 
@@ -166,24 +198,53 @@ Client::Client(config::McpServerSpec spec, ClientOptions options)
 
 Client::~Client() { Close(); }
 
+Json::Value Client::Roots() const {
+  Json::Value roots(Json::arrayValue);
+  for (const auto& uri : options_.root_uris) {
+    Json::Value r(Json::objectValue);
+    r["uri"] = uri;
+    size_t slash = uri.find_last_of('/');
+    r["name"] = slash == std::string::npos ? uri : uri.substr(slash + 1);
+    roots.append(r);
+  }
+  Json::Value res(Json::objectValue);
+  res["roots"] = roots;
+  return res;
+}
+
+Json::Value Client::Capabilities() const {
+  Json::Value caps(Json::objectValue);
+  caps["roots"]["listChanged"] = false;
+  if (options_.on_elicit) caps["elicitation"]["form"] = Json::Value(Json::objectValue);
+  return caps;
+}
+
 void Client::BindHandlers(Conn* conn) {
   jsonrpc::Peer* peer = conn->peer.get();
   peer->OnRequest("ping", [](const Json::Value&, jsonrpc::Reply reply) {
     reply.Result(Json::Value(Json::objectValue));
   });
-  peer->OnRequest("roots/list", [this](const Json::Value&, jsonrpc::Reply reply) {
-    Json::Value roots(Json::arrayValue);
-    for (const auto& uri : options_.root_uris) {
-      Json::Value r(Json::objectValue);
-      r["uri"] = uri;
-      size_t slash = uri.find_last_of('/');
-      r["name"] = slash == std::string::npos ? uri : uri.substr(slash + 1);
-      roots.append(r);
-    }
-    Json::Value res(Json::objectValue);
-    res["roots"] = roots;
-    reply.Result(res);
-  });
+  peer->OnRequest("roots/list",
+                  [this](const Json::Value&, jsonrpc::Reply reply) { reply.Result(Roots()); });
+  // The user's answer may take minutes: asked on a thread of its own, never the reader's.
+  peer->OnRequest(
+      "elicitation/create", [this, conn](const Json::Value& params, jsonrpc::Reply reply) {
+        if (!options_.on_elicit) {
+          reply.Result(Declined());
+          return;
+        }
+        auto ask = [this, params, stop = conn->ending.token()](jsonrpc::Reply r) {
+          r.Result(options_.on_elicit(params, stop));
+        };
+        std::lock_guard<std::mutex> lock(conn->askers_mu);
+        try {
+          conn->askers.emplace_back([ask, r = std::make_shared<jsonrpc::Reply>(std::move(reply))] {
+            ask(std::move(*r));
+          });
+        } catch (const std::system_error& e) {
+          log::Error(std::string("MCP: no thread for a question: ") + e.what());
+        }
+      });
   peer->OnNotification("notifications/tools/list_changed", [this](const Json::Value&) {
     tools_changed_ = true;
     if (options_.on_tools_changed) options_.on_tools_changed();
@@ -253,14 +314,16 @@ Result<std::shared_ptr<Client::Conn>> Client::Open(const CancelToken& cancel, lo
     return MakeError(ErrorCode::kResourceExhausted, std::string("thread: ") + e.what());
   }
 
-  Json::Value params(Json::objectValue);
-  params["protocolVersion"] = kProtocolVersions[0];
-  Json::Value caps(Json::objectValue);
-  caps["roots"]["listChanged"] = false;
-  params["capabilities"] = caps;
-  params["clientInfo"]["name"] = options_.client_name;
-  params["clientInfo"]["version"] = options_.client_version;
-  auto res = Request(conn, "initialize", params, cancel, MsLeft(deadline));
+  // The revision is data: the first stateless one offered is tried with server/discover, and
+  // a server that does not speak it gets the handshake.
+  std::optional<Json::Value> found;
+  for (const auto& v : options_.revisions) {
+    if (!IsStateless(v)) break;
+    found = Discover(conn, v, cancel, MsLeft(deadline));
+    if (found || cancel.cancelled()) break;
+  }
+  Result<Json::Value> res =
+      found ? Result<Json::Value>(std::move(*found)) : Handshake(conn, cancel, MsLeft(deadline));
   if (!res.ok()) {
     std::string tail = conn->transport->StderrTail();
     conn.reset();  // stops the server
@@ -268,19 +331,93 @@ Result<std::shared_ptr<Client::Conn>> Client::Open(const CancelToken& cancel, lo
     if (!tail.empty()) last_stderr_ = tail;
     return res.error();
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  protocol_version_ = conn->version;
+  server_info_ = MemberOrNull(*res, "serverInfo");
+  if (server_info_.isNull())
+    server_info_ = MemberOrNull(MemberOrNull(*res, "_meta"), "io.modelcontextprotocol/serverInfo");
+  instructions_ = StringOr(*res, "instructions");
+  return conn;
+}
+
+std::optional<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn,
+                                            const std::string& version, const CancelToken& cancel,
+                                            long timeout_ms) {
+  conn->version = version;
+  conn->stateless = true;
+  conn->transport->Offer(version);
+  auto res = Request(conn, "server/discover", Json::Value(Json::objectValue), cancel, timeout_ms);
+  const Json::Value& supported = MemberOrNull(res.ok() ? *res : Json::Value(), "supportedVersions");
+  bool speaks = false;
+  if (supported.isArray())
+    for (const auto& v : supported) speaks = speaks || (v.isString() && v.asString() == version);
+  if (speaks) {
+    conn->transport->Connected(version);
+    // No stream of its own: list changes come on a subscription, where the server offers them.
+    const Json::Value& tools = MemberOrNull(MemberOrNull(*res, "capabilities"), "tools");
+    if (BoolOr(tools, "listChanged", false)) {
+      std::lock_guard<std::mutex> lock(conn->askers_mu);
+      try {
+        conn->askers.emplace_back([this, raw = conn.get()] { Listen(raw); });
+      } catch (const std::system_error& e) {
+        log::Warn(std::string("MCP: no thread to listen for list changes: ") + e.what());
+      }
+    }
+    return std::move(*res);
+  }
+  log::Info("MCP server '" + spec_.name + "' does not speak MCP " + version +
+            (res.ok() ? "" : " (" + res.error().message + ")") + "; shaking hands");
+  conn->stateless = false;
+  conn->version.clear();
+  conn->transport->Offer("");
+  return std::nullopt;
+}
+
+void Client::Listen(Conn* raw) {
+  // Not owning: the connection joins this thread before it goes.
+  std::shared_ptr<Conn> conn(std::shared_ptr<Conn>(), raw);
+  const CancelToken stop = raw->ending.token();
+  Json::Value params(Json::objectValue);
+  params["notifications"]["toolsListChanged"] = true;
+  int quick_failures = 0;
+  while (!stop.cancelled() && quick_failures < 3) {
+    const auto began = Clock::now();
+    auto res = Request(conn, "subscriptions/listen", params, stop, 24L * 3600 * 1000);
+    if (stop.cancelled()) return;
+    // Changes may have come while no one listened.
+    tools_changed_ = true;
+    const bool quick = Clock::now() - began < std::chrono::seconds(10);
+    quick_failures = !res.ok() && quick ? quick_failures + 1 : 0;
+    if (stop.WaitFor(1000)) return;
+  }
+  log::Info("MCP server '" + spec_.name + "': no subscription to its list changes");
+}
+
+Result<Json::Value> Client::Handshake(const std::shared_ptr<Conn>& conn, const CancelToken& cancel,
+                                      long timeout_ms) {
+  std::string offered = kProtocolVersions[0];
+  for (const auto& v : options_.revisions)
+    if (!IsStateless(v)) {
+      offered = v;
+      break;
+    }
+  Json::Value params(Json::objectValue);
+  params["protocolVersion"] = offered;
+  params["capabilities"] = Capabilities();
+  params["clientInfo"]["name"] = options_.client_name;
+  params["clientInfo"]["version"] = options_.client_version;
+  auto res = Request(conn, "initialize", params, cancel, timeout_ms);
+  if (!res.ok()) return res;
   std::string version = StringOr(*res, "protocolVersion");
   bool known = false;
   for (const char* v : kProtocolVersions) known = known || version == v;
   if (!known)
     return MakeError(ErrorCode::kMcpServer,
                      "the server speaks MCP version '" + version + "', which lousho does not");
+  conn->version = version;
   conn->transport->Connected(version);
   conn->peer->Notify("notifications/initialized", Json::Value(Json::objectValue));
-  std::lock_guard<std::mutex> lock(mu_);
-  protocol_version_ = version;
-  server_info_ = MemberOrNull(*res, "serverInfo");
-  instructions_ = StringOr(*res, "instructions");
-  return conn;
+  return res;
 }
 
 Status Client::Connect(const CancelToken& cancel) {
@@ -333,6 +470,59 @@ Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std
                                     const Json::Value& params, const CancelToken& cancel,
                                     long timeout_ms, const std::function<void()>* pump,
                                     const std::shared_ptr<CallState>& state) {
+  Json::Value sent = params;
+  if (conn->stateless) {
+    // Every request says who asks and what it can do: the server keeps nothing between them.
+    Json::Value& meta = sent["_meta"];
+    meta["io.modelcontextprotocol/protocolVersion"] = conn->version;
+    meta["io.modelcontextprotocol/clientInfo"]["name"] = options_.client_name;
+    meta["io.modelcontextprotocol/clientInfo"]["version"] = options_.client_version;
+    meta["io.modelcontextprotocol/clientCapabilities"] = Capabilities();
+  }
+  auto res = Exchange(conn, method, sent, cancel, timeout_ms, pump, state);
+  // The server wants answers first: it gets them with the same request again.
+  for (int round = 0; res.ok() && InputRequired(*res); ++round) {
+    if (round == kMaxInputRounds)
+      return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name + "' asked for input " +
+                                                  std::to_string(kMaxInputRounds) + " times in " +
+                                                  method + "; giving up");
+    auto answers = AnswerInputs(MemberOrNull(*res, "inputRequests"), cancel);
+    if (!answers.ok()) return answers.error();
+    sent["inputResponses"] = std::move(*answers);
+    const Json::Value& handle = MemberOrNull(*res, "requestState");
+    if (handle.isString()) {
+      sent["requestState"] = handle;
+    } else {
+      sent.removeMember("requestState");
+    }
+    res = Exchange(conn, method, sent, cancel, timeout_ms, pump, state);
+  }
+  return res;
+}
+
+Result<Json::Value> Client::AnswerInputs(const Json::Value& requests, const CancelToken& cancel) {
+  Json::Value answers(Json::objectValue);
+  if (!requests.isObject()) return answers;
+  for (const auto& key : requests.getMemberNames()) {
+    const Json::Value& req = MemberOrNull(requests, key.c_str());
+    const std::string method = StringOr(req, "method");
+    if (method == "roots/list") {
+      answers[key] = Roots();
+    } else if (method == "elicitation/create") {
+      answers[key] =
+          options_.on_elicit ? options_.on_elicit(MemberOrNull(req, "params"), cancel) : Declined();
+    } else {
+      return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name + "' asked for '" +
+                                                  method + "', which lousho does not offer");
+    }
+  }
+  return answers;
+}
+
+Result<Json::Value> Client::Exchange(const std::shared_ptr<Conn>& conn, const std::string& method,
+                                     const Json::Value& params, const CancelToken& cancel,
+                                     long timeout_ms, const std::function<void()>* pump,
+                                     const std::shared_ptr<CallState>& state) {
   jsonrpc::CallHooks hooks;
   if (pump && state) {
     hooks.pending = [s = state.get()] { return s->has.load(); };
@@ -391,7 +581,18 @@ Result<std::vector<ToolInfo>> Client::ListTools(const CancelToken& cancel) {
         if (auto info = ToolFrom(t)) tools.push_back(std::move(*info));
     }
     cursor = StringOr(*res, "nextCursor");
-    if (cursor.empty()) return tools;
+    if (cursor.empty()) {
+      // Fresh for ttlMs; without one (or 0) the list stands until the server says otherwise.
+      auto ttl = AsDouble(MemberOrNull(*res, "ttlMs"));
+      long long expire = 0;
+      if (ttl && *ttl > 0)
+        expire =
+            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+                .count() +
+            static_cast<long long>(std::min(*ttl, 1e12));
+      tools_expire_ms_ = expire;
+      return tools;
+    }
   }
   log::Warn("MCP server '" + spec_.name + "': stopped listing tools after " +
             std::to_string(kMaxPages) + " pages");
@@ -456,6 +657,14 @@ void Client::Close() {
   // A start still under way ends at once now (its input ended, or it finds closed_): wait for
   // it, so that its server is gone when Close returns.
   std::lock_guard<std::mutex> started(connect_mu_);
+}
+
+bool Client::tools_changed() const {
+  if (tools_changed_.load()) return true;
+  const long long expire = tools_expire_ms_.load();
+  return expire != 0 &&
+         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+                 .count() >= expire;
 }
 
 std::string Client::protocol_version() const {

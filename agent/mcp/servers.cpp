@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 
+#include "agent/mcp/elicit.h"
 #include "agent/mcp/oauth_flow.h"
 #include "agent/mcp/tool_names.h"
 #include "support/env.h"
@@ -101,6 +102,12 @@ ClientOptions ClientOptionsOf(const StartOptions& options) {
   co.call_timeout_ms = options.settings.call_timeout_ms;
   co.max_restarts = options.settings.max_restarts;
   co.ca_cert_path = options.ca_cert_path;
+  // The servers' questions go to the editor (a decline where it cannot ask).
+  if (options.login.elicitation != nullptr)
+    co.on_elicit = [editor = options.login.elicitation, session = options.login.session_id](
+                       const Json::Value& params, const CancelToken& cancel) {
+      return AskEditor(params, editor, session, cancel);
+    };
   return co;
 }
 
@@ -114,6 +121,7 @@ std::shared_ptr<ServerAuth> AuthOf(const config::McpServerSpec& spec, const Star
   o.store_dir = options.auth_dir.empty() ? TokenStoreDir(ProcessEnv) : options.auth_dir;
   o.timeout_ms = options.settings.start_timeout_ms;
   o.ca_cert_path = options.ca_cert_path;
+  o.client_metadata_url = options.settings.client_metadata_url;
   return std::make_shared<ServerAuth>(std::move(o));
 }
 
