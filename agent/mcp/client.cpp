@@ -314,16 +314,15 @@ Result<std::shared_ptr<Client::Conn>> Client::Open(const CancelToken& cancel, lo
     return MakeError(ErrorCode::kResourceExhausted, std::string("thread: ") + e.what());
   }
 
-  // The revision is data: the first stateless one offered is tried with server/discover, and
-  // a server that does not speak it gets the handshake.
-  std::optional<Json::Value> found;
+  // The revision is data: each offered in turn, a stateless one with server/discover, a 2025
+  // one with the handshake, until the server speaks one. A server that does not answer in time,
+  // or goes, ends the start.
+  Result<Json::Value> res = MakeError(ErrorCode::kMcpServer, "no MCP revision to offer");
   for (const auto& v : options_.revisions) {
-    if (!IsStateless(v)) break;
-    found = Discover(conn, v, cancel, MsLeft(deadline));
-    if (found || cancel.cancelled()) break;
+    res = IsStateless(v) ? Discover(conn, v, cancel, MsLeft(deadline))
+                         : Handshake(conn, v, cancel, MsLeft(deadline));
+    if (res.ok() || res.error().code != ErrorCode::kMcpServer || conn->peer->closed()) break;
   }
-  Result<Json::Value> res =
-      found ? Result<Json::Value>(std::move(*found)) : Handshake(conn, cancel, MsLeft(deadline));
   if (!res.ok()) {
     std::string tail = conn->transport->StderrTail();
     conn.reset();  // stops the server
@@ -340,9 +339,8 @@ Result<std::shared_ptr<Client::Conn>> Client::Open(const CancelToken& cancel, lo
   return conn;
 }
 
-std::optional<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn,
-                                            const std::string& version, const CancelToken& cancel,
-                                            long timeout_ms) {
+Result<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn, const std::string& version,
+                                     const CancelToken& cancel, long timeout_ms) {
   conn->version = version;
   conn->stateless = true;
   conn->transport->Offer(version);
@@ -363,14 +361,16 @@ std::optional<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn,
         log::Warn(std::string("MCP: no thread to listen for list changes: ") + e.what());
       }
     }
-    return std::move(*res);
+    return res;
   }
-  log::Info("MCP server '" + spec_.name + "' does not speak MCP " + version +
-            (res.ok() ? "" : " (" + res.error().message + ")") + "; shaking hands");
   conn->stateless = false;
   conn->version.clear();
   conn->transport->Offer("");
-  return std::nullopt;
+  if (!res.ok() && res.error().code != ErrorCode::kMcpServer) return res;  // timeout, cancel
+  log::Info("MCP server '" + spec_.name + "' does not speak MCP " + version +
+            (res.ok() ? "" : " (" + res.error().message + ")"));
+  return MakeError(ErrorCode::kMcpServer,
+                   "MCP server '" + spec_.name + "' does not speak MCP " + version);
 }
 
 void Client::Listen(Conn* raw) {
@@ -393,14 +393,8 @@ void Client::Listen(Conn* raw) {
   log::Info("MCP server '" + spec_.name + "': no subscription to its list changes");
 }
 
-Result<Json::Value> Client::Handshake(const std::shared_ptr<Conn>& conn, const CancelToken& cancel,
-                                      long timeout_ms) {
-  std::string offered = kProtocolVersions[0];
-  for (const auto& v : options_.revisions)
-    if (!IsStateless(v)) {
-      offered = v;
-      break;
-    }
+Result<Json::Value> Client::Handshake(const std::shared_ptr<Conn>& conn, const std::string& offered,
+                                      const CancelToken& cancel, long timeout_ms) {
   Json::Value params(Json::objectValue);
   params["protocolVersion"] = offered;
   params["capabilities"] = Capabilities();

@@ -64,9 +64,10 @@ struct ClientOptions {
   std::function<void()> on_tools_changed;
   // HTTP servers: the authorization each request carries (OAuth); null: none.
   std::shared_ptr<HttpAuth> auth;
-  // The revisions offered, newest first: a stateless one is tried with server/discover, then
-  // the handshake with the first of kProtocolVersions listed. Tests and the conformance client
-  // pin one.
+  // The revisions offered, in the order tried: a stateless one with server/discover, another
+  // with the handshake. The next is tried when the server answers that it does not speak one.
+  // The conformance client pins one; stdio servers get the handshake first (servers of 2025
+  // may drop, or die of, a request before initialize).
   std::vector<std::string> revisions = {kStatelessVersion, "2025-11-25"};
   // Answers what the server asks of the user (`elicitation/create`, as a 2025 request or in an
   // `input_required` result): the ElicitResult. On its own thread; `cancel` fires when the
@@ -142,12 +143,13 @@ class Client {
   Result<Json::Value> AnswerInputs(const Json::Value& requests, const CancelToken& cancel);
   Json::Value Roots() const;
   Json::Value Capabilities() const;
-  // Stateless: server/discover at the revision offered; nullopt when the server does not
-  // speak it (the handshake follows).
-  std::optional<Json::Value> Discover(const std::shared_ptr<Conn>& conn, const std::string& version,
-                                      const CancelToken& cancel, long timeout_ms);
-  Result<Json::Value> Handshake(const std::shared_ptr<Conn>& conn, const CancelToken& cancel,
-                                long timeout_ms);
+  // Stateless: server/discover at `version`; a kMcpServer error when the server does not speak
+  // it (the next revision offered is tried), another when it did not answer in time.
+  Result<Json::Value> Discover(const std::shared_ptr<Conn>& conn, const std::string& version,
+                               const CancelToken& cancel, long timeout_ms);
+  // The initialize handshake offering `offered` (any of kProtocolVersions is accepted).
+  Result<Json::Value> Handshake(const std::shared_ptr<Conn>& conn, const std::string& offered,
+                                const CancelToken& cancel, long timeout_ms);
   // Stateless: keeps a subscriptions/listen request open for the server's list changes, opened
   // again when it ends, until the connection ends. On a thread of the connection.
   void Listen(Conn* conn);

@@ -118,6 +118,66 @@ Json::Value AskUrl(const Json::Value& params, Elicitation* editor, const std::st
   return ActionResult(*action == ElicitationAction::kAccept ? "accept" : "decline");
 }
 
+// One field through a dialog: a choice as a list, anything else typed in (the choices of a
+// multiple choice named in the title, the answer split at commas). nullopt: dismissed.
+Result<std::optional<std::vector<std::string>>> AskField(const FormField& f, Dialogs& dialogs,
+                                                         const std::string& session_id,
+                                                         const CancelToken& cancel) {
+  using Answer = std::optional<std::vector<std::string>>;
+  std::string title = f.title + (f.description.empty() ? "" : ": " + f.description);
+  if (f.kind == FormField::Kind::kChoice) {
+    std::vector<std::string> titles;
+    for (const auto& c : f.choices) titles.push_back(c.title);
+    auto picked = dialogs.Select(session_id, title, titles, cancel);
+    if (!picked.ok()) return picked.error();
+    if (!picked->has_value()) return Answer();
+    for (const auto& c : f.choices)
+      if (c.title == **picked) return Answer(std::vector<std::string>{c.value});
+    return Answer(std::vector<std::string>{});
+  }
+  for (size_t i = 0; i < f.choices.size(); ++i)
+    title += (i == 0 ? " (" : ", ") + f.choices[i].value + (i + 1 == f.choices.size() ? ")" : "");
+  const bool many = f.kind == FormField::Kind::kMultiChoice;
+  auto typed = dialogs.Input(session_id, title, many ? "comma-separated" : "", cancel);
+  if (!typed.ok()) return typed.error();
+  if (!typed->has_value()) return Answer();
+  std::vector<std::string> values;
+  if (!many) {
+    if (!(*typed)->empty()) values.push_back(**typed);
+    return Answer(values);
+  }
+  std::string item;
+  for (char c : **typed + ",") {
+    if (c != ',') {
+      item += c;
+      continue;
+    }
+    const size_t b = item.find_first_not_of(' ');
+    if (b != std::string::npos)
+      values.push_back(item.substr(b, item.find_last_not_of(' ') - b + 1));
+    item.clear();
+  }
+  return Answer(values);
+}
+
+Json::Value AskDialogs(const Json::Value& params, Dialogs& dialogs, const std::string& session_id,
+                       const CancelToken& cancel) {
+  const Json::Value& schema = MemberOrNull(params, "requestedSchema");
+  // The question itself first: the user may decline it as a whole.
+  auto go = dialogs.Confirm(session_id, "MCP server question", StringOr(params, "message"), cancel);
+  if (!go.ok() || !go->has_value()) return ActionResult("cancel");
+  if (!**go) return ActionResult("decline");
+  std::map<std::string, std::vector<std::string>> answers;
+  for (const auto& f : FormFieldsOf(schema)) {
+    auto answer = AskField(f, dialogs, session_id, cancel);
+    if (!answer.ok() || !answer->has_value()) return ActionResult("cancel");
+    if (!(*answer)->empty()) answers[f.name] = std::move(**answer);
+  }
+  Json::Value r = ActionResult("accept");
+  r["content"] = ElicitContent(schema, answers);
+  return r;
+}
+
 }  // namespace
 
 std::vector<FormField> FormFieldsOf(const Json::Value& requested_schema) {
@@ -153,11 +213,13 @@ Json::Value ElicitContent(const Json::Value& requested_schema,
   return content;
 }
 
-Json::Value AskEditor(const Json::Value& params, Elicitation* editor, const std::string& session_id,
-                      const CancelToken& cancel) {
+Json::Value AskEditor(const Json::Value& params, Elicitation* editor, Dialogs* dialogs,
+                      const std::string& session_id, const CancelToken& cancel) {
   const bool url = StringOr(params, "mode") == "url";
-  if (editor == nullptr || !(url ? editor->CanOpenUrl() : editor->CanAskForm()))
+  if (editor == nullptr || !(url ? editor->CanOpenUrl() : editor->CanAskForm())) {
+    if (!url && dialogs != nullptr) return AskDialogs(params, *dialogs, session_id, cancel);
     return ActionResult("decline");
+  }
   return url ? AskUrl(params, editor, session_id, cancel)
              : AskForm(params, editor, session_id, cancel);
 }

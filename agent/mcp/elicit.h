@@ -25,10 +25,11 @@ std::vector<FormField> FormFieldsOf(const Json::Value& requested_schema);
 Json::Value ElicitContent(const Json::Value& requested_schema,
                           const std::map<std::string, std::vector<std::string>>& answers);
 
-// The ElicitResult for `params` (an ElicitRequest's), asked through `editor` in `session_id`:
-// {"action":"decline"} when the editor cannot ask that kind of question (or is null), "cancel"
-// when the question was dismissed or `cancel` fired.
-Json::Value AskEditor(const Json::Value& params, Elicitation* editor, const std::string& session_id,
-                      const CancelToken& cancel);
+// The ElicitResult for `params` (an ElicitRequest's), asked through `editor` in `session_id`,
+// else (a form, where the editor has no forms) field by field through `dialogs` (the RPC
+// door's): {"action":"decline"} when neither can ask that kind of question (or both are null),
+// "cancel" when the question was dismissed or `cancel` fired.
+Json::Value AskEditor(const Json::Value& params, Elicitation* editor, Dialogs* dialogs,
+                      const std::string& session_id, const CancelToken& cancel);
 
 }  // namespace lousho::agent::mcp

@@ -265,6 +265,31 @@ TEST_F(McpClientTest, A2025ServerGetsTheHandshakeAfterDiscoverFails) {
   EXPECT_EQ(StringOr(after[before], "method"), "initialize");
 }
 
+// Revisions are tried in the order given: a server of 2026 only refuses the handshake offered
+// first (as stdio servers are), and server/discover follows on the same connection.
+TEST_F(McpClientTest, TheNextRevisionIsTriedWhenTheServerRefusesOne) {
+  server_.stateless = true;
+  server_.On("initialize", [](FakeServer& s, const Json::Value& m) {
+    Json::Value e(Json::objectValue);
+    e["jsonrpc"] = "2.0";
+    e["id"] = m["id"];
+    e["error"]["code"] = -32022;
+    e["error"]["message"] = "Unsupported protocol version";
+    e["error"]["data"]["supported"][0] = "2026-07-28";
+    s.Send(e);
+  });
+  ClientOptions o;
+  o.revisions = {"2025-11-25", "2026-07-28"};
+  auto client = Make(o);
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  EXPECT_EQ(client->protocol_version(), "2026-07-28");
+  auto got = server_.received();
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_EQ(StringOr(got[0], "method"), "initialize");
+  EXPECT_EQ(StringOr(got[1], "method"), "server/discover");
+  EXPECT_EQ(server_.opens, 1) << "one connection";
+}
+
 // An input_required result is answered (the editor's elicitation, the roots) and the request
 // sent again with the answers and the server's state, until the server completes it.
 TEST_F(McpClientTest, InputRequiredIsAnsweredAndTheRequestRetried) {

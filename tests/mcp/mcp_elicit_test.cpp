@@ -91,19 +91,71 @@ TEST(McpElicitTest, TheEditorIsAskedOrTheServerHearsADecline) {
   params["message"] = "Who are you?";
   params["requestedSchema"] = Schema();
   FakeEditor editor;
-  Json::Value r = AskEditor(params, &editor, "sess-1", CancelToken());
+  Json::Value r = AskEditor(params, &editor, nullptr, "sess-1", CancelToken());
   EXPECT_EQ(r["action"].asString(), "accept");
   EXPECT_EQ(r["content"]["name"].asString(), "Grace");
   EXPECT_EQ(editor.seen_session, "sess-1");
   EXPECT_EQ(editor.seen.message, "Who are you?");
 
-  EXPECT_EQ(AskEditor(params, nullptr, "s", CancelToken())["action"].asString(), "decline");
+  EXPECT_EQ(AskEditor(params, nullptr, nullptr, "s", CancelToken())["action"].asString(),
+            "decline");
   editor.form = false;
-  EXPECT_EQ(AskEditor(params, &editor, "s", CancelToken())["action"].asString(), "decline");
+  EXPECT_EQ(AskEditor(params, &editor, nullptr, "s", CancelToken())["action"].asString(),
+            "decline");
   params["mode"] = "url";
   params["url"] = "https://example.com/x";
-  EXPECT_EQ(AskEditor(params, &editor, "s", CancelToken())["action"].asString(), "decline")
+  EXPECT_EQ(AskEditor(params, &editor, nullptr, "s", CancelToken())["action"].asString(), "decline")
       << "this editor opens no URLs";
+}
+
+// The RPC door has dialogs, not forms: the question is confirmed, then asked field by field.
+class FakeDialogs : public Dialogs {
+ public:
+  Result<std::optional<std::string>> Select(const std::string&, const std::string& title,
+                                            const std::vector<std::string>& options,
+                                            const CancelToken&) override {
+    asked.push_back("select " + title);
+    return std::optional<std::string>(options.back());
+  }
+  Result<std::optional<bool>> Confirm(const std::string&, const std::string&,
+                                      const std::string& message, const CancelToken&) override {
+    asked.push_back("confirm " + message);
+    return std::optional<bool>(go);
+  }
+  Result<std::optional<std::string>> Input(const std::string&, const std::string& title,
+                                           const std::string&, const CancelToken&) override {
+    asked.push_back("input " + title);
+    return std::optional<std::string>(title.rfind("Tags", 0) == 0 ? " a, b " : "7");
+  }
+  Result<std::optional<std::string>> Editor(const std::string&, const std::string&,
+                                            const std::string&, const CancelToken&) override {
+    return std::optional<std::string>();
+  }
+  bool go = true;
+  std::vector<std::string> asked;
+};
+
+TEST(McpElicitTest, WithoutFormsTheDialogsAskFieldByField) {
+  auto schema = ParseJson(R"({"type":"object","properties":{
+    "count":{"type":"integer","title":"Count"},
+    "size":{"type":"string","title":"Size","enum":["s","l"],"enumNames":["Small","Large"]},
+    "tags":{"type":"array","title":"Tags","items":{"enum":["a","b"]}}}})");
+  ASSERT_TRUE(schema.ok());
+  Json::Value params(Json::objectValue);
+  params["message"] = "Configure";
+  params["requestedSchema"] = *schema;
+  FakeDialogs dialogs;
+  Json::Value r = AskEditor(params, nullptr, &dialogs, "s", CancelToken());
+  ASSERT_EQ(r["action"].asString(), "accept") << WriteJson(r);
+  EXPECT_EQ(r["content"]["count"].asInt64(), 7);
+  EXPECT_EQ(r["content"]["size"].asString(), "l");
+  ASSERT_EQ(r["content"]["tags"].size(), 2u);
+  EXPECT_EQ(r["content"]["tags"][0].asString(), "a");
+  EXPECT_EQ(r["content"]["tags"][1].asString(), "b");
+  EXPECT_EQ(dialogs.asked.front(), "confirm Configure");
+  dialogs.go = false;
+  EXPECT_EQ(AskEditor(params, nullptr, &dialogs, "s", CancelToken())["action"].asString(),
+            "decline");
 }
 
 }  // namespace
