@@ -281,13 +281,14 @@ int ConformanceClient(const McpOptions& o) {
     return FollowAuthorization(url, stop);
   };
   // A refusal that wants a login (at the start, or a step-up for more scope) logs in and tries
-  // again with a new connection, a few times at most.
+  // again with a new connection: three logins at most.
+  constexpr int kMaxLogins = 3;
   Status st = Status::Ok();
-  for (int attempt = 0; attempt < 4; ++attempt) {
+  for (int logins = 0;; ++logins) {
     agent::mcp::Client client(spec, co);
     st = RunScenario(client, scenario);
     client.Close();
-    if (st.ok() || !auth->needs_login()) break;
+    if (st.ok() || !auth->needs_login() || logins == kMaxLogins) break;
     auto pending = auth->BeginLogin(CancelToken());
     if (!pending.ok()) return Fail(pending.error());
     Status in = auth->FinishLogin(std::move(*pending), ui, CancelToken());

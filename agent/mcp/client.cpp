@@ -345,7 +345,8 @@ Result<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn, const st
   conn->stateless = true;
   conn->transport->Offer(version);
   auto res = Request(conn, "server/discover", Json::Value(Json::objectValue), cancel, timeout_ms);
-  const Json::Value& supported = MemberOrNull(res.ok() ? *res : Json::Value(), "supportedVersions");
+  const Json::Value none;
+  const Json::Value& supported = MemberOrNull(res.ok() ? *res : none, "supportedVersions");
   bool speaks = false;
   if (supported.isArray())
     for (const auto& v : supported) speaks = speaks || (v.isString() && v.asString() == version);
