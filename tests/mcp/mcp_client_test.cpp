@@ -253,6 +253,7 @@ TEST_F(McpClientTest, A2025ServerGetsTheHandshakeAfterDiscoverFails) {
   EXPECT_EQ(StringOr(got[0], "method"), "server/discover");
   EXPECT_EQ(StringOr(got[1], "method"), "initialize");
   // A client pinned to the 2025 revision does not try the stateless one at all.
+  client->Close();  // one connection at a time to the fake
   server_.stateless = true;
   ClientOptions o;
   o.revisions = {"2025-11-25"};
