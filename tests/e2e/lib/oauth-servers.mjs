@@ -71,7 +71,8 @@ export async function startOAuthServers() {
     }
     if (req.method === "POST" && url.pathname === "/register") {
       const meta = JSON.parse(body);
-      if (!Array.isArray(meta.redirect_uris) || !meta.redirect_uris.every((u) => u.startsWith("http://127.0.0.1:")))
+            // Loopback redirects only, with a port or (RFC 8252: any port) without one.
+      if (!Array.isArray(meta.redirect_uris) || !meta.redirect_uris.every((u) => /^http:\/\/127\.0\.0\.1[:/]/.test(u)))
         return json(res, 400, { error: "invalid_redirect_uri" });
       counts.registrations++;
       const id = `client-${counts.registrations}`;
