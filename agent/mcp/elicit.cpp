@@ -118,36 +118,26 @@ Json::Value AskUrl(const Json::Value& params, Elicitation* editor, const std::st
   return ActionResult(*action == ElicitationAction::kAccept ? "accept" : "decline");
 }
 
-// One field through a dialog: a choice as a list, anything else typed in (the choices of a
-// multiple choice named in the title, the answer split at commas). nullopt: dismissed.
-Result<std::optional<std::vector<std::string>>> AskField(const FormField& f, Dialogs& dialogs,
-                                                         const std::string& session_id,
-                                                         const CancelToken& cancel) {
-  using Answer = std::optional<std::vector<std::string>>;
-  std::string title = f.title + (f.description.empty() ? "" : ": " + f.description);
-  if (f.kind == FormField::Kind::kChoice) {
-    std::vector<std::string> titles;
-    for (const auto& c : f.choices) titles.push_back(c.title);
-    auto picked = dialogs.Select(session_id, title, titles, cancel);
-    if (!picked.ok()) return picked.error();
-    if (!picked->has_value()) return Answer();
-    for (const auto& c : f.choices)
-      if (c.title == **picked) return Answer(std::vector<std::string>{c.value});
-    return Answer(std::vector<std::string>{});
-  }
-  for (size_t i = 0; i < f.choices.size(); ++i)
-    title += (i == 0 ? " (" : ", ") + f.choices[i].value + (i + 1 == f.choices.size() ? ")" : "");
-  const bool many = f.kind == FormField::Kind::kMultiChoice;
-  auto typed = dialogs.Input(session_id, title, many ? "comma-separated" : "", cancel);
-  if (!typed.ok()) return typed.error();
-  if (!typed->has_value()) return Answer();
+using DialogAnswer = std::optional<std::vector<std::string>>;
+
+// A choice field as a list of its titles; the value of the one picked.
+Result<DialogAnswer> AskChoice(const FormField& f, const std::string& title, Dialogs& dialogs,
+                               const std::string& session_id, const CancelToken& cancel) {
+  std::vector<std::string> titles;
+  for (const auto& c : f.choices) titles.push_back(c.title);
+  auto picked = dialogs.Select(session_id, title, titles, cancel);
+  if (!picked.ok()) return picked.error();
+  if (!picked->has_value()) return DialogAnswer();
+  for (const auto& c : f.choices)
+    if (c.title == **picked) return DialogAnswer(std::vector<std::string>{c.value});
+  return DialogAnswer(std::vector<std::string>{});
+}
+
+// "a, b ,c" as {"a", "b", "c"}.
+std::vector<std::string> SplitAtCommas(const std::string& text) {
   std::vector<std::string> values;
-  if (!many) {
-    if (!(*typed)->empty()) values.push_back(**typed);
-    return Answer(values);
-  }
   std::string item;
-  for (char c : **typed + ",") {
+  for (char c : text + ",") {
     if (c != ',') {
       item += c;
       continue;
@@ -157,6 +147,25 @@ Result<std::optional<std::vector<std::string>>> AskField(const FormField& f, Dia
       values.push_back(item.substr(b, item.find_last_not_of(' ') - b + 1));
     item.clear();
   }
+  return values;
+}
+
+// One field through a dialog: a choice as a list, anything else typed in (the choices of a
+// multiple choice named in the title, the answer split at commas). nullopt: dismissed.
+Result<DialogAnswer> AskField(const FormField& f, Dialogs& dialogs, const std::string& session_id,
+                              const CancelToken& cancel) {
+  using Answer = DialogAnswer;
+  std::string title = f.title + (f.description.empty() ? "" : ": " + f.description);
+  if (f.kind == FormField::Kind::kChoice) return AskChoice(f, title, dialogs, session_id, cancel);
+  for (size_t i = 0; i < f.choices.size(); ++i)
+    title += (i == 0 ? " (" : ", ") + f.choices[i].value + (i + 1 == f.choices.size() ? ")" : "");
+  const bool many = f.kind == FormField::Kind::kMultiChoice;
+  auto typed = dialogs.Input(session_id, title, many ? "comma-separated" : "", cancel);
+  if (!typed.ok()) return typed.error();
+  if (!typed->has_value()) return Answer();
+  if (many) return Answer(SplitAtCommas(**typed));
+  std::vector<std::string> values;
+  if (!(*typed)->empty()) values.push_back(**typed);
   return Answer(values);
 }
 
