@@ -188,8 +188,9 @@ void Server::StartSession(const std::shared_ptr<agent::Session>& session,
   mo.client_version = options_.version;
   mo.settings = view_.mcp;
   mo.cancel = shutdown_.token();
-  // Logins ask through the editor's URL step where it has one; their end is told in the session.
-  mo.login.elicitation = editor_.CanOpenUrl() ? &editor_ : nullptr;
+  // Logins ask through the editor's URL step where it has one, the servers' questions through
+  // its forms; their end is told in the session.
+  mo.login.elicitation = editor_.CanOpenUrl() || editor_.CanAskForm() ? &editor_ : nullptr;
   mo.login.session_id = session->info().id;
   mo.login.announced = announced->token();
   mo.login.wait_announced = true;

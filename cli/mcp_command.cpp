@@ -6,9 +6,13 @@
 #include <filesystem>
 #include <memory>
 
+#include "agent/mcp/elicit.h"
+#include "agent/mcp/oauth_flow.h"
 #include "agent/mcp/servers.h"
 #include "agent/mcp/tool_names.h"
 #include "cli/command.h"
+#include "support/env.h"
+#include "support/http/http_client.h"
 #include "support/json_util.h"
 #include "support/shell_words.h"
 
@@ -24,6 +28,8 @@ struct McpOptions {
   std::string server;
   std::string tool;
   std::string arguments = "{}";
+  std::string spec_version;         // conformance-client: the revision to speak
+  std::string client_metadata_url;  // conformance-client: the CIMD it is known by
 };
 
 // The servers SPEC names: a spec's mcp_servers, or one server given as a URL or a command line.
@@ -194,6 +200,104 @@ int Call(const McpOptions& o) {
   return is_error ? 1 : 0;
 }
 
+// `lousho mcp conformance-client URL`: the client under test of the official MCP conformance
+// suite. The suite names the scenario (MCP_CONFORMANCE_SCENARIO), the revision
+// (MCP_CONFORMANCE_PROTOCOL_VERSION, or --spec-version) and extra context
+// (MCP_CONFORMANCE_CONTEXT); its authorization server approves at once, so a login here follows
+// the authorization URL to its redirect as a browser would. The client is the one sessions use.
+
+// The authorization page's redirect (to the loopback listener), as the address a user pastes.
+Result<std::string> FollowAuthorization(const std::string& url, const CancelToken& stop) {
+  auto base = agent::ParseBaseUrl(url);
+  auto parts = agent::mcp::SplitUrl(url);
+  if (!base.ok() || !parts) return MakeError(ErrorCode::kUsage, "not a URL: " + url);
+  agent::HttpPostRequest req;
+  req.method = "GET";
+  req.path = parts->path;
+  agent::HttpOptions ho;
+  ho.connect_timeout_s = 10;
+  ho.idle_timeout_s = 30;
+  auto res = agent::HttpClient(*base, ho).PostStream(
+      req, [](std::string_view, const agent::MoreReady&) { return true; }, stop);
+  auto it = res.headers.find("location");
+  if (res.status < 300 || res.status >= 400 || it == res.headers.end())
+    return MakeError(ErrorCode::kMcpServer, "the authorization page answered HTTP " +
+                                                std::to_string(res.status) + ", not a redirect");
+  return it->second;
+}
+
+// What the scenario does once connected: its tool calls (a tool's own error is no failure).
+Status RunScenario(agent::mcp::Client& client, const std::string& scenario) {
+  Status connected = client.Connect(CancelToken());
+  if (!connected.ok()) return connected;
+  auto tools = client.ListTools(CancelToken());
+  if (!tools.ok()) return tools.error();
+  std::vector<std::pair<std::string, Json::Value>> calls;
+  Json::Value none(Json::objectValue);
+  if (scenario == "tools_call") {
+    Json::Value args(Json::objectValue);
+    args["a"] = 2;
+    args["b"] = 3;
+    calls.emplace_back("add_numbers", args);
+  } else if (scenario == "sse-retry") {
+    calls.emplace_back("test_reconnection", none);
+  } else if (scenario.rfind("auth/", 0) == 0 || scenario.rfind("elicitation", 0) == 0 ||
+             scenario.rfind("input-required", 0) == 0) {
+    for (const auto& t : *tools) calls.emplace_back(t.name, none);
+  }
+  for (const auto& [name, args] : calls) {
+    auto res = client.CallTool(name, args, nullptr, CancelToken());
+    if (!res.ok()) return res.error();
+    std::printf("%s: %s\n", name.c_str(), WriteJson(*res).c_str());
+  }
+  return Status::Ok();
+}
+
+int ConformanceClient(const McpOptions& o) {
+  const std::string scenario = ProcessEnv("MCP_CONFORMANCE_SCENARIO").value_or("");
+  std::string version = o.spec_version;
+  if (version.empty()) version = ProcessEnv("MCP_CONFORMANCE_PROTOCOL_VERSION").value_or("");
+  config::McpServerSpec spec;
+  spec.name = "server";
+  spec.url = o.spec;
+  spec.transport = config::McpTransport::kHttp;
+  agent::mcp::OAuthOptions ao;
+  ao.server_url = o.spec;  // tokens in memory only: no store_dir
+  ao.client_metadata_url = o.client_metadata_url;
+  auto auth = std::make_shared<agent::mcp::ServerAuth>(ao);
+  agent::mcp::ClientOptions co;
+  co.client_version = LOUSHO_VERSION;
+  co.auth = auth;
+  if (!version.empty()) co.revisions = {version};
+  // No one to ask: every question is accepted with the defaults its schema gives.
+  co.on_elicit = [](const Json::Value& params, const CancelToken&) {
+    Json::Value r(Json::objectValue);
+    r["action"] = "accept";
+    r["content"] = agent::mcp::ElicitContent(MemberOrNull(params, "requestedSchema"), {});
+    return r;
+  };
+  agent::mcp::LoginUi ui;
+  ui.show = [](const std::string& url, const CancelToken&, const CancelToken& stop) {
+    return FollowAuthorization(url, stop);
+  };
+  // A refusal that wants a login (at the start, or a step-up for more scope) logs in and tries
+  // again with a new connection: three logins at most.
+  constexpr int kMaxLogins = 3;
+  Status st = Status::Ok();
+  for (int logins = 0;; ++logins) {
+    agent::mcp::Client client(spec, co);
+    st = RunScenario(client, scenario);
+    client.Close();
+    if (st.ok() || !auth->needs_login() || logins == kMaxLogins) break;
+    auto pending = auth->BeginLogin(CancelToken());
+    if (!pending.ok()) return Fail(pending.error());
+    Status in = auth->FinishLogin(std::move(*pending), ui, CancelToken());
+    if (!in.ok()) return Fail(in.error());
+  }
+  if (!st.ok()) return Fail(st.error());
+  return 0;
+}
+
 }  // namespace
 
 Subcommand AddMcpCommand(CLI::App& app) {
@@ -219,10 +323,21 @@ Subcommand AddMcpCommand(CLI::App& app) {
   call->add_flag("--json", o->json, "print the raw result as JSON");
   call->add_option("--transport", o->transport, "for a URL: http (default) or sse")
       ->check(CLI::IsMember({"http", "sse"}));
+  CLI::App* conformance =
+      cmd->add_subcommand("conformance-client",
+                          "the client under test of the MCP conformance suite (its scenario "
+                          "from MCP_CONFORMANCE_SCENARIO)");
+  conformance->add_option("url", o->spec, "the scenario's server URL")->required();
+  conformance->add_option("--spec-version", o->spec_version,
+                          "the MCP revision to speak (default: MCP_CONFORMANCE_PROTOCOL_VERSION, "
+                          "else negotiated)");
+  conformance->add_option("--client-metadata-url", o->client_metadata_url,
+                          "the Client ID Metadata Document lousho is known by");
   auto login = std::make_shared<std::function<int()>>();
   AddMcpLoginCommands(cmd, login.get());
-  return {cmd, [o, list, call, login] {
+  return {cmd, [o, list, call, conformance, login] {
             if (list->parsed()) return List(*o);
+            if (conformance->parsed()) return ConformanceClient(*o);
             return call->parsed() ? Call(*o) : (*login)();
           }};
 }

@@ -877,7 +877,7 @@ std::vector<McpServerSpec> ParseMcpServers(const Ctx& ctx, const YAML::Node& m,
 
 McpSettings ParseMcpSettings(const Ctx& ctx, const YAML::Node& m) {
   ExpectMap(ctx, m, "mcp");
-  CheckKeys(ctx, m, "mcp", {"startTimeoutMs", "callTimeoutMs", "maxRestarts"});
+  CheckKeys(ctx, m, "mcp", {"startTimeoutMs", "callTimeoutMs", "maxRestarts", "clientMetadataUrl"});
   McpSettings out;
   if (m["startTimeoutMs"])
     out.start_timeout_ms = static_cast<long>(Int(ctx, m["startTimeoutMs"], "startTimeoutMs", 1));
@@ -885,6 +885,13 @@ McpSettings ParseMcpSettings(const Ctx& ctx, const YAML::Node& m) {
     out.call_timeout_ms = static_cast<long>(Int(ctx, m["callTimeoutMs"], "callTimeoutMs", 1));
   if (m["maxRestarts"])
     out.max_restarts = static_cast<int>(Int(ctx, m["maxRestarts"], "maxRestarts", 0));
+  if (m["clientMetadataUrl"]) {
+    out.client_metadata_url = Str(ctx, m["clientMetadataUrl"], "clientMetadataUrl");
+    const std::string& u = out.client_metadata_url;
+    const size_t slash = u.rfind("https://", 0) == 0 ? u.find('/', 8) : std::string::npos;
+    if (slash == std::string::npos || slash + 1 >= u.size())
+      ctx.Fail(m["clientMetadataUrl"], "clientMetadataUrl: expected an https URL with a path");
+  }
   return out;
 }
 

@@ -124,6 +124,9 @@ struct McpSettings {
   long start_timeout_ms = 10000;  // all of a session's servers together, at session start
   long call_timeout_ms = 300000;  // one tools/call (also tools/list: min(this, 30 s))
   int max_restarts = 3;           // per server and session
+  // The Client ID Metadata Document lousho is known by (an https URL with a path), used as the
+  // client id where an authorization server advertises client_id_metadata_document_supported.
+  std::string client_metadata_url;
 };
 
 // `context:` (docs/agent-spec.md, "Project context"): what a session's system prompt holds

@@ -285,6 +285,8 @@ void Server::AttachMcpServers(const std::shared_ptr<agent::Session>& session, bo
   mo.roots = {options_.cwd};
   mo.client_version = options_.version;
   mo.settings = view_.mcp;
+  // The servers' questions are asked through the dialogs.
+  mo.login.dialogs = &channel_;
   // A server waiting for a login shows under a status key of its own until the login ends.
   mo.login.on_login = [this](const std::string& server, bool waiting, const std::string& msg) {
     Json::Value f = Obj();

@@ -6,108 +6,20 @@
 #include <thread>
 
 #include "agent/mcp/http_transport.h"
-#include "support/files.h"
+#include "agent/mcp/spec_transport.h"
 #include "support/json_util.h"
 #include "support/jsonrpc.h"
 #include "support/log.h"
-#include "support/subprocess.h"
 
 namespace lousho::agent::mcp {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A single message may carry images or files; past this a line is refused.
-constexpr size_t kMaxLineBytes = size_t{64} << 20;
 constexpr int kMaxPages = 1000;
-// And past this many JSON items (a million one-letter content blocks once took 3 GB to read);
-// 20,000 tools with their schemas take a few hundred thousand.
+// Past this many JSON items a message is refused (a million one-letter content blocks once took
+// 3 GB to read; 20,000 tools with their schemas take a few hundred thousand).
 constexpr size_t kMaxItems = 1000000;
-
-// A server's stdin and stdout, under a ChildProcess that owns its process tree. Writes are
-// queued (ChildProcess::WriteStdin), so neither the reader thread answering the server nor a
-// caller ever waits on a server that does not read; one that lets the queue fill is stopped.
-class StdioTransport : public McpLineTransport {
- public:
-  StdioTransport(std::unique_ptr<ChildProcess> proc, std::string name)
-      : proc_(std::move(proc)),
-        reader_(proc_->stdout_fd(), -1, kMaxLineBytes),
-        name_(std::move(name)) {}
-  ReadStatus ReadLine(std::string* line, size_t* line_size) override {
-    return reader_.ReadLine(line, line_size);
-  }
-  void WriteLine(std::string line) override {
-    line.push_back('\n');
-    if (proc_->WriteStdin(std::move(line)) || !proc_->stdin_full()) return;
-    // Its output ends once it is gone: the calls waiting on it fail then.
-    if (!stopping_.exchange(true)) {
-      log::Warn("MCP server '" + name_ + "' has stopped reading its input (" +
-                ByteSize(ProcessOptions().stdin_queue_bytes) + " waiting); stopping it");
-      proc_->Terminate();
-    }
-  }
-  void Close() override { proc_->Stop(); }
-  std::string StderrTail() const override { return proc_->StderrTail(); }
-  size_t max_line_bytes() const override { return kMaxLineBytes; }
-
- private:
-  std::unique_ptr<ChildProcess> proc_;
-  FdTransport reader_;
-  std::string name_;
-  std::atomic<bool> stopping_{false};
-};
-
-class HttpTransport : public McpLineTransport {
- public:
-  explicit HttpTransport(std::unique_ptr<HttpLineTransport> t) : t_(std::move(t)) {}
-  ReadStatus ReadLine(std::string* line, size_t* line_size) override {
-    return t_->ReadLine(line, line_size);
-  }
-  void WriteLine(std::string line) override { t_->WriteLine(std::move(line)); }
-  void Close() override { t_->Close(); }
-  bool alive() const override { return !t_->ended(); }
-  void Connected(const std::string& version) override {
-    t_->SetProtocolVersion(version);
-    t_->Listen();
-  }
-
- private:
-  std::unique_ptr<HttpLineTransport> t_;
-};
-
-Result<std::unique_ptr<McpLineTransport>> OpenSpecTransport(const config::McpServerSpec& spec,
-                                                            const ClientOptions& options,
-                                                            const CancelToken& cancel,
-                                                            long timeout_ms) {
-  switch (spec.transport) {
-    case config::McpTransport::kStdio: {
-      ProcessOptions po;
-      po.argv.push_back(spec.command);
-      po.argv.insert(po.argv.end(), spec.args.begin(), spec.args.end());
-      po.env = spec.env;
-      po.cwd = spec.cwd.empty() ? options.cwd : spec.cwd;
-      po.sandbox = spec.sandbox;  // [sandbox] set by the host when the spec says so
-      auto proc = ChildProcess::Start(po);
-      if (!proc.ok()) return MakeError(ErrorCode::kMcpServer, proc.error().message);
-      return std::unique_ptr<McpLineTransport>(new StdioTransport(std::move(*proc), spec.name));
-    }
-    case config::McpTransport::kHttp:
-    case config::McpTransport::kSse: {
-      HttpTransportOptions ho;
-      ho.kind = spec.transport;
-      ho.url = spec.url;
-      ho.headers = spec.headers;
-      ho.connect_timeout_ms = timeout_ms;
-      ho.read_timeout_ms = options.call_timeout_ms;
-      ho.ca_cert_path = options.ca_cert_path;
-      ho.auth = options.auth;
-      auto t = HttpLineTransport::Open(std::move(ho), cancel);
-      if (!t.ok()) return t.error();
-      return std::unique_ptr<McpLineTransport>(new HttpTransport(std::move(*t)));
-    }
-  }
-  return MakeError(ErrorCode::kMcpServer, "unknown transport");
-}
 
 // Moves a member out of an object (null when `obj` is no object or has no such member): a tool
 // list may be megabytes, and copying it costs more than reading it.
@@ -136,6 +48,18 @@ std::optional<ToolInfo> ToolFrom(Json::Value& t) {
   return info;
 }
 
+constexpr int kMaxInputRounds = 8;  // times a server may ask for input within one request
+
+bool InputRequired(const Json::Value& result) {
+  return StringOr(result, "resultType") == "input_required";
+}
+
+Json::Value Declined() {
+  Json::Value r(Json::objectValue);
+  r["action"] = "decline";
+  return r;
+}
+
 long MsLeft(Clock::time_point deadline) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return ms < 0 ? 0 : static_cast<long>(ms);
@@ -143,14 +67,28 @@ long MsLeft(Clock::time_point deadline) {
 
 }  // namespace
 
-// One connection: the transport, the peer over it and the thread reading it.
+bool IsStateless(const std::string& version) { return version >= kStatelessVersion; }
+
+// One connection: its transport, the peer over it, the reader and the asking threads.
 struct Client::Conn {
   std::unique_ptr<McpLineTransport> transport;
   std::unique_ptr<jsonrpc::Peer> peer;
   std::thread reader;
+  std::string version;  // the negotiated revision
+  bool stateless = false;
+  CancelSource ending;  // ends the questions when the connection ends
+  std::mutex askers_mu;
+  std::vector<std::thread> askers;
   ~Conn() {
+    ending.Cancel(CancelCause::kShutdown);
     if (transport) transport->Close();
     if (reader.joinable()) reader.join();
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard<std::mutex> lock(askers_mu);
+      threads.swap(askers);
+    }
+    for (auto& t : threads) t.join();
   }
 };
 
@@ -166,24 +104,53 @@ Client::Client(config::McpServerSpec spec, ClientOptions options)
 
 Client::~Client() { Close(); }
 
+Json::Value Client::Roots() const {
+  Json::Value roots(Json::arrayValue);
+  for (const auto& uri : options_.root_uris) {
+    Json::Value r(Json::objectValue);
+    r["uri"] = uri;
+    size_t slash = uri.find_last_of('/');
+    r["name"] = slash == std::string::npos ? uri : uri.substr(slash + 1);
+    roots.append(r);
+  }
+  Json::Value res(Json::objectValue);
+  res["roots"] = roots;
+  return res;
+}
+
+Json::Value Client::Capabilities() const {
+  Json::Value caps(Json::objectValue);
+  caps["roots"]["listChanged"] = false;
+  if (options_.on_elicit) caps["elicitation"]["form"] = Json::Value(Json::objectValue);
+  return caps;
+}
+
 void Client::BindHandlers(Conn* conn) {
   jsonrpc::Peer* peer = conn->peer.get();
   peer->OnRequest("ping", [](const Json::Value&, jsonrpc::Reply reply) {
     reply.Result(Json::Value(Json::objectValue));
   });
-  peer->OnRequest("roots/list", [this](const Json::Value&, jsonrpc::Reply reply) {
-    Json::Value roots(Json::arrayValue);
-    for (const auto& uri : options_.root_uris) {
-      Json::Value r(Json::objectValue);
-      r["uri"] = uri;
-      size_t slash = uri.find_last_of('/');
-      r["name"] = slash == std::string::npos ? uri : uri.substr(slash + 1);
-      roots.append(r);
-    }
-    Json::Value res(Json::objectValue);
-    res["roots"] = roots;
-    reply.Result(res);
-  });
+  peer->OnRequest("roots/list",
+                  [this](const Json::Value&, jsonrpc::Reply reply) { reply.Result(Roots()); });
+  // The user's answer may take minutes: asked on a thread of its own, never the reader's.
+  peer->OnRequest(
+      "elicitation/create", [this, conn](const Json::Value& params, jsonrpc::Reply reply) {
+        if (!options_.on_elicit) {
+          reply.Result(Declined());
+          return;
+        }
+        auto ask = [this, params, stop = conn->ending.token()](jsonrpc::Reply r) {
+          r.Result(options_.on_elicit(params, stop));
+        };
+        std::lock_guard<std::mutex> lock(conn->askers_mu);
+        try {
+          conn->askers.emplace_back([ask, r = std::make_shared<jsonrpc::Reply>(std::move(reply))] {
+            ask(std::move(*r));
+          });
+        } catch (const std::system_error& e) {
+          log::Error(std::string("MCP: no thread for a question: ") + e.what());
+        }
+      });
   peer->OnNotification("notifications/tools/list_changed", [this](const Json::Value&) {
     tools_changed_ = true;
     if (options_.on_tools_changed) options_.on_tools_changed();
@@ -253,14 +220,15 @@ Result<std::shared_ptr<Client::Conn>> Client::Open(const CancelToken& cancel, lo
     return MakeError(ErrorCode::kResourceExhausted, std::string("thread: ") + e.what());
   }
 
-  Json::Value params(Json::objectValue);
-  params["protocolVersion"] = kProtocolVersions[0];
-  Json::Value caps(Json::objectValue);
-  caps["roots"]["listChanged"] = false;
-  params["capabilities"] = caps;
-  params["clientInfo"]["name"] = options_.client_name;
-  params["clientInfo"]["version"] = options_.client_version;
-  auto res = Request(conn, "initialize", params, cancel, MsLeft(deadline));
+  // The revision is data: each offered in turn, a stateless one with server/discover, a 2025
+  // one with the handshake, until the server speaks one. A server that does not answer in time,
+  // or goes, ends the start.
+  Result<Json::Value> res = MakeError(ErrorCode::kMcpServer, "no MCP revision to offer");
+  for (const auto& v : options_.revisions) {
+    res = IsStateless(v) ? Discover(conn, v, cancel, MsLeft(deadline))
+                         : Handshake(conn, v, cancel, MsLeft(deadline));
+    if (res.ok() || res.error().code != ErrorCode::kMcpServer || conn->peer->closed()) break;
+  }
   if (!res.ok()) {
     std::string tail = conn->transport->StderrTail();
     conn.reset();  // stops the server
@@ -268,20 +236,90 @@ Result<std::shared_ptr<Client::Conn>> Client::Open(const CancelToken& cancel, lo
     if (!tail.empty()) last_stderr_ = tail;
     return res.error();
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  protocol_version_ = conn->version;
+  server_info_ = MemberOrNull(*res, "serverInfo");
+  if (server_info_.isNull())
+    server_info_ = MemberOrNull(MemberOrNull(*res, "_meta"), "io.modelcontextprotocol/serverInfo");
+  instructions_ = StringOr(*res, "instructions");
+  capabilities_ = MemberOrNull(*res, "capabilities");
+  return conn;
+}
+
+Result<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn, const std::string& version,
+                                     const CancelToken& cancel, long timeout_ms) {
+  conn->version = version;
+  conn->stateless = true;
+  conn->transport->Offer(version);
+  auto res = Request(conn, "server/discover", Json::Value(Json::objectValue), cancel, timeout_ms);
+  const Json::Value none;
+  const Json::Value& supported = MemberOrNull(res.ok() ? *res : none, "supportedVersions");
+  bool speaks = false;
+  if (supported.isArray())
+    for (const auto& v : supported) speaks = speaks || (v.isString() && v.asString() == version);
+  if (speaks) {
+    conn->transport->Connected(version);
+    // No stream of its own: list changes come on a subscription, where the server offers them.
+    const Json::Value& tools = MemberOrNull(MemberOrNull(*res, "capabilities"), "tools");
+    if (BoolOr(tools, "listChanged", false)) {
+      std::lock_guard<std::mutex> lock(conn->askers_mu);
+      try {
+        conn->askers.emplace_back([this, raw = conn.get()] { Listen(raw); });
+      } catch (const std::system_error& e) {
+        log::Warn(std::string("MCP: no thread to listen for list changes: ") + e.what());
+      }
+    }
+    return res;
+  }
+  conn->stateless = false;
+  conn->version.clear();
+  conn->transport->Offer("");
+  if (!res.ok() && res.error().code != ErrorCode::kMcpServer) return res;  // timeout, cancel
+  log::Info("MCP server '" + spec_.name + "' does not speak MCP " + version +
+            (res.ok() ? "" : " (" + res.error().message + ")"));
+  return MakeError(ErrorCode::kMcpServer,
+                   "MCP server '" + spec_.name + "' does not speak MCP " + version);
+}
+
+void Client::Listen(Conn* raw) {
+  // Not owning: the connection joins this thread before it goes.
+  std::shared_ptr<Conn> conn(std::shared_ptr<Conn>(), raw);
+  const CancelToken stop = raw->ending.token();
+  Json::Value params(Json::objectValue);
+  params["notifications"]["toolsListChanged"] = true;
+  int quick_failures = 0;
+  while (!stop.cancelled() && quick_failures < 3) {
+    const auto began = Clock::now();
+    auto res = Request(conn, "subscriptions/listen", params, stop, 24L * 3600 * 1000);
+    if (stop.cancelled()) return;
+    // Changes may have come while no one listened.
+    tools_changed_ = true;
+    const bool quick = Clock::now() - began < std::chrono::seconds(10);
+    quick_failures = !res.ok() && quick ? quick_failures + 1 : 0;
+    if (stop.WaitFor(1000)) return;
+  }
+  log::Info("MCP server '" + spec_.name + "': no subscription to its list changes");
+}
+
+Result<Json::Value> Client::Handshake(const std::shared_ptr<Conn>& conn, const std::string& offered,
+                                      const CancelToken& cancel, long timeout_ms) {
+  Json::Value params(Json::objectValue);
+  params["protocolVersion"] = offered;
+  params["capabilities"] = Capabilities();
+  params["clientInfo"]["name"] = options_.client_name;
+  params["clientInfo"]["version"] = options_.client_version;
+  auto res = Request(conn, "initialize", params, cancel, timeout_ms);
+  if (!res.ok()) return res;
   std::string version = StringOr(*res, "protocolVersion");
   bool known = false;
   for (const char* v : kProtocolVersions) known = known || version == v;
   if (!known)
     return MakeError(ErrorCode::kMcpServer,
                      "the server speaks MCP version '" + version + "', which lousho does not");
+  conn->version = version;
   conn->transport->Connected(version);
   conn->peer->Notify("notifications/initialized", Json::Value(Json::objectValue));
-  std::lock_guard<std::mutex> lock(mu_);
-  protocol_version_ = version;
-  server_info_ = MemberOrNull(*res, "serverInfo");
-  capabilities_ = MemberOrNull(*res, "capabilities");
-  instructions_ = StringOr(*res, "instructions");
-  return conn;
+  return res;
 }
 
 Status Client::Connect(const CancelToken& cancel) {
@@ -334,6 +372,59 @@ Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std
                                     const Json::Value& params, const CancelToken& cancel,
                                     long timeout_ms, const std::function<void()>* pump,
                                     const std::shared_ptr<CallState>& state) {
+  Json::Value sent = params;
+  if (conn->stateless) {
+    // Every request says who asks and what it can do: the server keeps nothing between them.
+    Json::Value& meta = sent["_meta"];
+    meta["io.modelcontextprotocol/protocolVersion"] = conn->version;
+    meta["io.modelcontextprotocol/clientInfo"]["name"] = options_.client_name;
+    meta["io.modelcontextprotocol/clientInfo"]["version"] = options_.client_version;
+    meta["io.modelcontextprotocol/clientCapabilities"] = Capabilities();
+  }
+  auto res = Exchange(conn, method, sent, cancel, timeout_ms, pump, state);
+  // The server wants answers first: it gets them with the same request again.
+  for (int round = 0; res.ok() && InputRequired(*res); ++round) {
+    if (round == kMaxInputRounds)
+      return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name + "' asked for input " +
+                                                  std::to_string(kMaxInputRounds) + " times in " +
+                                                  method + "; giving up");
+    auto answers = AnswerInputs(MemberOrNull(*res, "inputRequests"), cancel);
+    if (!answers.ok()) return answers.error();
+    sent["inputResponses"] = std::move(*answers);
+    const Json::Value& handle = MemberOrNull(*res, "requestState");
+    if (handle.isString()) {
+      sent["requestState"] = handle;
+    } else {
+      sent.removeMember("requestState");
+    }
+    res = Exchange(conn, method, sent, cancel, timeout_ms, pump, state);
+  }
+  return res;
+}
+
+Result<Json::Value> Client::AnswerInputs(const Json::Value& requests, const CancelToken& cancel) {
+  Json::Value answers(Json::objectValue);
+  if (!requests.isObject()) return answers;
+  for (const auto& key : requests.getMemberNames()) {
+    const Json::Value& req = MemberOrNull(requests, key.c_str());
+    const std::string method = StringOr(req, "method");
+    if (method == "roots/list") {
+      answers[key] = Roots();
+    } else if (method == "elicitation/create") {
+      answers[key] =
+          options_.on_elicit ? options_.on_elicit(MemberOrNull(req, "params"), cancel) : Declined();
+    } else {
+      return MakeError(ErrorCode::kMcpServer, "MCP server '" + spec_.name + "' asked for '" +
+                                                  method + "', which lousho does not offer");
+    }
+  }
+  return answers;
+}
+
+Result<Json::Value> Client::Exchange(const std::shared_ptr<Conn>& conn, const std::string& method,
+                                     const Json::Value& params, const CancelToken& cancel,
+                                     long timeout_ms, const std::function<void()>* pump,
+                                     const std::shared_ptr<CallState>& state) {
   jsonrpc::CallHooks hooks;
   if (pump && state) {
     hooks.pending = [s = state.get()] { return s->has.load(); };
@@ -392,7 +483,18 @@ Result<std::vector<ToolInfo>> Client::ListTools(const CancelToken& cancel) {
         if (auto info = ToolFrom(t)) tools.push_back(std::move(*info));
     }
     cursor = StringOr(*res, "nextCursor");
-    if (cursor.empty()) return tools;
+    if (cursor.empty()) {
+      // Fresh for ttlMs; without one (or 0) the list stands until the server says otherwise.
+      auto ttl = AsDouble(MemberOrNull(*res, "ttlMs"));
+      long long expire = 0;
+      if (ttl && *ttl > 0)
+        expire =
+            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+                .count() +
+            static_cast<long long>(std::min(*ttl, 1e12));
+      tools_expire_ms_ = expire;
+      return tools;
+    }
   }
   log::Warn("MCP server '" + spec_.name + "': stopped listing tools after " +
             std::to_string(kMaxPages) + " pages");
@@ -515,6 +617,14 @@ void Client::Close() {
   // A start still under way ends at once now (its input ended, or it finds closed_): wait for
   // it, so that its server is gone when Close returns.
   std::lock_guard<std::mutex> started(connect_mu_);
+}
+
+bool Client::tools_changed() const {
+  if (tools_changed_.load()) return true;
+  const long long expire = tools_expire_ms_.load();
+  return expire != 0 &&
+         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+                 .count() >= expire;
 }
 
 std::string Client::protocol_version() const {

@@ -22,8 +22,14 @@ namespace lousho::agent::mcp {
 
 class HttpAuth;
 
-// MCP protocol versions, newest first: the first is offered, all are accepted.
+// The handshake revisions (initialize), newest first: the first is offered, all are accepted.
 inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+// The stateless revision: no initialize and no session; the version, client info and
+// capabilities travel in each request's `_meta`, `server/discover` tells what the server is.
+inline constexpr const char* kStatelessVersion = "2026-07-28";
+
+// True for a revision without the handshake (kStatelessVersion and later).
+bool IsStateless(const std::string& version);
 
 // The lines of one connection to a server; Close() ends its input (ReadLine returns kEof) and
 // stops whatever runs the server. Implemented by the stdio and HTTP transports, and by tests.
@@ -37,6 +43,9 @@ class McpLineTransport : public LineTransport {
   virtual bool alive() const { return true; }
   // Told the negotiated version (HTTP sends it as a header) once the handshake is done.
   virtual void Connected(const std::string& /*protocol_version*/) {}
+  // Told the revision a request about to be sent is made at, before negotiation ends ("": the
+  // handshake's, which carries no version header).
+  virtual void Offer(const std::string& /*protocol_version*/) {}
 };
 
 struct ClientOptions {
@@ -55,6 +64,15 @@ struct ClientOptions {
   std::function<void()> on_tools_changed;
   // HTTP servers: the authorization each request carries (OAuth); null: none.
   std::shared_ptr<HttpAuth> auth;
+  // The revisions offered, in the order tried: a stateless one with server/discover, another
+  // with the handshake. The next is tried when the server answers that it does not speak one.
+  // The conformance client pins one; stdio servers get the handshake first (servers of 2025
+  // may drop, or die of, a request before initialize).
+  std::vector<std::string> revisions = {kStatelessVersion, "2025-11-25"};
+  // Answers what the server asks of the user (`elicitation/create`, as a 2025 request or in an
+  // `input_required` result): the ElicitResult. On its own thread; `cancel` fires when the
+  // connection ends. Null: every question is declined.
+  std::function<Json::Value(const Json::Value& params, const CancelToken& cancel)> on_elicit;
 };
 
 struct ToolInfo {
@@ -113,7 +131,8 @@ class Client {
   Json::Value server_info() const;
   std::string instructions() const;
   std::string StderrTail() const;
-  bool tools_changed() const { return tools_changed_.load(); }
+  // The server said its tools changed, or the last list's time to live (ttlMs) has passed.
+  bool tools_changed() const;
   int restarts() const;
 
  private:
@@ -126,6 +145,25 @@ class Client {
                               const Json::Value& params, const CancelToken& cancel, long timeout_ms,
                               const std::function<void()>* pump = nullptr,
                               const std::shared_ptr<CallState>& state = nullptr);
+  // One exchange: the answer, or the error named for the user.
+  Result<Json::Value> Exchange(const std::shared_ptr<Conn>& conn, const std::string& method,
+                               const Json::Value& params, const CancelToken& cancel,
+                               long timeout_ms, const std::function<void()>* pump,
+                               const std::shared_ptr<CallState>& state);
+  // The answers to an input_required result's inputRequests (keyed as asked).
+  Result<Json::Value> AnswerInputs(const Json::Value& requests, const CancelToken& cancel);
+  Json::Value Roots() const;
+  Json::Value Capabilities() const;
+  // Stateless: server/discover at `version`; a kMcpServer error when the server does not speak
+  // it (the next revision offered is tried), another when it did not answer in time.
+  Result<Json::Value> Discover(const std::shared_ptr<Conn>& conn, const std::string& version,
+                               const CancelToken& cancel, long timeout_ms);
+  // The initialize handshake offering `offered` (any of kProtocolVersions is accepted).
+  Result<Json::Value> Handshake(const std::shared_ptr<Conn>& conn, const std::string& offered,
+                                const CancelToken& cancel, long timeout_ms);
+  // Stateless: keeps a subscriptions/listen request open for the server's list changes, opened
+  // again when it ends, until the connection ends. On a thread of the connection.
+  void Listen(Conn* conn);
   void BindHandlers(Conn* conn);
   // One request on the live connection (a short timeout for lists).
   Result<Json::Value> Ask(const std::string& method, const Json::Value& params,
@@ -138,6 +176,7 @@ class Client {
   ClientOptions options_;
   std::atomic<bool> tools_changed_{false};
   std::atomic<long long> next_token_{1};
+  std::atomic<long long> tools_expire_ms_{0};  // steady clock; 0: no time to live
 
   mutable std::mutex mu_;  // conn_, restarts_, negotiated values, last stderr
   std::shared_ptr<Conn> conn_;

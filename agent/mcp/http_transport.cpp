@@ -177,9 +177,31 @@ std::vector<std::pair<std::string, std::string>> HttpLineTransport::Headers(bool
   return h;
 }
 
-void HttpLineTransport::SetProtocolVersion(const std::string& version) {
+void HttpLineTransport::SetProtocolVersion(const std::string& version, bool stateless) {
   std::lock_guard<std::mutex> lock(mu_);
   protocol_version_ = version;
+  stateless_ = stateless;
+  if (stateless) session_id_.clear();
+}
+
+void HttpLineTransport::AddRequestHeaders(
+    const Json::Value& msg, std::vector<std::pair<std::string, std::string>>* headers) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stateless_) return;
+  }
+  const std::string method = StringOr(msg, "method");
+  if (method.empty()) return;
+  headers->emplace_back("Mcp-Method", method);
+  const Json::Value& params = MemberOrNull(msg, "params");
+  const char* key = method == "resources/read" ? "uri" : "name";
+  const bool named =
+      method == "tools/call" || method == "prompts/get" || method == "resources/read";
+  const std::string name = named ? StringOr(params, key) : "";
+  // A header carries one line of visible ASCII; a name that is not is left to the body.
+  bool plain = !name.empty();
+  for (unsigned char c : name) plain = plain && c >= 0x20 && c < 0x7f;
+  if (plain) headers->emplace_back("Mcp-Name", name);
 }
 
 void HttpLineTransport::Spawn(std::function<void()> fn) {
@@ -244,8 +266,11 @@ void HttpLineTransport::Post(const std::string& line) {
   req.headers = Headers(true);
   req.body = line;
   Json::Value request_id;
-  if (auto parsed = ParseJson(line); parsed.ok() && FindMember(*parsed, "method"))
+  auto parsed = ParseJson(line);
+  if (parsed.ok() && FindMember(*parsed, "method")) {
     request_id = MemberOrNull(*parsed, "id");
+    AddRequestHeaders(*parsed, &req.headers);
+  }
   // The answer to initialize carries the session id in a header, which is known only when the
   // request is done: its messages wait until then, so nothing is sent without the id.
   const bool hold = line.find("\"initialize\"") != std::string::npos;
@@ -259,13 +284,14 @@ void HttpLineTransport::Post(const std::string& line) {
   HttpStreamResult res = send();
   if (Reauthorized(res)) {
     req.headers = Headers(true);
+    if (parsed.ok()) AddRequestHeaders(*parsed, &req.headers);
     res = send();
   }
   if (closing_.cancelled()) return;
   std::string sid = HeaderOf(res.headers, "mcp-session-id");
   if (!sid.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
-    session_id_ = sid;
+    if (!stateless_) session_id_ = sid;
   }
   answer.Finish();
   if (res.status == 404 && !legacy && !answer.failed() && ForgetSession(line)) return;

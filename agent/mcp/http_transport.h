@@ -67,8 +67,11 @@ class HttpLineTransport : public LineTransport {
   ReadStatus ReadLine(std::string* line, size_t* line_size) override;
   void WriteLine(std::string line) override;
 
-  // Sent as MCP-Protocol-Version on every later request (streamable HTTP).
-  void SetProtocolVersion(const std::string& version);
+  // Sent as MCP-Protocol-Version on every later request (streamable HTTP; "" for none). A
+  // stateless revision keeps no session (Mcp-Session-Id is neither kept nor sent) and names
+  // each request in the standard headers: Mcp-Method, and Mcp-Name for the tool, prompt or
+  // resource it is about.
+  void SetProtocolVersion(const std::string& version, bool stateless = false);
   // Streamable HTTP: opens the GET event stream for messages the server sends on its own
   // (list changes); a server without one (405) is fine.
   void Listen();
@@ -108,6 +111,9 @@ class HttpLineTransport : public LineTransport {
   void EndInput();
   void Spawn(std::function<void()> fn);
   std::vector<std::pair<std::string, std::string>> Headers(bool post) const;
+  // The standard headers naming the request `msg` (stateless revisions only).
+  void AddRequestHeaders(const Json::Value& msg,
+                         std::vector<std::pair<std::string, std::string>>* headers) const;
   HttpClient Client(long read_timeout_ms) const;
 
   HttpTransportOptions options_;
@@ -122,6 +128,7 @@ class HttpLineTransport : public LineTransport {
   bool closed_ = false;
   std::string session_id_;  // Mcp-Session-Id
   std::string protocol_version_;
+  bool stateless_ = false;
   std::string endpoint_;      // legacy: where messages are POSTed
   std::string stream_error_;  // legacy: why the stream ended before the endpoint came
   std::list<Worker> workers_;

@@ -17,7 +17,10 @@ struct LoginUi;  // oauth_flow.h
 
 // What a door gives a session's servers for their logins. Plain value.
 struct LoginHooks {
-  Elicitation* elicitation = nullptr;  // the editor's URL steps; null: it has none
+  Elicitation* elicitation = nullptr;  // the editor's URL steps and forms; null: it has none
+  // The RPC door's dialogs: the servers' questions are asked field by field where there are no
+  // forms. May be null.
+  Dialogs* dialogs = nullptr;
   std::string session_id;
   // When set, a login asks the user only once this fires (the door fires it when the client
   // knows the session); a default token never fires, so leave `wait_announced` false then.

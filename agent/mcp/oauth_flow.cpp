@@ -258,6 +258,8 @@ Result<StoredToken> ServerAuth::Register(const AuthServerMetadata& as,
                          " lets no client register itself and takes no client metadata document");
   Json::Value meta(Json::objectValue);
   meta["client_name"] = options_.client_name;
+  // A program on the user's machine with a loopback redirect (SEP-837, OpenID registration).
+  meta["application_type"] = "native";
   meta["redirect_uris"].append(redirect_uri);
   meta["grant_types"].append("authorization_code");
   meta["grant_types"].append("refresh_token");

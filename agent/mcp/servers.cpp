@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 
+#include "agent/mcp/elicit.h"
 #include "agent/mcp/oauth_flow.h"
 #include "agent/mcp/resources.h"
 #include "agent/mcp/tool_names.h"
@@ -103,10 +104,25 @@ ClientOptions ClientOptionsOf(const StartOptions& options) {
   co.call_timeout_ms = options.settings.call_timeout_ms;
   co.max_restarts = options.settings.max_restarts;
   co.ca_cert_path = options.ca_cert_path;
+  // The servers' questions go to the editor (a decline where it cannot ask).
+  if (options.login.elicitation != nullptr || options.login.dialogs != nullptr)
+    co.on_elicit = [editor = options.login.elicitation, dialogs = options.login.dialogs,
+                    session = options.login.session_id](const Json::Value& params,
+                                                        const CancelToken& cancel) {
+      return AskEditor(params, editor, dialogs, session, cancel);
+    };
   return co;
 }
 
 // The OAuth of an HTTP server, unless its spec sends an Authorization header of its own.
+// The revisions a server is offered, in order: over HTTP the stateless one first (a 2025
+// server answers server/discover with an error at once); over stdio the handshake first, as a
+// 2025 server may drop (or die of) a request that comes before initialize.
+std::vector<std::string> RevisionsFor(const config::McpServerSpec& spec) {
+  if (spec.transport == config::McpTransport::kStdio) return {"2025-11-25", kStatelessVersion};
+  return {kStatelessVersion, "2025-11-25"};
+}
+
 std::shared_ptr<ServerAuth> AuthOf(const config::McpServerSpec& spec, const StartOptions& options) {
   if (spec.transport == config::McpTransport::kStdio) return nullptr;
   for (const auto& [name, value] : spec.headers)
@@ -116,6 +132,7 @@ std::shared_ptr<ServerAuth> AuthOf(const config::McpServerSpec& spec, const Star
   o.store_dir = options.auth_dir.empty() ? TokenStoreDir(ProcessEnv) : options.auth_dir;
   o.timeout_ms = options.settings.start_timeout_ms;
   o.ca_cert_path = options.ca_cert_path;
+  o.client_metadata_url = options.settings.client_metadata_url;
   return std::make_shared<ServerAuth>(std::move(o));
 }
 
@@ -260,6 +277,7 @@ std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServe
     slot->spec = spec;
     slot->status.name = spec.name;
     slot->options = ClientOptionsOf(options);
+    slot->options.revisions = RevisionsFor(spec);
     slot->auth = AuthOf(spec, options);
     slot->options.auth = slot->auth;
     slot->client = std::make_shared<Client>(spec, slot->options);

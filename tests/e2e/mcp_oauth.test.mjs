@@ -205,3 +205,49 @@ test("lousho mcp login, list and logout in a terminal", { timeout: 60000 }, asyn
   assert.match(after.out, /needs you to log in .* `lousho mcp login server`/);
   assert.equal(servers.counts.authorizations, 1);
 });
+
+// The device flow (RFC 8628) of `lousho mcp login --device`: lousho shows the verification page
+// and the code, polls the token endpoint while the user has not approved it yet, and keeps the
+// token it then gets; `mcp list` uses it.
+test("lousho mcp login --device: the device code flow", { timeout: 60000 }, async (t) => {
+  const servers = await startOAuthServers();
+  t.after(() => servers.close());
+  const config = tempDir(t, "lousho-oauth-device-");
+  const run = (args, onStderr) =>
+    new Promise((resolve) => {
+      const p = spawn(loushoBin, args, { env: childEnv({ XDG_CONFIG_HOME: config }) });
+      t.after(() => p.exitCode === null && p.kill("SIGKILL"));
+      let out = "";
+      let err = "";
+      p.stdout.on("data", (d) => (out += d));
+      p.stderr.on("data", (d) => {
+        err += d;
+        onStderr?.(err);
+      });
+      p.on("close", (code) => resolve({ code, out, err }));
+    });
+  let approved;
+  const login = await run(["mcp", "login", servers.resource, "--device"], (err) => {
+    const m = /Open (http:\/\/127\.0\.0\.1:\d+\/activate\S*) in a browser and enter the code (\S+)/.exec(err);
+    if (m && !approved) {
+      assert.match(m[1], new RegExp(`user_code=${m[2]}$`));
+      // The user approves only once lousho has polled at least once and heard "pending".
+      approved = (async () => {
+        await servers.pendingPoll();
+        const page = await fetch(m[1]);
+        assert.equal(page.status, 200);
+      })();
+    }
+  });
+  await approved;
+  assert.equal(login.code, 0, login.err);
+  assert.match(login.out, /^Logged in to http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  assert.deepEqual(
+    { deviceCodes: servers.counts.deviceCodes, deviceGrants: servers.counts.deviceGrants, authorizations: servers.counts.authorizations },
+    { deviceCodes: 1, deviceGrants: 1, authorizations: 0 },
+  );
+  assert.ok(servers.counts.pendingPolls >= 1);
+  const list = await run(["mcp", "list", servers.resource]);
+  assert.equal(list.code, 0, list.err);
+  assert.match(list.out, /connected .* 1 tool\(s\)/);
+});

@@ -2,6 +2,7 @@
 // handshake, listing, calls, progress, cancellation, server requests and restarts.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -55,6 +56,25 @@ class FakeServer {
       r["capabilities"]["tools"]["listChanged"] = true;
       r["serverInfo"]["name"] = "fake";
       r["serverInfo"]["version"] = "1";
+      s.Reply(m, r);
+    });
+    // A 2025 server knows no server/discover; a stateless one answers it.
+    On("server/discover", [](FakeServer& s, const Json::Value& m) {
+      if (!s.stateless) {
+        Json::Value e(Json::objectValue);
+        e["jsonrpc"] = "2.0";
+        e["id"] = m["id"];
+        e["error"]["code"] = -32601;
+        e["error"]["message"] = "Method not found";
+        s.Send(e);
+        return;
+      }
+      Json::Value r(Json::objectValue);
+      r["supportedVersions"][0] = "2026-07-28";
+      r["capabilities"]["tools"] = Json::Value(Json::objectValue);
+      if (s.list_changed) r["capabilities"]["tools"]["listChanged"] = true;
+      r["serverInfo"]["name"] = "fake26";
+      r["resultType"] = "complete";
       s.Reply(m, r);
     });
     thread_ = std::thread([this] { Loop(); });
@@ -126,7 +146,9 @@ class FakeServer {
   }
 
   std::string version = "2025-11-25";
-  int opens = 0;  // guarded by mu_ (read after the client is done)
+  std::atomic<bool> stateless{false};
+  std::atomic<bool> list_changed{false};  // stateless: offers subscriptions/listen
+  int opens = 0;                          // guarded by mu_ (read after the client is done)
 
  private:
   void Loop() {
@@ -193,6 +215,255 @@ TEST_F(McpClientTest, HandshakeOffersNewestVersionAndHonestCapabilities) {
   EXPECT_FALSE(done->isMember("id"));
   EXPECT_EQ(client->protocol_version(), "2025-11-25");
   EXPECT_EQ(client->server_info()["name"].asString(), "fake");
+}
+
+TEST_F(McpClientTest, StatelessServerIsDiscoveredAndEveryRequestCarriesMeta) {
+  server_.stateless = true;
+  server_.On("tools/list", [](FakeServer& s, const Json::Value& m) {
+    Json::Value r(Json::objectValue);
+    r["tools"] = Json::Value(Json::arrayValue);
+    s.Reply(m, r);
+  });
+  auto client = Make();
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  EXPECT_EQ(client->protocol_version(), "2026-07-28");
+  EXPECT_EQ(client->server_info()["name"].asString(), "fake26");
+  ASSERT_TRUE(client->ListTools(CancelToken()).ok());
+  int requests = 0;
+  for (const auto& m : server_.received()) {
+    EXPECT_NE(StringOr(m, "method"), "initialize");
+    EXPECT_NE(StringOr(m, "method"), "notifications/initialized");
+    if (!m.isMember("id")) continue;
+    ++requests;
+    const Json::Value& meta = m["params"]["_meta"];
+    EXPECT_EQ(meta["io.modelcontextprotocol/protocolVersion"].asString(), "2026-07-28");
+    EXPECT_EQ(meta["io.modelcontextprotocol/clientInfo"]["name"].asString(), "lousho");
+    EXPECT_EQ(meta["io.modelcontextprotocol/clientInfo"]["version"].asString(), "9.9");
+    EXPECT_TRUE(meta["io.modelcontextprotocol/clientCapabilities"].isObject());
+  }
+  EXPECT_EQ(requests, 2);  // server/discover, tools/list
+}
+
+TEST_F(McpClientTest, A2025ServerGetsTheHandshakeAfterDiscoverFails) {
+  auto client = Make();
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  EXPECT_EQ(client->protocol_version(), "2025-11-25");
+  auto got = server_.received();
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_EQ(StringOr(got[0], "method"), "server/discover");
+  EXPECT_EQ(StringOr(got[1], "method"), "initialize");
+  // A client pinned to the 2025 revision does not try the stateless one at all.
+  client->Close();  // one connection at a time to the fake
+  server_.stateless = true;
+  ClientOptions o;
+  o.revisions = {"2025-11-25"};
+  auto pinned = Make(o);
+  const size_t before = server_.received().size();
+  ASSERT_TRUE(pinned->Connect(CancelToken()).ok());
+  EXPECT_EQ(pinned->protocol_version(), "2025-11-25");
+  auto after = server_.received();
+  ASSERT_GT(after.size(), before);
+  EXPECT_EQ(StringOr(after[before], "method"), "initialize");
+}
+
+// Revisions are tried in the order given: a server of 2026 only refuses the handshake offered
+// first (as stdio servers are), and server/discover follows on the same connection.
+TEST_F(McpClientTest, TheNextRevisionIsTriedWhenTheServerRefusesOne) {
+  server_.stateless = true;
+  server_.On("initialize", [](FakeServer& s, const Json::Value& m) {
+    Json::Value e(Json::objectValue);
+    e["jsonrpc"] = "2.0";
+    e["id"] = m["id"];
+    e["error"]["code"] = -32022;
+    e["error"]["message"] = "Unsupported protocol version";
+    e["error"]["data"]["supported"][0] = "2026-07-28";
+    s.Send(e);
+  });
+  ClientOptions o;
+  o.revisions = {"2025-11-25", "2026-07-28"};
+  auto client = Make(o);
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  EXPECT_EQ(client->protocol_version(), "2026-07-28");
+  auto got = server_.received();
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_EQ(StringOr(got[0], "method"), "initialize");
+  EXPECT_EQ(StringOr(got[1], "method"), "server/discover");
+  EXPECT_EQ(server_.opens, 1) << "one connection";
+}
+
+// An input_required result is answered (the editor's elicitation, the roots) and the request
+// sent again with the answers and the server's state, until the server completes it.
+TEST_F(McpClientTest, InputRequiredIsAnsweredAndTheRequestRetried) {
+  server_.stateless = true;
+  server_.On("tools/call", [](FakeServer& s, const Json::Value& m) {
+    const Json::Value& p = m["params"];
+    Json::Value r(Json::objectValue);
+    if (!p.isMember("inputResponses")) {
+      r["resultType"] = "input_required";
+      r["requestState"] = "state-1";
+      Json::Value& ask = r["inputRequests"]["who"];
+      ask["method"] = "elicitation/create";
+      ask["params"]["message"] = "Your name?";
+      ask["params"]["requestedSchema"]["type"] = "object";
+      ask["params"]["requestedSchema"]["properties"]["name"]["type"] = "string";
+      r["inputRequests"]["where"]["method"] = "roots/list";
+      s.Reply(m, r);
+      return;
+    }
+    r["resultType"] = "complete";
+    r["content"][0]["type"] = "text";
+    r["content"][0]["text"] = "hello " + p["inputResponses"]["who"]["content"]["name"].asString() +
+                              " in " + p["inputResponses"]["where"]["roots"][0]["uri"].asString() +
+                              " with " + p["requestState"].asString();
+    s.Reply(m, r);
+  });
+  ClientOptions o;
+  std::vector<std::string> asked;
+  o.on_elicit = [&](const Json::Value& params, const CancelToken&) {
+    asked.push_back(StringOr(params, "message"));
+    Json::Value r(Json::objectValue);
+    r["action"] = "accept";
+    r["content"]["name"] = "Ada";
+    return r;
+  };
+  auto client = Make(o);
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  auto res = client->CallTool("greet", Json::Value(Json::objectValue), nullptr, CancelToken());
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  EXPECT_EQ((*res)["content"][0]["text"].asString(),
+            "hello Ada in file:///work/project with state-1");
+  EXPECT_EQ(asked, std::vector<std::string>{"Your name?"});
+  // The capability is declared only because someone can answer.
+  auto discover = server_.WaitFor(Method("server/discover"));
+  ASSERT_TRUE(discover);
+  EXPECT_TRUE((*discover)["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].isMember(
+      "elicitation"));
+}
+
+// Without anyone to ask, the server hears a decline (both revisions), never silence.
+TEST_F(McpClientTest, QuestionsAreDeclinedWhenNoOneCanAnswer) {
+  server_.stateless = true;
+  server_.On("tools/call", [](FakeServer& s, const Json::Value& m) {
+    const Json::Value& p = m["params"];
+    Json::Value r(Json::objectValue);
+    if (!p.isMember("inputResponses")) {
+      r["resultType"] = "input_required";
+      r["inputRequests"]["q"]["method"] = "elicitation/create";
+      r["inputRequests"]["q"]["params"]["message"] = "ok?";
+      s.Reply(m, r);
+      return;
+    }
+    r["content"][0]["type"] = "text";
+    r["content"][0]["text"] = p["inputResponses"]["q"]["action"].asString();
+    s.Reply(m, r);
+  });
+  auto client = Make();
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  auto res = client->CallTool("t", Json::Value(Json::objectValue), nullptr, CancelToken());
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  EXPECT_EQ((*res)["content"][0]["text"].asString(), "decline");
+}
+
+// A 2025 server's elicitation/create is answered off the reader thread: the server's other
+// messages (a ping) are answered while the user thinks.
+TEST_F(McpClientTest, A2025ElicitationIsAskedOffTheReaderThread) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  ClientOptions o;
+  o.on_elicit = [&](const Json::Value&, const CancelToken&) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return release; });
+    Json::Value r(Json::objectValue);
+    r["action"] = "accept";
+    r["content"]["ok"] = true;
+    return r;
+  };
+  auto client = Make(o);
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  Json::Value ask(Json::objectValue);
+  ask["jsonrpc"] = "2.0";
+  ask["id"] = "q-1";
+  ask["method"] = "elicitation/create";
+  ask["params"]["message"] = "ok?";
+  server_.Send(ask);
+  Json::Value ping(Json::objectValue);
+  ping["jsonrpc"] = "2.0";
+  ping["id"] = "p-1";
+  ping["method"] = "ping";
+  server_.Send(ping);
+  ASSERT_TRUE(server_.WaitFor([](const Json::Value& v) { return v["id"] == "p-1"; }));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+    cv.notify_all();
+  }
+  auto answer = server_.WaitFor([](const Json::Value& v) { return v["id"] == "q-1"; });
+  ASSERT_TRUE(answer);
+  EXPECT_EQ((*answer)["result"]["action"].asString(), "accept");
+  EXPECT_TRUE((*answer)["result"]["content"]["ok"].asBool());
+}
+
+// A stateless server that offers list changes is listened to with subscriptions/listen; what
+// comes on that stream marks the tools stale.
+TEST_F(McpClientTest, StatelessListChangesComeOnASubscription) {
+  server_.stateless = true;
+  server_.list_changed = true;
+  server_.On("tools/list", [](FakeServer& s, const Json::Value& m) {
+    Json::Value r(Json::objectValue);
+    r["tools"] = Json::Value(Json::arrayValue);
+    s.Reply(m, r);
+  });
+  server_.On("subscriptions/listen", [](FakeServer&, const Json::Value&) {});  // stays open
+  std::mutex mu;
+  std::condition_variable cv;
+  bool told = false;
+  ClientOptions o;
+  o.on_tools_changed = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    told = true;
+    cv.notify_all();
+  };
+  auto client = Make(o);
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  auto listen = server_.WaitFor(Method("subscriptions/listen"));
+  ASSERT_TRUE(listen);
+  EXPECT_TRUE((*listen)["params"]["notifications"]["toolsListChanged"].asBool());
+  EXPECT_EQ((*listen)["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].asString(),
+            "2026-07-28");
+  ASSERT_TRUE(client->ListTools(CancelToken()).ok());
+  EXPECT_FALSE(client->tools_changed());
+  server_.Notify("notifications/tools/list_changed", Json::Value(Json::objectValue));
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return told; }));
+  }
+  EXPECT_TRUE(client->tools_changed());
+  client->Close();  // ends the subscription's wait at once
+}
+
+TEST_F(McpClientTest, ListResultTimeToLiveMarksToolsStale) {
+  std::atomic<int> ttl{3600000};
+  server_.On("tools/list", [&](FakeServer& s, const Json::Value& m) {
+    Json::Value r(Json::objectValue);
+    r["tools"] = Json::Value(Json::arrayValue);
+    r["ttlMs"] = ttl.load();
+    s.Reply(m, r);
+  });
+  auto client = Make();
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  ASSERT_TRUE(client->ListTools(CancelToken()).ok());
+  EXPECT_FALSE(client->tools_changed()) << "an hour to live";
+  ttl = 1;
+  ASSERT_TRUE(client->ListTools(CancelToken()).ok());
+  // A millisecond to live: stale once the steady clock has moved on.
+  const auto listed = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - listed < std::chrono::milliseconds(2))
+    std::this_thread::yield();
+  EXPECT_TRUE(client->tools_changed());
+  ttl = 0;
+  ASSERT_TRUE(client->ListTools(CancelToken()).ok());
+  EXPECT_FALSE(client->tools_changed()) << "0: no time to live; list_changed says when";
 }
 
 TEST_F(McpClientTest, AcceptsOlderVersionsAndRefusesUnknownOnes) {

@@ -78,6 +78,18 @@ mcp_servers:
   EXPECT_EQ(spec->mcp.max_restarts, 1);
 }
 
+TEST_F(McpSpecTest, ClientMetadataUrlIsAnHttpsUrlWithAPath) {
+  auto spec =
+      Load("model: script/echo\nmcp:\n  clientMetadataUrl: https://example.com/lousho.json\n");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->mcp.client_metadata_url, "https://example.com/lousho.json");
+  for (const char* bad : {"http://example.com/lousho.json", "https://example.com/", "lousho"}) {
+    auto wrong = Load(std::string("model: script/echo\nmcp:\n  clientMetadataUrl: ") + bad + "\n");
+    ASSERT_FALSE(wrong.ok()) << bad;
+    EXPECT_NE(wrong.error().message.find("clientMetadataUrl"), std::string::npos);
+  }
+}
+
 TEST_F(McpSpecTest, MissingVariableIsInvalidAtItsPosition) {
   auto spec = Load(R"(model: script/echo
 mcp_servers:

@@ -20,6 +20,7 @@ struct Seen {
   std::string method;  // HTTP method
   std::string rpc;     // JSON-RPC method of a POST
   std::string session, version, auth, accept;
+  std::string mcp_method, mcp_name;  // the standard headers of the stateless revision
 };
 
 class McpHttpTest : public ::testing::Test {
@@ -40,6 +41,18 @@ class McpHttpTest : public ::testing::Test {
       Json::Value reply(Json::objectValue);
       reply["jsonrpc"] = "2.0";
       reply["id"] = (*msg)["id"];
+      // A session id the stateless revision must not echo.
+      if (stateless_) res.set_header("Mcp-Session-Id", "not-a-session");
+      if (method == "server/discover" && stateless_) {
+        reply["result"]["supportedVersions"][0] = "2026-07-28";
+        reply["result"]["capabilities"]["tools"] = Json::Value(Json::objectValue);
+        reply["result"]["serverInfo"]["name"] = "stateless";
+        reply["result"]["resultType"] = "complete";
+        reply["result"]["ttlMs"] = 0;
+        reply["result"]["cacheScope"] = "public";
+        res.set_content(WriteJson(reply), "application/json");
+        return;
+      }
       if (method == "initialize") {
         reply["result"]["protocolVersion"] = "2025-06-18";
         reply["result"]["serverInfo"]["name"] = "loop";
@@ -99,7 +112,8 @@ class McpHttpTest : public ::testing::Test {
     std::lock_guard<std::mutex> lock(mu_);
     seen_.push_back(Seen{req.method, rpc, req.get_header_value("Mcp-Session-Id"),
                          req.get_header_value("MCP-Protocol-Version"),
-                         req.get_header_value("Authorization"), req.get_header_value("Accept")});
+                         req.get_header_value("Authorization"), req.get_header_value("Accept"),
+                         req.get_header_value("Mcp-Method"), req.get_header_value("Mcp-Name")});
     cv_.notify_all();
   }
   std::vector<Seen> seen() {
@@ -133,6 +147,7 @@ class McpHttpTest : public ::testing::Test {
   std::vector<Seen> seen_;
   int sessions_ = 0;
   std::atomic<bool> forget_{false};
+  std::atomic<bool> stateless_{false};
 };
 
 TEST_F(McpHttpTest, StreamableHttpSessionHeadersAndAnswers) {
@@ -157,14 +172,44 @@ TEST_F(McpHttpTest, StreamableHttpSessionHeadersAndAnswers) {
     if (s.method == "POST") {
       EXPECT_EQ(s.accept, "application/json, text/event-stream");
     }
-    if (s.rpc == "initialize") {
+    if (s.rpc == "server/discover") {
+      // Tried first; this server does not speak the stateless revision.
+      EXPECT_EQ(s.session, "");
+      EXPECT_EQ(s.version, "2026-07-28");
+    } else if (s.rpc == "initialize") {
       EXPECT_EQ(s.session, "");
       EXPECT_EQ(s.version, "");
+      EXPECT_EQ(s.mcp_method, "") << "the 2025 revision names no method in a header";
     } else {
       EXPECT_EQ(s.session, "s-1") << s.method << " " << s.rpc;
       EXPECT_EQ(s.version, "2025-06-18") << s.method << " " << s.rpc;
     }
   }
+}
+
+// A server of the stateless revision: discovered, never initialized, no session kept or ended,
+// every request named in Mcp-Method (and Mcp-Name for a tool call) beside its version.
+TEST_F(McpHttpTest, StatelessRevisionSendsTheStandardHeadersAndNoSession) {
+  stateless_ = true;
+  auto client = Make();
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  EXPECT_EQ(client->protocol_version(), "2026-07-28");
+  EXPECT_EQ(client->server_info()["name"].asString(), "stateless");
+  auto res = client->CallTool("t", Json::Value(Json::objectValue), nullptr, CancelToken());
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  ASSERT_TRUE(client->ListTools(CancelToken()).ok());
+  client->Close();
+  int calls = 0;
+  for (const auto& s : seen()) {
+    EXPECT_EQ(s.method, "POST") << "no event stream to listen to, no session to end";
+    EXPECT_NE(s.rpc, "initialize");
+    EXPECT_EQ(s.session, "") << s.rpc;
+    EXPECT_EQ(s.version, "2026-07-28") << s.rpc;
+    EXPECT_EQ(s.mcp_method, s.rpc);
+    EXPECT_EQ(s.mcp_name, s.rpc == "tools/call" ? "t" : "") << s.rpc;
+    calls += s.rpc == "tools/call" ? 1 : 0;
+  }
+  EXPECT_EQ(calls, 1);
 }
 
 TEST_F(McpHttpTest, AForgottenSessionStartsANewOne) {
@@ -197,7 +242,8 @@ TEST_F(McpHttpTest, ARedirectOnTheSameOriginIsFollowed) {
   ASSERT_TRUE(WaitSeen([](const Seen& s) { return s.method == "DELETE"; }));
   for (const auto& s : seen()) {
     EXPECT_EQ(s.auth, "Bearer sekrit") << s.method << " " << s.rpc;
-    if (s.rpc != "initialize") {
+    // server/discover comes before any session (this server does not speak 2026-07-28).
+    if (s.rpc != "initialize" && s.rpc != "server/discover") {
       EXPECT_EQ(s.session, "s-1") << s.method << " " << s.rpc;
     }
   }

@@ -1,7 +1,8 @@
 // A small OAuth 2.1 authorization server and an MCP resource server that wants its tokens, each
 // on its own 127.0.0.1 port (two origins, as in the wild), written for the login tests:
 // RFC 9728 protected-resource metadata, RFC 8414 metadata with the `iss` response parameter,
-// RFC 7591 registration, the code flow with PKCE S256 and RFC 8707 `resource`, refresh tokens.
+// RFC 7591 registration, the code flow with PKCE S256 and RFC 8707 `resource`, refresh tokens,
+// and the device flow (RFC 8628: a user code approved by a GET of its verification page).
 // Everything it saw is counted, and expire() makes every access token it gave invalid.
 import http from "node:http";
 import crypto from "node:crypto";
@@ -28,7 +29,9 @@ const json = (res, status, value, headers = {}) =>
 const b64url = (buf) => buf.toString("base64url");
 
 export async function startOAuthServers() {
-  const counts = { registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, refused: 0, calls: 0 };
+  const counts = { registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, refused: 0, calls: 0, deviceCodes: 0, deviceGrants: 0, pendingPolls: 0 };
+  const devices = new Map(); // device_code -> {client_id, resource, user_code, approved}
+  let pendingWaiters = []; // resolved at the next poll of a device code not yet approved
   const clients = new Map(); // client_id -> redirect_uris
   const codes = new Map(); // code -> {client_id, redirect_uri, challenge, resource, scope}
   const access = new Map(); // token -> {resource, client_id}
@@ -57,8 +60,9 @@ export async function startOAuthServers() {
         authorization_endpoint: `${issuer()}/authorize`,
         token_endpoint: `${issuer()}/token`,
         registration_endpoint: `${issuer()}/register`,
+        device_authorization_endpoint: `${issuer()}/device`,
         response_types_supported: ["code"],
-        grant_types_supported: ["authorization_code", "refresh_token"],
+        grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
         code_challenge_methods_supported: ["S256"],
         token_endpoint_auth_methods_supported: ["none"],
         scopes_supported: [SCOPE],
@@ -67,7 +71,8 @@ export async function startOAuthServers() {
     }
     if (req.method === "POST" && url.pathname === "/register") {
       const meta = JSON.parse(body);
-      if (!Array.isArray(meta.redirect_uris) || !meta.redirect_uris.every((u) => u.startsWith("http://127.0.0.1:")))
+            // Loopback redirects only, with a port or (RFC 8252: any port) without one.
+      if (!Array.isArray(meta.redirect_uris) || !meta.redirect_uris.every((u) => /^http:\/\/127\.0\.0\.1[:/]/.test(u)))
         return json(res, 400, { error: "invalid_redirect_uri" });
       counts.registrations++;
       const id = `client-${counts.registrations}`;
@@ -93,8 +98,43 @@ export async function startOAuthServers() {
       back.searchParams.set("iss", issuer());
       return res.writeHead(302, { Location: back.toString() }).end();
     }
+    if (req.method === "POST" && url.pathname === "/device") {
+      const f = Object.fromEntries(new URLSearchParams(body));
+      if (!clients.has(f.client_id) || f.resource !== resource()) return json(res, 400, { error: "invalid_request" });
+      counts.deviceCodes++;
+      const device_code = b64url(crypto.randomBytes(16));
+      const user_code = `CODE-${counts.deviceCodes}`;
+      devices.set(device_code, { client_id: f.client_id, resource: f.resource, user_code, approved: false });
+      return json(res, 200, {
+        device_code,
+        user_code,
+        verification_uri: `${issuer()}/activate`,
+        verification_uri_complete: `${issuer()}/activate?user_code=${user_code}`,
+        expires_in: 60,
+        interval: 1,
+      });
+    }
+    if (req.method === "GET" && url.pathname === "/activate") {
+      const d = [...devices.values()].find((x) => x.user_code === url.searchParams.get("user_code"));
+      if (!d) return json(res, 404, { error: "unknown code" });
+      d.approved = true;
+      return res.writeHead(200, { "Content-Type": "text/plain" }).end("approved");
+    }
     if (req.method === "POST" && url.pathname === "/token") {
       const f = Object.fromEntries(new URLSearchParams(body));
+      if (f.grant_type === "urn:ietf:params:oauth:grant-type:device_code") {
+        const d = devices.get(f.device_code);
+        if (!d || d.client_id !== f.client_id || d.resource !== f.resource) return json(res, 400, { error: "invalid_grant" });
+        if (!d.approved) {
+          counts.pendingPolls++;
+          for (const w of pendingWaiters) w();
+          pendingWaiters = [];
+          return json(res, 400, { error: "authorization_pending" });
+        }
+        devices.delete(f.device_code);
+        counts.deviceGrants++;
+        return json(res, 200, tokens({ resource: d.resource, client_id: d.client_id }));
+      }
       if (f.grant_type === "authorization_code") {
         const c = codes.get(f.code);
         codes.delete(f.code);
@@ -154,6 +194,8 @@ export async function startOAuthServers() {
     resource: resource(),
     // Every access token given so far stops working (the refresh tokens still do).
     expire: () => access.clear(),
+    // Resolves once a device code has been polled while not yet approved (at once if it was).
+    pendingPoll: () => (counts.pendingPolls > 0 ? Promise.resolve() : new Promise((r) => pendingWaiters.push(r))),
     close: () => Promise.all([as, rs].map((s) => new Promise((r) => s.close(r)))),
   };
 }
