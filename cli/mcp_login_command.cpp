@@ -22,17 +22,23 @@ struct McpLoginOptions {
   long timeout_s = 300;
 };
 
-// The URL of the server `o.server` names.
-Result<std::string> ServerUrl(const McpLoginOptions& o) {
-  if (o.server.rfind("http://", 0) == 0 || o.server.rfind("https://", 0) == 0) return o.server;
+// The server `o.server` names: its URL, and the Client ID Metadata Document the spec gives
+// lousho (`mcp.clientMetadataUrl`, also for a server given by its URL when the spec loads).
+struct LoginTarget {
+  std::string url;
+  std::string client_metadata_url;
+};
+Result<LoginTarget> Target(const McpLoginOptions& o) {
   auto spec = LoadSpec(o.spec, "");
+  if (o.server.rfind("http://", 0) == 0 || o.server.rfind("https://", 0) == 0)
+    return LoginTarget{o.server, spec.ok() ? spec->mcp.client_metadata_url : std::string()};
   if (!spec.ok()) return spec.error();
   for (const auto& s : spec->mcp_servers) {
     if (s.name != o.server) continue;
     if (s.transport == config::McpTransport::kStdio)
       return MakeError(ErrorCode::kUsage,
                        "'" + o.server + "' runs as a command: it needs no login");
-    return s.url;
+    return LoginTarget{s.url, spec->mcp.client_metadata_url};
   }
   return MakeError(ErrorCode::kUsage, "no MCP server named '" + o.server + "' in " + o.spec);
 }
@@ -104,10 +110,12 @@ void Probe(const std::string& url, const std::shared_ptr<agent::mcp::ServerAuth>
 }
 
 int Login(const McpLoginOptions& o) {
-  auto url = ServerUrl(o);
-  if (!url.ok()) return Fail(url.error());
+  auto target = Target(o);
+  if (!target.ok()) return Fail(target.error());
+  const std::string* url = &target->url;
   agent::mcp::OAuthOptions ao;
   ao.server_url = *url;
+  ao.client_metadata_url = target->client_metadata_url;
   ao.store_dir = agent::mcp::TokenStoreDir(ProcessEnv);
   ao.login_timeout_ms = o.timeout_s * 1000;
   // No token is sent while probing: the login is made anew whatever is stored (and replaces
@@ -134,8 +142,9 @@ int Login(const McpLoginOptions& o) {
 }
 
 int Logout(const McpLoginOptions& o) {
-  auto url = ServerUrl(o);
-  if (!url.ok()) return Fail(url.error());
+  auto target = Target(o);
+  if (!target.ok()) return Fail(target.error());
+  const std::string* url = &target->url;
   auto forgot = agent::mcp::TokenStore(agent::mcp::TokenStoreDir(ProcessEnv)).Forget(*url);
   if (!forgot.ok()) return Fail(forgot.error());
   std::printf(*forgot ? "Logged out of %s\n" : "No login was kept for %s\n", url->c_str());

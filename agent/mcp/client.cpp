@@ -544,64 +544,6 @@ Status Client::Ping(const CancelToken& cancel) {
   return Status::Ok();
 }
 
-Result<Json::Value> Client::Ask(const std::string& method, const Json::Value& params,
-                                const CancelToken& cancel, long timeout_ms) {
-  auto conn = Live(cancel);
-  if (!conn.ok()) return conn.error();
-  return Request(*conn, method, params, cancel, timeout_ms);
-}
-
-Result<Json::Value> Client::ListPages(const std::string& method, const char* key,
-                                      const CancelToken& cancel) {
-  Json::Value items(Json::arrayValue);
-  std::string cursor;
-  for (int page = 0; page < kMaxPages; ++page) {
-    Json::Value params(Json::objectValue);
-    if (!cursor.empty()) params["cursor"] = cursor;
-    auto res = Ask(method, params, cancel, std::min(options_.call_timeout_ms, 30000L));
-    if (!res.ok()) return res.error();
-    Json::Value list = TakeMember(*res, key);
-    for (Json::ArrayIndex i = 0; list.isArray() && i < list.size(); ++i)
-      if (list[i].isObject()) items.append(std::move(list[i]));
-    cursor = StringOr(*res, "nextCursor");
-    if (cursor.empty()) return items;
-  }
-  log::Warn("MCP server '" + spec_.name + "': stopped " + method + " after " +
-            std::to_string(kMaxPages) + " pages");
-  return items;
-}
-
-Result<Json::Value> Client::ListPrompts(const CancelToken& cancel) {
-  return ListPages("prompts/list", "prompts", cancel);
-}
-
-Result<Json::Value> Client::GetPrompt(const std::string& prompt, const Json::Value& arguments,
-                                      const CancelToken& cancel) {
-  Json::Value params(Json::objectValue);
-  params["name"] = prompt;
-  if (arguments.isObject() && !arguments.empty()) params["arguments"] = arguments;
-  return Ask("prompts/get", params, cancel, options_.call_timeout_ms);
-}
-
-Result<Json::Value> Client::ListResources(const CancelToken& cancel) {
-  return ListPages("resources/list", "resources", cancel);
-}
-
-Result<Json::Value> Client::ListResourceTemplates(const CancelToken& cancel) {
-  return ListPages("resources/templates/list", "resourceTemplates", cancel);
-}
-
-Result<Json::Value> Client::ReadResource(const std::string& uri, const CancelToken& cancel) {
-  Json::Value params(Json::objectValue);
-  params["uri"] = uri;
-  return Ask("resources/read", params, cancel, options_.call_timeout_ms);
-}
-
-Json::Value Client::capabilities() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return capabilities_;
-}
-
 void Client::Close() {
   std::shared_ptr<Conn> conn;
   std::shared_ptr<Conn> opening;

@@ -97,7 +97,7 @@ print(f"exit={code} stdout={out!r}")
 PY
 )
 expect_in "acp on a terminal says what it is" "lousho acp speaks the Agent Client Protocol"
-expect_in "acp on a terminal says how to try it" '`lousho chat`'
+expect_in "acp on a terminal says how to try it" '`lousho run SPEC'
 expect_in "acp on a terminal names the demo" '`scripts/demo`'
 expect_in "acp on a terminal ends on Ctrl-D, stdout untouched" "exit=0 stdout=b''"
 run acp

@@ -241,7 +241,7 @@ mcp: {startTimeoutMs: 5, callTimeoutMs: 6, maxRestarts: 0}
       {"mcp: {startTimeoutMs: 0}\n", ":2:23: startTimeoutMs: must be at least 1"},
       {"mcp: {restarts: 1}\n",
        ":2:7: unknown key 'restarts' in mcp (known keys: startTimeoutMs, callTimeoutMs, "
-       "maxRestarts)"},
+       "maxRestarts, clientMetadataUrl)"},
   });
 }
 

@@ -251,3 +251,40 @@ test("lousho mcp login --device: the device code flow", { timeout: 60000 }, asyn
   assert.equal(list.code, 0, list.err);
   assert.match(list.out, /connected .* 1 tool\(s\)/);
 });
+
+// A Client ID Metadata Document from the spec (`mcp.clientMetadataUrl`): where the authorization
+// server supports them, `lousho mcp login <name>` is known by that URL and registers nothing.
+test("lousho mcp login: the spec's Client ID Metadata Document instead of a registration", { timeout: 60000 }, async (t) => {
+  const servers = await startOAuthServers({ cimd: true });
+  t.after(() => servers.close());
+  const config = tempDir(t, "lousho-oauth-cimd-");
+  const CIMD = "https://lousho.example/oauth/client.json";
+  const spec = writeAgentSpec(tempDir(t, "lousho-oauth-cimd-spec-"), {
+    name: "cimd",
+    model: "script/echo",
+    mcp: { clientMetadataUrl: CIMD },
+    mcp_servers: { secret: { url: servers.resource } },
+  });
+  let authorizeUrl;
+  let browsed;
+  const login = await new Promise((resolve) => {
+    const p = spawn(loushoBin, ["mcp", "login", "secret", "--spec", spec], { env: childEnv({ XDG_CONFIG_HOME: config }) });
+    t.after(() => p.exitCode === null && p.kill("SIGKILL"));
+    let out = "";
+    let err = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.stderr.on("data", (d) => {
+      err += d;
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(err)?.[1];
+      if (url && !browsed) {
+        authorizeUrl = new URL(url);
+        browsed = browse(url);
+      }
+    });
+    p.on("close", (code) => resolve({ code, out, err }));
+  });
+  await browsed;
+  assert.equal(login.code, 0, login.err);
+  assert.equal(authorizeUrl.searchParams.get("client_id"), CIMD);
+  assert.deepEqual({ registrations: servers.counts.registrations, cimdClients: servers.counts.cimdClients }, { registrations: 0, cimdClients: 1 });
+});

@@ -24,6 +24,8 @@ const ENV_KEY = "sk-from-the-environment";
 function startModel() {
   const seen = [];
   const server = http.createServer((req, res) => {
+    // A loopback server is asked for its context length first (GET /props, ...): it knows none.
+    if (req.method !== "POST") return res.writeHead(404).end();
     let body = "";
     req.on("data", (d) => (body += d));
     req.on("end", () => {

@@ -28,8 +28,10 @@ const json = (res, status, value, headers = {}) =>
   res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify(value));
 const b64url = (buf) => buf.toString("base64url");
 
-export async function startOAuthServers() {
-  const counts = { registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, refused: 0, calls: 0, deviceCodes: 0, deviceGrants: 0, pendingPolls: 0 };
+// `cimd`: the authorization server takes Client ID Metadata Documents (an https URL as the
+// client id, no registration); counts.cimdClients counts the authorizations made that way.
+export async function startOAuthServers({ cimd = false } = {}) {
+  const counts = { cimdClients: 0, registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, refused: 0, calls: 0, deviceCodes: 0, deviceGrants: 0, pendingPolls: 0 };
   const devices = new Map(); // device_code -> {client_id, resource, user_code, approved}
   let pendingWaiters = []; // resolved at the next poll of a device code not yet approved
   const clients = new Map(); // client_id -> redirect_uris
@@ -67,6 +69,7 @@ export async function startOAuthServers() {
         token_endpoint_auth_methods_supported: ["none"],
         scopes_supported: [SCOPE],
         authorization_response_iss_parameter_supported: true,
+        ...(cimd ? { client_id_metadata_document_supported: true } : {}),
       });
     }
     if (req.method === "POST" && url.pathname === "/register") {
@@ -81,8 +84,12 @@ export async function startOAuthServers() {
     }
     if (req.method === "GET" && url.pathname === "/authorize") {
       const q = Object.fromEntries(url.searchParams);
+      // A metadata document's client: a real server fetches the document and checks the
+      // redirect against it; this one takes any loopback redirect.
+      const byDocument = cimd && /^https:\/\/[^/]+\/./.test(q.client_id ?? "") && /^http:\/\/127\.0\.0\.1[:/]/.test(q.redirect_uri ?? "");
+      if (byDocument) counts.cimdClients++;
       const ok =
-        clients.get(q.client_id)?.includes(q.redirect_uri) &&
+        (byDocument || clients.get(q.client_id)?.includes(q.redirect_uri)) &&
         q.response_type === "code" &&
         q.code_challenge_method === "S256" &&
         q.code_challenge &&

@@ -1,0 +1,71 @@
+// The MCP client's prompts and resources: paged lists and single requests on the live connection.
+#include <algorithm>
+
+#include "agent/mcp/client.h"
+#include "support/json_util.h"
+#include "support/log.h"
+
+namespace lousho::agent::mcp {
+namespace {
+constexpr int kMaxListPages = 1000;  // as for tools/list
+}  // namespace
+
+Result<Json::Value> Client::Ask(const std::string& method, const Json::Value& params,
+                                const CancelToken& cancel, long timeout_ms) {
+  auto conn = Live(cancel);
+  if (!conn.ok()) return conn.error();
+  return Request(*conn, method, params, cancel, timeout_ms);
+}
+
+Result<Json::Value> Client::ListPages(const std::string& method, const char* key,
+                                      const CancelToken& cancel) {
+  Json::Value items(Json::arrayValue);
+  std::string cursor;
+  for (int page = 0; page < kMaxListPages; ++page) {
+    Json::Value params(Json::objectValue);
+    if (!cursor.empty()) params["cursor"] = cursor;
+    auto res = Ask(method, params, cancel, std::min(options_.call_timeout_ms, 30000L));
+    if (!res.ok()) return res.error();
+    const Json::Value& list = MemberOrNull(*res, key);
+    for (Json::ArrayIndex i = 0; list.isArray() && i < list.size(); ++i)
+      if (list[i].isObject()) items.append(list[i]);
+    cursor = StringOr(*res, "nextCursor");
+    if (cursor.empty()) return items;
+  }
+  log::Warn("MCP server '" + spec_.name + "': stopped " + method + " after " +
+            std::to_string(kMaxListPages) + " pages");
+  return items;
+}
+
+Result<Json::Value> Client::ListPrompts(const CancelToken& cancel) {
+  return ListPages("prompts/list", "prompts", cancel);
+}
+
+Result<Json::Value> Client::GetPrompt(const std::string& prompt, const Json::Value& arguments,
+                                      const CancelToken& cancel) {
+  Json::Value params(Json::objectValue);
+  params["name"] = prompt;
+  if (arguments.isObject() && !arguments.empty()) params["arguments"] = arguments;
+  return Ask("prompts/get", params, cancel, options_.call_timeout_ms);
+}
+
+Result<Json::Value> Client::ListResources(const CancelToken& cancel) {
+  return ListPages("resources/list", "resources", cancel);
+}
+
+Result<Json::Value> Client::ListResourceTemplates(const CancelToken& cancel) {
+  return ListPages("resources/templates/list", "resourceTemplates", cancel);
+}
+
+Result<Json::Value> Client::ReadResource(const std::string& uri, const CancelToken& cancel) {
+  Json::Value params(Json::objectValue);
+  params["uri"] = uri;
+  return Ask("resources/read", params, cancel, options_.call_timeout_ms);
+}
+
+Json::Value Client::capabilities() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return capabilities_;
+}
+
+}  // namespace lousho::agent::mcp
