@@ -47,9 +47,9 @@ int StopSignal();
 int RunRpcModeIfSelected(int argc, char** argv);
 // `lousho setup`: the interactive terminal setup of model access (setup_command.cpp).
 struct SetupOptions {
-  std::string provider;  // anthropic | openai | gemini | openai-compatible; empty: ask
-  std::string base_url;  // openai-compatible; empty: ask
-  std::string model;     // empty: the provider's default (openai-compatible: ask)
+  std::string provider;   // anthropic | openai | gemini | openai-compatible; empty: ask
+  std::string base_url;   // openai-compatible; empty: ask
+  std::string model;      // empty: the provider's default (openai-compatible: ask)
   bool no_check = false;  // store the key without the check request (offline, behind a proxy)
 };
 int RunSetup(const SetupOptions& options);

@@ -29,9 +29,9 @@ Result<StoredCredentials> LoadCredentials(const std::string& path) {
                      path + ": not a JSON object (run `lousho setup` to write it again)");
   out.provider = StringOr(*json, "provider");
   out.model = StringOr(*json, "model");
-  const Json::Value& env = MemberOrNull(*json, "env");
-  for (const std::string& name : MemberNames(env)) {
-    if (auto v = AsString(MemberOrNull(env, name)); v && !v->empty()) out.env[name] = *v;
+  const Json::Value& stored = MemberOrNull(*json, "env");
+  for (const std::string& name : MemberNames(stored)) {
+    if (auto v = AsString(MemberOrNull(stored, name)); v && !v->empty()) out.env[name] = *v;
   }
   // An older setup stored a compatible server as OPENAI_BASE_URL / OPENAI_API_KEY, which the
   // openai provider then took for its own: read them as the server's.

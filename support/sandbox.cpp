@@ -463,6 +463,7 @@ int RunSandboxLauncher(int argc, char** argv) {
   std::vector<std::string> run =
       SandboxedArgv(std::vector<std::string>(argv + i + 1, argv + argc), &policy);
   std::vector<char*> args;
+  args.reserve(run.size() + 1);
   for (auto& a : run) args.push_back(a.data());
   args.push_back(nullptr);
   execvp(args[0], args.data());

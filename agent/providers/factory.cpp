@@ -9,6 +9,22 @@
 #include "support/http/provider_errors.h"
 
 namespace lousho::agent {
+namespace {
+// The key of the provider's api_key_env, else the names the API's own tools also read:
+// ANTHROPIC_AUTH_TOKEN (sent as a bearer token), GOOGLE_API_KEY.
+void FillApiKey(const config::ProviderSettings& settings,
+                const std::function<std::string(const std::string&)>& env, HttpProviderConfig* c) {
+  c->api_key = env(settings.api_key_env);
+  if (c->api_key.empty() && settings.api == "anthropic-messages") {
+    std::string token = env("ANTHROPIC_AUTH_TOKEN");
+    if (!token.empty()) {
+      c->api_key = token;
+      c->settings.auth = "bearer";
+    }
+  }
+  if (c->api_key.empty() && settings.api == "gemini") c->api_key = env("GOOGLE_API_KEY");
+}
+}  // namespace
 
 Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSettings& settings,
                                                    const std::string& model_id,
@@ -33,16 +49,7 @@ Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSetting
   }
   c.base = *base;
   if (!settings.api_key_env.empty()) {
-    c.api_key = env(settings.api_key_env);
-    if (c.api_key.empty() && settings.api == "anthropic-messages") {
-      std::string token = env("ANTHROPIC_AUTH_TOKEN");
-      if (!token.empty()) {
-        c.api_key = token;
-        c.settings.auth = "bearer";
-      }
-    }
-    // Google's own tools read either name.
-    if (c.api_key.empty() && settings.api == "gemini") c.api_key = env("GOOGLE_API_KEY");
+    FillApiKey(settings, env, &c);
     if (c.api_key.empty()) {
       return MakeError(kProviderAuth, settings.api_key_env + " is not set (needed by provider " +
                                           settings.name + ")");

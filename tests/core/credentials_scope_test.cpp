@@ -13,7 +13,7 @@
 namespace lousho::config {
 namespace {
 
-EnvLookup Vars(std::map<std::string, std::string> vars) {
+EnvLookup Vars(const std::map<std::string, std::string>& vars) {
   return [vars](const std::string& k) -> std::optional<std::string> {
     auto it = vars.find(k);
     if (it == vars.end()) return std::nullopt;

@@ -23,7 +23,7 @@
 namespace lousho::agent {
 namespace {
 
-EnvLookup Env(std::map<std::string, std::string> vars) {
+EnvLookup Env(const std::map<std::string, std::string>& vars) {
   return [vars](const std::string& k) -> std::optional<std::string> {
     auto it = vars.find(k);
     if (it == vars.end()) return std::nullopt;
