@@ -137,4 +137,14 @@ class JsonWriter {
   bool comma_ = false;  // the next item of the innermost array or object needs a ','
 };
 
+// `v` when it is an object, else {}: a tool call's arguments as an API wants them.
+inline void WriteObjectOrEmpty(const Json::Value& v, JsonWriter* w) {
+  if (v.isObject()) {
+    w->Value(v);
+    return;
+  }
+  w->ObjectBegin();
+  w->ObjectEnd();
+}
+
 }  // namespace lousho

@@ -256,7 +256,7 @@ Result<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn, const st
   const Json::Value& supported = MemberOrNull(res.ok() ? *res : none, "supportedVersions");
   bool speaks = false;
   if (supported.isArray())
-    for (const auto& v : supported) speaks = speaks || (v.isString() && v.asString() == version);
+    for (const auto& v : supported) speaks = speaks || AsString(v) == version;
   if (speaks) {
     conn->transport->Connected(version);
     // No stream of its own: list changes come on a subscription, where the server offers them.
@@ -405,7 +405,7 @@ Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std
 Result<Json::Value> Client::AnswerInputs(const Json::Value& requests, const CancelToken& cancel) {
   Json::Value answers(Json::objectValue);
   if (!requests.isObject()) return answers;
-  for (const auto& key : requests.getMemberNames()) {
+  for (const auto& key : MemberNames(requests)) {
     const Json::Value& req = MemberOrNull(requests, key.c_str());
     const std::string method = StringOr(req, "method");
     if (method == "roots/list") {

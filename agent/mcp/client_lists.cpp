@@ -28,7 +28,7 @@ Result<Json::Value> Client::ListPages(const std::string& method, const char* key
     if (!res.ok()) return res.error();
     const Json::Value& list = MemberOrNull(*res, key);
     for (Json::ArrayIndex i = 0; list.isArray() && i < list.size(); ++i)
-      if (list[i].isObject()) items.append(list[i]);
+      if (ElementOrNull(list, i).isObject()) items.append(ElementOrNull(list, i));
     cursor = StringOr(*res, "nextCursor");
     if (cursor.empty()) return items;
   }

@@ -29,7 +29,8 @@ std::vector<FormChoice> ChoicesOf(const Json::Value& prop) {
       const Json::Value& v = ElementOrNull(values, i);
       if (!v.isString()) continue;
       const Json::Value& n = ElementOrNull(names, i);
-      out.push_back({v.asString(), n.isString() ? n.asString() : v.asString()});
+      const std::string value = AsString(v).value_or("");
+      out.push_back({value, AsString(n).value_or(value)});
     }
     return out;
   }
@@ -197,8 +198,8 @@ std::vector<FormField> FormFieldsOf(const Json::Value& requested_schema) {
   const Json::Value& req = MemberOrNull(requested_schema, "required");
   if (req.isArray())
     for (const auto& r : req)
-      if (r.isString()) required.push_back(r.asString());
-  for (const auto& name : props.getMemberNames()) {
+      if (auto s = AsString(r)) required.push_back(*s);
+  for (const auto& name : MemberNames(props)) {
     auto field = FieldOf(name, MemberOrNull(props, name.c_str()));
     if (!field) continue;
     field->required = std::find(required.begin(), required.end(), name) != required.end();
@@ -212,7 +213,7 @@ Json::Value ElicitContent(const Json::Value& requested_schema,
   Json::Value content(Json::objectValue);
   const Json::Value& props = MemberOrNull(requested_schema, "properties");
   if (!props.isObject()) return content;
-  for (const auto& name : props.getMemberNames()) {
+  for (const auto& name : MemberNames(props)) {
     const Json::Value& prop = MemberOrNull(props, name.c_str());
     auto it = answers.find(name);
     Json::Value value = it == answers.end() ? Json::Value() : Typed(prop, it->second);

@@ -95,11 +95,12 @@ Result<Json::Value> PromptArguments(const PromptInfo& prompt, const std::string&
   // The words left fill the arguments not named, in order; the last one takes the rest.
   std::vector<const PromptArgument*> free;
   for (const auto& a : prompt.arguments)
-    if (!args.isMember(a.name)) free.push_back(&a);
+    if (FindMember(args, a.name) == nullptr) free.push_back(&a);
   for (size_t i = 0; i < positional.size() && !free.empty(); ++i) {
     const size_t slot = std::min(i, free.size() - 1);
     const std::string& name = free[slot]->name;
-    args[name] = args.isMember(name) ? StringOr(args, name) + " " + *positional[i] : *positional[i];
+    args[name] = FindMember(args, name) != nullptr ? StringOr(args, name) + " " + *positional[i]
+                                                   : *positional[i];
   }
   if (free.empty() && !positional.empty())
     return MakeError(ErrorCode::kInvalidParams, "/" + command +
@@ -108,7 +109,7 @@ Result<Json::Value> PromptArguments(const PromptInfo& prompt, const std::string&
                                                     Usage(prompt, command) + ")");
   std::string missing;
   for (const auto& a : prompt.arguments) {
-    if (!a.required || args.isMember(a.name)) continue;
+    if (!a.required || FindMember(args, a.name) != nullptr) continue;
     missing += (missing.empty() ? "" : ", ") + a.name +
                (a.description.empty() ? "" : " (" + a.description + ")");
   }

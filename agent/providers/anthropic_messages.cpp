@@ -203,12 +203,7 @@ class AnthropicMessagesWriter {
       case BlockType::kToolCall:
         w_.Attribute("id", b.id);
         w_.AttributeBegin("input");
-        if (b.arguments.isObject()) {
-          w_.Value(b.arguments);
-        } else {
-          w_.ObjectBegin();
-          w_.ObjectEnd();
-        }
+        WriteObjectOrEmpty(b.arguments, &w_);
         w_.AttributeEnd();
         w_.Attribute("name", b.name);
         w_.Attribute("type", "tool_use");
@@ -225,7 +220,9 @@ class AnthropicMessagesWriter {
   }
   void ServerToolUse(const ContentBlock& b) {
     w_.Attribute("id", b.id);
-    w_.Attribute("input", b.arguments.isObject() ? b.arguments : Json::Value(Json::objectValue));
+    w_.AttributeBegin("input");
+    WriteObjectOrEmpty(b.arguments, &w_);
+    w_.AttributeEnd();
     w_.Attribute("name", b.name);
     w_.Attribute("type", "server_tool_use");
   }

@@ -83,12 +83,7 @@ class GeminiContentsWriter {
     w_.AttributeBegin("functionCall");
     w_.ObjectBegin();
     w_.AttributeBegin("args");
-    if (b.arguments.isObject()) {
-      w_.Value(b.arguments);
-    } else {
-      w_.ObjectBegin();
-      w_.ObjectEnd();
-    }
+    WriteObjectOrEmpty(b.arguments, &w_);
     w_.AttributeEnd();
     w_.Attribute("name", b.name);
     w_.ObjectEnd();

@@ -92,7 +92,7 @@ long long ContextFromModelList(const Json::Value& list, const std::string& model
   for (const Json::Value& e : data) {
     if (StringOr(e, "id") == model) entry = &e;
   }
-  if (entry == nullptr && data.size() == 1) entry = &data[0];
+  if (entry == nullptr && data.size() == 1) entry = &ElementOrNull(data, 0);
   if (entry == nullptr) return 0;
   for (const char* key : {"max_model_len", "loaded_context_length", "max_context_length",
                           "context_length", "context_window"}) {

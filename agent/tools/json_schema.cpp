@@ -19,7 +19,7 @@ size_t CodePoints(const std::string& s) {
 bool IsInteger(const Json::Value& v) {
   if (v.isInt() || v.isInt64() || v.isUInt() || v.isUInt64()) return true;
   if (!v.isDouble()) return false;
-  const double d = v.asDouble();
+  const double d = AsDouble(v).value_or(0.5);
   return std::isfinite(d) && std::floor(d) == d;
 }
 
@@ -50,7 +50,7 @@ class Checker {
   void Check(const Json::Value& schema, const Json::Value& v, const std::string& path, int depth) {
     if (full() || depth > kMaxDepth) return;
     if (schema.isBool()) {
-      if (!schema.asBool()) Fail(path, "no value is allowed here");
+      if (!AsBool(schema).value_or(true)) Fail(path, "no value is allowed here");
       return;
     }
     if (!schema.isObject()) return;
@@ -91,14 +91,15 @@ class Checker {
   bool Type(const Json::Value& schema, const Json::Value& v, const std::string& path) {
     const Json::Value& type = MemberOrNull(schema, "type");
     if (type.isString()) {
-      if (HasType(v, type.asString())) return true;
-      Fail(path, "expected " + type.asString() + ", got " + TypeName(v));
+      const std::string want = AsString(type).value_or("");
+      if (HasType(v, want)) return true;
+      Fail(path, "expected " + want + ", got " + TypeName(v));
       return false;
     }
     if (!type.isArray() || type.empty()) return true;
     std::string names;
     for (const auto& t : type) {
-      if (t.isString() && HasType(v, t.asString())) return true;
+      if (t.isString() && HasType(v, AsString(t).value_or(""))) return true;
       names += (names.empty() ? "" : " or ") + StringOrJson(t);
     }
     Fail(path, "expected " + names + ", got " + TypeName(v));
@@ -118,19 +119,20 @@ class Checker {
   void Object(const Json::Value& schema, const Json::Value& v, const std::string& path, int depth) {
     const Json::Value& required = MemberOrNull(schema, "required");
     for (Json::ArrayIndex i = 0; required.isArray() && i < required.size(); ++i) {
-      auto key = AsString(required[i]);
-      if (key && !v.isMember(*key)) Fail(path, "missing required property \"" + *key + "\"");
+      auto key = AsString(ElementOrNull(required, i));
+      if (key && FindMember(v, *key) == nullptr)
+        Fail(path, "missing required property \"" + *key + "\"");
     }
     const Json::Value& props = MemberOrNull(schema, "properties");
     const Json::Value& extra = MemberOrNull(schema, "additionalProperties");
     for (const auto& key : MemberNames(v)) {
       const std::string at = path + "." + key;
       if (const Json::Value* p = FindMember(props, key)) {
-        Check(*p, v[key], at, depth + 1);
-      } else if (extra.isBool() && !extra.asBool()) {
+        Check(*p, MemberOrNull(v, key), at, depth + 1);
+      } else if (AsBool(extra) == false) {
         Fail(at, "property not allowed");
       } else if (extra.isObject()) {
-        Check(extra, v[key], at, depth + 1);
+        Check(extra, MemberOrNull(v, key), at, depth + 1);
       }
     }
   }
@@ -143,11 +145,11 @@ class Checker {
     const Json::Value& items = MemberOrNull(schema, "items");
     if (!items.isObject() && !items.isBool()) return;
     for (Json::ArrayIndex i = 0; i < v.size() && !full(); ++i)
-      Check(items, v[i], path + "[" + std::to_string(i) + "]", depth + 1);
+      Check(items, ElementOrNull(v, i), path + "[" + std::to_string(i) + "]", depth + 1);
   }
 
   void String(const Json::Value& schema, const Json::Value& v, const std::string& path) {
-    const size_t n = CodePoints(v.asString());
+    const size_t n = CodePoints(AsString(v).value_or(""));
     if (auto min = AsUInt64(MemberOrNull(schema, "minLength")); min && n < *min)
       Fail(path, "shorter than " + std::to_string(*min) + " characters");
     if (auto max = AsUInt64(MemberOrNull(schema, "maxLength")); max && n > *max)
@@ -155,7 +157,7 @@ class Checker {
   }
 
   void Number(const Json::Value& schema, const Json::Value& v, const std::string& path) {
-    const double d = v.asDouble();
+    const double d = AsDouble(v).value_or(0);
     auto bound = [&](const char* key) { return AsDouble(MemberOrNull(schema, key)); };
     if (auto b = bound("minimum"); b && d < *b)
       Fail(path, "less than " + StringOrJson(MemberOrNull(schema, "minimum")));
@@ -182,7 +184,7 @@ class Checker {
                 int depth) {
     const Json::Value& all = MemberOrNull(schema, "allOf");
     for (Json::ArrayIndex i = 0; all.isArray() && i < all.size(); ++i)
-      Check(all[i], v, path, depth + 1);
+      Check(ElementOrNull(all, i), v, path, depth + 1);
     const Json::Value& any = MemberOrNull(schema, "anyOf");
     if (any.isArray() && !any.empty() && Fits(any, v, depth) == 0)
       Fail(path, "fits none of the anyOf schemas");

@@ -21,6 +21,23 @@ const mock = useAimock("oauth.json");
 
 // Follows a login URL as a browser would: the authorization page redirects to lousho's loopback
 // listener, whose page must say the login is done.
+// `lousho ARGS` with its own config folder (where tokens are kept), killed when test `t` ends;
+// `onStderr` sees stderr as it grows. Resolves to {code, out, err}.
+function runLousho(t, config, args, onStderr) {
+  return new Promise((resolve) => {
+    const p = spawn(loushoBin, args, { env: childEnv({ XDG_CONFIG_HOME: config }) });
+    t.after(() => p.exitCode === null && p.kill("SIGKILL"));
+    let out = "";
+    let err = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.stderr.on("data", (d) => {
+      err += d;
+      onStderr?.(err);
+    });
+    p.on("close", (code) => resolve({ code, out, err }));
+  });
+}
+
 async function browse(url) {
   const page = await fetch(url, { redirect: "manual" });
   assert.equal(page.status, 302, `the authorization page: ${await page.text()}`);
@@ -174,19 +191,7 @@ test("lousho mcp login, list and logout in a terminal", { timeout: 60000 }, asyn
   const servers = await startOAuthServers();
   t.after(() => servers.close());
   const config = tempDir(t, "lousho-oauth-cli-");
-  const run = (args, onStderr) =>
-    new Promise((resolve) => {
-      const p = spawn(loushoBin, args, { env: childEnv({ XDG_CONFIG_HOME: config }) });
-      t.after(() => p.exitCode === null && p.kill("SIGKILL"));
-      let out = "";
-      let err = "";
-      p.stdout.on("data", (d) => (out += d));
-      p.stderr.on("data", (d) => {
-        err += d;
-        onStderr?.(err);
-      });
-      p.on("close", (code) => resolve({ code, out, err }));
-    });
+  const run = (args, onStderr) => runLousho(t, config, args, onStderr);
   let browsed;
   const login = await run(["mcp", "login", servers.resource], (err) => {
     const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(err)?.[1];
@@ -213,19 +218,7 @@ test("lousho mcp login --device: the device code flow", { timeout: 60000 }, asyn
   const servers = await startOAuthServers();
   t.after(() => servers.close());
   const config = tempDir(t, "lousho-oauth-device-");
-  const run = (args, onStderr) =>
-    new Promise((resolve) => {
-      const p = spawn(loushoBin, args, { env: childEnv({ XDG_CONFIG_HOME: config }) });
-      t.after(() => p.exitCode === null && p.kill("SIGKILL"));
-      let out = "";
-      let err = "";
-      p.stdout.on("data", (d) => (out += d));
-      p.stderr.on("data", (d) => {
-        err += d;
-        onStderr?.(err);
-      });
-      p.on("close", (code) => resolve({ code, out, err }));
-    });
+  const run = (args, onStderr) => runLousho(t, config, args, onStderr);
   let approved;
   const login = await run(["mcp", "login", servers.resource, "--device"], (err) => {
     const m = /Open (http:\/\/127\.0\.0\.1:\d+\/activate\S*) in a browser and enter the code (\S+)/.exec(err);
@@ -267,21 +260,12 @@ test("lousho mcp login: the spec's Client ID Metadata Document instead of a regi
   });
   let authorizeUrl;
   let browsed;
-  const login = await new Promise((resolve) => {
-    const p = spawn(loushoBin, ["mcp", "login", "secret", "--spec", spec], { env: childEnv({ XDG_CONFIG_HOME: config }) });
-    t.after(() => p.exitCode === null && p.kill("SIGKILL"));
-    let out = "";
-    let err = "";
-    p.stdout.on("data", (d) => (out += d));
-    p.stderr.on("data", (d) => {
-      err += d;
-      const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(err)?.[1];
-      if (url && !browsed) {
-        authorizeUrl = new URL(url);
-        browsed = browse(url);
-      }
-    });
-    p.on("close", (code) => resolve({ code, out, err }));
+  const login = await runLousho(t, config, ["mcp", "login", "secret", "--spec", spec], (err) => {
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(err)?.[1];
+    if (url && !browsed) {
+      authorizeUrl = new URL(url);
+      browsed = browse(url);
+    }
   });
   await browsed;
   assert.equal(login.code, 0, login.err);
