@@ -14,10 +14,19 @@ import { spawnSync } from "node:child_process";
 import { withAgent, textOf } from "./lib/sdk-client.mjs";
 import { e2eDir, tempDir, workspace } from "./lib/env.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
-import { startChatModel } from "./lib/chat-model.mjs";
+import { startChatModel, textOfContent } from "./lib/chat-model.mjs";
 import { freePort, startServerProcess } from "./lib/server-process.mjs";
 
 const everything = path.join(e2eDir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+
+// The headers a proxy passes on: the hop-by-hop ones (RFC 9110 7.6.1) are its own connection's.
+// Passing the client's `Connection: close` upstream, as an earlier version of this proxy did, made
+// the upstream server close a connection another request was already being sent on (an HTTP 400
+// with no body, about one run in three).
+const hopByHop = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+function endToEnd(headers) {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !hopByHop.has(k)));
+}
 
 // The proxy: every host is 127.0.0.1 and `ports` maps the port asked for to the real one.
 // CONNECT is tunnelled when the credentials are right (407 otherwise); plain requests are
@@ -30,9 +39,9 @@ function startProxy(t, ports, { user = "u", password = "p w" } = {}) {
     const url = new URL(req.url);
     const asked = url.port || "80";
     const up = http.request(
-      { host: "127.0.0.1", port: ports[asked] ?? asked, method: req.method, path: url.pathname + url.search, headers: req.headers },
+      { host: "127.0.0.1", port: ports[asked] ?? asked, method: req.method, path: url.pathname + url.search, headers: endToEnd(req.headers), agent: false },
       (r) => {
-        res.writeHead(r.statusCode, r.headers);
+        res.writeHead(r.statusCode, endToEnd(r.headers));
         r.pipe(res);
       },
     );
@@ -75,9 +84,9 @@ function makeCertificate(dir, names) {
 // TLS in front of a plain HTTP server (the MCP server and the model speak HTTP themselves).
 function tlsFront(t, tls, port) {
   const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
-    const headers = { ...req.headers, host: `127.0.0.1:${port}` };
-    const up = http.request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers }, (r) => {
-      res.writeHead(r.statusCode, r.headers);
+    const headers = { ...endToEnd(req.headers), host: `127.0.0.1:${port}` };
+    const up = http.request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers, agent: false }, (r) => {
+      res.writeHead(r.statusCode, endToEnd(r.headers));
       r.pipe(res);
     });
     up.on("error", () => res.destroy());
@@ -91,7 +100,13 @@ test("a provider (HTTPS, CONNECT) and an MCP server (HTTP) reached only through 
   const dir = tempDir(t, "lousho-proxy-");
   const tls = makeCertificate(dir, ["model.test", "mcp.test"]);
   if (!tls) return t.skip("no openssl command to make a certificate");
-  const model = await startChatModel(t, () => [[{ content: "Done." }, "stop"]]);
+  // The model calls the MCP server's echo tool once, then answers.
+  const echo = { name: "mcp__web__echo", arguments: JSON.stringify({ message: "through the proxy" }) };
+  const model = await startChatModel(t, (json) =>
+    json.messages.at(-1).role === "tool"
+      ? [[{ content: "Done." }, "stop"]]
+      : [[{ tool_calls: [{ index: 0, id: "call_1", type: "function", function: echo }] }], [{}, "tool_calls"]],
+  );
   const mcpPort = await freePort();
   const mcp = await startServerProcess(process.execPath, [everything, "streamableHttp"], {
     env: { PORT: String(mcpPort) },
@@ -124,9 +139,15 @@ test("a provider (HTTPS, CONNECT) and an MCP server (HTTP) reached only through 
     // The MCP server's tools, listed through the proxy, reached the model.
     const tools = model.requests[0].tools.map((x) => x.function.name);
     assert.ok(tools.includes("mcp__web__echo"), tools.join(","));
+    // The call went through the proxy and its result came back to the model.
+    const result = model.requests[1].messages.at(-1);
+    assert.equal(result.role, "tool");
+    assert.match(textOfContent(result.content), /Echo: through the proxy/);
   });
   assert.ok(proxy.log.includes("CONNECT model.test:443"), proxy.log.join("\n"));
   assert.ok(proxy.log.some((l) => l.startsWith("POST http://mcp.test:8080/mcp")), proxy.log.join("\n"));
+  // Every request to the MCP server (discovery, handshake, list, call) went through the proxy.
+  assert.ok(proxy.log.filter((l) => l.startsWith("POST http://mcp.test:8080/mcp")).length >= 4, proxy.log.join("\n"));
 });
 
 test("a proxy that refuses is named, and plain HTTP goes through HTTP_PROXY", { timeout: 60000 }, async (t) => {
