@@ -1,7 +1,8 @@
 #!/bin/sh
 # `lousho run` against `lousho acp`: spawn to the first model request on a loopback socket
 # (bench/startup/first_request_probe.c), in ROUNDS alternating rounds (default 5) of N/ROUNDS
-# starts each, with the floor (spawn + exec + connect of the probe itself). Prints the medians.
+# starts each, with the floor (spawn + exec + connect of the probe itself). Prints the medians
+# and 90th percentiles of the wall time and of the CPU the process used to get there.
 #   usage: bench/startup/first_request.sh [N]    (default 100)
 #   env:   LOUSHO_BIN (default <repo>/build/lousho), CC (default cc), ROUNDS
 set -eu
@@ -20,9 +21,11 @@ for mode in acp run floor; do "$work/probe" 3 "$bin" "$mode" > /dev/null; done  
 for _ in $(seq "$rounds"); do
   for mode in acp run floor; do "$work/probe" "$per" "$bin" "$mode" >> "$work/$mode.txt"; done
 done
-med() { sort -n "$1" | awk '{v[NR]=$1} END {i=int((50*NR+99)/100); if (i<1) i=1; printf "%.2f", v[i]/1000}'; }
-p90() { sort -n "$1" | awk '{v[NR]=$1} END {i=int((90*NR+99)/100); if (i<1) i=1; printf "%.2f", v[i]/1000}'; }
+# pct FILE COLUMN P: the P-th percentile of a column (1: wall, 2: CPU), in ms.
+pct() { awk -v c="$2" '{print $c}' "$1" | sort -n |
+  awk -v p="$3" '{v[NR]=$1} END {i=int((p*NR+99)/100); if (i<1) i=1; printf "%.2f", v[i]/1000}'; }
 echo "starts per mode: $(wc -l < "$work/run.txt"), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for mode in acp run floor; do
-  echo "$mode: median $(med "$work/$mode.txt") ms, p90 $(p90 "$work/$mode.txt") ms"
+  echo "$mode: wall median $(pct "$work/$mode.txt" 1 50) ms, p90 $(pct "$work/$mode.txt" 1 90) ms;" \
+    "CPU median $(pct "$work/$mode.txt" 2 50) ms, p90 $(pct "$work/$mode.txt" 2 90) ms"
 done

@@ -6,7 +6,8 @@
  *   floor  this probe re-executed to connect and write at once (spawn + exec + connect).
  * The spec (written here, beside a notes.txt) names an openai-chat provider at the socket. The
  * child is killed once the request's first bytes arrive. Prints one line per start:
- * "<microseconds>". Usage: first_request_probe N BIN acp|run|floor */
+ * "<wall microseconds> <CPU microseconds>", the CPU (user + system) the child used until it was
+ * killed, from wait4: unlike the wall time it hardly moves with the machine's load. Usage: first_request_probe N BIN acp|run|floor */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -151,10 +153,13 @@ int main(int argc, char** argv) {
     ssize_t got = c >= 0 ? read(c, req, sizeof req) : -1;
     const double t1 = now_us();
     if (got <= 0) return 1;
-    printf("%.0f\n", t1 - t0);
-    fflush(stdout);
     kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    struct rusage ru;
+    if (wait4(pid, NULL, 0, &ru) != pid) return 1;
+    const double cpu_us = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
+                          (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
+    printf("%.0f %.0f\n", t1 - t0, cpu_us);
+    fflush(stdout);
     close(c);
     close(in[1]);
     close(out[0]);
