@@ -262,6 +262,8 @@ std::optional<TurnStop> TurnRunner::DecideNext(const Message& assistant, Turn& t
       return TurnStop::kMaxTokens;
     case StopReason::kRefusal:
       return TurnStop::kRefusal;
+    case StopReason::kPaused:
+      return std::nullopt;  // asked again with the paused message last: the model goes on
     case StopReason::kEndTurn:
     case StopReason::kToolUse:
     case StopReason::kCancelled:

@@ -98,8 +98,10 @@ struct ContentBlock {
 
 enum class Role { kUser, kAssistant, kToolResult };
 
-// Why the model stopped producing one message.
-enum class StopReason { kEndTurn, kToolUse, kMaxTokens, kRefusal, kCancelled, kError };
+// Why the model stopped producing one message. kPaused: the provider paused a long turn of its
+// own tools (Anthropic's `pause_turn`); the engine sends the conversation back as it is, and the
+// model goes on where it stopped.
+enum class StopReason { kEndTurn, kToolUse, kMaxTokens, kRefusal, kCancelled, kError, kPaused };
 
 struct Usage {
   long long input = 0;

@@ -637,8 +637,10 @@ Message AnthropicDecoder::TakeMessage(bool partial) {
     m.stop_reason = StopReason::kMaxTokens;
   } else if (stop_reason_ == "refusal") {
     m.stop_reason = StopReason::kRefusal;
+  } else if (stop_reason_ == "pause_turn" && !has_calls) {
+    m.stop_reason = StopReason::kPaused;
   } else {
-    // end_turn, stop_sequence, pause_turn: the turn ended; tool calls, if any, decide.
+    // end_turn, stop_sequence: the turn ended; tool calls, if any, decide.
     m.stop_reason = has_calls ? StopReason::kToolUse : StopReason::kEndTurn;
   }
   m.usage = usage_;

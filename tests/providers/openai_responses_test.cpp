@@ -25,7 +25,7 @@ using testing::RunDecoder;
 using testing::Step;
 
 // One event as the API sends it: the name line, then the data with its type first.
-std::string Event(const std::string& type, const std::string& members) {
+std::string WireEvent(const std::string& type, const std::string& members) {
   return "event: " + type + "\ndata: {\"type\":\"" + type + "\"," + members + "}\n\n";
 }
 
@@ -36,14 +36,14 @@ std::string Quote(const std::string& s) {
 }
 
 std::string TextDelta(int output_index, const std::string& text) {
-  return Event("response.output_text.delta",
+  return WireEvent("response.output_text.delta",
                R"("sequence_number":7,"item_id":"msg_1","output_index":)" +
                    std::to_string(output_index) + R"(,"content_index":0,"delta":)" + Quote(text) +
                    R"(,"logprobs":[])");
 }
 
 std::string Completed(const std::string& status = "completed", const std::string& extra = "") {
-  return Event(
+  return WireEvent(
       status == "completed" ? "response.completed" : "response.incomplete",
       R"("sequence_number":40,"response":{"id":"resp_1","object":"response","status":")" + status +
           "\"" + extra +
@@ -53,71 +53,71 @@ std::string Completed(const std::string& status = "completed", const std::string
 // Reasoning (two summary parts, encrypted content), text, a function call and a custom call.
 std::string FullSequence() {
   std::string s =
-      Event(
+      WireEvent(
           "response.created",
           R"("sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]})") +
-      Event(
+      WireEvent(
           "response.in_progress",
           R"("sequence_number":1,"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]})") +
-      Event(
+      WireEvent(
           "response.output_item.added",
           R"("sequence_number":2,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]})") +
-      Event(
+      WireEvent(
           "response.reasoning_summary_part.added",
           R"("sequence_number":3,"item_id":"rs_1","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""})") +
-      Event(
+      WireEvent(
           "response.reasoning_summary_text.delta",
           R"("sequence_number":4,"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"**Reading**")") +
-      Event(
+      WireEvent(
           "response.reasoning_summary_text.delta",
           R"("sequence_number":5,"item_id":"rs_1","output_index":0,"summary_index":0,"delta":" the file")") +
-      Event(
+      WireEvent(
           "response.reasoning_summary_text.done",
           R"("sequence_number":6,"item_id":"rs_1","output_index":0,"summary_index":0,"text":"**Reading** the file")") +
-      Event(
+      WireEvent(
           "response.reasoning_summary_text.delta",
           R"("sequence_number":7,"item_id":"rs_1","output_index":0,"summary_index":1,"delta":"Then a patch")") +
-      Event(
+      WireEvent(
           "response.output_item.done",
           R"("sequence_number":8,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"**Reading** the file"},{"type":"summary_text","text":"Then a patch"}],"encrypted_content":"gAAAAenc=="})") +
-      Event(
+      WireEvent(
           "response.output_item.added",
           R"("sequence_number":9,"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]})") +
-      Event(
+      WireEvent(
           "response.content_part.added",
           R"("sequence_number":10,"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]})") +
       TextDelta(1, "I will ") + TextDelta(1, "read it.") +
-      Event(
+      WireEvent(
           "response.output_text.done",
           R"("sequence_number":13,"item_id":"msg_1","output_index":1,"content_index":0,"text":"I will read it.")") +
-      Event(
+      WireEvent(
           "response.output_item.done",
           R"("sequence_number":14,"output_index":1,"item":{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"I will read it.","annotations":[]}]})") +
-      Event(
+      WireEvent(
           "response.output_item.added",
           R"("sequence_number":15,"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"read"})") +
-      Event("response.function_call_arguments.delta",
+      WireEvent("response.function_call_arguments.delta",
             R"("sequence_number":16,"item_id":"fc_1","output_index":2,"delta":"{\"path\":")") +
-      Event("response.function_call_arguments.delta",
+      WireEvent("response.function_call_arguments.delta",
             R"("sequence_number":17,"item_id":"fc_1","output_index":2,"delta":"\"a.txt\"}")") +
-      Event(
+      WireEvent(
           "response.function_call_arguments.done",
           R"("sequence_number":18,"item_id":"fc_1","output_index":2,"arguments":"{\"path\":\"a.txt\"}")") +
-      Event(
+      WireEvent(
           "response.output_item.done",
           R"("sequence_number":19,"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"path\":\"a.txt\"}","call_id":"call_1","name":"read"})") +
-      Event(
+      WireEvent(
           "response.output_item.added",
           R"("sequence_number":20,"output_index":3,"item":{"id":"ctc_1","type":"custom_tool_call","status":"in_progress","call_id":"call_2","name":"apply_patch","input":""})") +
-      Event(
+      WireEvent(
           "response.custom_tool_call_input.delta",
           R"("sequence_number":21,"item_id":"ctc_1","output_index":3,"delta":"*** Begin Patch\n*** Delete File: \"q\".txt\n")") +
-      Event("response.custom_tool_call_input.delta",
+      WireEvent("response.custom_tool_call_input.delta",
             R"("sequence_number":22,"item_id":"ctc_1","output_index":3,"delta":"*** End Patch")") +
-      Event(
+      WireEvent(
           "response.custom_tool_call_input.done",
           R"("sequence_number":23,"item_id":"ctc_1","output_index":3,"input":"*** Begin Patch\n*** Delete File: \"q\".txt\n*** End Patch")") +
-      Event(
+      WireEvent(
           "response.output_item.done",
           R"("sequence_number":24,"output_index":3,"item":{"id":"ctc_1","type":"custom_tool_call","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** Delete File: \"q\".txt\n*** End Patch"})") +
       Completed();
@@ -162,16 +162,16 @@ TEST(OpenAiResponsesDecoderTest, SameAtEverySplit) {
 
 TEST(OpenAiResponsesDecoderTest, ItemsWithoutDeltasTakeTheDoneItemsText) {
   const std::string s =
-      Event(
+      WireEvent(
           "response.output_item.done",
           R"("output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"Whole"}],"encrypted_content":"E"})") +
-      Event(
+      WireEvent(
           "response.output_item.added",
           R"("output_index":1,"item":{"id":"msg_1","type":"message","role":"assistant","content":[]})") +
-      Event(
+      WireEvent(
           "response.output_item.done",
           R"("output_index":1,"item":{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Done text"}]})") +
-      Event(
+      WireEvent(
           "response.output_item.done",
           R"("output_index":2,"item":{"id":"fc_1","type":"function_call","call_id":"c9","name":"ls","arguments":"{}"})") +
       Completed();
@@ -206,7 +206,7 @@ TEST(OpenAiResponsesDecoderTest, IncompleteFailedErrorAndCutStreams) {
     auto run = RunDecoder(
         d,
         TextDelta(0, "Hi") +
-            Event(
+            WireEvent(
                 "response.failed",
                 R"("response":{"id":"r","status":"failed","error":{"code":"server_error","message":"The model crashed"}})"));
     ASSERT_FALSE(run.status.ok());
@@ -215,7 +215,7 @@ TEST(OpenAiResponsesDecoderTest, IncompleteFailedErrorAndCutStreams) {
   {
     OpenAiResponsesDecoder d;
     auto run = RunDecoder(
-        d, Event("error", R"("code":"rate_limit_exceeded","message":"Slow down","param":null)"));
+        d, WireEvent("error", R"("code":"rate_limit_exceeded","message":"Slow down","param":null)"));
     ASSERT_FALSE(run.status.ok());
     EXPECT_NE(run.status.error().message.find("Slow down"), std::string::npos);
   }
@@ -225,10 +225,10 @@ TEST(OpenAiResponsesDecoderTest, IncompleteFailedErrorAndCutStreams) {
     auto run = RunDecoder(
         d,
         TextDelta(0, "Hi") +
-            Event(
+            WireEvent(
                 "response.output_item.added",
                 R"("output_index":1,"item":{"type":"function_call","call_id":"c","name":"ls","arguments":""})") +
-            Event("response.function_call_arguments.delta", R"("output_index":1,"delta":"{\"pa")"));
+            WireEvent("response.function_call_arguments.delta", R"("output_index":1,"delta":"{\"pa")"));
     EXPECT_FALSE(run.complete);
     ASSERT_EQ(run.message.content.size(), 1u);
     EXPECT_EQ(run.message.content[0].text, "Hi");
@@ -242,7 +242,7 @@ TEST(OpenAiResponsesDecoderTest, IncompleteFailedErrorAndCutStreams) {
   {
     OpenAiResponsesDecoder d;
     auto run =
-        RunDecoder(d, Event("response.output_text.delta", R"("output_index":-1,"delta":"x")"));
+        RunDecoder(d, WireEvent("response.output_text.delta", R"("output_index":-1,"delta":"x")"));
     ASSERT_FALSE(run.status.ok());
     EXPECT_EQ(run.status.error().code, kProviderBadResponse);
   }
