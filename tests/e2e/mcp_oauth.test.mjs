@@ -334,3 +334,41 @@ test("lousho mcp login: a pre-registered OAuth client (clientId, clientSecretEnv
   assert.match(again.out, /the secret of lousho app is 4711/);
   assert.deepEqual({ refreshGrants: servers.counts.refreshGrants, basicClients: servers.counts.basicClients, registrations: servers.counts.registrations }, { refreshGrants: 1, basicClients: 2, registrations: 0 });
 });
+
+// ACP's mcpServers carry no OAuth client: an editor's HTTP server at the URL of a spec server
+// with `oauth` logs in (elicitation URL mode) as that pre-registered client, with its secret from
+// the spec (`${VAR}`), and registers nothing.
+test("ACP: the editor's server uses the spec's pre-registered client for its URL", { timeout: 120000 }, async (t) => {
+  const SECRET = "editor+secret/1";
+  const servers = await startOAuthServers({ preRegistered: { id: "lousho-acp", secret: SECRET, methods: ["client_secret_basic"] } });
+  t.after(() => servers.close());
+  const ws = workspace(t);
+  const config = tempDir(t, "lousho-oauth-prereg-acp-");
+  const spec = writeAgentSpec(tempDir(t, "lousho-oauth-prereg-acp-spec-"), {
+    name: "oauth-prereg-acp",
+    model: "openai/gpt-4o-mini",
+    instructions: "You are a test agent.",
+    tools: ["read"],
+    maxSteps: 3,
+    // The editor's server of the same name replaces this one, and takes its client (by URL).
+    mcp_servers: { secure: { url: servers.resource, oauth: { clientId: "lousho-acp", clientSecret: "${E2E_ACP_SECRET}" } } },
+  });
+  const env = { ...mock.openaiEnv(), XDG_CONFIG_HOME: config, E2E_ACP_SECRET: SECRET };
+  const agent = startAgent(t, { spec, cwd: ws, env });
+  await withLoginClient(agent, async (c) => {
+    const sid = await c.newSession(ws, [{ name: "secure", type: "http", url: servers.resource, headers: [] }]);
+    const said = await c.loggedIn(sid, "secure");
+    assert.match(said, /Logged in to the MCP server 'secure': 1 tool\(s\) ready/);
+    assert.equal(c.asked.length, 1);
+    assert.equal(new URL(c.asked[0].url).searchParams.get("client_id"), "lousho-acp");
+    const mark = (await mock.journal()).length;
+    const res = await c.prompt(sid, "oauth secret please");
+    assert.equal(res.stopReason, "end_turn");
+    assert.match((await toolResults(mark)).join("\n"), /the secret of lousho-acp is 4711/);
+  });
+  await finishAgent(agent);
+  assert.deepEqual(
+    { registrations: servers.counts.registrations, basicClients: servers.counts.basicClients, badClients: servers.counts.badClients },
+    { registrations: 0, basicClients: 1, badClients: 0 },
+  );
+});
