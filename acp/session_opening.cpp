@@ -194,6 +194,11 @@ void Server::StartSession(const std::shared_ptr<agent::Session>& session,
   mo.login.session_id = session->info().id;
   mo.login.announced = announced->token();
   mo.login.wait_announced = true;
+  // A server's prompts changed (it said so, or a login brought them): the editor's command
+  // list is sent again, once the editor knows the session.
+  mo.on_commands_changed = [this, sid = session->info().id, announced] {
+    if (announced->token().cancelled()) SendCommands(sid);
+  };
   mo.login.on_login = [this, sid = session->info().id](const std::string& server, bool waiting,
                                                        const std::string& msg) {
     if (!waiting) TellUser(sid, "info", "MCP server " + server, msg);

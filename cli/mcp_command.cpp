@@ -264,6 +264,11 @@ int ConformanceClient(const McpOptions& o) {
   agent::mcp::OAuthOptions ao;
   ao.server_url = o.spec;  // tokens in memory only: no store_dir
   ao.client_metadata_url = o.client_metadata_url;
+  // A scenario with a pre-registered client passes its id and secret in its context.
+  if (auto context = ParseJson(ProcessEnv("MCP_CONFORMANCE_CONTEXT").value_or("")); context.ok()) {
+    ao.pre_registered.client_id = StringOr(*context, "client_id");
+    ao.pre_registered.client_secret = StringOr(*context, "client_secret");
+  }
   auto auth = std::make_shared<agent::mcp::ServerAuth>(ao);
   agent::mcp::ClientOptions co;
   co.client_version = LOUSHO_VERSION;

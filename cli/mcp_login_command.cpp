@@ -27,18 +27,25 @@ struct McpLoginOptions {
 struct LoginTarget {
   std::string url;
   std::string client_metadata_url;
+  config::McpOAuthClient oauth;  // the server's pre-registered client, if any
+  std::string name;
 };
 Result<LoginTarget> Target(const McpLoginOptions& o) {
   auto spec = LoadSpec(o.spec, "");
-  if (o.server.rfind("http://", 0) == 0 || o.server.rfind("https://", 0) == 0)
-    return LoginTarget{o.server, spec.ok() ? spec->mcp.client_metadata_url : std::string()};
+  if (o.server.rfind("http://", 0) == 0 || o.server.rfind("https://", 0) == 0) {
+    LoginTarget t{o.server, spec.ok() ? spec->mcp.client_metadata_url : std::string(), {}, ""};
+    // A spec server at this URL lends its pre-registered client.
+    for (const auto& s : spec.ok() ? spec->mcp_servers : std::vector<config::McpServerSpec>{})
+      if (s.url == o.server && !s.oauth.client_id.empty()) t.oauth = s.oauth;
+    return t;
+  }
   if (!spec.ok()) return spec.error();
   for (const auto& s : spec->mcp_servers) {
     if (s.name != o.server) continue;
     if (s.transport == config::McpTransport::kStdio)
       return MakeError(ErrorCode::kUsage,
                        "'" + o.server + "' runs as a command: it needs no login");
-    return LoginTarget{s.url, spec->mcp.client_metadata_url};
+    return LoginTarget{s.url, spec->mcp.client_metadata_url, s.oauth, s.name};
   }
   return MakeError(ErrorCode::kUsage, "no MCP server named '" + o.server + "' in " + o.spec);
 }
@@ -116,6 +123,8 @@ int Login(const McpLoginOptions& o) {
   agent::mcp::OAuthOptions ao;
   ao.server_url = *url;
   ao.client_metadata_url = target->client_metadata_url;
+  ao.pre_registered = target->oauth;
+  ao.server_name = target->name;
   ao.store_dir = agent::mcp::TokenStoreDir(ProcessEnv);
   ao.login_timeout_ms = o.timeout_s * 1000;
   // No token is sent while probing: the login is made anew whatever is stored (and replaces

@@ -436,9 +436,8 @@ McpTransport McpTransportOf(const Ctx& ctx, const YAML::Node& n) {
 void ParseMcpStdio(const Ctx& ctx, const std::string& where, const YAML::Node& n, const EnvFn& env,
                    McpServerSpec& m) {
   if (!n["command"]) ctx.Fail(n, where + ": missing required key 'command'");
-  if (n["url"] || n["headers"])
-    ctx.Fail(n["url"] ? n["url"] : n["headers"],
-             where + ": 'url' and 'headers' need type http or sse");
+  for (const char* k : {"url", "headers", "oauth"})
+    if (n[k]) ctx.Fail(n[k], where + ": 'url', 'headers' and 'oauth' need type http or sse");
   m.command = McpStr(ctx, n["command"], "command", env);
   if (m.command.empty()) ctx.Fail(n["command"], "command: must not be empty");
   if (n["args"]) {
@@ -449,7 +448,33 @@ void ParseMcpStdio(const Ctx& ctx, const std::string& where, const YAML::Node& n
   if (n["cwd"]) m.cwd = McpStr(ctx, n["cwd"], "cwd", env);
 }
 
-// A server reached over HTTP: url, headers.
+// `oauth:` of an HTTP server: a client registered beforehand (clientId, clientSecret or
+// clientSecretEnv, scopes). No message quotes the secret.
+McpOAuthClient ParseMcpOAuth(const Ctx& ctx, const YAML::Node& n, const EnvFn& env) {
+  ExpectMap(ctx, n, "oauth");
+  CheckKeys(ctx, n, "oauth", {"clientId", "clientSecret", "clientSecretEnv", "scopes"});
+  McpOAuthClient c;
+  if (!n["clientId"]) ctx.Fail(n, "oauth: missing required key 'clientId'");
+  c.client_id = McpStr(ctx, n["clientId"], "oauth.clientId", env);
+  if (c.client_id.empty()) ctx.Fail(n["clientId"], "oauth.clientId: must not be empty");
+  if (n["clientSecret"] && n["clientSecretEnv"])
+    ctx.Fail(n["clientSecretEnv"], "oauth: give clientSecret or clientSecretEnv, not both");
+  if (n["clientSecret"])
+    c.client_secret = McpStr(ctx, n["clientSecret"], "oauth.clientSecret", env);
+  if (n["clientSecretEnv"]) {
+    c.client_secret_env = Str(ctx, n["clientSecretEnv"], "oauth.clientSecretEnv");
+    if (c.client_secret_env.empty())
+      ctx.Fail(n["clientSecretEnv"], "oauth.clientSecretEnv: must name a variable");
+  }
+  if (n["scopes"]) {
+    if (!n["scopes"].IsSequence())
+      ctx.Fail(n["scopes"], "oauth.scopes: expected a list of strings");
+    for (const auto& sc : n["scopes"]) c.scopes.push_back(Str(ctx, sc, "oauth.scopes"));
+  }
+  return c;
+}
+
+// A server reached over HTTP: url, headers, oauth.
 void ParseMcpRemote(const Ctx& ctx, const std::string& where, const YAML::Node& n, const EnvFn& env,
                     McpServerSpec& m) {
   if (!n["url"]) ctx.Fail(n, where + ": missing required key 'url'");
@@ -458,13 +483,14 @@ void ParseMcpRemote(const Ctx& ctx, const std::string& where, const YAML::Node& 
   m.url = McpStr(ctx, n["url"], "url", env);
   if (!IsHttpUrl(m.url)) ctx.Fail(n["url"], "url: must start with http:// or https://");
   if (n["headers"]) m.headers = McpPairs(ctx, n["headers"], "headers", env);
+  if (n["oauth"]) m.oauth = ParseMcpOAuth(ctx, n["oauth"], env);
 }
 
 McpServerSpec ParseMcpServer(const Ctx& ctx, const std::string& name, const YAML::Node& n,
                              const EnvFn& env) {
   const std::string where = "mcp server '" + name + "'";
   ExpectMap(ctx, n, where);
-  CheckKeys(ctx, n, where, {"type", "command", "args", "env", "cwd", "url", "headers"});
+  CheckKeys(ctx, n, where, {"type", "command", "args", "env", "cwd", "url", "headers", "oauth"});
   McpServerSpec m;
   m.name = name;
   m.transport = McpTransportOf(ctx, n);

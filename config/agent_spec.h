@@ -104,6 +104,16 @@ struct TtsrSpec {
   std::optional<int> repeat_gap;              // completed turns
 };
 
+// A client registered beforehand with an HTTP server's authorization server (`oauth:` of a
+// server): used instead of registering lousho (dynamic registration, Client ID Metadata
+// Document). The secret is never logged or shown.
+struct McpOAuthClient {
+  std::string client_id;            // empty: no pre-registered client
+  std::string client_secret;        // empty: a public client, or see client_secret_env
+  std::string client_secret_env;    // the variable holding the secret, read at each use
+  std::vector<std::string> scopes;  // asked for instead of the servers' suggestions
+};
+
 // One MCP server, from the spec's `mcp_servers` or an editor's `mcpServers` (the same fields).
 enum class McpTransport { kStdio, kHttp, kSse };
 struct McpServerSpec {
@@ -117,6 +127,7 @@ struct McpServerSpec {
   std::vector<std::pair<std::string, std::string>> headers;
   // stdio: the sandbox the server runs in (set by the host when `sandbox.mcp` is on); null: none.
   std::shared_ptr<const SandboxPolicy> sandbox;
+  McpOAuthClient oauth;  // http, sse: a pre-registered OAuth client
 };
 
 // How long MCP servers may take, and how often a dead one is started again.

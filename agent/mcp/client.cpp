@@ -151,10 +151,12 @@ void Client::BindHandlers(Conn* conn) {
           log::Error(std::string("MCP: no thread for a question: ") + e.what());
         }
       });
-  peer->OnNotification("notifications/tools/list_changed", [this](const Json::Value&) {
-    tools_changed_ = true;
-    if (options_.on_tools_changed) options_.on_tools_changed();
-  });
+  peer->OnNotification("notifications/tools/list_changed",
+                       [this](const Json::Value&) { ListChanged("tools"); });
+  peer->OnNotification("notifications/prompts/list_changed",
+                       [this](const Json::Value&) { ListChanged("prompts"); });
+  peer->OnNotification("notifications/resources/list_changed",
+                       [this](const Json::Value&) { ListChanged("resources"); });
   peer->OnNotification("notifications/progress", [this, peer](const Json::Value& params) {
     const Json::Value& token = MemberOrNull(params, "progressToken");
     std::string key = token.isString() ? StringOr(params, "progressToken") : WriteJson(token);
@@ -260,11 +262,14 @@ Result<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn, const st
   if (speaks) {
     conn->transport->Connected(version);
     // No stream of its own: list changes come on a subscription, where the server offers them.
-    const Json::Value& tools = MemberOrNull(MemberOrNull(*res, "capabilities"), "tools");
-    if (BoolOr(tools, "listChanged", false)) {
+    const Json::Value& caps = MemberOrNull(*res, "capabilities");
+    bool changes = false;
+    for (const char* list : {"tools", "prompts", "resources"})
+      changes = changes || BoolOr(MemberOrNull(caps, list), "listChanged", false);
+    if (changes) {
       std::lock_guard<std::mutex> lock(conn->askers_mu);
       try {
-        conn->askers.emplace_back([this, raw = conn.get()] { Listen(raw); });
+        conn->askers.emplace_back([this, raw = conn.get(), caps] { Listen(raw, caps); });
       } catch (const std::system_error& e) {
         log::Warn(std::string("MCP: no thread to listen for list changes: ") + e.what());
       }
@@ -281,19 +286,29 @@ Result<Json::Value> Client::Discover(const std::shared_ptr<Conn>& conn, const st
                    "MCP server '" + spec_.name + "' does not speak MCP " + version);
 }
 
-void Client::Listen(Conn* raw) {
+void Client::Listen(Conn* raw, const Json::Value& caps) {
   // Not owning: the connection joins this thread before it goes.
   std::shared_ptr<Conn> conn(std::shared_ptr<Conn>(), raw);
   const CancelToken stop = raw->ending.token();
   Json::Value params(Json::objectValue);
-  params["notifications"]["toolsListChanged"] = true;
+  const std::pair<const char*, const char*> lists[] = {{"tools", "toolsListChanged"},
+                                                       {"prompts", "promptsListChanged"},
+                                                       {"resources", "resourcesListChanged"}};
+  std::vector<std::string> subscribed;
+  for (const auto& [list, filter] : lists) {
+    if (!BoolOr(MemberOrNull(caps, list), "listChanged", false)) continue;
+    params["notifications"][filter] = true;
+    subscribed.emplace_back(list);
+  }
   int quick_failures = 0;
   while (!stop.cancelled() && quick_failures < 3) {
     const auto began = Clock::now();
+    listening_ = true;
     auto res = Request(conn, "subscriptions/listen", params, stop, 24L * 3600 * 1000);
+    listening_ = false;
     if (stop.cancelled()) return;
     // Changes may have come while no one listened.
-    tools_changed_ = true;
+    for (const auto& list : subscribed) ListChanged(list);
     const bool quick = Clock::now() - began < std::chrono::seconds(10);
     quick_failures = !res.ok() && quick ? quick_failures + 1 : 0;
     if (stop.WaitFor(1000)) return;
@@ -360,12 +375,17 @@ Result<std::shared_ptr<Client::Conn>> Client::Live(const CancelToken& cancel) {
   dead.reset();
   auto conn = Open(cancel, options_.connect_timeout_ms);
   if (!conn.ok()) return conn.error();
-  std::lock_guard<std::mutex> lock(mu_);
-  if (closed_) return MakeError(ErrorCode::kMcpServer, spec_.name + ": closed");
-  conn_ = *conn;
-  // A new process may offer other tools.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return MakeError(ErrorCode::kMcpServer, spec_.name + ": closed");
+    conn_ = *conn;
+  }
+  // A new process may offer other tools, prompts and resources (told outside mu_: the listener
+  // takes locks of its own).
   tools_changed_ = true;
-  return conn_;
+  ++resources_generation_;
+  if (options_.on_list_changed) options_.on_list_changed("prompts");
+  return *conn;
 }
 
 Result<Json::Value> Client::Request(const std::shared_ptr<Conn>& conn, const std::string& method,
@@ -559,6 +579,16 @@ void Client::Close() {
   // A start still under way ends at once now (its input ended, or it finds closed_): wait for
   // it, so that its server is gone when Close returns.
   std::lock_guard<std::mutex> started(connect_mu_);
+}
+
+void Client::ListChanged(const std::string& list) {
+  if (list == "tools") {
+    tools_changed_ = true;
+    if (options_.on_tools_changed) options_.on_tools_changed();
+    return;
+  }
+  if (list == "resources") ++resources_generation_;
+  if (options_.on_list_changed) options_.on_list_changed(list);
 }
 
 bool Client::tools_changed() const {

@@ -62,6 +62,11 @@ struct ClientOptions {
   // Called (on the connection's reader thread; keep it short) when the server says its tools
   // changed or the server was restarted.
   std::function<void()> on_tools_changed;
+  // Called (on the connection's reader or listening thread; keep it short, send no request from
+  // it) with "prompts" or "resources" when the server says that list changed, when a
+  // subscription to its changes ended (changes may have been missed) or the server was
+  // restarted.
+  std::function<void(const std::string& list)> on_list_changed;
   // HTTP servers: the authorization each request carries (OAuth); null: none.
   std::shared_ptr<HttpAuth> auth;
   // The revisions offered, in the order tried: a stateless one with server/discover, another
@@ -116,6 +121,9 @@ class Client {
   Result<Json::Value> ListPrompts(const CancelToken& cancel);
   Result<Json::Value> GetPrompt(const std::string& prompt, const Json::Value& arguments,
                                 const CancelToken& cancel);
+  // The resource lists are kept while the server promises to say when they change
+  // (resources.listChanged, on a 2025 session or an open subscriptions/listen), and listed again
+  // after it did.
   Result<Json::Value> ListResources(const CancelToken& cancel);
   Result<Json::Value> ListResourceTemplates(const CancelToken& cancel);
   Result<Json::Value> ReadResource(const std::string& uri, const CancelToken& cancel);
@@ -163,7 +171,7 @@ class Client {
                                 const CancelToken& cancel, long timeout_ms);
   // Stateless: keeps a subscriptions/listen request open for the server's list changes, opened
   // again when it ends, until the connection ends. On a thread of the connection.
-  void Listen(Conn* conn);
+  void Listen(Conn* conn, const Json::Value& capabilities);
   void BindHandlers(Conn* conn);
   // One request on the live connection (a short timeout for lists).
   Result<Json::Value> Ask(const std::string& method, const Json::Value& params,
@@ -171,12 +179,28 @@ class Client {
   // `key` of every page of a list method, as one array.
   Result<Json::Value> ListPages(const std::string& method, const char* key,
                                 const CancelToken& cancel);
+  // A resource list as kept (KeptList) or listed anew.
+  struct KeptList {
+    Json::Value items;
+    long long generation = -1;  // resources_generation_ when listed; -1: none kept
+  };
+  Result<Json::Value> KeptPages(const std::string& method, const char* key, KeptList* kept,
+                                const CancelToken& cancel);
+  // The server will say when its resources change: a kept list stays true until it does.
+  bool ResourcesKept() const;
+  // A list changed (or may have): tools are listed again at the next use, the others are told.
+  void ListChanged(const std::string& list);
 
   config::McpServerSpec spec_;
   ClientOptions options_;
   std::atomic<bool> tools_changed_{false};
   std::atomic<long long> next_token_{1};
-  std::atomic<long long> tools_expire_ms_{0};  // steady clock; 0: no time to live
+  std::atomic<long long> tools_expire_ms_{0};       // steady clock; 0: no time to live
+  std::atomic<long long> resources_generation_{0};  // moves on at each change of the resources
+  std::atomic<bool> listening_{false};              // a subscriptions/listen is open
+  std::mutex kept_mu_;
+  KeptList kept_resources_;
+  KeptList kept_templates_;
 
   mutable std::mutex mu_;  // conn_, restarts_, negotiated values, last stderr
   std::shared_ptr<Conn> conn_;

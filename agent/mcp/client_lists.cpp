@@ -49,12 +49,34 @@ Result<Json::Value> Client::GetPrompt(const std::string& prompt, const Json::Val
   return Ask("prompts/get", params, cancel, options_.call_timeout_ms);
 }
 
+bool Client::ResourcesKept() const {
+  if (!BoolOr(MemberOrNull(capabilities(), "resources"), "listChanged", false)) return false;
+  // A stateless server says it only on an open subscription.
+  return !IsStateless(protocol_version()) || listening_.load();
+}
+
+Result<Json::Value> Client::KeptPages(const std::string& method, const char* key, KeptList* kept,
+                                      const CancelToken& cancel) {
+  const long long generation = resources_generation_.load();
+  {
+    std::lock_guard<std::mutex> lock(kept_mu_);
+    if (kept->generation == generation && ResourcesKept()) return kept->items;
+  }
+  auto listed = ListPages(method, key, cancel);
+  if (!listed.ok()) return listed;
+  std::lock_guard<std::mutex> lock(kept_mu_);
+  // A change announced while it was listed leaves it stale: not kept.
+  kept->items = *listed;
+  kept->generation = generation;
+  return listed;
+}
+
 Result<Json::Value> Client::ListResources(const CancelToken& cancel) {
-  return ListPages("resources/list", "resources", cancel);
+  return KeptPages("resources/list", "resources", &kept_resources_, cancel);
 }
 
 Result<Json::Value> Client::ListResourceTemplates(const CancelToken& cancel) {
-  return ListPages("resources/templates/list", "resourceTemplates", cancel);
+  return KeptPages("resources/templates/list", "resourceTemplates", &kept_templates_, cancel);
 }
 
 Result<Json::Value> Client::ReadResource(const std::string& uri, const CancelToken& cancel) {

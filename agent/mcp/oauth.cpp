@@ -305,6 +305,37 @@ Result<TokenResponse> ParseTokenResponse(const Json::Value& doc) {
   return t;
 }
 
+Result<std::string> ChooseTokenAuthMethod(const std::vector<std::string>& supported,
+                                          bool has_secret) {
+  if (!has_secret) return std::string("none");
+  auto offered = [&](const char* m) {
+    return std::find(supported.begin(), supported.end(), m) != supported.end();
+  };
+  if (supported.empty() || offered("client_secret_basic"))
+    return std::string("client_secret_basic");
+  if (offered("client_secret_post")) return std::string("client_secret_post");
+  std::string list;
+  for (const auto& m : supported) list += (list.empty() ? "" : ", ") + m;
+  return MakeError(ErrorCode::kMcpServer,
+                   "the token endpoint takes neither client_secret_basic nor client_secret_post "
+                   "(it takes " +
+                       list + ")");
+}
+
+void AuthenticateClient(const ClientCredentials& client,
+                        std::vector<std::pair<std::string, std::string>>* headers,
+                        std::vector<std::pair<std::string, std::string>>* fields) {
+  if (client.auth_method == "client_secret_basic" && !client.client_secret.empty()) {
+    headers->emplace_back("Authorization",
+                          "Basic " + Base64Encode(FormEncode(client.client_id) + ":" +
+                                                      FormEncode(client.client_secret),
+                                                  false));
+    return;
+  }
+  fields->emplace_back("client_id", client.client_id);
+  if (!client.client_secret.empty()) fields->emplace_back("client_secret", client.client_secret);
+}
+
 std::string ChooseScope(const std::string& challenged, const ProtectedResourceMetadata& prm,
                         const AuthServerMetadata& as, const std::string& held) {
   std::vector<std::string> base;

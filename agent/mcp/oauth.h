@@ -87,6 +87,26 @@ struct TokenResponse {
 };
 Result<TokenResponse> ParseTokenResponse(const Json::Value& doc);
 
+// How a client with a secret authenticates at a token endpoint that lists `supported`
+// (token_endpoint_auth_methods_supported; empty: the RFC 8414 default, client_secret_basic):
+// client_secret_basic where offered, else client_secret_post; "none" without a secret. An error
+// names what the server offers when it takes neither.
+Result<std::string> ChooseTokenAuthMethod(const std::vector<std::string>& supported,
+                                          bool has_secret);
+
+// A request to a token endpoint with the client's authentication added (RFC 6749 2.3.1): for
+// client_secret_basic an `Authorization: Basic` header over the form-encoded id and secret,
+// else the id (and the secret, for client_secret_post or an unknown method with a secret) as
+// fields.
+struct ClientCredentials {
+  std::string client_id;
+  std::string client_secret;
+  std::string auth_method;  // client_secret_basic, client_secret_post, none
+};
+void AuthenticateClient(const ClientCredentials& client,
+                        std::vector<std::pair<std::string, std::string>>* headers,
+                        std::vector<std::pair<std::string, std::string>>* fields);
+
 // The scopes to ask for: the challenge's, else the resource's, else the server's, else none;
 // with `held` (scopes granted before) added for incremental consent.
 std::string ChooseScope(const std::string& challenged, const ProtectedResourceMetadata& prm,

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "support/env.h"
 #include "support/http/http_client.h"
 #include "support/json_util.h"
 #include "support/log.h"
@@ -185,6 +186,8 @@ bool ServerAuth::has_token() const {
 
 Status ServerAuth::Keep(StoredToken client, const TokenResponse& tokens) {
   client.server_url = options_.server_url;
+  // The spec (or the environment) holds the pre-registered secret; the store does not.
+  if (IsPreRegistered(client)) client.client_secret.clear();
   client.access_token = tokens.access_token;
   client.refresh_token = tokens.refresh_token;
   client.scope = tokens.scope.empty() ? client.scope : tokens.scope;
@@ -241,9 +244,50 @@ Result<ServerAuth::Discovered> ServerAuth::Discover(const CancelToken& cancel) {
                    "no metadata for the authorization server " + issuer + " (" + why + ")");
 }
 
+std::string ServerAuth::Named() const {
+  return options_.server_name.empty() ? "MCP server " + options_.server_url
+                                      : "MCP server '" + options_.server_name + "'";
+}
+
+bool ServerAuth::IsPreRegistered(const StoredToken& client) const {
+  return !options_.pre_registered.client_id.empty() &&
+         client.client_id == options_.pre_registered.client_id;
+}
+
+Result<std::string> ServerAuth::PreRegisteredSecret() const {
+  const config::McpOAuthClient& c = options_.pre_registered;
+  if (c.client_secret_env.empty()) return c.client_secret;
+  auto secret = ProcessEnv(c.client_secret_env);
+  if (!secret || secret->empty())
+    return MakeError(ErrorCode::kMcpServer, Named() + ": the environment variable " +
+                                                c.client_secret_env +
+                                                " (oauth.clientSecretEnv) is not set");
+  return *secret;
+}
+
+Result<StoredToken> ServerAuth::PreRegistered(const AuthServerMetadata& as) const {
+  auto secret = PreRegisteredSecret();
+  if (!secret.ok()) return secret.error();
+  auto method = ChooseTokenAuthMethod(as.token_endpoint_auth_methods, !secret->empty());
+  if (!method.ok())
+    return MakeError(ErrorCode::kMcpServer, Named() +
+                                                ": the pre-registered client cannot "
+                                                "authenticate at " +
+                                                as.token_endpoint + ": " + method.error().message);
+  StoredToken client;
+  client.issuer = as.issuer;
+  client.token_endpoint = as.token_endpoint;
+  client.client_id = options_.pre_registered.client_id;
+  client.client_secret = *secret;
+  client.auth_method = *method;
+  return client;
+}
+
 Result<StoredToken> ServerAuth::Register(const AuthServerMetadata& as,
                                          const std::string& redirect_uri,
                                          const CancelToken& cancel) {
+  // A client given beforehand: no registration, no metadata document.
+  if (!options_.pre_registered.client_id.empty()) return PreRegistered(as);
   StoredToken client;
   client.issuer = as.issuer;
   client.token_endpoint = as.token_endpoint;
@@ -281,23 +325,37 @@ Result<StoredToken> ServerAuth::Register(const AuthServerMetadata& as,
 Result<TokenResponse> ServerAuth::TokenRequest(
     const StoredToken& client, std::vector<std::pair<std::string, std::string>> fields,
     const CancelToken& cancel) {
-  std::vector<std::pair<std::string, std::string>> headers;
-  if (client.auth_method == "client_secret_basic" && !client.client_secret.empty()) {
-    headers.emplace_back("Authorization",
-                         "Basic " + Base64Encode(FormEncode(client.client_id) + ":" +
-                                                     FormEncode(client.client_secret),
-                                                 false));
-  } else {
-    fields.emplace_back("client_id", client.client_id);
-    if (!client.client_secret.empty()) fields.emplace_back("client_secret", client.client_secret);
+  ClientCredentials creds{client.client_id, client.client_secret, client.auth_method};
+  // The pre-registered secret is not kept with the tokens: it is read again (the spec, the
+  // environment) for each request.
+  if (IsPreRegistered(client) && creds.client_secret.empty()) {
+    auto secret = PreRegisteredSecret();
+    if (!secret.ok()) return secret.error();
+    creds.client_secret = *secret;
   }
+  std::vector<std::pair<std::string, std::string>> headers;
+  AuthenticateClient(creds, &headers, &fields);
   Fetched f = FetchUrl("POST", client.token_endpoint, std::move(headers), FormBody(fields),
                        options_, cancel);
-  return TokenAnswer(f, client.token_endpoint);
+  auto answer = TokenAnswer(f, client.token_endpoint);
+  // A client the authorization server does not know, or a wrong secret (RFC 6749 5.2).
+  if (!answer.ok() && answer.error().message.find("invalid_client") != std::string::npos)
+    return MakeError(ErrorCode::kMcpServer,
+                     Named() + ": the authorization server " + client.issuer +
+                         " did not accept the client '" + client.client_id + "'" +
+                         (IsPreRegistered(client) ? " (check oauth.clientId and its secret)" : "") +
+                         ": " + answer.error().message);
+  return answer;
 }
 
 std::string ServerAuth::LoginScope(const Discovered& d) const {
   std::lock_guard<std::mutex> lock(mu_);
+  // The spec's scopes stand in for the servers' suggestions; a challenge still asks for more.
+  if (!options_.pre_registered.scopes.empty()) {
+    ProtectedResourceMetadata prm = d.prm;
+    prm.scopes_supported = options_.pre_registered.scopes;
+    return ChooseScope(challenge_scope_, prm, d.as, token_.scope);
+  }
   return ChooseScope(challenge_scope_, d.prm, d.as, token_.scope);
 }
 
@@ -406,12 +464,14 @@ Status ServerAuth::DeviceLogin(const LoginUi& ui, const CancelToken& cancel) {
   auto client = Register(d->as, "http://127.0.0.1/callback", cancel);
   if (!client.ok()) return client.error();
   client->resource = d->resource;
-  std::vector<std::pair<std::string, std::string>> fields = {{"client_id", client->client_id},
-                                                             {"resource", d->resource}};
+  std::vector<std::pair<std::string, std::string>> fields = {{"resource", d->resource}};
+  std::vector<std::pair<std::string, std::string>> headers;
+  AuthenticateClient({client->client_id, client->client_secret, client->auth_method}, &headers,
+                     &fields);
   const std::string scope = LoginScope(*d);
   if (!scope.empty()) fields.emplace_back("scope", scope);
-  Fetched f =
-      FetchUrl("POST", d->as.device_authorization_endpoint, {}, FormBody(fields), options_, cancel);
+  Fetched f = FetchUrl("POST", d->as.device_authorization_endpoint, std::move(headers),
+                       FormBody(fields), options_, cancel);
   auto doc = ParseJson(f.body);
   if (!f.error.empty() || f.status != 200 || !doc.ok() || StringOr(*doc, "device_code").empty())
     return MakeError(ErrorCode::kMcpServer,

@@ -12,6 +12,7 @@
 #include "agent/mcp/oauth.h"
 #include "agent/mcp/oauth_loopback.h"
 #include "agent/mcp/oauth_store.h"
+#include "config/agent_spec.h"
 #include "support/cancel.h"
 #include "support/status.h"
 
@@ -24,6 +25,10 @@ struct OAuthOptions {
   // A Client ID Metadata Document lousho is known by (an https URL); used where the
   // authorization server supports them, else lousho registers itself (RFC 7591).
   std::string client_metadata_url;
+  // A client registered beforehand (the server's `oauth:`): used instead of either of the
+  // above. Its secret, or the environment variable holding it, is never shown.
+  config::McpOAuthClient pre_registered;
+  std::string server_name;         // for messages; empty: the URL names the server
   long timeout_ms = 10000;         // each request to the authorization server
   long login_timeout_ms = 300000;  // the user's whole login
   std::string ca_cert_path;        // tests
@@ -94,6 +99,13 @@ class ServerAuth : public HttpAuth {
   Result<TokenResponse> TokenRequest(const StoredToken& client,
                                      std::vector<std::pair<std::string, std::string>> fields,
                                      const CancelToken& cancel);
+  // The pre-registered client for `as` (its secret read now), authenticating as `as` allows.
+  Result<StoredToken> PreRegistered(const AuthServerMetadata& as) const;
+  // The secret of the pre-registered client: the spec's, or its environment variable's.
+  Result<std::string> PreRegisteredSecret() const;
+  bool IsPreRegistered(const StoredToken& client) const;
+  // "MCP server 'name'" (or its URL) for messages.
+  std::string Named() const;
   Status Keep(StoredToken client, const TokenResponse& tokens);
   bool RefreshLocked(const std::string& used_token);
   std::string LoginScope(const Discovered& d) const;

@@ -133,7 +133,16 @@ std::vector<ContentBlock> PromptContent(const Json::Value& result) {
   return out;
 }
 
-void PromptCatalog::Load(const std::shared_ptr<Client>& client, const CancelToken& cancel) {
+namespace {
+bool SameCommands(const std::vector<SourceCommand>& a, const std::vector<SourceCommand>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.name == y.name && x.description == y.description && x.hint == y.hint;
+  });
+}
+}  // namespace
+
+bool PromptCatalog::Load(const std::shared_ptr<Client>& client, const CancelToken& cancel) {
+  const std::vector<SourceCommand> before = Commands();
   std::vector<PromptInfo> prompts;
   if (MemberOrNull(client->capabilities(), "prompts").isObject()) {
     auto listed = client->ListPrompts(cancel);
@@ -144,14 +153,17 @@ void PromptCatalog::Load(const std::shared_ptr<Client>& client, const CancelToke
                 "': its prompts are not offered: " + listed.error().message);
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  std::erase_if(entries_, [&](const Entry& e) { return e.client->name() == client->name(); });
-  for (auto& p : prompts) {
-    std::string command = PromptCommandName(client->name(), p.name);
-    entries_.push_back(Entry{client, std::move(p), std::move(command)});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(entries_, [&](const Entry& e) { return e.client->name() == client->name(); });
+    for (auto& p : prompts) {
+      std::string command = PromptCommandName(client->name(), p.name);
+      entries_.push_back(Entry{client, std::move(p), std::move(command)});
+    }
+    std::stable_sort(entries_.begin(), entries_.end(),
+                     [](const Entry& a, const Entry& b) { return a.command < b.command; });
   }
-  std::stable_sort(entries_.begin(), entries_.end(),
-                   [](const Entry& a, const Entry& b) { return a.command < b.command; });
+  return !SameCommands(before, Commands());
 }
 
 std::vector<SourceCommand> PromptCatalog::Commands() const {

@@ -60,7 +60,8 @@ class PromptCatalog {
  public:
   // Lists the prompts of `client` when it announced prompts, replacing those of a server of the
   // same name (a login's new client). A list that fails is logged: the server offers none.
-  void Load(const std::shared_ptr<Client>& client, const CancelToken& cancel);
+  // True when the commands changed.
+  bool Load(const std::shared_ptr<Client>& client, const CancelToken& cancel);
   // Every prompt as a command, by name.
   std::vector<SourceCommand> Commands() const;
   // The user's turn for `/command words...` (prompts/get, within the call timeout and

@@ -32,7 +32,17 @@ struct McpServers::Slot {
 std::vector<config::McpServerSpec> MergeServers(std::vector<config::McpServerSpec> editor,
                                                 const std::vector<config::McpServerSpec>& spec) {
   std::set<std::string> names;
-  for (const auto& s : editor) names.insert(s.name);
+  for (auto& s : editor) {
+    names.insert(s.name);
+    // ACP gives an HTTP server no OAuth client: the spec's client for the same URL serves it.
+    if (s.transport == config::McpTransport::kStdio || !s.oauth.client_id.empty()) continue;
+    for (const auto& mine : spec)
+      if (mine.transport != config::McpTransport::kStdio && mine.url == s.url &&
+          !mine.oauth.client_id.empty()) {
+        s.oauth = mine.oauth;
+        break;
+      }
+  }
   for (const auto& s : spec)
     if (!names.count(s.name)) editor.push_back(s);
   return editor;
@@ -133,6 +143,8 @@ std::shared_ptr<ServerAuth> AuthOf(const config::McpServerSpec& spec, const Star
   o.timeout_ms = options.settings.start_timeout_ms;
   o.ca_cert_path = options.ca_cert_path;
   o.client_metadata_url = options.settings.client_metadata_url;
+  o.pre_registered = spec.oauth;
+  o.server_name = spec.name;
   return std::make_shared<ServerAuth>(std::move(o));
 }
 
@@ -210,7 +222,9 @@ void McpServers::RunLogin(const std::shared_ptr<Slot>& slot,
   if (st.ok()) {
     client = std::make_shared<Client>(slot->spec, slot->options);
     st = ConnectAndList(client, closing_.token(), &tools);
-    if (st.ok()) prompts_.Load(client, closing_.token());
+    if (st.ok() && prompts_.Load(client, closing_.token()) && on_commands_changed_ &&
+        !closing_.cancelled())
+      on_commands_changed_();
   }
   const std::string outcome =
       st.ok() ? "Logged in to the MCP server '" + name + "': " + std::to_string(tools.size()) +
@@ -272,12 +286,17 @@ std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServe
                                               const StartOptions& options) {
   std::shared_ptr<McpServers> self(new McpServers());
   self->hooks_ = options.login;
+  self->on_commands_changed_ = options.on_commands_changed;
   for (const auto& spec : specs) {
     auto slot = std::make_shared<Slot>();
     slot->spec = spec;
     slot->status.name = spec.name;
     slot->options = ClientOptionsOf(options);
     slot->options.revisions = RevisionsFor(spec);
+    // The clients end before this object does (Close).
+    slot->options.on_list_changed = [raw = self.get(), name = spec.name](const std::string& list) {
+      raw->ListChanged(name, list);
+    };
     slot->auth = AuthOf(spec, options);
     slot->options.auth = slot->auth;
     slot->client = std::make_shared<Client>(spec, slot->options);
@@ -294,6 +313,11 @@ std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServe
     }
   }
   self->AwaitStarts(options);
+  try {
+    self->refresher_ = std::thread([raw = self.get()] { raw->Refresh(); });
+  } catch (const std::system_error& e) {
+    log::Warn(std::string("MCP: no thread to list prompts again when they change: ") + e.what());
+  }
   // Servers still starting are stopped now; their threads end at once and are joined at Close.
   for (auto& s : self->slots_) {
     if (!s->given_up) continue;
@@ -314,6 +338,30 @@ std::shared_ptr<McpServers> McpServers::Start(const std::vector<config::McpServe
 }
 
 McpServers::~McpServers() { Close(); }
+
+void McpServers::ListChanged(const std::string& server, const std::string& list) {
+  if (list != "prompts") return;  // resources: the client lists them anew at the next use
+  std::lock_guard<std::mutex> lock(mu_);
+  stale_prompts_.insert(server);
+  cv_.notify_all();
+}
+
+void McpServers::Refresh() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [this] { return closed_ || !stale_prompts_.empty(); });
+    if (closed_) return;
+    std::vector<std::shared_ptr<Client>> clients;
+    for (const auto& s : slots_)
+      if (s->status.connected && stale_prompts_.count(s->spec.name)) clients.push_back(s->client);
+    stale_prompts_.clear();
+    lock.unlock();
+    bool changed = false;
+    for (const auto& c : clients) changed = prompts_.Load(c, closing_.token()) || changed;
+    if (changed && on_commands_changed_ && !closing_.cancelled()) on_commands_changed_();
+    lock.lock();
+  }
+}
 
 void McpServers::Rebuild() {
   std::vector<std::pair<std::string, std::string>> pairs;
@@ -417,6 +465,7 @@ void McpServers::Close() {
     slots = slots_;
     starters.swap(starters_);
     tools_.clear();
+    cv_.notify_all();  // the refresher ends
   }
   closing_.Cancel(CancelCause::kShutdown);
   for (const auto& s : slots) s->cancel.Cancel(CancelCause::kShutdown);
@@ -431,6 +480,7 @@ void McpServers::Close() {
   }
   for (auto& t : stoppers) t.join();
   for (auto& t : starters) t.join();
+  if (refresher_.joinable()) refresher_.join();
   // No login starts once closed_ is set, so the list is complete now.
   std::vector<std::thread> logins;
   {

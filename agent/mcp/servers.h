@@ -5,8 +5,10 @@
 
 #include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,6 +37,10 @@ struct StartOptions {
   // Where HTTP servers' OAuth tokens are kept; empty: TokenStoreDir of the process environment.
   std::string auth_dir;
   LoginHooks login;  // how a server that wants a login asks the user
+  // Told (on a thread of the servers; keep it short) when the prompt commands changed after the
+  // start: a server's prompts were listed again after it said they changed, or a login brought
+  // a server's prompts. May be empty (a door that lists commands only when asked).
+  std::function<void()> on_commands_changed;
 };
 
 // How one server's start went.
@@ -93,6 +99,11 @@ class McpServers : public ToolSource, public CommandSource {
                       std::string* url);
   // On its own thread: the user's login, then the server's start with the new token.
   void RunLogin(const std::shared_ptr<Slot>& slot, const std::shared_ptr<PendingLogin>& login);
+  // A server said a list changed (on its reader thread): prompts are listed again by Refresh.
+  void ListChanged(const std::string& server, const std::string& list);
+  // On its own thread until Close: lists again the prompts of the servers that said they
+  // changed, and tells the door when the commands changed.
+  void Refresh();
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -101,6 +112,9 @@ class McpServers : public ToolSource, public CommandSource {
   std::vector<std::thread> starters_;  // joined at Close (a slow one may still be ending)
   std::vector<std::thread> logins_;    // under mu_; joined at Close
   LoginHooks hooks_;
+  std::function<void()> on_commands_changed_;
+  std::set<std::string> stale_prompts_;  // under mu_: servers whose prompts changed
+  std::thread refresher_;                // runs Refresh; joined at Close
   PromptCatalog prompts_;
   CancelSource closing_;  // ends the logins
   bool closed_ = false;

@@ -227,7 +227,7 @@ mcp: {startTimeoutMs: 5, callTimeoutMs: 6, maxRestarts: 0}
        ":2:25: type: expected stdio, http or sse, got 'ws'"},
       {"mcp_servers: {a: {args: [x]}}\n", ":2:18: mcp server 'a': missing required key 'command'"},
       {"mcp_servers: {a: {command: c, headers: {}}}\n",
-       ":2:40: mcp server 'a': 'url' and 'headers' need type http or sse"},
+       ":2:40: mcp server 'a': 'url', 'headers' and 'oauth' need type http or sse"},
       {"mcp_servers: {a: {command: ''}}\n", ":2:28: command: must not be empty"},
       {"mcp_servers: {a: {command: c, args: x}}\n", ":2:37: args: expected a list of strings"},
       {"mcp_servers: {a: {type: http}}\n", ":2:18: mcp server 'a': missing required key 'url'"},

@@ -1,9 +1,9 @@
 // The MCP conformance suite (@modelcontextprotocol/conformance, pinned in package.json) runs its
 // client scenarios against `lousho mcp conformance-client` at both revisions lousho speaks,
 // 2025-11-25 (the initialize handshake) and 2026-07-28 (stateless), suites core, metadata and
-// auth. What lousho does not pass yet is listed, with the reason for each line, in
-// docs/mcp-conformance-<revision>.yaml (--expected-failures): the run fails on anything else
-// failing, and on a listed scenario that now passes (the list must shrink).
+// auth. docs/mcp-conformance-<revision>.yaml (--expected-failures) is empty at both revisions:
+// every scenario must pass. A scenario listed there (with its reason) may fail; the run fails on
+// anything else failing, and on a listed scenario that now passes (the list must shrink).
 import test from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

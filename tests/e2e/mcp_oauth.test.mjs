@@ -23,9 +23,9 @@ const mock = useAimock("oauth.json");
 // listener, whose page must say the login is done.
 // `lousho ARGS` with its own config folder (where tokens are kept), killed when test `t` ends;
 // `onStderr` sees stderr as it grows. Resolves to {code, out, err}.
-function runLousho(t, config, args, onStderr) {
+function runLousho(t, config, args, onStderr, env = {}) {
   return new Promise((resolve) => {
-    const p = spawn(loushoBin, args, { env: childEnv({ XDG_CONFIG_HOME: config }) });
+    const p = spawn(loushoBin, args, { env: childEnv({ XDG_CONFIG_HOME: config, ...env }) });
     t.after(() => p.exitCode === null && p.kill("SIGKILL"));
     let out = "";
     let err = "";
@@ -271,4 +271,104 @@ test("lousho mcp login: the spec's Client ID Metadata Document instead of a regi
   assert.equal(login.code, 0, login.err);
   assert.equal(authorizeUrl.searchParams.get("client_id"), CIMD);
   assert.deepEqual({ registrations: servers.counts.registrations, cimdClients: servers.counts.cimdClients }, { registrations: 0, cimdClients: 1 });
+});
+
+// A client registered beforehand (a server's `oauth:` in the spec, its secret from the
+// environment): `lousho mcp login <name>` registers nothing and authenticates at the token
+// endpoint with client_secret_basic; the stored tokens do not hold the secret, and `mcp call`
+// in a new process uses them. A wrong secret fails with a message naming the server, never the
+// secret.
+test("lousho mcp login: a pre-registered OAuth client (clientId, clientSecretEnv)", { timeout: 60000 }, async (t) => {
+  const SECRET = "s3cret: &/+%";
+  const servers = await startOAuthServers({ preRegistered: { id: "lousho app", secret: SECRET, methods: ["client_secret_post", "client_secret_basic"] } });
+  t.after(() => servers.close());
+  const config = tempDir(t, "lousho-oauth-prereg-");
+  const spec = writeAgentSpec(tempDir(t, "lousho-oauth-prereg-spec-"), {
+    name: "prereg",
+    model: "script/echo",
+    mcp_servers: { secret: { url: servers.resource, oauth: { clientId: "lousho app", clientSecretEnv: "E2E_MCP_CLIENT_SECRET" } } },
+  });
+  const login = async (secret) => {
+    let authorizeUrl;
+    let browsed;
+    const r = await runLousho(t, config, ["mcp", "login", "secret", "--spec", spec], (err) => {
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(err)?.[1];
+      if (url && !browsed) {
+        authorizeUrl = new URL(url);
+        browsed = browse(url);
+      }
+    }, { E2E_MCP_CLIENT_SECRET: secret });
+    await browsed;
+    return { ...r, authorizeUrl };
+  };
+
+  // The wrong secret: refused at the token endpoint, and said so naming the server.
+  const wrong = await login("not-the-secret");
+  assert.notEqual(wrong.code, 0);
+  assert.match(wrong.err, /MCP server 'secret'.*did not accept the client 'lousho app'.*invalid_client/);
+  assert.doesNotMatch(wrong.err + wrong.out, /not-the-secret/);
+  assert.equal(servers.counts.badClients, 1);
+
+  const ok = await login(SECRET);
+  assert.equal(ok.code, 0, ok.err);
+  assert.equal(ok.authorizeUrl.searchParams.get("client_id"), "lousho app");
+  assert.deepEqual(
+    { registrations: servers.counts.registrations, basicClients: servers.counts.basicClients, postClients: servers.counts.postClients, codeGrants: servers.counts.codeGrants },
+    { registrations: 0, basicClients: 1, postClients: 0, codeGrants: 1 },
+  );
+  assert.doesNotMatch(ok.err + ok.out, /s3cret/);
+  // The token file holds the tokens, not the secret.
+  const dir = path.join(config, "lousho", "mcp-auth");
+  const stored = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")).join("\n");
+  assert.match(stored, /lousho app/);
+  assert.doesNotMatch(stored, /s3cret/);
+
+  // A new process calls the tool with the stored token; once it expired, the refresh
+  // authenticates with the secret from the environment again.
+  const call = await runLousho(t, config, ["mcp", "call", spec, "secret", "secret"], undefined, { E2E_MCP_CLIENT_SECRET: SECRET });
+  assert.equal(call.code, 0, call.err);
+  assert.match(call.out, /the secret of lousho app is 4711/);
+  servers.expire();
+  const again = await runLousho(t, config, ["mcp", "call", spec, "secret", "secret"], undefined, { E2E_MCP_CLIENT_SECRET: SECRET });
+  assert.equal(again.code, 0, again.err);
+  assert.match(again.out, /the secret of lousho app is 4711/);
+  assert.deepEqual({ refreshGrants: servers.counts.refreshGrants, basicClients: servers.counts.basicClients, registrations: servers.counts.registrations }, { refreshGrants: 1, basicClients: 2, registrations: 0 });
+});
+
+// ACP's mcpServers carry no OAuth client: an editor's HTTP server at the URL of a spec server
+// with `oauth` logs in (elicitation URL mode) as that pre-registered client, with its secret from
+// the spec (`${VAR}`), and registers nothing.
+test("ACP: the editor's server uses the spec's pre-registered client for its URL", { timeout: 120000 }, async (t) => {
+  const SECRET = "editor+secret/1";
+  const servers = await startOAuthServers({ preRegistered: { id: "lousho-acp", secret: SECRET, methods: ["client_secret_basic"] } });
+  t.after(() => servers.close());
+  const ws = workspace(t);
+  const config = tempDir(t, "lousho-oauth-prereg-acp-");
+  const spec = writeAgentSpec(tempDir(t, "lousho-oauth-prereg-acp-spec-"), {
+    name: "oauth-prereg-acp",
+    model: "openai/gpt-4o-mini",
+    instructions: "You are a test agent.",
+    tools: ["read"],
+    maxSteps: 3,
+    // The editor's server of the same name replaces this one, and takes its client (by URL).
+    mcp_servers: { secure: { url: servers.resource, oauth: { clientId: "lousho-acp", clientSecret: "${E2E_ACP_SECRET}" } } },
+  });
+  const env = { ...mock.openaiEnv(), XDG_CONFIG_HOME: config, E2E_ACP_SECRET: SECRET };
+  const agent = startAgent(t, { spec, cwd: ws, env });
+  await withLoginClient(agent, async (c) => {
+    const sid = await c.newSession(ws, [{ name: "secure", type: "http", url: servers.resource, headers: [] }]);
+    const said = await c.loggedIn(sid, "secure");
+    assert.match(said, /Logged in to the MCP server 'secure': 1 tool\(s\) ready/);
+    assert.equal(c.asked.length, 1);
+    assert.equal(new URL(c.asked[0].url).searchParams.get("client_id"), "lousho-acp");
+    const mark = (await mock.journal()).length;
+    const res = await c.prompt(sid, "oauth secret please");
+    assert.equal(res.stopReason, "end_turn");
+    assert.match((await toolResults(mark)).join("\n"), /the secret of lousho-acp is 4711/);
+  });
+  await finishAgent(agent);
+  assert.deepEqual(
+    { registrations: servers.counts.registrations, basicClients: servers.counts.basicClients, badClients: servers.counts.badClients },
+    { registrations: 0, basicClients: 1, badClients: 0 },
+  );
 });

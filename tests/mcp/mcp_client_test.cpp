@@ -2,6 +2,7 @@
 // handshake, listing, calls, progress, cancellation, server requests and restarts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -54,6 +55,10 @@ class FakeServer {
       Json::Value r(Json::objectValue);
       r["protocolVersion"] = s.version;
       r["capabilities"]["tools"]["listChanged"] = true;
+      if (s.lists_change) {
+        r["capabilities"]["prompts"]["listChanged"] = true;
+        r["capabilities"]["resources"]["listChanged"] = true;
+      }
       r["serverInfo"]["name"] = "fake";
       r["serverInfo"]["version"] = "1";
       s.Reply(m, r);
@@ -73,6 +78,10 @@ class FakeServer {
       r["supportedVersions"][0] = "2026-07-28";
       r["capabilities"]["tools"] = Json::Value(Json::objectValue);
       if (s.list_changed) r["capabilities"]["tools"]["listChanged"] = true;
+      if (s.lists_change) {
+        r["capabilities"]["prompts"]["listChanged"] = true;
+        r["capabilities"]["resources"]["listChanged"] = true;
+      }
       r["serverInfo"]["name"] = "fake26";
       r["resultType"] = "complete";
       s.Reply(m, r);
@@ -148,6 +157,7 @@ class FakeServer {
   std::string version = "2025-11-25";
   std::atomic<bool> stateless{false};
   std::atomic<bool> list_changed{false};  // stateless: offers subscriptions/listen
+  std::atomic<bool> lists_change{false};  // prompts and resources announce listChanged too
   int opens = 0;                          // guarded by mu_ (read after the client is done)
 
  private:
@@ -440,6 +450,87 @@ TEST_F(McpClientTest, StatelessListChangesComeOnASubscription) {
   }
   EXPECT_TRUE(client->tools_changed());
   client->Close();  // ends the subscription's wait at once
+}
+
+// Prompts and resources: a stateless server is asked for their changes on the subscription
+// too; a change is told (on_list_changed) and the resource list, kept while the subscription is
+// open, is listed again after it. A 2025 session's own notifications do the same.
+class ListChangesTest : public McpClientTest {
+ protected:
+  void SetUp() override {
+    server_.lists_change = true;
+    server_.On("resources/list", [this](FakeServer& s, const Json::Value& m) {
+      Json::Value item(Json::objectValue);
+      item["uri"] = "memo://" + std::to_string(++lists_);
+      item["name"] = "memo";
+      Json::Value r(Json::objectValue);
+      r["resources"].append(item);
+      s.Reply(m, r);
+    });
+    server_.On("subscriptions/listen", [](FakeServer&, const Json::Value&) {});  // stays open
+    options_.on_list_changed = [this](const std::string& list) {
+      std::lock_guard<std::mutex> lock(mu_);
+      told_.push_back(list);
+      cv_.notify_all();
+    };
+  }
+  // Waits until `list` was told `n` times in all.
+  bool Told(const std::string& list, size_t n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(10), [&] {
+      return std::count(told_.begin(), told_.end(), list) >= static_cast<std::ptrdiff_t>(n);
+    });
+  }
+  std::string FirstUri(Client& c) {
+    auto r = c.ListResources(CancelToken());
+    return r.ok() ? (*r)[0]["uri"].asString() : r.error().message;
+  }
+  std::atomic<int> lists_{0};
+  ClientOptions options_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> told_;
+};
+
+TEST_F(ListChangesTest, StatelessSubscriptionAsksForPromptsAndResources) {
+  server_.stateless = true;
+  auto client = Make(options_);
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  auto listen = server_.WaitFor(Method("subscriptions/listen"));
+  ASSERT_TRUE(listen);
+  EXPECT_TRUE((*listen)["params"]["notifications"]["promptsListChanged"].asBool());
+  EXPECT_TRUE((*listen)["params"]["notifications"]["resourcesListChanged"].asBool());
+  EXPECT_FALSE((*listen)["params"]["notifications"].isMember("toolsListChanged"))
+      << "the server's tools do not announce changes";
+  EXPECT_EQ(FirstUri(*client), "memo://1");
+  EXPECT_EQ(FirstUri(*client), "memo://1") << "kept while the subscription says nothing";
+  server_.Notify("notifications/resources/list_changed", Json::Value(Json::objectValue));
+  ASSERT_TRUE(Told("resources", 1));
+  EXPECT_EQ(FirstUri(*client), "memo://2");
+  server_.Notify("notifications/prompts/list_changed", Json::Value(Json::objectValue));
+  ASSERT_TRUE(Told("prompts", 1));
+  client->Close();
+}
+
+TEST_F(ListChangesTest, SessionNotificationsOfA2025Server) {
+  auto client = Make(options_);
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  EXPECT_EQ(FirstUri(*client), "memo://1");
+  EXPECT_EQ(FirstUri(*client), "memo://1");
+  server_.Notify("notifications/prompts/list_changed", Json::Value(Json::objectValue));
+  ASSERT_TRUE(Told("prompts", 1));
+  EXPECT_EQ(FirstUri(*client), "memo://1") << "a prompt change leaves the resources kept";
+  server_.Notify("notifications/resources/list_changed", Json::Value(Json::objectValue));
+  ASSERT_TRUE(Told("resources", 1));
+  EXPECT_EQ(FirstUri(*client), "memo://2");
+}
+
+TEST_F(ListChangesTest, WithoutListChangedResourcesAreListedEachTime) {
+  server_.lists_change = false;
+  auto client = Make(options_);
+  ASSERT_TRUE(client->Connect(CancelToken()).ok());
+  EXPECT_EQ(FirstUri(*client), "memo://1");
+  EXPECT_EQ(FirstUri(*client), "memo://2");
 }
 
 TEST_F(McpClientTest, ListResultTimeToLiveMarksToolsStale) {

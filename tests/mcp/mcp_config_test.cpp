@@ -90,6 +90,65 @@ TEST_F(McpSpecTest, ClientMetadataUrlIsAnHttpsUrlWithAPath) {
   }
 }
 
+TEST_F(McpSpecTest, PreRegisteredOAuthClientOfAnHttpServer) {
+  auto spec = Load(R"(model: script/echo
+mcp_servers:
+  gh:
+    url: https://x/mcp
+    oauth: {clientId: app-1, clientSecret: "${GH_TOKEN}", scopes: [repo, read]}
+  env:
+    url: https://y/mcp
+    oauth: {clientId: app-2, clientSecretEnv: APP_SECRET}
+)");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  ASSERT_EQ(spec->mcp_servers.size(), 2u);
+  const auto& gh = spec->mcp_servers[0].oauth;
+  EXPECT_EQ(gh.client_id, "app-1");
+  EXPECT_EQ(gh.client_secret, "t0k");
+  EXPECT_EQ(gh.scopes, (std::vector<std::string>{"repo", "read"}));
+  const auto& env = spec->mcp_servers[1].oauth;
+  EXPECT_EQ(env.client_id, "app-2");
+  EXPECT_EQ(env.client_secret, "") << "read from the environment when used";
+  EXPECT_EQ(env.client_secret_env, "APP_SECRET");
+  const struct {
+    const char* server;
+    const char* error;
+  } bad[] = {
+      {"{command: c, oauth: {clientId: a}}", "'url', 'headers' and 'oauth' need type http or sse"},
+      {"{url: 'https://x', oauth: {clientSecret: s}}", "oauth: missing required key 'clientId'"},
+      {"{url: 'https://x', oauth: {clientId: a, clientSecret: s, clientSecretEnv: E}}",
+       "give clientSecret or clientSecretEnv, not both"},
+      {"{url: 'https://x', oauth: {clientId: a, secret: s}}", "unknown key 'secret' in oauth"},
+      {"{url: 'https://x', oauth: {clientId: a, scopes: repo}}",
+       "oauth.scopes: expected a list of strings"},
+  };
+  for (const auto& c : bad) {
+    auto r = Load(std::string("model: script/echo\nmcp_servers:\n  a: ") + c.server + "\n");
+    ASSERT_FALSE(r.ok()) << c.server;
+    EXPECT_NE(r.error().message.find(c.error), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find("clientSecret: s"), std::string::npos);
+  }
+}
+
+TEST(McpMergeTest, AnEditorsHttpServerUsesTheSpecsOAuthClientForItsUrl) {
+  config::McpServerSpec editor;
+  editor.name = "tracker";
+  editor.transport = config::McpTransport::kHttp;
+  editor.url = "https://t/mcp";
+  config::McpServerSpec other = editor;
+  other.name = "other";
+  other.url = "https://o/mcp";
+  config::McpServerSpec mine = editor;
+  mine.name = "t";
+  mine.oauth.client_id = "app";
+  mine.oauth.client_secret_env = "T_SECRET";
+  auto merged = agent::mcp::MergeServers({editor, other}, {mine});
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged[0].oauth.client_id, "app");
+  EXPECT_EQ(merged[0].oauth.client_secret_env, "T_SECRET");
+  EXPECT_EQ(merged[1].oauth.client_id, "") << "another URL";
+}
+
 TEST_F(McpSpecTest, MissingVariableIsInvalidAtItsPosition) {
   auto spec = Load(R"(model: script/echo
 mcp_servers:
@@ -153,11 +212,12 @@ TEST(McpAcpTest, MalformedServersNameThePath) {
 }
 
 TEST(McpMergeTest, TheEditorsServerOfTheSameNameWins) {
-  config::McpServerSpec a{"a",    config::McpTransport::kStdio, "editor-a", {}, {}, "", "", {},
-                          nullptr};
-  config::McpServerSpec a2{"a",    config::McpTransport::kStdio, "spec-a", {}, {}, "", "", {},
-                           nullptr};
-  config::McpServerSpec b{"b", config::McpTransport::kStdio, "spec-b", {}, {}, "", "", {}, nullptr};
+  config::McpServerSpec a{
+      "a", config::McpTransport::kStdio, "editor-a", {}, {}, "", "", {}, nullptr, {}};
+  config::McpServerSpec a2{"a", config::McpTransport::kStdio, "spec-a", {}, {}, "", "", {}, nullptr,
+                           {}};
+  config::McpServerSpec b{"b", config::McpTransport::kStdio, "spec-b", {}, {}, "", "", {}, nullptr,
+                          {}};
   auto merged = agent::mcp::MergeServers({a}, {a2, b});
   ASSERT_EQ(merged.size(), 2u);
   EXPECT_EQ(merged[0].command, "editor-a");

@@ -7,6 +7,7 @@
 
 #include <condition_variable>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -99,6 +100,9 @@ class OAuthFlowTest : public ::testing::Test {
                d["registration_endpoint"] = Origin() + "/as/register";
                d["code_challenge_methods_supported"].append("S256");
                d["authorization_response_iss_parameter_supported"] = true;
+               std::lock_guard<std::mutex> lock(mu_);
+               if (!auth_methods_.isNull())
+                 d["token_endpoint_auth_methods_supported"] = auth_methods_;
                res.set_content(WriteJson(d), "application/json");
              });
     svr_.Post("/as/register", [this](const httplib::Request& req, httplib::Response& res) {
@@ -114,7 +118,14 @@ class OAuthFlowTest : public ::testing::Test {
       token_type_ = req.get_header_value("Content-Type");
       auto f = ParseQuery(req.body);
       grants_.push_back(f);
+      token_auth_.push_back(req.get_header_value("Authorization"));
       Json::Value d(Json::objectValue);
+      if (!accept_auth_.empty() && token_auth_.back() != accept_auth_) {
+        res.status = 401;
+        res.set_content(R"({"error":"invalid_client","error_description":"bad client"})",
+                        "application/json");
+        return;
+      }
       if (f["grant_type"] == "refresh_token" && f["refresh_token"] != "rt-" + std::to_string(n_)) {
         res.status = 400;
         res.set_content(R"({"error":"invalid_grant"})", "application/json");
@@ -209,6 +220,9 @@ class OAuthFlowTest : public ::testing::Test {
   std::vector<std::map<std::string, std::string>> grants_;
   std::map<std::string, std::string> asked_;
   int n_ = 0;
+  Json::Value auth_methods_;             // token_endpoint_auth_methods_supported; null: not said
+  std::vector<std::string> token_auth_;  // the Authorization header of each token request
+  std::string accept_auth_;              // not empty: any other header is an invalid_client
 };
 
 TEST_F(OAuthFlowTest, LoginFromTheChallengeThenRefreshAndAnewProcessSeesTheToken) {
@@ -381,6 +395,107 @@ TEST_F(OAuthFlowTest, NoMetadataNoLogin) {
   auto begun = auth.BeginLogin(CancelToken());
   ASSERT_FALSE(begun.ok());
   EXPECT_NE(begun.error().message.find("protected-resource metadata"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lousho::agent::mcp
+
+namespace lousho::agent::mcp {
+namespace {
+
+// A client registered beforehand (a server's `oauth:`): no registration; the token endpoint
+// gets client_secret_basic over the form-encoded id and secret; the secret is not stored, and a
+// new ServerAuth (a new process) refreshes with the spec's secret.
+TEST_F(OAuthFlowTest, PreRegisteredClientUsesBasicAndIsNeverRegistered) {
+  OAuthOptions o = Options();
+  o.server_name = "guarded";
+  o.pre_registered.client_id = "my app:1";
+  o.pre_registered.client_secret = "s3cret&=/x";
+  o.pre_registered.scopes = {"read", "extra"};
+  auto auth = std::make_shared<ServerAuth>(o);
+  auth->Unauthorized(401, Challenge());
+  auto begun = auth->BeginLogin(CancelToken());
+  ASSERT_TRUE(begun.ok()) << begun.error().message;
+  Status st = auth->FinishLogin(std::move(*begun), Browser(Origin() + "/as"), CancelToken());
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  const std::string basic = "Basic " + Base64Encode("my%20app%3A1:s3cret%26%3D%2Fx", false);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    EXPECT_TRUE(registered_.empty());
+    EXPECT_EQ(asked_["client_id"], "my app:1");
+    EXPECT_EQ(asked_["scope"], "read extra");
+    ASSERT_EQ(token_auth_.size(), 1u);
+    EXPECT_EQ(token_auth_[0], basic);
+    EXPECT_EQ(grants_[0].count("client_secret"), 0u);
+    EXPECT_EQ(grants_[0].count("client_id"), 0u);
+  }
+  // The stored file holds the tokens, not the secret.
+  std::string stored;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    std::ifstream in(e.path());
+    stored += std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  EXPECT_NE(stored.find("at-1"), std::string::npos);
+  EXPECT_EQ(stored.find("s3cret"), std::string::npos);
+  // A new ServerAuth refreshes with the secret of its options.
+  ServerAuth again(o);
+  EXPECT_TRUE(again.Unauthorized(401, Challenge()));
+  EXPECT_EQ(again.Authorization(), "Bearer at-2");
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSERT_EQ(token_auth_.size(), 2u);
+  EXPECT_EQ(token_auth_[1], basic);
+  EXPECT_EQ(grants_[1]["grant_type"], "refresh_token");
+}
+
+TEST_F(OAuthFlowTest, PreRegisteredClientPostsWhereOnlyPostIsOfferedSecretFromEnv) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auth_methods_.append("client_secret_post");
+  }
+  OAuthOptions o = Options();
+  o.pre_registered.client_id = "app";
+  o.pre_registered.client_secret_env = "LOUSHO_TEST_PREREG_SECRET";
+  unsetenv("LOUSHO_TEST_PREREG_SECRET");
+  auto auth = std::make_shared<ServerAuth>(o);
+  auth->Unauthorized(401, Challenge());
+  auto missing = auth->BeginLogin(CancelToken());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("LOUSHO_TEST_PREREG_SECRET"), std::string::npos);
+  setenv("LOUSHO_TEST_PREREG_SECRET", "from env+1", 1);
+  auto begun = auth->BeginLogin(CancelToken());
+  ASSERT_TRUE(begun.ok()) << begun.error().message;
+  Status st = auth->FinishLogin(std::move(*begun), Browser(Origin() + "/as"), CancelToken());
+  unsetenv("LOUSHO_TEST_PREREG_SECRET");
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSERT_EQ(grants_.size(), 1u);
+  EXPECT_EQ(token_auth_[0], "");
+  EXPECT_EQ(grants_[0]["client_id"], "app");
+  EXPECT_EQ(grants_[0]["client_secret"], "from env+1");
+  EXPECT_TRUE(registered_.empty());
+}
+
+TEST_F(OAuthFlowTest, WrongPreRegisteredSecretNamesTheServerNotTheSecret) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    accept_auth_ = "Basic " + Base64Encode("app:right", false);
+  }
+  OAuthOptions o = Options();
+  o.server_name = "guarded";
+  o.pre_registered.client_id = "app";
+  o.pre_registered.client_secret = "wrong-secret";
+  auto auth = std::make_shared<ServerAuth>(o);
+  auth->Unauthorized(401, Challenge());
+  auto begun = auth->BeginLogin(CancelToken());
+  ASSERT_TRUE(begun.ok()) << begun.error().message;
+  Status st = auth->FinishLogin(std::move(*begun), Browser(Origin() + "/as"), CancelToken());
+  ASSERT_FALSE(st.ok());
+  const std::string& m = st.error().message;
+  EXPECT_NE(m.find("MCP server 'guarded'"), std::string::npos) << m;
+  EXPECT_NE(m.find("invalid_client"), std::string::npos) << m;
+  EXPECT_NE(m.find("'app'"), std::string::npos) << m;
+  EXPECT_EQ(m.find("wrong-secret"), std::string::npos) << m;
+  EXPECT_EQ(auth->Authorization(), "");
 }
 
 }  // namespace

@@ -184,6 +184,47 @@ TEST(OAuthPure, ScopeChoice) {
   EXPECT_EQ(ChooseScope("", {}, {}, ""), "");
 }
 
+TEST(OAuthPure, TokenEndpointAuthMethodChoice) {
+  // RFC 8414: no list means client_secret_basic; basic is preferred where both are offered.
+  EXPECT_EQ(*ChooseTokenAuthMethod({}, true), "client_secret_basic");
+  EXPECT_EQ(*ChooseTokenAuthMethod({"client_secret_post", "client_secret_basic"}, true),
+            "client_secret_basic");
+  EXPECT_EQ(*ChooseTokenAuthMethod({"none", "client_secret_post"}, true), "client_secret_post");
+  // A public client (no secret) sends its id only.
+  EXPECT_EQ(*ChooseTokenAuthMethod({"client_secret_basic"}, false), "none");
+  auto neither = ChooseTokenAuthMethod({"private_key_jwt"}, true);
+  ASSERT_FALSE(neither.ok());
+  EXPECT_NE(neither.error().message.find("private_key_jwt"), std::string::npos);
+}
+
+TEST(OAuthPure, ClientSecretBasicFormEncodesIdAndSecretBeforeBase64) {
+  // RFC 6749 2.3.1: id and secret are form-encoded, joined by ':', then base64 (with padding).
+  // The expected value was computed apart (Python: urllib.parse.quote, base64.b64encode).
+  std::vector<std::pair<std::string, std::string>> headers, fields = {{"grant_type", "x"}};
+  AuthenticateClient({"a b:c", "p&s=w:d%/\xC3\xA9", "client_secret_basic"}, &headers, &fields);
+  ASSERT_EQ(headers.size(), 1u);
+  EXPECT_EQ(headers[0].first, "Authorization");
+  EXPECT_EQ(headers[0].second, "Basic YSUyMGIlM0FjOnAlMjZzJTNEdyUzQWQlMjUlMkYlQzMlQTk=");
+  // Neither the id nor the secret goes in the body then.
+  ASSERT_EQ(fields.size(), 1u);
+  EXPECT_EQ(fields[0].first, "grant_type");
+}
+
+TEST(OAuthPure, ClientSecretPostAndPublicClientsUseTheBody) {
+  std::vector<std::pair<std::string, std::string>> headers, fields;
+  AuthenticateClient({"id 1", "s&e=c", "client_secret_post"}, &headers, &fields);
+  EXPECT_TRUE(headers.empty());
+  // The form body encodes them, and a server reads back the originals.
+  auto back = ParseQuery("?" + FormBody(fields));
+  EXPECT_EQ(back["client_id"], "id 1");
+  EXPECT_EQ(back["client_secret"], "s&e=c");
+  fields.clear();
+  AuthenticateClient({"public", "", "none"}, &headers, &fields);
+  EXPECT_TRUE(headers.empty());
+  ASSERT_EQ(fields.size(), 1u);
+  EXPECT_EQ(fields[0], std::make_pair(std::string("client_id"), std::string("public")));
+}
+
 // --- the token store -------------------------------------------------------------------------
 
 class OAuthDir : public ::testing::Test {

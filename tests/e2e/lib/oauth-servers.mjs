@@ -30,8 +30,13 @@ const b64url = (buf) => buf.toString("base64url");
 
 // `cimd`: the authorization server takes Client ID Metadata Documents (an https URL as the
 // client id, no registration); counts.cimdClients counts the authorizations made that way.
-export async function startOAuthServers({ cimd = false } = {}) {
-  const counts = { cimdClients: 0, registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, refused: 0, calls: 0, deviceCodes: 0, deviceGrants: 0, pendingPolls: 0 };
+// `preRegistered` ({id, secret, methods}): a confidential client known beforehand, which
+// authenticates at the token endpoint by one of `methods` (client_secret_basic: the header over
+// the form-encoded id and secret, RFC 6749 2.3.1; client_secret_post: body fields); a request
+// with its id and anything else is refused as invalid_client (counts.badClients). Registration
+// stays offered (counts.registrations shows whether it was used).
+export async function startOAuthServers({ cimd = false, preRegistered = null } = {}) {
+  const counts = { cimdClients: 0, registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, refused: 0, calls: 0, deviceCodes: 0, deviceGrants: 0, pendingPolls: 0, basicClients: 0, postClients: 0, badClients: 0 };
   const devices = new Map(); // device_code -> {client_id, resource, user_code, approved}
   let pendingWaiters = []; // resolved at the next poll of a device code not yet approved
   const clients = new Map(); // client_id -> redirect_uris
@@ -66,7 +71,7 @@ export async function startOAuthServers({ cimd = false } = {}) {
         response_types_supported: ["code"],
         grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
         code_challenge_methods_supported: ["S256"],
-        token_endpoint_auth_methods_supported: ["none"],
+        token_endpoint_auth_methods_supported: preRegistered ? preRegistered.methods : ["none"],
         scopes_supported: [SCOPE],
         authorization_response_iss_parameter_supported: true,
         ...(cimd ? { client_id_metadata_document_supported: true } : {}),
@@ -88,8 +93,9 @@ export async function startOAuthServers({ cimd = false } = {}) {
       // redirect against it; this one takes any loopback redirect.
       const byDocument = cimd && /^https:\/\/[^/]+\/./.test(q.client_id ?? "") && /^http:\/\/127\.0\.0\.1[:/]/.test(q.redirect_uri ?? "");
       if (byDocument) counts.cimdClients++;
+      const known = preRegistered && q.client_id === preRegistered.id && /^http:\/\/127\.0\.0\.1[:/]/.test(q.redirect_uri ?? "");
       const ok =
-        (byDocument || clients.get(q.client_id)?.includes(q.redirect_uri)) &&
+        (byDocument || known || clients.get(q.client_id)?.includes(q.redirect_uri)) &&
         q.response_type === "code" &&
         q.code_challenge_method === "S256" &&
         q.code_challenge &&
@@ -129,6 +135,28 @@ export async function startOAuthServers({ cimd = false } = {}) {
     }
     if (req.method === "POST" && url.pathname === "/token") {
       const f = Object.fromEntries(new URLSearchParams(body));
+      if (preRegistered) {
+        // The client's authentication: the Basic header (form-encoded id and secret), or fields.
+        const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+        const formDecode = (x) => decodeURIComponent(x.replace(/\+/g, " "));
+        let id, secret, method;
+        if (basic) {
+          const pair = Buffer.from(basic, "base64").toString("utf8");
+          const colon = pair.indexOf(":");
+          [id, secret, method] = [formDecode(pair.slice(0, colon)), formDecode(pair.slice(colon + 1)), "client_secret_basic"];
+        } else {
+          [id, secret, method] = [f.client_id, f.client_secret, "client_secret_post"];
+        }
+        if (id === preRegistered.id) {
+          if (secret !== preRegistered.secret || !preRegistered.methods.includes(method)) {
+            counts.badClients++;
+            return json(res, 401, { error: "invalid_client", error_description: "client authentication failed" });
+          }
+          if (method === "client_secret_basic") counts.basicClients++;
+          else counts.postClients++;
+          f.client_id = id;
+        }
+      }
       if (f.grant_type === "urn:ietf:params:oauth:grant-type:device_code") {
         const d = devices.get(f.device_code);
         if (!d || d.client_id !== f.client_id || d.resource !== f.resource) return json(res, 400, { error: "invalid_grant" });

@@ -21,7 +21,8 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Runs `body(session)` inside a connection to `agent` (an AgentProcess). `session` offers
 // newSession(cwd, mcpServers = []), prompt(sessionId, text, {cancelAfterMs, cancelOn}) -> {res|error, events, ms},
-// and `events` (every update / permission request, in arrival order).
+// waitFor(pred, what, ms) (the first update that fits, seen or to come, within ms), and `events` (every update /
+// permission request, in arrival order).
 export async function withClient(agent, body, { permission = "allow_once", fs = true } = {}) {
   const events = [];
   const waiters = new Set();
@@ -55,6 +56,25 @@ export async function withClient(agent, body, { permission = "allow_once", fs = 
       },
       cancel(sessionId) {
         ctx.notify(acp.methods.agent.session.cancel, { sessionId });
+      },
+      // The first update (seen or to come) for which pred(event) holds; rejects naming `what`
+      // after `ms`.
+      waitFor(pred, what = "an update", ms = 60000) {
+        const seen = events.find((e) => e.kind === "update" && pred(e));
+        if (seen) return Promise.resolve(seen);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => {
+            waiters.delete(w);
+            reject(new Error(`no ${what} within ${ms} ms`));
+          }, ms);
+          const w = (e) => {
+            if (!pred(e)) return;
+            clearTimeout(timer);
+            waiters.delete(w);
+            resolve(e);
+          };
+          waiters.add(w);
+        });
       },
       // cancelOn(event) -> true: cancel right after that update arrives.
       async prompt(sessionId, text, { cancelAfterMs, cancelOn } = {}) {
