@@ -37,6 +37,7 @@ TEST_F(ApplyPatchPermissionTest, EveryPathIsATargetUnderTheRulesOfItsChange) {
       Patch(std::string(kAddDoc) + kUpdateSrc + kDeleteSecret +
             "*** Update File: old.txt\n*** Move to: moved/new.txt\n@@\n-x\n+y\n"));
   std::vector<std::string> got;
+  got.reserve(targets.size());
   for (const PermissionTarget& t : targets) got.push_back(t.subject + " as " + t.rules_of);
   EXPECT_EQ(got, (std::vector<std::string>{"docs/new.md as write", "src/a.cpp as edit",
                                            "secret/key.txt as edit", "old.txt as edit",
