@@ -54,6 +54,7 @@ struct AgentConfig {
   int max_steps = 50;
   config::Limits limits;
   config::WebSearchSpec web_search;  // the provider's own web search (`webSearch:`)
+  ProxySetting proxy;  // `proxy:` for its HTTP calls (MCP servers; providers and fetch have it)
   std::vector<PermissionRule> permission_rules;
   PermissionMode default_mode = PermissionMode::kDefault;
   std::vector<std::string> extra_roots;

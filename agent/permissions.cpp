@@ -224,9 +224,9 @@ PermissionPolicy::CompiledRule::CompiledRule(PermissionRule r)
       text(rule.pattern, GlobMode::kText),
       path(rule.pattern, GlobMode::kPath) {}
 
-bool PermissionPolicy::CompiledRule::AppliesTo(const Tool& tool) const {
+bool PermissionPolicy::CompiledRule::AppliesTo(std::string_view tool_name) const {
   if (rule.tool == "*") return true;
-  return tool_glob ? tool_names.Match(tool.name()) : rule.tool == tool.name();
+  return tool_glob ? tool_names.Match(tool_name) : rule.tool == tool_name;
 }
 
 PermissionPolicy::PermissionPolicy(std::vector<PermissionRule> rules, fs::path cwd)
@@ -238,7 +238,10 @@ PermissionPolicy::PermissionPolicy(std::vector<PermissionRule> rules, fs::path c
 std::string PermissionPolicy::Subject(const Tool& tool, const Json::Value& args) const {
   std::string subject = tool.PermissionSubject(args);
   if (tool.kind() == ToolKind::kExecute || subject.empty()) return subject;
-  // Path subjects: relative to cwd when inside it, so "docs/**" also covers absolute paths.
+  return PathSubject(subject);
+}
+
+std::string PermissionPolicy::PathSubject(const std::string& subject) const {
   if (!cwd_.empty()) {
     fs::path abs = AbsolutePath(cwd_, subject);
     if (IsWithin(abs, cwd_.lexically_normal())) return DisplayPath(cwd_, abs);
@@ -301,6 +304,16 @@ const PermissionPolicy::CompiledRule* PermissionPolicy::FirstRule(
   return nullptr;
 }
 
+const PermissionPolicy::CompiledRule* PermissionPolicy::FirstPathRule(
+    const std::vector<CompiledRule>& rules, std::string_view tool, std::string_view also,
+    const std::string& subject) {
+  for (const auto& r : rules) {
+    if (!r.AppliesTo(tool) && (also.empty() || !r.AppliesTo(also))) continue;
+    if (r.catch_all || r.path.Match(subject)) return &r;
+  }
+  return nullptr;
+}
+
 const PermissionPolicy::CompiledRule* PermissionPolicy::DecideParts(
     const std::vector<CompiledRule>& rules, const Tool& tool, const ShellScript& script,
     const std::string& subject, std::vector<const CompiledRule*>* decided,
@@ -342,8 +355,89 @@ PermissionAction PermissionPolicy::Decide(const Tool& tool, const Json::Value& a
   return Evaluate(tool, args, mode).action;
 }
 
+namespace {
+
+// What the mode decides before the rules' allow and ask (plan denies, bypass allows); nullopt:
+// the rules and the defaults decide.
+std::optional<PermissionVerdict> ModeVerdict(const Tool& tool, PermissionMode mode) {
+  const bool think = tool.kind() == ToolKind::kThink;
+  switch (mode) {
+    case PermissionMode::kPlan:
+      // Leaving plan mode is the one change plan mode permits, and it is always asked for.
+      if (tool.kind() == ToolKind::kSwitchMode)
+        return PermissionVerdict{PermissionAction::kAsk, ""};
+      if (!tool.read_only() && !think)
+        return PermissionVerdict{PermissionAction::kDeny, "plan mode: read-only"};
+      break;
+    case PermissionMode::kBypass:
+      return PermissionVerdict{PermissionAction::kAllow, ""};
+    case PermissionMode::kDefault:
+    case PermissionMode::kAcceptEdits:
+      break;
+  }
+  return std::nullopt;
+}
+
+// The action of a rule found, if one was.
+template <typename Rule>
+std::optional<PermissionAction> ActionOf(const Rule* r) {
+  return r ? std::optional<PermissionAction>(r->rule.action) : std::nullopt;
+}
+
+// Allow or ask, once no rule, answer or mode denies: a rule, then a remembered answer, then the
+// defaults.
+PermissionAction AllowOrAsk(const Tool& tool, PermissionMode mode,
+                            std::optional<PermissionAction> rule,
+                            std::optional<PermissionAction> remembered) {
+  if (rule == PermissionAction::kAllow) return PermissionAction::kAllow;
+  if (remembered == PermissionAction::kAllow) return PermissionAction::kAllow;
+  if (rule == PermissionAction::kAsk) return PermissionAction::kAsk;
+  const bool think = tool.kind() == ToolKind::kThink;
+  if ((tool.read_only() || think) && !tool.asks_by_default()) return PermissionAction::kAllow;
+  if (mode == PermissionMode::kAcceptEdits && IsEditKind(tool.kind()))
+    return PermissionAction::kAllow;
+  return PermissionAction::kAsk;
+}
+
+}  // namespace
+
+PermissionVerdict PermissionPolicy::EvaluateTargets(const Tool& tool,
+                                                    const std::vector<PermissionTarget>& targets,
+                                                    Mode mode) const {
+  struct Decided {
+    std::optional<PermissionAction> rule;
+    std::optional<PermissionAction> remembered;
+  };
+  std::vector<Decided> decided;
+  for (const PermissionTarget& target : targets) {
+    const std::string subject = PathSubject(target.subject);
+    const CompiledRule* r = FirstPathRule(compiled_, tool.name(), target.rules_of, subject);
+    if (r && r->rule.action == PermissionAction::kDeny)
+      return {PermissionAction::kDeny, subject + ": denied by permission rule " + r->rule.tool +
+                                           " \"" + r->rule.pattern + "\"; nothing was changed"};
+    std::optional<PermissionAction> remembered;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const CompiledRule* m = FirstPathRule(remembered_, tool.name(), target.rules_of, subject);
+      remembered = ActionOf(m);
+    }
+    if (remembered == PermissionAction::kDeny)
+      return {PermissionAction::kDeny, subject +
+                                           ": the user rejected changing it for this "
+                                           "session; nothing was changed"};
+    decided.push_back({ActionOf(r), remembered});
+  }
+  if (std::optional<PermissionVerdict> v = ModeVerdict(tool, mode)) return *v;
+  for (const Decided& d : decided)
+    if (AllowOrAsk(tool, mode, d.rule, d.remembered) != PermissionAction::kAllow)
+      return {PermissionAction::kAsk, ""};
+  return {PermissionAction::kAllow, ""};
+}
+
 PermissionVerdict PermissionPolicy::Evaluate(const Tool& tool, const Json::Value& args,
                                              Mode mode) const {
+  if (std::vector<PermissionTarget> targets = tool.PermissionTargets(args); !targets.empty())
+    return EvaluateTargets(tool, targets, mode);
   const std::string subject = Subject(tool, args);
   std::optional<ShellScript> script;
   if (tool.kind() == ToolKind::kExecute) script = ParseShell(subject);
@@ -369,26 +463,8 @@ PermissionVerdict PermissionPolicy::Evaluate(const Tool& tool, const Json::Value
   if (remembered == PermissionAction::kDeny)
     return {PermissionAction::kDeny, "the user rejected " + tool.name() + " for this session"};
 
-  const bool think = tool.kind() == ToolKind::kThink;
-  switch (mode) {
-    case PermissionMode::kPlan:
-      // Leaving plan mode is the one change plan mode permits, and it is always asked for.
-      if (tool.kind() == ToolKind::kSwitchMode) return {PermissionAction::kAsk, ""};
-      if (!tool.read_only() && !think) return {PermissionAction::kDeny, "plan mode: read-only"};
-      break;
-    case PermissionMode::kBypass:
-      return {PermissionAction::kAllow, ""};
-    case PermissionMode::kDefault:
-    case PermissionMode::kAcceptEdits:
-      break;
-  }
-  if (rule == PermissionAction::kAllow) return {PermissionAction::kAllow, ""};
-  if (remembered == PermissionAction::kAllow) return {PermissionAction::kAllow, ""};
-  if (rule == PermissionAction::kAsk) return {PermissionAction::kAsk, ""};
-  if ((tool.read_only() || think) && !tool.asks_by_default()) return {PermissionAction::kAllow, ""};
-  if (mode == PermissionMode::kAcceptEdits && IsEditKind(tool.kind()))
-    return {PermissionAction::kAllow, ""};
-  return {PermissionAction::kAsk, ""};
+  if (std::optional<PermissionVerdict> v = ModeVerdict(tool, mode)) return *v;
+  return {AllowOrAsk(tool, mode, rule, remembered), ""};
 }
 
 void PermissionPolicy::Remember(const std::string& tool_name, const std::string& subject_pattern,
@@ -401,7 +477,10 @@ void PermissionPolicy::Remember(const std::string& tool_name, const std::string&
 }
 
 void PermissionPolicy::RememberAnswer(const Tool& tool, const Json::Value& args, Action action) {
-  Remember(tool.name(), RememberPattern(tool, args), action);
+  std::vector<PermissionTarget> targets = tool.PermissionTargets(args);
+  for (const PermissionTarget& target : targets)
+    Remember(tool.name(), EscapeGlob(PathSubject(target.subject)), action);
+  if (targets.empty()) Remember(tool.name(), RememberPattern(tool, args), action);
 }
 
 std::string PermissionPolicy::RememberPattern(const Tool& tool, const Json::Value& args) const {

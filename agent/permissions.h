@@ -109,7 +109,16 @@ class PermissionPolicy {
 
   Action Decide(const Tool& tool, const Json::Value& args, Mode mode) const;
   // Decide with a reason for denials.
+  // A tool with PermissionTargets (apply_patch) is decided by EvaluateTargets.
   PermissionVerdict Evaluate(const Tool& tool, const Json::Value& args, Mode mode) const;
+  // One decision for a call that changes several paths: each path is matched by the first rule
+  // for the tool, for its `rules_of` tool ("write", "edit") or for every tool; a deny rule or a
+  // remembered denial of any path denies the call (the reason names the path), then the mode
+  // decides as for one subject (plan denies, bypass allows), then the call is allowed only if
+  // every path is allowed (a rule, a remembered "always", acceptEdits for edit-kind tools) and
+  // asked otherwise: once, for all of them.
+  PermissionVerdict EvaluateTargets(const Tool& tool, const std::vector<PermissionTarget>& targets,
+                                    Mode mode) const;
 
   // Records an "always" answer (kAllow or kDeny; kAsk is ignored) for the rest of the session.
   void Remember(const std::string& tool_name, const std::string& subject_pattern, Action action);
@@ -123,7 +132,8 @@ class PermissionPolicy {
   //    the same way). Compound commands, commands with substitutions, unknown parts ($VAR) or
   //    redirections, and commands with leading assignments, a wrapper (sudo, env, ...) or a
   //    path as their name are remembered exactly: generalizing them would allow too much.
-  //  - file tools: the exact path relative to cwd.
+  //  - file tools: the exact path relative to cwd; a tool with PermissionTargets remembers
+  //    each of its paths exactly (RememberAnswer), so the answer covers those paths only.
   //  - others: "*".
   std::string RememberPattern(const Tool& tool, const Json::Value& args) const;
 
@@ -134,7 +144,8 @@ class PermissionPolicy {
   struct CompiledRule {
     explicit CompiledRule(PermissionRule r);
     PermissionRule rule;
-    bool AppliesTo(const Tool& tool) const;
+    bool AppliesTo(const Tool& tool) const { return AppliesTo(tool.name()); }
+    bool AppliesTo(std::string_view tool_name) const;
     bool catch_all;   // "*" or "**"
     bool tool_glob;   // the tool name has wildcards ("mcp__github__*")
     Glob tool_names;  // when tool_glob
@@ -165,7 +176,13 @@ class PermissionPolicy {
   // The first rule that decides one simple command (see the class comment), or null.
   static const CompiledRule* DecideCommand(const std::vector<CompiledRule>& rules, const Tool& tool,
                                            const ShellCommand& cmd);
+  // The first rule for `tool`, for `also` or for every tool whose path pattern matches.
+  static const CompiledRule* FirstPathRule(const std::vector<CompiledRule>& rules,
+                                           std::string_view tool, std::string_view also,
+                                           const std::string& subject);
   std::string Subject(const Tool& tool, const Json::Value& args) const;
+  // A path subject relative to cwd when inside it, so "docs/**" also covers absolute paths.
+  std::string PathSubject(const std::string& subject) const;
 
   std::vector<PermissionRule> rules_;
   std::vector<CompiledRule> compiled_;  // rules_, compiled

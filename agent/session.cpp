@@ -54,6 +54,7 @@ Session::Session(std::shared_ptr<const AgentConfig> agent, SessionOptions option
   sandbox_ =
       std::make_unique<SandboxGuard>(agent_->sandbox, SandboxPlaceOf(info_.cwd, info_.roots));
   if (agent_->sandbox.mcp) info_.mcp_sandbox = sandbox_->HookPolicy();
+  info_.mcp_proxy = agent_->proxy;
   jobs_ = std::make_unique<tools::JobTable>();
   if (!info_.session_file.empty())
     outputs_ = std::make_unique<tools::SavedOutputs>(tools::SavedOutputDirFor(info_.session_file));

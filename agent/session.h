@@ -89,6 +89,8 @@ struct SessionInfo {
   std::vector<std::string> skill_notices;
   // [sandbox] The sandbox its stdio MCP servers run in (the spec's `sandbox.mcp`); null: none.
   std::shared_ptr<const SandboxPolicy> mcp_sandbox;
+  // The agent's `proxy:` for its HTTP MCP servers; unset: the environment's.
+  ProxySetting mcp_proxy;
 };
 
 // Thread-safe: every public method (and every part's) may be called from any thread, unless a

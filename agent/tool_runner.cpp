@@ -266,6 +266,11 @@ std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& cal
                    : outside.allowed ? PermissionAction::kAllow
                                      : verdict.action;
   if (verdict.action != PermissionAction::kAsk) return std::nullopt;
+  // A call that cannot run (a patch naming a path outside the workspace) is not asked about.
+  if (std::string why = run.tool->CheckBeforeAsking(call.arguments, run.ctx); !why.empty()) {
+    Complete(run, ToolOutput::Error(why), t);
+    return true;
+  }
   switch (Ask(run, call, t.cancel)) {
     case PermissionDecision::kCancelled:
       Complete(run, ToolOutput::Error("Cancelled by the user."), t);

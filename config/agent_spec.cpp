@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "config/model_catalog.h"
+#include "config/proxy_spec.h"
 #include "support/env.h"
 #include "support/files.h"
 #include "support/log.h"
@@ -388,7 +389,7 @@ const std::vector<std::string> kTopKeys = {
     "mode",        "roots",       "rules",      "providers",    "commands",
     "scripts",     "models",      "compaction", "sessionDir",   "ttsr",
     "mcp_servers", "mcp",         "skills",     "hooks",        "context",
-    "sandbox",     "sandbox_required", "agents", "webSearch"};
+    "sandbox",     "sandbox_required", "agents", "webSearch",    "proxy"};
 // clang-format on
 
 using EnvFn = std::function<std::optional<std::string>(const std::string&)>;
@@ -1010,6 +1011,13 @@ void ParseExtensions(const Ctx& ctx, const YAML::Node& root, const std::string& 
   });
   ParseKey(ctx, root, "sandbox_required",
            [&](const Node& n) { spec.sandbox.required = Bool(ctx, n, "sandbox_required"); });
+  ParseKey(ctx, root, "proxy", [&](const Node& n) {  // config/proxy_spec.h
+    EnvFn env =
+        options.env ? options.env : EnvFn([](const std::string& k) { return ProcessEnv(k); });
+    Result<agent::ProxySetting> parsed = ParseProxySpec(ToJson(n), env);
+    if (!parsed.ok()) ctx.Fail(n, parsed.error().message);
+    spec.proxy = std::move(*parsed);
+  });
   ParseKey(ctx, root, "agents", [&](const Node& n) {  // subagents (config/agents_spec.h)
     auto agents = ParseSubagents(ToJson(n), "", options.known_tools);
     if (!agents.ok()) ctx.Fail(n, agents.error().message);

@@ -15,6 +15,7 @@
 #include "config/hooks_spec.h"
 #include "config/provider_settings.h"
 #include "config/sandbox_spec.h"
+#include "support/http/proxy.h"
 #include "support/status.h"
 
 namespace lousho::config {
@@ -189,6 +190,8 @@ struct AgentSpec {
   ContextSpec context;
   SandboxSpec sandbox;   // `sandbox:` (see docs/agent-spec.md, "Sandbox")
   SubagentsSpec agents;  // `agents:` and the files of agents/ beside the spec (docs/agent-spec.md)
+  // `proxy:` (config/proxy_spec.h): the agent's HTTP calls' proxy; unset: the environment's.
+  agent::ProxySetting proxy;
 };
 
 struct LoadOptions {

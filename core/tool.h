@@ -128,6 +128,13 @@ struct ToolOutput {
   }
 };
 
+// One path a call changes, decided by the permission rules on its own (see
+// Tool::PermissionTargets).
+struct PermissionTarget {
+  std::string subject;   // the path, as PermissionSubject gives one (relative to cwd or absolute)
+  std::string rules_of;  // the tool whose rules decide it too: "write" (created) or "edit"
+};
+
 // A built-in tool. Stateless apart from configuration; Run may be called from several session
 // workers at once.
 class Tool {
@@ -148,6 +155,18 @@ class Tool {
   // The string permission patterns match against (bash: the command; file tools: the path
   // relative to cwd).
   virtual std::string PermissionSubject(const Json::Value& args) const = 0;
+  // Every path the call changes, each decided by the rules as its own call would be (apply_patch:
+  // a new file as `write`, a changed, deleted or moved file as `edit`); empty: the call has the
+  // one PermissionSubject. One denied path denies the call; the user is asked once for the rest.
+  virtual std::vector<PermissionTarget> PermissionTargets(const Json::Value& /*args*/) const {
+    return {};
+  }
+  // Why the call cannot run, found before the user is asked about it (a patch naming a path
+  // outside the workspace, a hunk that does not apply); "" when it may run.
+  virtual std::string CheckBeforeAsking(const Json::Value& /*args*/,
+                                        const ToolContext& /*ctx*/) const {
+    return {};
+  }
   // Diffs to preview in a permission request (write/edit), computed without writing.
   virtual std::vector<FileDiff> Preview(const Json::Value& /*args*/,
                                         const ToolContext& /*ctx*/) const {

@@ -6,6 +6,7 @@
 #include "agent/builtin_commands.h"
 #include "agent/providers/factory.h"
 #include "agent/providers/script_provider.h"
+#include "agent/tools/builtin_tools.h"
 #include "config/credentials.h"
 #include "config/model_catalog.h"
 #include "support/log.h"
@@ -42,7 +43,7 @@ Result<ModelChoice> ResolveModel(const config::AgentSpec& spec, const std::strin
                                                     provider_name + "' (built-in: " + known +
                                                     ", script; or define it under providers:)");
   }
-  auto provider = MakeHttpProvider(*settings, model_id, getenv);
+  auto provider = MakeHttpProvider(*settings, model_id, getenv, spec.proxy);
   if (!provider.ok()) return provider.error();
   m.provider = *provider;
   return m;
@@ -143,6 +144,7 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
   agent->max_steps = spec.max_steps;
   agent->limits = spec.limits;
   agent->web_search = spec.web_search;
+  agent->proxy = spec.proxy;
   agent->extra_roots = spec.roots;
   agent->commands = spec.commands;
   agent->skills = spec.skills;
@@ -175,7 +177,8 @@ Result<std::shared_ptr<AgentConfig>> Build(const config::AgentSpec& spec, const 
       if (std::find(names.begin(), names.end(), companion) == names.end())
         names.emplace_back(companion);
   for (const auto& name : names) {
-    std::unique_ptr<Tool> tool = MakeBuiltinTool(name);
+    std::unique_ptr<Tool> tool =
+        name == "fetch" ? tools::MakeFetchTool(spec.proxy) : MakeBuiltinTool(name);
     if (!tool)
       return MakeError(ErrorCode::kConfigInvalid, spec.source + ": unknown tool '" + name + "'");
     agent->tools.push_back(std::move(tool));

@@ -306,7 +306,9 @@ std::vector<agent::mcp::ServerStatus> AttachMcpServers(
   // [sandbox] stdio servers run in the session's sandbox when the spec says so.
   std::vector<config::McpServerSpec> confined = specs;
   for (config::McpServerSpec& s : confined) s.sandbox = session.info().mcp_sandbox;
-  auto servers = agent::mcp::McpServers::Start(confined, options);
+  agent::mcp::StartOptions with_proxy = options;
+  with_proxy.proxy = session.info().mcp_proxy;  // the agent's `proxy:`
+  auto servers = agent::mcp::McpServers::Start(confined, with_proxy);
   std::vector<agent::mcp::ServerStatus> status = servers->status();
   session.tools().AddSource(servers);
   return status;

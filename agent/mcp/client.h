@@ -15,6 +15,7 @@
 
 #include "config/agent_spec.h"
 #include "support/cancel.h"
+#include "support/http/proxy.h"
 #include "support/status.h"
 #include "support/transport.h"
 
@@ -57,6 +58,7 @@ struct ClientOptions {
   long call_timeout_ms = 300000;       // one request
   int max_restarts = 3;
   std::string ca_cert_path;  // tests
+  ProxySetting proxy;        // HTTP servers: the agent's `proxy:`; unset: the environment's
   // Opens the lines to the server; empty: the spec's transport. Tests pass an in-process fake.
   std::function<Result<std::unique_ptr<McpLineTransport>>(const CancelToken&)> open;
   // Called (on the connection's reader thread; keep it short) when the server says its tools

@@ -161,6 +161,7 @@ HttpClient HttpLineTransport::Client(long read_timeout_ms) const {
   o.connect_timeout_s = static_cast<int>(std::max(1L, (options_.connect_timeout_ms + 999) / 1000));
   o.idle_timeout_s = static_cast<int>(std::max(1L, (read_timeout_ms + 999) / 1000));
   o.ca_cert_path = options_.ca_cert_path;
+  o.proxy = options_.proxy;
   return HttpClient(base_, o);
 }
 
@@ -466,6 +467,7 @@ void HttpLineTransport::Close() {
     o.connect_timeout_s = 1;
     o.idle_timeout_s = 1;
     o.ca_cert_path = options_.ca_cert_path;
+    o.proxy = options_.proxy;
     HttpClient(base_, o).PostStream(
         req, [](std::string_view, const MoreReady&) { return true; }, CancelToken());
   }

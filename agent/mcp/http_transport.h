@@ -47,6 +47,7 @@ struct HttpTransportOptions {
   long connect_timeout_ms = 10000;
   long read_timeout_ms = 300000;   // longest silence within one answer
   std::string ca_cert_path;        // tests
+  ProxySetting proxy;              // the agent's `proxy:`; unset: the environment's
   std::shared_ptr<HttpAuth> auth;  // null: no authorization
 };
 

@@ -44,6 +44,7 @@ Fetched FetchUrl(const std::string& method, const std::string& url,
   ho.connect_timeout_s = static_cast<int>(std::max(1L, o.timeout_ms / 1000));
   ho.idle_timeout_s = ho.connect_timeout_s;
   ho.ca_cert_path = o.ca_cert_path;
+  ho.proxy = o.proxy;
   HttpPostRequest req;
   req.method = method;
   req.path = parts->path;

@@ -32,6 +32,7 @@ struct OAuthOptions {
   long timeout_ms = 10000;         // each request to the authorization server
   long login_timeout_ms = 300000;  // the user's whole login
   std::string ca_cert_path;        // tests
+  ProxySetting proxy;              // the agent's `proxy:`; unset: the environment's
   bool use_stored = true;          // false: start without the stored token (a new login)
 };
 

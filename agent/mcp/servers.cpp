@@ -114,6 +114,7 @@ ClientOptions ClientOptionsOf(const StartOptions& options) {
   co.call_timeout_ms = options.settings.call_timeout_ms;
   co.max_restarts = options.settings.max_restarts;
   co.ca_cert_path = options.ca_cert_path;
+  co.proxy = options.proxy;
   // The servers' questions go to the editor (a decline where it cannot ask).
   if (options.login.elicitation != nullptr || options.login.dialogs != nullptr)
     co.on_elicit = [editor = options.login.elicitation, dialogs = options.login.dialogs,
@@ -142,6 +143,7 @@ std::shared_ptr<ServerAuth> AuthOf(const config::McpServerSpec& spec, const Star
   o.store_dir = options.auth_dir.empty() ? TokenStoreDir(ProcessEnv) : options.auth_dir;
   o.timeout_ms = options.settings.start_timeout_ms;
   o.ca_cert_path = options.ca_cert_path;
+  o.proxy = options.proxy;
   o.client_metadata_url = options.settings.client_metadata_url;
   o.pre_registered = spec.oauth;
   o.server_name = spec.name;

@@ -34,6 +34,7 @@ struct StartOptions {
   config::McpSettings settings;
   CancelToken cancel;        // stops waiting (and starting) at once
   std::string ca_cert_path;  // tests
+  ProxySetting proxy;        // the agent's `proxy:` for HTTP servers; unset: the environment's
   // Where HTTP servers' OAuth tokens are kept; empty: TokenStoreDir of the process environment.
   std::string auth_dir;
   LoginHooks login;  // how a server that wants a login asks the user

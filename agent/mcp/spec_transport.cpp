@@ -96,6 +96,7 @@ Result<std::unique_ptr<McpLineTransport>> OpenSpecTransport(const config::McpSer
       ho.connect_timeout_ms = timeout_ms;
       ho.read_timeout_ms = options.call_timeout_ms;
       ho.ca_cert_path = options.ca_cert_path;
+      ho.proxy = options.proxy;
       ho.auth = options.auth;
       auto t = HttpLineTransport::Open(std::move(ho), cancel);
       if (!t.ok()) return t.error();

@@ -28,13 +28,15 @@ void FillApiKey(const config::ProviderSettings& settings,
 
 Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSettings& settings,
                                                    const std::string& model_id,
-                                                   const EnvLookup& getenv) {
+                                                   const EnvLookup& getenv,
+                                                   const ProxySetting& proxy) {
   auto env = [&](const std::string& name) -> std::string {
     if (name.empty() || !getenv) return {};
     return getenv(name).value_or("");
   };
   HttpProviderConfig c;
   c.settings = settings;
+  c.proxy = proxy;
   if (!config::KnownApi(settings.api)) {
     return MakeError(kProviderConfig, "provider " + settings.name + ": unknown api '" +
                                           settings.api + "' (expected " + config::kKnownApis + ")");

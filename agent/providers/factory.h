@@ -9,6 +9,7 @@
 #include "config/provider_settings.h"
 #include "core/provider.h"
 #include "support/env.h"
+#include "support/http/proxy.h"
 #include "support/status.h"
 
 namespace lousho::agent {
@@ -26,10 +27,11 @@ using GetEnvFn = EnvLookup;
 // values are a LOUSHO_PROVIDER_CONFIG error.
 // For anthropic-messages, ANTHROPIC_AUTH_TOKEN (sent as a Bearer token) stands in for a
 // missing ANTHROPIC_API_KEY, as the official SDK does; for gemini, GOOGLE_API_KEY stands in for
-// a missing GEMINI_API_KEY.
+// a missing GEMINI_API_KEY. `proxy`: the agent's `proxy:`; unset: the environment's.
 Result<std::shared_ptr<Provider>> MakeHttpProvider(const config::ProviderSettings& settings,
                                                    const std::string& model_id,
-                                                   const GetEnvFn& getenv);
+                                                   const GetEnvFn& getenv,
+                                                   const ProxySetting& proxy = {});
 
 using lousho::ProcessEnv;
 

@@ -29,7 +29,15 @@ Error GeminiError(const Json::Value& err) {
   return ErrorFromStream(GeminiErrorKind(StringOr(err, "status")), message);
 }
 
-// usageMetadata: the prompt count includes the cached tokens; thoughts are billed as output.
+// usageMetadata's figures: the prompt count includes the cached tokens; thoughts are billed as
+// output.
+void SetGeminiUsage(long long prompt, long long cached, long long output, long long thoughts,
+                    Usage* usage) {
+  usage->input = prompt > cached ? prompt - cached : 0;
+  usage->cache_read = cached;
+  usage->output = output + thoughts;
+}
+
 Status ReadGeminiUsage(const Json::Value& u, Usage* usage) {
   StreamNumbers numbers("usageMetadata");
   const long long prompt = numbers.Tokens(u, "promptTokenCount");
@@ -37,10 +45,126 @@ Status ReadGeminiUsage(const Json::Value& u, Usage* usage) {
   const long long output = numbers.Tokens(u, "candidatesTokenCount");
   const long long thoughts = numbers.Tokens(u, "thoughtsTokenCount");
   if (!numbers.ok()) return numbers.status();
-  usage->input = prompt > cached ? prompt - cached : 0;
-  usage->cache_read = cached;
-  usage->output = output + thoughts;
+  SetGeminiUsage(prompt, cached, output, thoughts, usage);
   return Status::Ok();
+}
+
+// --- The plain reader of text chunks -----------------------------------------------------------
+// Text chunks are most of a stream. A chunk that is exactly an object of `candidates` holding one
+// candidate with one text part ([{"content":{"parts":[{"text":"..."}],"role":"model"},
+// "index":0}], with or without the API's spaces between tokens), a flat `usageMetadata` of
+// integers, and string `modelVersion` / `responseId` members, is read here without a Json::Value.
+// Anything else (a thought, a signature, a call, a finish reason, an error, nested usage details)
+// returns false and takes the general path, which reads the same chunk to the same result
+// (tests/providers/gemini_test.cpp compares both).
+struct PlainChunk {
+  std::string text;
+  std::string response_id;
+  bool has_usage = false;
+  long long prompt = 0, cached = 0, output = 0, thoughts = 0;
+};
+
+bool JsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+void SkipSpace(std::string_view data, size_t* i) {
+  while (*i < data.size() && JsonSpace(data[*i])) ++*i;
+}
+
+// Matches `shape` (compact JSON, no escapes) at data[*i], with whitespace allowed between its
+// tokens but not inside its strings; advances *i past it.
+bool MatchShape(std::string_view data, size_t* i, std::string_view shape) {
+  bool in_string = false;
+  for (char c : shape) {
+    if (!in_string) SkipSpace(data, i);
+    if (*i >= data.size() || data[*i] != c) return false;
+    ++*i;
+    if (c == '"') in_string = !in_string;
+  }
+  return true;
+}
+
+// A JSON string at data[*i] (after whitespace) into *out.
+bool ReadString(std::string_view data, size_t* i, std::string* out) {
+  SkipSpace(data, i);
+  if (*i >= data.size() || data[*i] != '"') return false;
+  out->clear();
+  const size_t n = ReadJsonStringBody(data.substr(*i + 1), out);
+  if (n == 0) return false;
+  *i += 1 + n;
+  return true;
+}
+
+// A token count: digits only, at most kMaxTokenCount (the general path's bound).
+bool ReadCount(std::string_view data, size_t* i, long long* out) {
+  SkipSpace(data, i);
+  const size_t from = *i;
+  long long n = 0;
+  while (*i < data.size() && data[*i] >= '0' && data[*i] <= '9' && *i - from < 13) {
+    n = n * 10 + (data[*i] - '0');
+    ++*i;
+  }
+  *out = n;
+  return *i > from && n <= kMaxTokenCount &&
+         (*i >= data.size() || data[*i] < '0' || data[*i] > '9');
+}
+
+// usageMetadata as a flat object of counts.
+bool ReadPlainUsage(std::string_view data, size_t* i, PlainChunk* c) {
+  if (!MatchShape(data, i, "{")) return false;
+  std::string key;
+  for (;;) {
+    long long n = 0;
+    if (!ReadString(data, i, &key) || !MatchShape(data, i, ":") || !ReadCount(data, i, &n))
+      return false;
+    if (key == "promptTokenCount") c->prompt = n;
+    if (key == "cachedContentTokenCount") c->cached = n;
+    if (key == "candidatesTokenCount") c->output = n;
+    if (key == "thoughtsTokenCount") c->thoughts = n;
+    SkipSpace(data, i);
+    if (*i < data.size() && data[*i] == ',') {
+      ++*i;
+      continue;
+    }
+    c->has_usage = true;
+    return MatchShape(data, i, "}");
+  }
+}
+
+// One member's value of the plain chunk.
+bool ReadPlainMember(const std::string& key, std::string_view data, size_t* i, PlainChunk* c,
+                     bool* text) {
+  if (key == "candidates") {
+    if (*text) return false;
+    *text = true;
+    return MatchShape(data, i, R"([{"content":{"parts":[{"text":)") &&
+           ReadString(data, i, &c->text) &&
+           MatchShape(data, i, R"(}],"role":"model"},"index":0}])");
+  }
+  if (key == "usageMetadata") return !c->has_usage && ReadPlainUsage(data, i, c);
+  std::string ignored;
+  if (key == "responseId") return ReadString(data, i, &c->response_id);
+  if (key == "modelVersion") return ReadString(data, i, &ignored);
+  return false;
+}
+
+bool ReadPlainChunk(std::string_view data, PlainChunk* c) {
+  size_t i = 0;
+  if (!MatchShape(data, &i, "{")) return false;
+  bool text = false;
+  std::string key;
+  for (;;) {
+    if (!ReadString(data, &i, &key) || !MatchShape(data, &i, ":") ||
+        !ReadPlainMember(key, data, &i, c, &text))
+      return false;
+    SkipSpace(data, &i);
+    if (i < data.size() && data[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (!MatchShape(data, &i, "}")) return false;
+    SkipSpace(data, &i);
+    return i == data.size() && text;
+  }
 }
 
 bool RefusalFinish(const std::string& reason) {
@@ -130,8 +254,18 @@ Status GeminiDecoder::OnChunk(const Json::Value& chunk, const DeltaCallback& emi
   return Status::Ok();
 }
 
+bool GeminiDecoder::ConsumePlain(const std::string& data, const DeltaCallback& emit) {
+  PlainChunk c;
+  if (!ReadPlainChunk(data, &c)) return false;
+  if (response_id_.empty()) response_id_ = std::move(c.response_id);
+  if (c.has_usage) SetGeminiUsage(c.prompt, c.cached, c.output, c.thoughts, &usage_);
+  if (!c.text.empty()) Apply(StreamDelta{DeltaKind::kText, 0, std::move(c.text), "", ""}, emit);
+  return true;
+}
+
 Status GeminiDecoder::Consume(const SseEvent& event, const DeltaCallback& emit) {
   if (aborted_) return Status::Ok();
+  if (ConsumePlain(event.data, emit)) return Status::Ok();
   auto parsed = ParseJson(event.data);
   if (!parsed.ok() || !parsed->isObject()) {
     return MakeError(kProviderBadResponse, "malformed stream chunk: " + event.data.substr(0, 200));

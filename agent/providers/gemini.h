@@ -48,6 +48,8 @@ class GeminiDecoder : public StreamDecoder {
   void OnPart(const Json::Value& part, const DeltaCallback& emit);
   void OnCall(const Json::Value& call, const DeltaCallback& emit);
   void KeepNextSignature(const std::string& signature, const DeltaCallback& emit);
+  // A plain text chunk read without a Json::Value (see gemini.cpp); false: take the general path.
+  bool ConsumePlain(const std::string& data, const DeltaCallback& emit);
 
   std::string response_id_;
   std::string finish_reason_;

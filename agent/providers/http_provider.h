@@ -25,7 +25,7 @@ struct HttpProviderConfig {
   BaseUrl base;
   std::string api_key;       // empty: send no credentials (local servers)
   std::string ca_cert_path;  // tests only: trust this certificate file as well
-  std::string proxy;         // a proxy URL or "direct"; empty: the environment's (proxy.h)
+  ProxySetting proxy;        // the spec's `proxy:`; unset: the environment's (proxy.h)
 };
 
 // Fills usage->cost from the model's prices (USD per million tokens).

@@ -18,11 +18,22 @@ long long PositiveOr0(const Json::Value& v) {
   return n && *n > 0 && *n < kMaxWindow ? *n : 0;
 }
 
+// The server asked, and how.
+struct LimitsServer {
+  const BaseUrl& base;
+  const std::string& api_key;
+  const CancelToken& cancel;
+  const ProxySetting& proxy;
+};
+
 // One request's JSON answer, or null (an error status, no answer, not JSON, too long).
-Json::Value LimitsJson(const BaseUrl& base, const std::string& method, const std::string& path,
-                       const std::string& body, const std::string& api_key,
-                       const CancelToken& cancel) {
+Json::Value LimitsJson(const LimitsServer& server, const std::string& method,
+                       const std::string& path, const std::string& body) {
+  const BaseUrl& base = server.base;
+  const std::string& api_key = server.api_key;
+  const CancelToken& cancel = server.cancel;
   HttpOptions options;
+  options.proxy = server.proxy;
   options.connect_timeout_s = 2;
   options.idle_timeout_s = 3;
   HttpPostRequest request;
@@ -103,29 +114,27 @@ long long ContextFromModelList(const Json::Value& list, const std::string& model
 
 long long AskContextWindow(const config::ProviderSettings& settings, const BaseUrl& base,
                            const std::string& api_key, const std::string& model,
-                           const CancelToken& cancel) {
+                           const CancelToken& cancel, const ProxySetting& proxy) {
+  const LimitsServer server{base, api_key, cancel, proxy};
   const std::string& name = settings.name;
   const bool any = !LimitsLocalName(name) || name == "openai-compatible";
   long long n = 0;
-  if (name == "llamacpp" || any)
-    n = ContextFromLlamaProps(LimitsJson(base, "GET", "/props", "", api_key, cancel));
+  if (name == "llamacpp" || any) n = ContextFromLlamaProps(LimitsJson(server, "GET", "/props", ""));
   if (n == 0 && (name == "lmstudio" || any))
-    n = ContextFromModelList(LimitsJson(base, "GET", "/api/v0/models", "", api_key, cancel), model);
+    n = ContextFromModelList(LimitsJson(server, "GET", "/api/v0/models", ""), model);
   if (n == 0 && (name == "ollama" || any)) {
     // Only an Ollama server answers /api/version; /api/show is asked of it alone.
-    if (name == "ollama" ||
-        LimitsJson(base, "GET", "/api/version", "", api_key, cancel).isObject()) {
+    if (name == "ollama" || LimitsJson(server, "GET", "/api/version", "").isObject()) {
       std::string body;
       JsonWriter w(&body);
       w.ObjectBegin();
       w.Attribute("model", model);
       w.ObjectEnd();
-      n = ContextFromOllamaShow(LimitsJson(base, "POST", "/api/show", body, api_key, cancel));
+      n = ContextFromOllamaShow(LimitsJson(server, "POST", "/api/show", body));
     }
   }
   if (n == 0 && !cancel.cancelled())
-    n = ContextFromModelList(
-        LimitsJson(base, "GET", base.path_prefix + "/models", "", api_key, cancel), model);
+    n = ContextFromModelList(LimitsJson(server, "GET", base.path_prefix + "/models", ""), model);
   return n;
 }
 

@@ -31,6 +31,6 @@ long long ContextFromModelList(const Json::Value& list, const std::string& model
 // bounded (2 s to connect, 3 s of silence) and `cancel` ends it at once. 0 when none says.
 long long AskContextWindow(const config::ProviderSettings& settings, const BaseUrl& base,
                            const std::string& api_key, const std::string& model,
-                           const CancelToken& cancel);
+                           const CancelToken& cancel, const ProxySetting& proxy = {});
 
 }  // namespace lousho::agent

@@ -137,14 +137,22 @@ Status ApplyChange(ToolContext& ctx, const FileChange& c) {
   return Status::Ok();
 }
 
+// Every path the patch changes, with the tool whose rules decide it: a new file (an added one,
+// a move's destination) as `write`, a changed or removed one (a move's source) as `edit`.
+std::vector<PermissionTarget> PatchTargets(const Json::Value& args) {
+  std::vector<PermissionTarget> targets;
+  auto files = ParseV4aPatch(StringOr(args, "input", StringOr(args, "patch")));
+  if (!files.ok()) return targets;
+  for (const FilePatch& f : *files) {
+    targets.push_back({f.path, f.op == PatchOp::kAdd ? "write" : "edit"});
+    if (!f.move_to.empty()) targets.push_back({f.move_to, "write"});
+  }
+  return targets;
+}
+
 std::vector<std::string> PatchPaths(const Json::Value& args) {
   std::vector<std::string> paths;
-  auto files = ParseV4aPatch(StringOr(args, "input", StringOr(args, "patch")));
-  if (!files.ok()) return paths;
-  for (const FilePatch& f : *files) {
-    paths.push_back(f.path);
-    if (!f.move_to.empty()) paths.push_back(f.move_to);
-  }
+  for (PermissionTarget& t : PatchTargets(args)) paths.push_back(std::move(t.subject));
   return paths;
 }
 
@@ -194,11 +202,21 @@ class ApplyPatchTool : public Tool {
       out.push_back(ToolLocation{AbsolutePath(ctx.cwd, p).string(), 0});
     return out;
   }
-  // Rules match the one file a patch changes; a patch of several files matches only rules for
-  // every path ("*").
+  // The rules decide each path on its own (PermissionTargets); this is the first one, for what
+  // only looks at one subject (hooks' matchers, logs).
   std::string PermissionSubject(const Json::Value& args) const override {
     std::vector<std::string> paths = PatchPaths(args);
-    return paths.size() == 1 ? paths[0] : std::string();
+    return paths.empty() ? std::string() : paths[0];
+  }
+  std::vector<PermissionTarget> PermissionTargets(const Json::Value& args) const override {
+    return PatchTargets(args);
+  }
+  // A patch that cannot apply (a path outside the workspace, a hunk that does not match) fails
+  // before the user is asked about it.
+  std::string CheckBeforeAsking(const Json::Value& args, const ToolContext& ctx) const override {
+    ToolContext copy = ctx;
+    PatchPlan plan;
+    return PlanPatch(args, copy, &plan);
   }
   std::vector<FileDiff> Preview(const Json::Value& args, const ToolContext& ctx) const override {
     ToolContext copy = ctx;

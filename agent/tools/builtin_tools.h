@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/tool.h"
+#include "support/http/proxy.h"
 
 namespace lousho::agent::tools {
 
@@ -27,7 +28,8 @@ std::unique_ptr<Tool> MakeAskTool();
 std::unique_ptr<Tool> MakeSwitchModeTool();
 std::unique_ptr<Tool> MakeBashOutputTool();
 std::unique_ptr<Tool> MakeBashKillTool();
-std::unique_ptr<Tool> MakeFetchTool();
+// `proxy`: the agent's `proxy:` setting (support/http/proxy.h); unset: the environment's.
+std::unique_ptr<Tool> MakeFetchTool(const ProxySetting& proxy = {});
 std::unique_ptr<Tool> MakeApplyPatchTool();
 
 }  // namespace lousho::agent::tools

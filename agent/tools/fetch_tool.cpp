@@ -58,6 +58,7 @@ struct Response {
 
 class FetchTool : public Tool {
  public:
+  explicit FetchTool(ProxySetting proxy) : proxy_(std::move(proxy)) {}
   std::string name() const override { return "fetch"; }
   std::string description() const override {
     return "Fetch a web page or file over HTTP(S) (GET). format: markdown (default; HTML is "
@@ -98,7 +99,7 @@ class FetchTool : public Tool {
     const std::string fmt = format ? AsciiLower(*format) : "markdown";
     if (fmt != "markdown" && fmt != "text" && fmt != "raw")
       return ToolOutput::Error("fetch: format: expected markdown, text or raw");
-    auto got = Get(*url, ctx.cancel);
+    auto got = Get(*url, proxy_, ctx.cancel);
     if (!got.ok()) return ToolOutput::Error("fetch: " + got.error().message);
     return Present(*got, fmt, ctx);
   }
@@ -106,7 +107,8 @@ class FetchTool : public Tool {
  private:
   // GET with redirects: the HTTP module follows those on the same origin, this those to another
   // host on the same scheme.
-  static Result<Response> Get(const std::string& url, const CancelToken& cancel) {
+  static Result<Response> Get(const std::string& url, const ProxySetting& proxy,
+                              const CancelToken& cancel) {
     Response r;
     r.url = url;
     for (int hop = 0; hop <= kMaxHops; ++hop) {
@@ -114,6 +116,7 @@ class FetchTool : public Tool {
       if (!target.ok()) return target.error();
       HttpOptions options;
       options.idle_timeout_s = 30;
+      options.proxy = proxy;
       HttpClient client(target->origin, options);
       HttpPostRequest req;
       req.method = "GET";
@@ -206,10 +209,14 @@ class FetchTool : public Tool {
         (u.scheme == "http" && u.port == 80) || (u.scheme == "https" && u.port == 443);
     return usual ? "" : ":" + std::to_string(u.port);
   }
+
+  ProxySetting proxy_;  // the agent's `proxy:`; unset: the environment's
 };
 
 }  // namespace
 
-std::unique_ptr<Tool> MakeFetchTool() { return std::make_unique<FetchTool>(); }
+std::unique_ptr<Tool> MakeFetchTool(const ProxySetting& proxy) {
+  return std::make_unique<FetchTool>(proxy);
+}
 
 }  // namespace lousho::agent::tools

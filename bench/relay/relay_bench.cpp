@@ -4,7 +4,8 @@
 // (provider, session engine, ACP codec) -> its `agent_message_chunk` line read from its stdout;
 // with --door=rpc the same through `lousho --mode rpc` and its `message_update` frames.
 //
-// Usage: lousho_relay_bench [--api=openai|anthropic|responses|both|all] [--door=acp|rpc|both]
+// Usage: lousho_relay_bench [--api=openai|anthropic|responses|gemini|both|all]
+//        [--door=acp|rpc|both]
 //        [chunks=20000] [paced_chunks=2000]
 //        [pace_us=500] [lousho_binary]
 // The binary defaults to $LOUSHO_BIN, else the `lousho` beside this executable.
@@ -36,6 +37,7 @@
 
 #include "agent/providers/anthropic_messages.h"
 #include "agent/providers/factory.h"
+#include "agent/providers/gemini.h"
 #include "agent/providers/openai_chat.h"
 #include "agent/providers/openai_responses.h"
 #include "config/model_catalog.h"
@@ -109,8 +111,26 @@ const char kResponsesEnd[] =
     "\"response\":{\"id\":\"resp_bench\",\"object\":\"response\",\"status\":\"completed\","
     "\"usage\":{\"input_tokens\":1,\"output_tokens\":1,\"total_tokens\":2}}}\n\n";
 
-// The three wire formats benched, and what each needs.
-enum class Api { kOpenAi, kAnthropic, kResponses };
+// One chunk of Gemini's streamGenerateContent (?alt=sse) as the API sends it: a whole
+// GenerateContentResponse per event (candidate, usage so far, model version, response id), each
+// event ended by a blank line in CRLF.
+std::string GeminiChunk(const std::string& text) {
+  return "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"" + text +
+         "\"}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": "
+         "9,\"candidatesTokenCount\": 1,\"totalTokenCount\": 10},\"modelVersion\": "
+         "\"gemini-2.5-flash\",\"responseId\": \"bench-gemini\"}\r\n\r\n";
+}
+// The last event: an empty text part with finishReason and the final usage (the stream has no
+// end marker of its own).
+const char kGeminiEnd[] =
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"\"}],\"role\": "
+    "\"model\"},\"finishReason\": \"STOP\",\"index\": 0}],\"usageMetadata\": "
+    "{\"promptTokenCount\": 9,\"candidatesTokenCount\": 5,\"totalTokenCount\": 14,"
+    "\"promptTokensDetails\": [{\"modality\": \"TEXT\",\"tokenCount\": 9}]},\"modelVersion\": "
+    "\"gemini-2.5-flash\",\"responseId\": \"bench-gemini\"}\r\n\r\n";
+
+// The four wire formats benched, and what each needs.
+enum class Api { kOpenAi, kAnthropic, kResponses, kGemini };
 const char* ApiName(Api api) {
   switch (api) {
     case Api::kOpenAi:
@@ -119,12 +139,17 @@ const char* ApiName(Api api) {
       return "anthropic";
     case Api::kResponses:
       return "responses";
+    case Api::kGemini:
+      return "gemini";
   }
   return "";
 }
 // The catalogue's provider and model: gpt-5-codex is one the openai provider asks through the
 // Responses API.
-const char* ProviderOf(Api api) { return api == Api::kAnthropic ? "anthropic" : "openai"; }
+const char* ProviderOf(Api api) {
+  if (api == Api::kGemini) return "gemini";
+  return api == Api::kAnthropic ? "anthropic" : "openai";
+}
 const char* ModelOf(Api api) {
   switch (api) {
     case Api::kOpenAi:
@@ -133,6 +158,8 @@ const char* ModelOf(Api api) {
       return "claude-haiku-4-5";
     case Api::kResponses:
       return "gpt-5-codex";
+    case Api::kGemini:
+      return "gemini-2.5-flash";
   }
   return "";
 }
@@ -144,6 +171,8 @@ const char* PathOf(Api api) {
       return "/v1/messages";
     case Api::kResponses:
       return "/v1/responses";
+    case Api::kGemini:
+      return "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse";
   }
   return "";
 }
@@ -155,6 +184,8 @@ std::string ChunkOf(Api api, const std::string& text) {
       return AnthropicChunk(text);
     case Api::kResponses:
       return ResponsesChunk(text);
+    case Api::kGemini:
+      return GeminiChunk(text);
   }
   return {};
 }
@@ -166,11 +197,13 @@ std::string_view StartOf(Api api) {
 std::string_view EndOf(Api api) {
   if (api == Api::kAnthropic) return kAnthropicEnd;
   if (api == Api::kResponses) return kResponsesEnd;
+  if (api == Api::kGemini) return kGeminiEnd;
   return kOpenAiEnd;
 }
 std::unique_ptr<lousho::agent::StreamDecoder> DecoderOf(Api api) {
   if (api == Api::kAnthropic) return std::make_unique<lousho::agent::AnthropicDecoder>();
   if (api == Api::kResponses) return std::make_unique<lousho::agent::OpenAiResponsesDecoder>();
+  if (api == Api::kGemini) return std::make_unique<lousho::agent::GeminiDecoder>();
   return std::make_unique<lousho::agent::OpenAiChatDecoder>();
 }
 
@@ -224,8 +257,10 @@ struct RunResult {
 RunResult RunOnce(const Plan& plan, std::atomic<const Plan*>* current, int port) {
   current->store(&plan);
   lousho::config::ProviderSettings s = *lousho::config::FindBuiltinProvider(ProviderOf(plan.api));
-  s.base_url =
-      "http://127.0.0.1:" + std::to_string(port) + (plan.api == Api::kAnthropic ? "" : "/v1");
+  const char* prefix = plan.api == Api::kAnthropic ? ""
+                       : plan.api == Api::kGemini  ? "/v1beta"
+                                                   : "/v1";
+  s.base_url = "http://127.0.0.1:" + std::to_string(port) + prefix;
   s.max_retries = 0;
   auto env = [](const std::string& name) -> std::optional<std::string> {
     if (name.ends_with("_API_KEY")) return "bench-key";
@@ -378,6 +413,8 @@ class AgentChild {
     env.push_back("OPENAI_API_KEY=bench");
     env.push_back("ANTHROPIC_BASE_URL=" + base);
     env.push_back("ANTHROPIC_API_KEY=bench");
+    env.push_back("GEMINI_BASE_URL=" + base + "/v1beta");
+    env.push_back("GEMINI_API_KEY=bench");
     std::vector<char*> envp;
     envp.reserve(env.size() + 1);
     for (auto& e : env) envp.push_back(e.data());
@@ -1248,7 +1285,7 @@ bool ParseRelayOptions(int argc, char** argv, RelayOptions* o) {
   return o->chunks >= 2 && o->chunks <= kMaxTokens && o->paced >= 1 && o->pace_us >= 0 &&
          o->rounds >= 1 && o->sessions >= 0 &&
          (o->apis == "all" || o->apis == "both" || o->apis == "openai" || o->apis == "anthropic" ||
-          o->apis == "responses") &&
+          o->apis == "responses" || o->apis == "gemini") &&
          (o->doors == "both" || o->doors == "acp" || o->doors == "rpc");
 }
 
@@ -1351,17 +1388,20 @@ int main(int argc, char** argv) {
   if (!ParseRelayOptions(argc, argv, &o)) {
     std::fprintf(
         stderr,
-        "usage: %s [--rounds=N] [--api=openai|anthropic|responses|both|all] [--door=acp|rpc|both] "
+        "usage: %s [--rounds=N] [--api=openai|anthropic|responses|gemini|both|all] "
+        "[--door=acp|rpc|both] "
         "[--e2e-only] [--sessions=N] [chunks 2..%d] [paced_chunks>=1] [pace_us>=0] [lousho]\n",
         argv[0], kMaxTokens);
     return 2;
   }
-  // "both": the two formats benched first (Chat Completions and Messages); "all" adds Responses.
+  // "both": the two formats benched first (Chat Completions and Messages); "all" adds Responses
+  // and Gemini.
   std::vector<Api> api_list;
   if (o.apis == "openai" || o.apis == "both" || o.apis == "all") api_list.push_back(Api::kOpenAi);
   if (o.apis == "anthropic" || o.apis == "both" || o.apis == "all")
     api_list.push_back(Api::kAnthropic);
   if (o.apis == "responses" || o.apis == "all") api_list.push_back(Api::kResponses);
+  if (o.apis == "gemini" || o.apis == "all") api_list.push_back(Api::kGemini);
 
   std::atomic<const Plan*> current{nullptr};
   httplib::Server svr;

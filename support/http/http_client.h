@@ -40,9 +40,8 @@ struct HttpOptions {
   int idle_timeout_s = 120;  // longest gap between two reads of the response
   int write_timeout_s = 30;
   std::string ca_cert_path;  // empty: the system CA store (tests point this at their own cert)
-  // The spec's proxy setting: a proxy URL, "direct", or empty for the environment's (see
-  // support/http/proxy.h).
-  std::string proxy;
+  // The spec's proxy setting; unset: the environment's (see support/http/proxy.h).
+  ProxySetting proxy;
   // What the request goes through, set by HttpClient from `proxy` and the environment.
   std::optional<ProxyServer> via;
 };

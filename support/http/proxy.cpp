@@ -130,14 +130,17 @@ bool NoProxyMatches(std::string_view no_proxy, std::string_view host, int port) 
 }
 
 Result<std::optional<ProxyServer>> ProxyFor(std::string_view scheme, std::string_view host,
-                                            int port, const std::string& configured,
+                                            int port, const ProxySetting& configured,
                                             const EnvLookup& getenv) {
-  const std::string setting = TrimSpace(configured);
-  if (setting == "direct" || setting == "none") return std::optional<ProxyServer>();
-  if (!setting.empty()) {
-    auto p = ParseProxyUrl(setting, "proxy");
+  if (configured.set) {
+    const std::string setting = TrimSpace(scheme == "https" ? configured.https : configured.http);
+    if (setting.empty() || setting == "direct" || setting == "none" || LoopbackHost(host) ||
+        NoProxyMatches(configured.no_proxy, host, port))
+      return std::optional<ProxyServer>();
+    const std::string where = "the proxy setting (" + std::string(scheme) + ")";
+    auto p = ParseProxyUrl(setting, where);
     if (!p.ok()) return p.error();
-    p->source = "the proxy setting";
+    p->source = where;
     return std::optional<ProxyServer>(*p);
   }
   std::string which;

@@ -25,6 +25,17 @@ struct ProxyServer {
   std::string Shown() const { return "http://" + host + ":" + std::to_string(port); }
 };
 
+// An agent spec's `proxy:` setting (docs/agent-spec.md). When set it replaces the environment's
+// proxy variables (and NO_PROXY) for that agent's HTTP calls.
+struct ProxySetting {
+  bool set = false;      // false: the environment decides
+  std::string https;     // the proxy of https:// targets: a URL, "direct"; empty: direct
+  std::string http;      // the proxy of http:// targets, the same way
+  std::string no_proxy;  // hosts reached directly, as NO_PROXY lists them (comma separated)
+  // The string form: one proxy for both schemes.
+  static ProxySetting Both(const std::string& url) { return {true, url, url, ""}; }
+};
+
 // Parses "http://[user[:password]@]host[:port][/]" (no scheme means http; the port defaults to
 // 1080, as curl's does). Other schemes (https, socks) are errors naming the variable or setting.
 Result<ProxyServer> ParseProxyUrl(std::string_view url, std::string_view where);
@@ -35,11 +46,12 @@ Result<ProxyServer> ParseProxyUrl(std::string_view url, std::string_view where);
 bool NoProxyMatches(std::string_view no_proxy, std::string_view host, int port);
 
 // The proxy for a request to scheme://host:port. `configured` (HttpOptions::proxy) wins when set:
-// "direct" (or "none") means no proxy; else the environment's, unless NO_PROXY names the host.
-// Loopback hosts (localhost, 127.0.0.0/8, ::1) never go through an environment proxy: local
-// model servers stay reachable when a company proxy is set. nullopt: connect directly.
+// its URL for the scheme, unless that is empty, "direct" or "none" or its no_proxy names the
+// host. Else the environment's, unless NO_PROXY names the host. Loopback hosts (localhost,
+// 127.0.0.0/8, ::1) never go through a proxy: local model and MCP servers stay reachable when a
+// company proxy is set. nullopt: connect directly.
 Result<std::optional<ProxyServer>> ProxyFor(std::string_view scheme, std::string_view host,
-                                            int port, const std::string& configured,
+                                            int port, const ProxySetting& configured,
                                             const EnvLookup& getenv);
 
 }  // namespace lousho::agent

@@ -288,5 +288,49 @@ TEST_F(AgentSpecSectionsTest, TopLevelKeysLoad) {
   EXPECT_EQ(spec->ttsr.repeat_gap, 2);
 }
 
+TEST_F(AgentSpecSectionsTest, ProxyTakesAUrlOrAMapping) {
+  auto none = Load("model: script/echo\n");
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_FALSE(none->proxy.set);  // the environment decides
+  auto both = Load("model: script/echo\nproxy: http://p.corp:3128\n");
+  ASSERT_TRUE(both.ok()) << both.error().message;
+  EXPECT_TRUE(both->proxy.set);
+  EXPECT_EQ(both->proxy.https, "http://p.corp:3128");
+  EXPECT_EQ(both->proxy.http, "http://p.corp:3128");
+  auto map = Load(
+      "model: script/echo\nproxy:\n  https: http://u:${TOKEN}@s.corp:8443\n  http: direct\n"
+      "  noProxy: [git.corp, .lan]\n");
+  ASSERT_TRUE(map.ok()) << map.error().message;
+  EXPECT_EQ(map->proxy.https, "http://u:t0k@s.corp:8443");  // ${VAR} expanded
+  EXPECT_EQ(map->proxy.http, "direct");
+  EXPECT_EQ(map->proxy.no_proxy, "git.corp,.lan");
+  auto only_https = Load("model: script/echo\nproxy: {https: 'http://s:1'}\n");
+  ASSERT_TRUE(only_https.ok()) << only_https.error().message;
+  EXPECT_EQ(only_https->proxy.http, "");  // left out: direct
+}
+
+TEST_F(AgentSpecSectionsTest, ProxyErrorsNameTheKeyAndNeverTheCredentials) {
+  struct Case {
+    const char* yaml;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"proxy: [a]\n", "proxy: expected a proxy URL or a mapping {https, http, noProxy}"},
+      {"proxy: {ftp: 'http://p:1'}\n", "proxy.ftp: unknown key (expected https, http or noProxy)"},
+      {"proxy: {https: 'socks5://user:hunter2@p:1'}\n",
+       "proxy.https: a socks5:// proxy is not supported"},
+      {"proxy: 'http://user:hunter2@p:notaport'\n", "proxy: a bad port 'notaport'"},
+      {"proxy: {noProxy: [a, '']}\n", "proxy.noProxy[1]: expected a host name"},
+      {"proxy: 'http://${NOPE}@p:1'\n", "proxy: "},
+  };
+  for (const Case& c : cases) {
+    auto spec = Load(std::string("model: script/echo\n") + c.yaml);
+    ASSERT_FALSE(spec.ok()) << c.yaml;
+    EXPECT_EQ(spec.error().code, ErrorCode::kConfigInvalid) << c.yaml;
+    EXPECT_NE(spec.error().message.find(c.error), std::string::npos) << spec.error().message;
+    EXPECT_EQ(spec.error().message.find("hunter2"), std::string::npos) << spec.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace lousho::config

@@ -184,3 +184,61 @@ test("a proxy that refuses is named, and plain HTTP goes through HTTP_PROXY", { 
     assert.doesNotMatch(said, /creds/, "the proxy's password is never shown");
   });
 });
+
+// The spec's `proxy:` in place of the environment: no proxy variable is set (and NO_PROXY says
+// "everything direct", which the spec overrides), yet the provider (HTTPS, CONNECT with the
+// spec URL's credentials), the MCP server and the fetch tool (plain HTTP) all go through it.
+test("the spec's proxy setting: provider, MCP server and fetch through it, the environment ignored", { timeout: 90000 }, async (t) => {
+  const dir = tempDir(t, "lousho-proxy-spec-");
+  const tls = makeCertificate(dir, ["model.test"]);
+  if (!tls) return t.skip("no openssl command to make a certificate");
+  const model = await startChatModel(t, (body, n) =>
+    n === 1
+      ? [
+          [{ tool_calls: [{ index: 0, id: "call_fetch", type: "function", function: { name: "fetch", arguments: JSON.stringify({ url: "http://page.test/doc.txt", format: "raw" }) } }] }],
+          [{}, "tool_calls"],
+        ]
+      : [[{ content: "Done." }, "stop"]],
+  );
+  const page = http.createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.end("the page behind the proxy\n");
+  });
+  t.after(() => page.close());
+  const pagePort = await new Promise((resolve) => page.listen(0, "127.0.0.1", () => resolve(page.address().port)));
+  const mcpPort = await freePort();
+  const mcp = await startServerProcess(process.execPath, [everything, "streamableHttp"], {
+    env: { PORT: String(mcpPort) },
+    ready: new RegExp(`(listening|running) on port ${mcpPort}$`),
+    stream: "stderr",
+  });
+  t.after(() => mcp.stop());
+  const modelTls = await tlsFront(t, tls, model.port);
+  const proxy = await startProxy(t, { 443: modelTls, 8080: mcpPort, 80: pagePort });
+  const spec = writeAgentSpec(dir, {
+    name: "spec-proxied",
+    model: "remote/m",
+    tools: ["fetch"],
+    permissions: { fetch: "allow" },
+    providers: { remote: { api: "openai-chat", baseUrl: "https://model.test/v1", apiKeyEnv: "REMOTE_KEY" } },
+    mcp_servers: { web: { type: "http", url: "http://mcp.test:8080/mcp" } },
+    proxy: { https: `http://u:p%20w@127.0.0.1:${proxy.port}`, http: `http://127.0.0.1:${proxy.port}`, noProxy: ["elsewhere.test"] },
+  });
+  const env = { REMOTE_KEY: "k", SSL_CERT_FILE: tls.certFile, NO_PROXY: "*", no_proxy: "*" };
+  for (const name of ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]) env[name] = "";
+  await withAgent(t, { spec, env }, async (c) => {
+    const sid = await c.newSession(workspace(t));
+    const { res, error, events } = await c.prompt(sid, "fetch the page through the spec's proxy");
+    assert.equal(error, undefined, error?.message);
+    assert.equal(res.stopReason, "end_turn");
+    assert.equal(textOf(events, "agent_message_chunk"), "Done.");
+    const tools = model.requests[0].tools.map((x) => x.function.name);
+    assert.ok(tools.includes("mcp__web__echo"), tools.join(","));
+    const result = model.requests[1].messages.find((m) => m.role === "tool");
+    assert.match(JSON.stringify(result.content), /the page behind the proxy/);
+    assert.doesNotMatch(JSON.stringify(events), /p%20w|p w/, "the proxy's password is never shown");
+  });
+  assert.ok(proxy.log.includes("CONNECT model.test:443"), proxy.log.join("\n"));
+  assert.ok(proxy.log.some((l) => l.startsWith("POST http://mcp.test:8080/mcp")), proxy.log.join("\n"));
+  assert.ok(proxy.log.includes("GET http://page.test:80/doc.txt"), proxy.log.join("\n"));
+});

@@ -71,6 +71,39 @@ TEST(GeminiDecoderTest, SameResultAtEverySplit) {
   ExpectSameAtEverySplit(ThinkingAndCall(), [] { return std::make_unique<GeminiDecoder>(); });
 }
 
+// Text chunks as the API sends them (spaces after colons, usage so far on each), then a call with
+// the finish. With an extra member the plain reader refuses them and the general path reads them.
+std::string SpacedTextChunks(const std::string& extra) {
+  std::string s;
+  for (const char* t : {"Hel", "lo \\\"q\\\" \\u00e9", ""})
+    s += std::string(R"(data: {"candidates": [{"content": {"parts": [{"text": ")") + t +
+         R"("}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 90,)"
+         R"("cachedContentTokenCount": 40,"candidatesTokenCount": 7,"totalTokenCount": 97},)"
+         R"("modelVersion": "gemini-2.5-flash","responseId": "rid")" +
+         extra + "}\r\n\r\n";
+  return s + Chunk(R"({"functionCall":{"name":"read","args":{}}})", R"(,"finishReason":"STOP")");
+}
+
+TEST(GeminiDecoderTest, PlainTextChunksReadAsTheGeneralPathReadsThem) {
+  GeminiDecoder plain_decoder;
+  GeminiDecoder general_decoder;
+  auto plain = RunDecoder(plain_decoder, SpacedTextChunks(""));
+  auto general = RunDecoder(general_decoder, SpacedTextChunks(R"(,"x": 1)"));
+  ASSERT_TRUE(plain.status.ok()) << plain.status.error().ToString();
+  ASSERT_TRUE(general.status.ok()) << general.status.error().ToString();
+  EXPECT_EQ(DeltaString(plain.deltas), DeltaString(general.deltas));
+  for (const auto* run : {&plain, &general}) {
+    const Message& m = run->message;
+    ASSERT_EQ(m.content.size(), 2u);
+    EXPECT_EQ(m.content[0].text, "Hello \"q\" \xc3\xa9");
+    EXPECT_EQ(m.content[1].id, "call_rid_0");  // the first chunk's responseId
+    EXPECT_EQ(m.usage.input, 50);
+    EXPECT_EQ(m.usage.cache_read, 40);
+    EXPECT_EQ(m.usage.output, 7);
+  }
+  ExpectSameAtEverySplit(SpacedTextChunks(""), [] { return std::make_unique<GeminiDecoder>(); });
+}
+
 TEST(GeminiDecoderTest, SignatureOnAThoughtStaysWithIt) {
   GeminiDecoder d;
   auto run = RunDecoder(d, Chunk(R"({"text":"hmm","thought":true,"thoughtSignature":"S1"})") +

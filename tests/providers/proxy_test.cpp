@@ -66,33 +66,73 @@ TEST(ProxyChoiceTest, SchemeVariablesNoProxyLoopbackAndTheSpecSetting) {
   auto env = Env({{"HTTPS_PROXY", "http://secure:1"},
                   {"http_proxy", "http://plain:2"},
                   {"NO_PROXY", "internal.corp"}});
-  auto https = ProxyFor("https", "api.openai.com", 443, "", env);
+  auto https = ProxyFor("https", "api.openai.com", 443, ProxySetting(), env);
   ASSERT_TRUE(https.ok() && https->has_value());
   EXPECT_EQ((*https)->host, "secure");
   EXPECT_EQ((*https)->source, "HTTPS_PROXY");
-  auto http = ProxyFor("http", "model.lan", 80, "", env);
+  auto http = ProxyFor("http", "model.lan", 80, ProxySetting(), env);
   ASSERT_TRUE(http.ok() && http->has_value());
   EXPECT_EQ((*http)->host, "plain");
-  auto skipped = ProxyFor("https", "git.internal.corp", 443, "", env);
+  auto skipped = ProxyFor("https", "git.internal.corp", 443, ProxySetting(), env);
   ASSERT_TRUE(skipped.ok());
   EXPECT_FALSE(skipped->has_value());
   for (const char* host : {"127.0.0.1", "localhost", "::1"}) {
-    auto local = ProxyFor("http", host, 11434, "", env);
+    auto local = ProxyFor("http", host, 11434, ProxySetting(), env);
     ASSERT_TRUE(local.ok());
     EXPECT_FALSE(local->has_value()) << host;
   }
-  auto spec = ProxyFor("https", "api.openai.com", 443, "http://spec:3", env);
+  auto spec = ProxyFor("https", "api.openai.com", 443, ProxySetting::Both("http://spec:3"), env);
   ASSERT_TRUE(spec.ok() && spec->has_value());
   EXPECT_EQ((*spec)->host, "spec");
-  EXPECT_EQ((*spec)->source, "the proxy setting");
-  auto direct = ProxyFor("https", "api.openai.com", 443, "direct", env);
+  EXPECT_EQ((*spec)->source, "the proxy setting (https)");
+  auto direct = ProxyFor("https", "api.openai.com", 443, ProxySetting::Both("direct"), env);
   ASSERT_TRUE(direct.ok());
   EXPECT_FALSE(direct->has_value());
-  auto bad = ProxyFor("https", "x", 443, "", Env({{"HTTPS_PROXY", "https://p:1"}}));
+  auto bad = ProxyFor("https", "x", 443, ProxySetting(), Env({{"HTTPS_PROXY", "https://p:1"}}));
   EXPECT_FALSE(bad.ok());
-  auto none = ProxyFor("https", "x", 443, "", Env({}));
+  auto none = ProxyFor("https", "x", 443, ProxySetting(), Env({}));
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
+}
+
+TEST(ProxyChoiceTest, TheSpecSettingReplacesTheEnvironmentPerScheme) {
+  auto env = Env({{"HTTPS_PROXY", "http://env:1"},
+                  {"HTTP_PROXY", "http://env:2"},
+                  {"NO_PROXY", "api.openai.com"}});
+  ProxySetting spec;
+  spec.set = true;
+  spec.https = "http://user:pw@secure.spec:8443";
+  spec.no_proxy = "git.corp, .lan";
+  // https through the spec's proxy, even to a host the environment's NO_PROXY names.
+  auto https = ProxyFor("https", "api.openai.com", 443, spec, env);
+  ASSERT_TRUE(https.ok() && https->has_value());
+  EXPECT_EQ((*https)->host, "secure.spec");
+  EXPECT_EQ((*https)->port, 8443);
+  EXPECT_EQ((*https)->user, "user");
+  EXPECT_EQ((*https)->Shown(), "http://secure.spec:8443");  // never the credentials
+  EXPECT_EQ((*https)->source, "the proxy setting (https)");
+  // No http URL in the setting: plain HTTP goes direct, whatever HTTP_PROXY says.
+  auto http = ProxyFor("http", "model.example", 80, spec, env);
+  ASSERT_TRUE(http.ok());
+  EXPECT_FALSE(http->has_value());
+  // Its noProxy, not the environment's, and loopback, go direct.
+  for (const char* host : {"git.corp", "box.lan", "127.0.0.1", "localhost"}) {
+    auto direct = ProxyFor("https", host, 443, spec, env);
+    ASSERT_TRUE(direct.ok());
+    EXPECT_FALSE(direct->has_value()) << host;
+  }
+  // A bad URL in the setting is an error naming the setting.
+  spec.https = "socks5://p:1";
+  auto bad = ProxyFor("https", "x.example", 443, spec, env);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("the proxy setting (https)"), std::string::npos);
+  // The string form: both schemes.
+  auto both = ProxySetting::Both("http://one:3");
+  for (const char* scheme : {"http", "https"}) {
+    auto p = ProxyFor(scheme, "x.example", 80, both, Env({}));
+    ASSERT_TRUE(p.ok() && p->has_value()) << scheme;
+    EXPECT_EQ((*p)->host, "one");
+  }
 }
 
 // A forward proxy on 127.0.0.1: every target host is this machine (so names that do not resolve
@@ -235,7 +275,7 @@ std::unique_ptr<Provider> ChatVia(const std::string& base_url, const std::string
   c.settings.retry_base_ms = 1;
   c.model = config::UnknownModelInfo("m");
   c.base = *ParseBaseUrl(base_url);
-  c.proxy = proxy;
+  c.proxy = ProxySetting::Both(proxy);
   return std::make_unique<OpenAiChatProvider>(std::move(c));
 }
 
@@ -290,7 +330,7 @@ TEST(ProxyHttpTest, AProxyThatIsNotThereIsNamed) {
   base.port = 80;
   HttpOptions o;
   o.connect_timeout_s = 5;
-  o.proxy = "http://127.0.0.1:" + std::to_string(free_port);
+  o.proxy = ProxySetting::Both("http://127.0.0.1:" + std::to_string(free_port));
   HttpPostRequest req;
   req.path = "/";
   auto r = HttpClient(base, o).PostStream(

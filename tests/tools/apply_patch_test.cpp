@@ -193,7 +193,7 @@ TEST(ApplyPatchToolTest, ChangesThreeFilesWithCheckpointsAndDiffs) {
       "*** End Patch\n");
   EXPECT_EQ(tool->Title(args, ctx), "Patch a.txt, sub/new.txt, b.txt and 2 more");
   EXPECT_EQ(tool->Locations(args, ctx).size(), 5u);
-  EXPECT_EQ(tool->PermissionSubject(args), "");  // several files: only "*" rules match
+  EXPECT_EQ(tool->PermissionTargets(args).size(), 5u);  // each path decided by the rules
   EXPECT_EQ(tool->Preview(args, ctx).size(), 5u);
   EXPECT_EQ(ws.Read("a.txt"), "one\ntwo\nthree\n");  // a preview writes nothing
   ToolOutput out = tool->Run(args, ctx);
