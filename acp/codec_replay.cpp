@@ -20,8 +20,8 @@ Json::Value BlockChunk(const char* kind, const ContentBlock& b, const std::strin
   if (b.type == BlockType::kImage) {
     Json::Value img(Json::objectValue);
     img["type"] = "image";
-    img["data"] = b.data;
-    img["mimeType"] = b.mime_type;
+    img["data"] = b.data();
+    img["mimeType"] = b.mime_type();
     u["content"] = img;
   } else {
     u["content"] = TextBlock(b.text);
@@ -67,17 +67,17 @@ void ReplayAssistant(const agent::Message& m, const std::string& message_id,
         out->push_back(BlockChunk("agent_message_chunk", b, message_id));
         break;
       case BlockType::kThinking:
-        if (!b.redacted && !b.text.empty())
+        if (!b.redacted() && !b.text.empty())
           out->push_back(BlockChunk("agent_thought_chunk", b, message_id));
         break;
       case BlockType::kToolCall: {
-        auto it = results.find(b.id);
+        auto it = results.find(b.id());
         const agent::Message* result = it == results.end() ? nullptr : it->second;
         ev::ToolCall call;
-        call.id = b.id;
-        call.name = b.name;
-        call.args = &b.arguments;
-        call.title = result && !result->tool->title.empty() ? result->tool->title : b.name;
+        call.id = b.id();
+        call.name = b.name();
+        call.args = &b.arguments();
+        call.title = result && !result->tool->title.empty() ? result->tool->title : b.name();
         if (result) {
           call.kind = result->tool->kind;
           call.locations = result->tool->locations;
@@ -85,7 +85,7 @@ void ReplayAssistant(const agent::Message& m, const std::string& message_id,
         out->push_back(*UpdateFromEvent(ev::ToolExecutionStart{0, &call}));
         if (result) {
           agent::ToolOutput output = StoredOutput(*result);
-          output.resources = agent::mcp::StoredResources(b.name, output.details);
+          output.resources = agent::mcp::StoredResources(b.name(), output.details);
           out->push_back(
               *UpdateFromEvent(ev::ToolExecutionEnd{0, &call, &output, output.is_error}));
         }

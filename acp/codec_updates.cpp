@@ -85,8 +85,8 @@ Json::Value ToolOutputContent(const agent::ToolOutput& out) {
     if (b.type == BlockType::kImage) {
       Json::Value img(Json::objectValue);
       img["type"] = "image";
-      img["data"] = b.data;
-      img["mimeType"] = b.mime_type;
+      img["data"] = b.data();
+      img["mimeType"] = b.mime_type();
       content.append(ContentItem(std::move(img)));
     } else if (out.terminal_id.empty() || out.is_error) {
       // The terminal already shows a command's output; the diff already shows an edit.

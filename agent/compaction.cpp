@@ -55,13 +55,13 @@ void AppendTranscript(const Message& m, std::string* out) {
       case BlockType::kThinking:
         break;  // the reasoning's outcome is in what followed it
       case BlockType::kToolCall:
-        *out += "(calls " + b.name + " " + Cut(WriteJson(b.arguments), kMaxArgsChars) + ")\n";
+        *out += "(calls " + b.name() + " " + Cut(WriteJson(b.arguments()), kMaxArgsChars) + ")\n";
         break;
       case BlockType::kImage:
         *out += "(an image)\n";
         break;
       case BlockType::kServerTool:
-        *out += "(" + ServerToolTitle(b.name, b.arguments) + ": " +
+        *out += "(" + ServerToolTitle(b.name(), b.arguments()) + ": " +
                 Cut(b.server->summary, kMaxResultChars) + ")\n";
         break;
     }
@@ -96,13 +96,14 @@ long long EstimateTokens(const Message& m) {
         chars += b.text.size();
         break;
       case BlockType::kToolCall:
-        chars += b.name.size() + WriteJson(b.arguments).size();
+        chars += b.name().size() + WriteJson(b.arguments()).size();
         break;
       case BlockType::kImage:
         ++images;
         break;
       case BlockType::kServerTool:
-        chars += b.name.size() + WriteJson(b.arguments).size() + WriteJson(b.server->result).size();
+        chars +=
+            b.name().size() + WriteJson(b.arguments()).size() + WriteJson(b.server->result).size();
         break;
     }
   }
@@ -113,7 +114,8 @@ long long ContextTokens(const MessageView& context, size_t fresh_from) {
   size_t reported = context.size();
   for (size_t i = context.size(); i-- > fresh_from && i < context.size();) {
     const Message& m = context[i];
-    if (m.role == Role::kAssistant && m.stop_reason != StopReason::kError && m.usage.total() > 0) {
+    if (m.role == Role::kAssistant && m.stop_reason != StopReason::kError &&
+        m.usage().total() > 0) {
       reported = i;
       break;
     }
@@ -121,7 +123,7 @@ long long ContextTokens(const MessageView& context, size_t fresh_from) {
   long long tokens = 0;
   size_t from = 0;
   if (reported < context.size()) {
-    tokens = context[reported].usage.total();
+    tokens = context[reported].usage().total();
     from = reported + 1;
   }
   for (size_t i = from; i < context.size(); ++i) tokens += EstimateTokens(context[i]);

@@ -114,16 +114,16 @@ Result<std::string> Compactor::Summarize(const ModelChoice& model, const Compact
   if (resp.ok()) {
     // The summary costs like any request: the prompt's (its limits count it), or the session's.
     if (t != nullptr) {
-      t->result.usage.Add(resp->message.usage);
+      t->result.usage.Add(resp->message.usage());
     } else {
-      transcript_.AddUsage(resp->message.usage);
+      transcript_.AddUsage(resp->message.usage());
     }
   }
   if (cancel.cancelled() || (resp.ok() && resp->message.stop_reason == StopReason::kCancelled))
     return MakeError(ErrorCode::kCancelled, "the compaction was cancelled");
   if (!resp.ok()) return resp.error();
   if (resp->message.stop_reason == StopReason::kError)
-    return MakeError(ErrorCode::kCompaction, resp->message.error_message);
+    return MakeError(ErrorCode::kCompaction, resp->message.error_message());
   return SummaryFromReply(resp->message);
 }
 

@@ -116,7 +116,8 @@ const std::string& History::message_id(size_t i) const {
 
 long long History::ContextTokens() const {
   if (reported_ == kNone) return token_prefix_[count_];
-  return table_->at(reported_).usage.total() + token_prefix_[count_] - token_prefix_[reported_ + 1];
+  return table_->at(reported_).usage().total() + token_prefix_[count_] -
+         token_prefix_[reported_ + 1];
 }
 
 Status History::SetLeaf(const std::string& id) {
@@ -220,7 +221,7 @@ void History::PushMessage(const Message* m, const Entry* from) {
   branch_entries_.push_back(from);
   token_prefix_.push_back(token_prefix_.back() + EstimateTokens(*m));
   if (count_ >= context_start_ && m->role == Role::kAssistant &&
-      m->stop_reason != StopReason::kError && m->usage.total() > 0)
+      m->stop_reason != StopReason::kError && m->usage().total() > 0)
     reported_ = count_;
   ++count_;
 }

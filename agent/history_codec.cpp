@@ -159,25 +159,25 @@ Json::Value ContentBlockToJson(const ContentBlock& b) {
     case BlockType::kThinking:
       j["type"] = "thinking";
       j["thinking"] = b.text;
-      if (!b.signature.empty()) j["thinkingSignature"] = b.signature;
-      if (b.redacted) j["redacted"] = true;
+      if (!b.signature().empty()) j["thinkingSignature"] = b.signature();
+      if (b.redacted()) j["redacted"] = true;
       break;
     case BlockType::kToolCall:
       j["type"] = "toolCall";
-      j["id"] = b.id;
-      j["name"] = b.name;
-      j["arguments"] = b.arguments;
+      j["id"] = b.id();
+      j["name"] = b.name();
+      j["arguments"] = b.arguments();
       break;
     case BlockType::kImage:
       j["type"] = "image";
-      j["data"] = b.data;
-      j["mimeType"] = b.mime_type;
+      j["data"] = b.data();
+      j["mimeType"] = b.mime_type();
       break;
     case BlockType::kServerTool:
       j["type"] = "serverToolCall";
-      j["id"] = b.id;
-      j["name"] = b.name;
-      j["arguments"] = b.arguments;
+      j["id"] = b.id();
+      j["name"] = b.name();
+      j["arguments"] = b.arguments();
       j["api"] = b.server->api;
       j["summary"] = b.server->summary;
       j["result"] = b.server->result;
@@ -203,11 +203,11 @@ Json::Value MessageToJson(const Message& m) {
     case Role::kAssistant:
       j["role"] = "assistant";
       j["content"] = ContentToJson(m.content);
-      j["provider"] = m.provider;
-      j["model"] = m.model;
-      j["usage"] = UsageToJson(m.usage);
+      j["provider"] = m.provider();
+      j["model"] = m.model();
+      j["usage"] = UsageToJson(m.usage());
       j["stopReason"] = StopReasonId(m.stop_reason);
-      if (!m.error_message.empty()) j["errorMessage"] = m.error_message;
+      if (!m.error_message().empty()) j["errorMessage"] = m.error_message();
       break;
     case Role::kToolResult:
       j["role"] = "toolResult";

@@ -59,7 +59,7 @@ bool LineDecoder::AssembleBlock(const At& at, BlockFields& x, ContentBlock* b) {
   } else if (x.type == "thinking") {
     if (!need(x.has_thinking, "thinking")) return false;
     *b = ContentBlock::Thinking(std::move(x.thinking), std::move(x.signature));
-    b->redacted = x.redacted;
+    if (x.redacted) b->more.Edit().redacted = true;
   } else if (x.type == "toolCall") {
     if (!need(x.has_id, "id") || !need(x.has_name, "name")) return false;
     *b = ContentBlock::ToolCall(
@@ -227,18 +227,18 @@ void LineDecoder::MessageMember(std::string_view k, const At& f, lousho::agent::
     else if (Bool(f, &flag))
       x->display_flag = flag;
   } else if (k == "provider") {
-    Str(f, &m->provider);
+    Str(f, &m->assistant.Edit().provider);
   } else if (k == "model") {
-    Str(f, &m->model);
+    Str(f, &m->assistant.Edit().model);
   } else if (k == "usage") {
     if (c_.Peek() == JsonCursor::Kind::kObject)
-      Usage(&m->usage);
+      Usage(&m->assistant.Edit().usage);
     else if (!c_.Null())
       Fail(f, "expected object");
   } else if (k == "stopReason") {
     Str(f, &x->stop);
   } else if (k == "errorMessage") {
-    Str(f, &m->error_message);
+    Str(f, &m->assistant.Edit().error_message);
   } else if (k == "toolCallId") {
     x->has_call_id = Str(f, &m->tool_call_id);
   } else if (k == "toolName") {
@@ -286,10 +286,7 @@ bool LineDecoder::Message(const At& at, lousho::agent::Message* m) {
   }
   // Fields of the other roles stay out of this one.
   if (m->role != Role::kAssistant) {
-    m->provider.clear();
-    m->model.clear();
-    m->usage = {};
-    m->error_message.clear();
+    m->assistant.Reset();
   }
   if (x.role != "custom") m->custom_type.clear();
   if (m->role != Role::kToolResult) {

@@ -92,10 +92,10 @@ std::string ToolHtml(const ContentBlock& call, const Message* result) {
   if (result)
     status = result->is_error ? "<span class=\"err\">failed</span>"
                               : "<span class=\"ok\">completed</span>";
-  std::string title = result && !result->tool->title.empty() ? result->tool->title : call.name;
+  std::string title = result && !result->tool->title.empty() ? result->tool->title : call.name();
   std::string out = "<details class=\"tool\"><summary>" + HtmlEscape(title) + " &middot; " +
                     status + "</summary>";
-  out += "<pre>" + HtmlEscape(call.name + " " + WriteJsonPretty(call.arguments)) + "</pre>";
+  out += "<pre>" + HtmlEscape(call.name() + " " + WriteJsonPretty(call.arguments())) + "</pre>";
   if (result) {
     for (const auto& diff : result->tool->diffs) out += DiffHtml(diff);
     const std::string text = result->TextContent();
@@ -120,30 +120,31 @@ std::string MessageHtml(const Entry& e,
         out += "<div class=\"text\">" + HtmlEscape(b.text) + "</div>";
         break;
       case BlockType::kThinking:
-        if (!b.redacted)
+        if (!b.redacted())
           out +=
               "<details class=\"thinking\"><summary>thinking</summary><div "
               "class=\"text\">" +
               HtmlEscape(b.text) + "</div></details>";
         break;
       case BlockType::kToolCall: {
-        auto it = results.find(b.id);
+        auto it = results.find(b.id());
         out += ToolHtml(b, it == results.end() ? nullptr : it->second);
         break;
       }
       case BlockType::kImage:
-        out += "<img alt=\"image\" style=\"max-width:100%\" src=\"data:" + HtmlEscape(b.mime_type) +
-               ";base64," + HtmlEscape(b.data) + "\">";
+        out +=
+            "<img alt=\"image\" style=\"max-width:100%\" src=\"data:" + HtmlEscape(b.mime_type()) +
+            ";base64," + HtmlEscape(b.data()) + "\">";
         break;
       case BlockType::kServerTool:
         out += "<details class=\"tool\"><summary>" +
-               HtmlEscape(ServerToolTitle(b.name, b.arguments)) + "</summary><pre>" +
+               HtmlEscape(ServerToolTitle(b.name(), b.arguments())) + "</summary><pre>" +
                HtmlEscape(b.server->summary) + "</pre></details>";
         break;
     }
   }
-  if (!m.error_message.empty())
-    out += "<div class=\"note\">" + HtmlEscape(m.error_message) + "</div>";
+  if (!m.error_message().empty())
+    out += "<div class=\"note\">" + HtmlEscape(m.error_message()) + "</div>";
   return out + "</div>\n";
 }
 

@@ -176,17 +176,18 @@ void Session::CloseInterruptedCalls() {
       if (b.type != BlockType::kToolCall) continue;
       bool answered = false;
       for (size_t j = last + 1; j < msgs.size(); ++j)
-        answered = answered || (msgs[j].role == Role::kToolResult && msgs[j].tool_call_id == b.id);
+        answered =
+            answered || (msgs[j].role == Role::kToolResult && msgs[j].tool_call_id == b.id());
       if (answered) continue;
       Message tr;
       tr.role = Role::kToolResult;
-      tr.tool_call_id = b.id;
-      tr.tool_name = b.name;
+      tr.tool_call_id = b.id();
+      tr.tool_name = b.name();
       tr.is_error = true;
       tr.content.push_back(
           ContentBlock::Text("Interrupted: lousho stopped before this tool call finished."));
-      tr.tool.Edit().title = b.name;
-      tr.tool.Edit().args = b.arguments;
+      tr.tool.Edit().title = b.name();
+      tr.tool.Edit().args = b.arguments();
       tr.timestamp_ms = NowMs();
       results.push_back(std::move(tr));
     }

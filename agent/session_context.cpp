@@ -103,7 +103,7 @@ std::vector<Message> FileRules::Due(const Message& assistant) {
   if (rules_.empty()) return out;
   for (const ContentBlock& b : assistant.content) {
     if (b.type != BlockType::kToolCall) continue;
-    const std::vector<std::string> paths = rules::CandidatePaths(b.arguments, cwd_);
+    const std::vector<std::string> paths = rules::CandidatePaths(b.arguments(), cwd_);
     for (const rules::Rule& r : rules_) {
       const std::string name = Attribute(r.name);
       if (added_.count(name)) continue;

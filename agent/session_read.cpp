@@ -1,10 +1,15 @@
 // Session files, reading: the file is read a chunk at a time and each line decoded as it comes
 // (the whole text is never held), with the repairs and errors docs/session-format.md gives (zeros
-// at the end, a torn last line, a line or a file over its limit).
+// at the end, a torn last line, a line or a file over its limit). A large file is read as two
+// halves, cut at a line's end, each on its own thread, into one entry vector.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <new>
+#include <optional>
+#include <thread>
 #include <utility>
 
 #include "agent/session_store.h"
@@ -39,7 +44,9 @@ struct SessionLine {
 class LineSplitter {
  public:
   using OnLine = std::function<Status(const SessionLine&)>;
-  LineSplitter(std::string name, uint64_t max_line) : name_(std::move(name)), max_line_(max_line) {}
+  // `start`: the offset of the first byte read; `lines_before`: how many lines come before it.
+  LineSplitter(std::string name, uint64_t max_line, uint64_t start = 0, int lines_before = 0)
+      : name_(std::move(name)), max_line_(max_line), start_(start), number_(lines_before) {}
 
   // Reads everything, handing each line to on_line (which may stop the read with an error); the
   // last line (without a newline) is handed over after before_last has been called.
@@ -148,17 +155,52 @@ Status LineSplitter::Run(const ReadBytes& read, size_t chunk_bytes,
   return Emit(gathered_, true, on_line);
 }
 
+// Where decoded entries go: appended to a vector, or into a fixed run of slots (a half of a file
+// read on two threads), which can run out (the file changed since its lines were counted).
+class EntrySink {
+ public:
+  explicit EntrySink(std::vector<Entry>* grow) : grow_(grow) {}
+  EntrySink(Entry* slots, size_t room) : slots_(slots), room_(room) {}
+
+  // The entry to decode the next line into; nullptr when the slots are all used.
+  Entry* Next() {
+    if (grow_ != nullptr) return &grow_->emplace_back();
+    return used_ < room_ ? &slots_[used_++] : nullptr;
+  }
+  // Gives back the entry Next returned last (its line did not decode).
+  void DropLast() {
+    if (grow_ != nullptr)
+      grow_->pop_back();
+    else
+      slots_[--used_] = Entry();
+  }
+  size_t used() const { return used_; }
+
+ private:
+  std::vector<Entry>* grow_ = nullptr;
+  Entry* slots_ = nullptr;
+  size_t room_ = 0;
+  size_t used_ = 0;
+};
+
 // Builds a session file's contents from its lines: the header (after blank lines), then one entry
 // per line that is not blank.
 class SessionBuilder {
  public:
-  SessionBuilder(const std::string& name, SessionFileContents* out) : name_(name), out_(out) {}
+  SessionBuilder(const std::string& name, SessionFileContents* out, EntrySink* sink)
+      : name_(name), out_(out), sink_(sink) {}
 
   Status Line(const SessionLine& l);
   Status Finish() const {
     if (!header_seen_) return ReadFileError(name_ + ": no session header");
     return Status::Ok();
   }
+  // For the second half of a file: its lines are entries of a file of the current version (the
+  // first half's header is checked to be one when the halves are joined).
+  void AssumeHeader() { header_seen_ = true; }
+  bool header_seen() const { return header_seen_; }
+  // The sink ran out of room (then Line fails).
+  bool out_of_room() const { return out_of_room_; }
 
  private:
   const std::string& Where(int number) {
@@ -170,8 +212,10 @@ class SessionBuilder {
 
   const std::string& name_;
   SessionFileContents* out_;
+  EntrySink* sink_;
   std::string where_;  // "<name>:<line>", reused
   bool header_seen_ = false;
+  bool out_of_room_ = false;
 };
 
 Status SessionBuilder::Header(const SessionLine& l) {
@@ -213,15 +257,18 @@ Status SessionBuilder::Line(const SessionLine& l) {
     if (!l.last) out_->valid_bytes = l.next;
     return Status::Ok();
   }
-  std::vector<Entry>& entries = out_->entries;
-  entries.emplace_back();  // decoded in place
-  Status read = Decode(l, &entries.back());
+  Entry* entry = sink_->Next();  // decoded in place
+  if (entry == nullptr) {
+    out_of_room_ = true;
+    return ReadFileError(name_ + ": more entries than lines counted (the file changed)");
+  }
+  Status read = Decode(l, entry);
   if (read.ok()) {
     // A last line without a newline that parses is kept; the next append starts a new line.
     out_->valid_bytes = l.next;
     return read;
   }
-  entries.pop_back();
+  sink_->DropLast();
   const bool json = ParseJson(l.text).ok();
   if (!l.last || json) {
     if (json) return read.error();
@@ -245,7 +292,8 @@ Result<SessionFileContents> ReadSessionBytes(const ReadBytes& read, const std::s
     // vector grows as entries come.
   }
   LineSplitter splitter(name, max_line);
-  SessionBuilder builder(name, &out);
+  EntrySink sink(&out.entries);
+  SessionBuilder builder(name, &out, &sink);
   auto zeros = [&] {
     // Where a crash left the file longer than what had reached the disk (the file system extends
     // it with zeros). No line lousho writes holds one.
@@ -276,34 +324,197 @@ class EntryLineCounter {
       const char* at = static_cast<const char*>(nl);
       run_ += static_cast<uint64_t>(at - p);
       if (run_ >= kMinEntryLine) ++lines_;
+      ++newlines_;
       run_ = 0;
       p = at + 1;
     }
     run_ += static_cast<uint64_t>(end - p);
   }
   size_t lines() const { return lines_ + (run_ >= kMinEntryLine ? 1 : 0); }
+  uint64_t newlines() const { return newlines_; }
 
  private:
   size_t lines_ = 0;
+  uint64_t newlines_ = 0;
   uint64_t run_ = 0;  // the length of the line not ended yet
 };
 
-// The number of lines of a file that could hold an entry, read once through (the bytes are in
-// the page cache for the real read that follows). 0 when it cannot be read (that read says why).
-size_t CountFileLines(const std::filesystem::path& path, size_t chunk_bytes) {
+// A file's lines counted once through (the bytes are in the page cache for the real read that
+// follows), and where it is cut in two to be read on two threads: after the first newline at or
+// past `middle` (0: no cut).
+struct FileLines {
+  size_t entries = 0;  // lines that could hold an entry (a bound for the entry vector)
+  uint64_t split = 0;  // the offset where the second half begins; 0: not cut
+  uint64_t lines_before_split = 0;
+  size_t entries_before_split = 0;
+};
+
+// Counts a file's lines (see FileLines); what cannot be read counts as nothing (the read that
+// follows says why). middle = 0: no cut.
+FileLines CountFileLines(const std::filesystem::path& path, size_t chunk_bytes, uint64_t middle) {
+  FileLines out;
   auto file = DiskFile::Open(path, true);
-  if (!file.ok()) return 0;
+  if (!file.ok()) return out;
   std::string buf(chunk_bytes, '\0');
-  EntryLineCounter counter;
+  EntryLineCounter first;
+  EntryLineCounter second;
   uint64_t total = 0;
   for (;;) {
     auto got = file->Read(buf.data(), buf.size());
     if (!got.ok() || *got == 0) break;
-    counter.Add(std::string_view(buf.data(), *got));
+    std::string_view text(buf.data(), *got);
+    if (middle > 0 && out.split == 0 && total + *got > middle) {
+      const size_t nl = text.find('\n', middle > total ? middle - total : 0);
+      if (nl != std::string_view::npos) {
+        first.Add(text.substr(0, nl + 1));
+        out.split = total + nl + 1;
+        text.remove_prefix(nl + 1);
+      }
+    }
+    (out.split == 0 ? first : second).Add(text);
     total += *got;
     if (total > kMaxSessionFileBytes) break;
   }
-  return counter.lines();
+  out.entries_before_split = first.lines();
+  out.lines_before_split = first.newlines();
+  out.entries = first.lines() + second.lines();
+  if (out.split >= total) out.split = 0;  // nothing after the cut
+  return out;
+}
+
+// One half of a file read on its own thread.
+struct HalfRead {
+  SessionFileContents part;  // its header (the first half), warnings and valid_bytes
+  Status status;
+  bool header_seen = false;
+  bool out_of_room = false;
+  size_t used = 0;  // entries decoded into its slots
+};
+
+// What a half reads: the file's bytes from `start` to `end` (0: to the end of the file).
+struct HalfSpan {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t lines_before = 0;
+  size_t chunk_bytes = kSessionReadChunkBytes;
+};
+
+using TooLarge = std::function<Error(uint64_t size)>;
+
+// Reads one half into `slots` (room for `room` entries); `stop` set: stop early (the other half
+// failed before it). The second half (start > 0) decodes its lines as of the current version.
+HalfRead ReadHalf(const std::filesystem::path& path, const HalfSpan& span, Entry* slots,
+                  size_t room, const TooLarge& too_large, const std::atomic<bool>& stop) {
+  HalfRead h;
+  const std::string name = path.string();
+  auto file = DiskFile::Open(path, true);
+  if (!file.ok()) {
+    h.status = ReadFileError(name + ": " + file.error().message);
+    return h;
+  }
+  if (Status at = file->Seek(span.start); !at.ok()) {
+    h.status = ReadFileError(name + ": " + at.error().message);
+    return h;
+  }
+  uint64_t total = span.start;
+  ReadBytes read = [&](char* buf, size_t max) -> Result<size_t> {
+    if (span.end > 0) max = static_cast<size_t>(std::min<uint64_t>(max, span.end - total));
+    auto n = file->Read(buf, max);
+    if (!n.ok()) return ReadFileError(name + ": " + n.error().message);
+    total += *n;
+    if (total > kMaxSessionFileBytes) return too_large(total);  // it grew since it was opened
+    return n;
+  };
+  h.part.valid_bytes = span.start;  // every line of the first half ends with a newline
+  LineSplitter splitter(name, kMaxSessionLineBytes, span.start,
+                        static_cast<int>(span.lines_before));
+  EntrySink sink(slots, room);
+  SessionBuilder builder(name, &h.part, &sink);
+  if (span.start > 0) builder.AssumeHeader();
+  auto zeros = [&] {
+    if (splitter.zero_tail() == 0) return;
+    h.part.warnings.push_back(name + ": skipped " + ByteSize(splitter.zero_tail()) +
+                              " of zero bytes (NUL) at its end, after byte " +
+                              std::to_string(splitter.end_of_text()) +
+                              ": a crash left the file longer than what was written; they hold "
+                              "nothing of the session");
+  };
+  h.status = splitter.Run(read, std::max<size_t>(span.chunk_bytes, 1), zeros,
+                          [&](const SessionLine& l) -> Status {
+                            if (stop.load(std::memory_order_relaxed))
+                              return ReadFileError(name + ": stopped");
+                            return builder.Line(l);
+                          });
+  if (h.status.ok() && span.end > 0 && total != span.end) h.out_of_room = true;  // it shrank
+  h.header_seen = builder.header_seen();
+  h.out_of_room = h.out_of_room || builder.out_of_room();
+  h.used = sink.used();
+  return h;
+}
+
+// Joins the halves read into `entries` (the first half's slots first): the file's contents, or
+// nullopt when it must be read again on one thread (the file changed while it was read, the
+// first half holds no header, or an older version's).
+std::optional<Result<SessionFileContents>> JoinHalves(HalfRead& a, HalfRead& b,
+                                                      std::vector<Entry> entries,
+                                                      size_t first_room) {
+  if (a.out_of_room || b.out_of_room) return std::nullopt;
+  if (!a.status.ok()) return Result<SessionFileContents>(a.status.error());
+  if (!a.header_seen || a.part.header.version != kSessionFormatVersion) return std::nullopt;
+  if (!b.status.ok()) return Result<SessionFileContents>(b.status.error());
+  SessionFileContents out = std::move(a.part);
+  const auto gap = entries.begin() + static_cast<std::ptrdiff_t>(a.used);
+  entries.erase(gap, gap + static_cast<std::ptrdiff_t>(first_room - a.used));
+  entries.resize(a.used + b.used);
+  out.entries = std::move(entries);
+  for (auto& w : b.part.warnings) out.warnings.push_back(std::move(w));
+  out.valid_bytes = b.part.valid_bytes;
+  out.decode_threads = 2;
+  return Result<SessionFileContents>(std::move(out));
+}
+
+// Reads a file cut in two (lines.split) on two threads; nullopt: read it on one thread instead.
+std::optional<Result<SessionFileContents>> ReadInHalves(const std::filesystem::path& path,
+                                                        const FileLines& lines, size_t chunk_bytes,
+                                                        const TooLarge& too_large) {
+  const size_t first_room = lines.entries_before_split;
+  std::vector<Entry> entries;
+  try {
+    // One more than the lines counted: a torn last line, too short to be counted, takes a slot
+    // while it is tried.
+    entries.resize(lines.entries + 1);
+  } catch (const std::bad_alloc&) {
+    return std::nullopt;
+  }
+  std::atomic<bool> stop{false};
+  HalfRead a;
+  HalfRead b;
+  std::exception_ptr second_failed;
+  std::thread second;
+  try {
+    second = std::thread([&] {
+      try {
+        b = ReadHalf(path, {lines.split, 0, lines.lines_before_split, chunk_bytes},
+                     entries.data() + first_room, entries.size() - first_room, too_large, stop);
+      } catch (...) {
+        second_failed = std::current_exception();
+      }
+    });
+  } catch (const std::system_error&) {
+    return std::nullopt;  // no thread to be had
+  }
+  try {
+    a = ReadHalf(path, {0, lines.split, 0, chunk_bytes}, entries.data(), first_room, too_large,
+                 stop);
+  } catch (...) {
+    stop = true;
+    second.join();
+    throw;
+  }
+  if (!a.status.ok()) stop = true;
+  second.join();
+  if (second_failed) std::rethrow_exception(second_failed);
+  return JoinHalves(a, b, std::move(entries), first_room);
 }
 
 size_t CountTextLines(std::string_view text) {
@@ -325,15 +536,22 @@ Result<SessionFileContents> ParseSessionText(std::string_view text, const std::s
   return ReadSessionBytes(read, name, max_line, chunk_bytes, CountTextLines(text));
 }
 
-Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path, size_t chunk_bytes) {
+Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path, size_t chunk_bytes,
+                                            uint64_t two_thread_bytes) {
   auto file = DiskFile::Open(path, true);
   if (!file.ok()) return ReadFileError(path.string() + ": " + file.error().message);
-  auto too_large = [&](uint64_t size) {
+  TooLarge too_large = [&](uint64_t size) {
     return ReadFileError("session file " + FileTooLarge(path, size, kMaxSessionFileBytes).message +
                          " of a session file that lousho reads back; it is left as it is: start "
                          "a new session");
   };
   if (file->size() > kMaxSessionFileBytes) return too_large(file->size());
+  const bool halves = two_thread_bytes > 0 && file->size() > two_thread_bytes;
+  const FileLines lines = CountFileLines(path, chunk_bytes, halves ? file->size() / 2 : 0);
+  if (lines.split > 0) {
+    auto read = ReadInHalves(path, lines, chunk_bytes, too_large);
+    if (read) return std::move(*read);
+  }
   uint64_t total = 0;
   ReadBytes read = [&](char* buf, size_t max) -> Result<size_t> {
     auto n = file->Read(buf, max);
@@ -342,8 +560,7 @@ Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path, s
     if (total > kMaxSessionFileBytes) return too_large(total);  // it grew since it was opened
     return n;
   };
-  return ReadSessionBytes(read, path.string(), kMaxSessionLineBytes, chunk_bytes,
-                          CountFileLines(path, chunk_bytes));
+  return ReadSessionBytes(read, path.string(), kMaxSessionLineBytes, chunk_bytes, lines.entries);
 }
 
 }  // namespace lousho::agent

@@ -48,10 +48,13 @@ struct SessionFileContents {
   std::vector<Entry> entries;
   std::vector<std::string> warnings;  // what was skipped (zeros at the end, a torn last line)
   uint64_t valid_bytes = 0;           // the length of the file up to the last whole line kept
+  int decode_threads = 1;             // how many threads decoded its lines (2: read in halves)
 };
 
 // How much of a session file is read at a time.
 inline constexpr size_t kSessionReadChunkBytes = 256UL * 1024;
+// Files over this size are decoded on two threads (see ReadSessionFile).
+inline constexpr uint64_t kSessionTwoThreadBytes = 32ULL << 20;
 
 // Reads a session file, a chunk at a time (chunk_bytes), decoding each line as it comes: what it
 // holds at any time is the entries so far and one chunk, or the line being read when it runs
@@ -60,8 +63,13 @@ inline constexpr size_t kSessionReadChunkBytes = 256UL * 1024;
 // newline, not JSON) is skipped with a warning and everything before it kept; any other malformed
 // line fails with "<file>:<line>: ...", and so does a line over kMaxSessionLineBytes (counted to
 // its end, never held); a file over kMaxSessionFileBytes is refused before it is read.
+// A file over two_thread_bytes (0: none) is read as two halves, cut at the end of the line that
+// passes its middle, each decoded on its own thread into one vector (same contents, errors and
+// warnings); a file whose first half holds no header or one of an older version is read again on
+// one thread.
 Result<SessionFileContents> ReadSessionFile(const std::filesystem::path& path,
-                                            size_t chunk_bytes = kSessionReadChunkBytes);
+                                            size_t chunk_bytes = kSessionReadChunkBytes,
+                                            uint64_t two_thread_bytes = kSessionTwoThreadBytes);
 // The same over text already in memory (`name` is used in messages); `max_line` is the longest
 // line accepted.
 Result<SessionFileContents> ParseSessionText(std::string_view text, const std::string& name,

@@ -113,17 +113,17 @@ ToolCallRunner::CallRun ToolCallRunner::Start(const ContentBlock& call,
   CallRun run;
   run.tool = tool;
   run.ctx = MakeContext(t.cancel);
-  run.ctx.tool_call_id = call.id;
+  run.ctx.tool_call_id = call.id();
   run.ctx.plan_mode = parts_.selection.mode() == PermissionMode::kPlan;
-  run.shown.id = call.id;
-  run.shown.name = call.name;
-  run.shown.args = &call.arguments;
+  run.shown.id = call.id();
+  run.shown.name = call.name();
+  run.shown.args = &call.arguments();
   if (tool) {
-    run.shown.title = tool->Title(call.arguments, run.ctx);
+    run.shown.title = tool->Title(call.arguments(), run.ctx);
     run.shown.kind = tool->kind();
-    run.shown.locations = tool->Locations(call.arguments, run.ctx);
+    run.shown.locations = tool->Locations(call.arguments(), run.ctx);
   } else {
-    run.shown.title = call.name;
+    run.shown.title = call.name();
   }
   parts_.emitter.Emit(event::ToolExecutionStart{t.step, &run.shown});
   return run;
@@ -170,17 +170,17 @@ size_t ToolCallRunner::ParallelRun(const std::vector<const ContentBlock*>& calls
   size_t n = 0;
   std::map<std::string, int> side_by_side;  // calls of tools that run beside others (subagents)
   for (size_t i = first; i < calls.size(); ++i, ++n) {
-    auto tool = parts_.tools.Find(calls[i]->name);
-    if (!tool || !calls[i]->arguments.isObject()) break;
+    auto tool = parts_.tools.Find(calls[i]->name());
+    if (!tool || !calls[i]->arguments().isObject()) break;
     if (tool->max_parallel() > 0) {
       if (++side_by_side[tool->name()] > tool->max_parallel()) break;
     } else if (!tool->read_only() ||
                (tool->kind() != ToolKind::kRead && tool->kind() != ToolKind::kSearch)) {
       break;  // only plain look-ups: a question or a plan change must keep its place
     }
-    if (policy_.Evaluate(*tool, calls[i]->arguments, mode).action != PermissionAction::kAllow)
+    if (policy_.Evaluate(*tool, calls[i]->arguments(), mode).action != PermissionAction::kAllow)
       break;
-    if (Hooked(calls[i]->name)) break;  // hooks run with the call, one at a time
+    if (Hooked(calls[i]->name())) break;  // hooks run with the call, one at a time
   }
   return n;
 }
@@ -189,7 +189,7 @@ bool ToolCallRunner::RunParallel(const std::vector<const ContentBlock*>& calls, 
   std::vector<CallRun> runs;
   runs.reserve(calls.size());
   for (const ContentBlock* call : calls) {
-    runs.push_back(Start(*call, parts_.tools.Find(call->name), t));
+    runs.push_back(Start(*call, parts_.tools.Find(call->name()), t));
     runs.back().ctx.plan = nullptr;  // look-ups never touch the plan or the mode
     runs.back().ctx.set_mode = nullptr;
   }
@@ -208,12 +208,12 @@ bool ToolCallRunner::RunParallel(const std::vector<const ContentBlock*>& calls, 
   std::vector<std::thread> threads;
   for (size_t k = 1; k < runs.size(); ++k) {
     try {
-      threads.emplace_back(run_one, &runs[k], &calls[k]->arguments);
+      threads.emplace_back(run_one, &runs[k], &calls[k]->arguments());
     } catch (const std::system_error&) {
-      run_one(&runs[k], &calls[k]->arguments);  // no thread to be had: run it here
+      run_one(&runs[k], &calls[k]->arguments());  // no thread to be had: run it here
     }
   }
-  run_one(&runs[0], &calls[0]->arguments);
+  run_one(&runs[0], &calls[0]->arguments());
   for (auto& th : threads) th.join();
   const bool cancelled = t.cancel.cancelled();
   for (CallRun& run : runs) {
@@ -228,19 +228,20 @@ PermissionDecision ToolCallRunner::Ask(const CallRun& run, const ContentBlock& c
   // A client that cannot ask its user runs what the rules and the mode leave to the user.
   if (!place_.services.permissions) return PermissionDecision::kAllowOnce;
   PermissionRequest req;
-  req.tool_call_id = call.id;
-  req.tool_name = call.name;
+  req.tool_call_id = call.id();
+  req.tool_name = call.name();
   req.title = run.shown.title;
   req.kind = run.shown.kind;
-  req.raw_input = call.arguments;
+  req.raw_input = call.arguments();
   req.locations = run.shown.locations;
-  req.diffs = run.tool->Preview(call.arguments, run.ctx);
+  req.diffs = run.tool->Preview(call.arguments(), run.ctx);
   return place_.services.permissions->RequestPermission(place_.session_id, req, cancel);
 }
 
 std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& call, Turn& t,
                                            HookDecision hook) {
-  PermissionVerdict verdict = policy_.Evaluate(*run.tool, call.arguments, parts_.selection.mode());
+  PermissionVerdict verdict =
+      policy_.Evaluate(*run.tool, call.arguments(), parts_.selection.mode());
   // Hooks: "ask" asks even where the rules allow; "allow" skips asking, never a rule's denial.
   if (verdict.action != PermissionAction::kDeny && hook == HookDecision::kAsk)
     verdict.action = PermissionAction::kAsk;
@@ -254,7 +255,7 @@ std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& cal
   // [sandbox] "sandbox": "off" asks in every mode unless the spec opts out (agent/sandbox_guard.h).
   const OutsideSandbox outside =
       place_.sandbox != nullptr
-          ? place_.sandbox->Outside(*run.tool, call.arguments, parts_.selection.mode())
+          ? place_.sandbox->Outside(*run.tool, call.arguments(), parts_.selection.mode())
           : OutsideSandbox();
   if (!outside.refusal.empty()) {
     Complete(run, ToolOutput::Error(outside.refusal), t);
@@ -276,7 +277,7 @@ std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& cal
       Complete(run, ToolOutput::Error("Cancelled by the user."), t);
       return false;
     case PermissionDecision::kRejectAlways:
-      policy_.RememberAnswer(*run.tool, call.arguments, PermissionAction::kDeny);
+      policy_.RememberAnswer(*run.tool, call.arguments(), PermissionAction::kDeny);
       Complete(run, ToolOutput::Error("The user rejected this tool call."), t);
       return true;
     case PermissionDecision::kRejectOnce:
@@ -284,9 +285,9 @@ std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& cal
       return true;
     case PermissionDecision::kAllowAlways:
       if (outside.asks)
-        place_.sandbox->RememberOutside(*run.tool, call.arguments);
+        place_.sandbox->RememberOutside(*run.tool, call.arguments());
       else
-        policy_.RememberAnswer(*run.tool, call.arguments, PermissionAction::kAllow);
+        policy_.RememberAnswer(*run.tool, call.arguments(), PermissionAction::kAllow);
       break;
     case PermissionDecision::kAllowOnce:
       break;
@@ -324,22 +325,22 @@ ToolOutput ToolCallRunner::Execute(CallRun& run, const ContentBlock& call, Turn&
           : CommandSnapshot();
   ToolOutput out;
   try {
-    out = run.tool->Run(call.arguments, run.ctx);
+    out = run.tool->Run(call.arguments(), run.ctx);
   } catch (const std::exception& e) {
     // A tool's bug fails its call, never the process.
-    out = ToolOutput::Error(call.name + " failed: " + e.what());
+    out = ToolOutput::Error(call.name() + " failed: " + e.what());
   }
   snapshot.End();
   return out;
 }
 
 bool ToolCallRunner::RunOne(const ContentBlock& call, Turn& t) {
-  CallRun run = Start(call, parts_.tools.Find(call.name), t);
+  CallRun run = Start(call, parts_.tools.Find(call.name()), t);
   if (!run.tool) {
-    Complete(run, ToolOutput::Error("Unknown tool '" + call.name + "'."), t);
+    Complete(run, ToolOutput::Error("Unknown tool '" + call.name() + "'."), t);
     return true;
   }
-  if (!call.arguments.isObject()) {
+  if (!call.arguments().isObject()) {
     Complete(run, ToolOutput::Error("Tool arguments must be a JSON object."), t);
     return true;
   }
@@ -347,7 +348,7 @@ bool ToolCallRunner::RunOne(const ContentBlock& call, Turn& t) {
   ContentBlock rewritten;
   HookDecision decision = HookDecision::kNone;
   if (std::optional<bool> done = PreToolHooks(run, call, rewritten, decision, t)) return *done;
-  const ContentBlock& used = rewritten.arguments.isObject() ? rewritten : call;
+  const ContentBlock& used = rewritten.arguments().isObject() ? rewritten : call;
   // --- end of hooks ---
   if (std::optional<bool> done = Permit(run, used, t, decision)) return *done;
   ToolOutput out = Execute(run, used, t);
@@ -378,8 +379,8 @@ bool ToolCallRunner::Hooked(const std::string& tool) const {
 std::optional<bool> ToolCallRunner::PreToolHooks(CallRun& run, const ContentBlock& call,
                                                  ContentBlock& rewritten, HookDecision& decision,
                                                  Turn& t) {
-  if (!hooks_ || !hooks_->Has(config::HookEvent::kPreToolUse, call.name)) return std::nullopt;
-  HookVerdict v = hooks_->BeforeTool(call.name, call.id, call.arguments, t.cancel);
+  if (!hooks_ || !hooks_->Has(config::HookEvent::kPreToolUse, call.name())) return std::nullopt;
+  HookVerdict v = hooks_->BeforeTool(call.name(), call.id(), call.arguments(), t.cancel);
   if (v.cancelled || t.cancel.cancelled()) {
     Complete(run, ToolOutput::Error("Cancelled by the user."), t);
     return false;
@@ -395,15 +396,15 @@ std::optional<bool> ToolCallRunner::PreToolHooks(CallRun& run, const ContentBloc
   decision = v.decision;
   if (v.updated_input) {
     rewritten = call;
-    rewritten.arguments = std::move(*v.updated_input);
-    run.shown.args = &rewritten.arguments;
+    rewritten.more.Edit().arguments = std::move(*v.updated_input);
+    run.shown.args = &rewritten.arguments();
   }
   return std::nullopt;
 }
 
 void ToolCallRunner::PostToolHooks(const ContentBlock& call, ToolOutput& out, Turn& t) {
   if (!hooks_ || out.is_error || t.cancel.cancelled() ||
-      !hooks_->Has(config::HookEvent::kPostToolUse, call.name))
+      !hooks_->Has(config::HookEvent::kPostToolUse, call.name()))
     return;
   Json::Value response(Json::objectValue);
   std::string text;
@@ -411,7 +412,7 @@ void ToolCallRunner::PostToolHooks(const ContentBlock& call, ToolOutput& out, Tu
     if (b.type == BlockType::kText) text += b.text;
   response["content"] = text;
   if (!out.details.isNull()) response["details"] = out.details;
-  HookVerdict v = hooks_->AfterTool(call.name, call.id, call.arguments, response, t.cancel);
+  HookVerdict v = hooks_->AfterTool(call.name(), call.id(), call.arguments(), response, t.cancel);
   if (v.block) v.context.push_back(v.reason);
   if (!v.context.empty())
     out.content.push_back(ContentBlock::Text(

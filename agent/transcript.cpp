@@ -91,7 +91,7 @@ SessionStats Transcript::Stats() const {
     // Tokens were spent on abandoned branches too.
     for (const Entry& e : h.entries())
       if (e.kind == EntryKind::kMessage && e.message.role == Role::kAssistant)
-        st.tokens.Add(e.message.usage);
+        st.tokens.Add(e.message.usage());
   });
   return st;
 }

@@ -339,7 +339,7 @@ TurnRunner::Streamed TurnRunner::StreamMessage(Turn& t) {
   if (std::optional<StreamInterrupt> asked = parts_.stream.End(); !watched && asked)
     watched = std::move(asked);
   Streamed out = Settle(std::move(resp), model, *flight.stream, std::move(watched), builder, t);
-  t.result.usage.Add(out.message.usage);
+  t.result.usage.Add(out.message.usage());
   EmitUsage(t, out.message, model);
   if (!out.message.content.empty())
     RecordTurnMessage(parts_.recorder, t, out.message, builder.id());
@@ -416,13 +416,13 @@ TurnRunner::Streamed TurnRunner::Settle(Result<ModelResponse> resp, const ModelC
     out.message = builder.Take(/*partial=*/true);
     if (!stopped) {
       out.message.stop_reason = StopReason::kError;
-      out.message.error_message = resp.error().message;
+      out.message.assistant.Edit().error_message = resp.error().message;
       out.error = resp.error();
     }
   }
   out.message.role = Role::kAssistant;
-  if (out.message.provider.empty()) out.message.provider = model.provider_name;
-  if (out.message.model.empty()) out.message.model = model.model_id;
+  if (out.message.provider().empty()) out.message.assistant.Edit().provider = model.provider_name;
+  if (out.message.model().empty()) out.message.assistant.Edit().model = model.model_id;
   if (!stopped) return out;
   out.aborted = stream.cause() == CancelCause::kNone ? CancelCause::kUser : stream.cause();
   out.message.content = WithoutToolCalls(std::move(out.message.content));
@@ -434,15 +434,16 @@ TurnRunner::Streamed TurnRunner::Settle(Result<ModelResponse> resp, const ModelC
   out.message.content = WithoutToolCalls(builder.Take(/*partial=*/true).content);
   out.interrupt = std::move(watched);
   if (!out.interrupt->keep_partial) out.message.content.clear();
-  if (!out.interrupt->reason.empty()) out.message.error_message = out.interrupt->reason;
+  if (!out.interrupt->reason.empty())
+    out.message.assistant.Edit().error_message = out.interrupt->reason;
   return out;
 }
 
 void TurnRunner::EmitUsage(const Turn& t, const Message& m, const ModelChoice& model) {
-  if (m.usage.total() <= 0 || !model.provider || model.provider->ContextWindow() <= 0) return;
+  if (m.usage().total() <= 0 || !model.provider || model.provider->ContextWindow() <= 0) return;
   event::UsageUpdate u;
   u.turn = t.step;
-  u.context_used = m.usage.total();
+  u.context_used = m.usage().total();
   u.context_size = model.provider->ContextWindow();
   u.session_cost = parts_.transcript.TotalUsage().cost + t.result.usage.cost;
   parts_.emitter.Emit(u);

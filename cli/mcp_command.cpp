@@ -192,7 +192,7 @@ int Call(const McpOptions& o) {
   agent::ToolOutput out = agent::mcp::OutputFromResult(*res);
   for (const auto& b : out.content) {
     if (b.type == agent::BlockType::kImage) {
-      std::printf("[image %s, %zu base64 bytes]\n", b.mime_type.c_str(), b.data.size());
+      std::printf("[image %s, %zu base64 bytes]\n", b.mime_type().c_str(), b.data().size());
     } else {
       std::printf("%s\n", b.text.c_str());
     }

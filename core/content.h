@@ -47,20 +47,35 @@ struct ServerToolResult {
   bool is_error = false;
 };
 
-// One block of a message. Plain value type.
-struct ContentBlock {
-  BlockType type = BlockType::kText;
-  std::string text;       // kText, kThinking
+// What only some kinds of block hold: kept behind one pointer, so a text block (the most of a
+// history's blocks) is its type, its text and two pointers.
+struct BlockDetail {
+  std::string id;         // kToolCall, kServerTool: call id
+  std::string name;       // kToolCall, kServerTool: tool name
+  Json::Value arguments;  // kToolCall, kServerTool: parsed arguments (object)
   std::string signature;  // kThinking: provider signature to send back (Anthropic)
   bool redacted = false;  // kThinking: redacted by the provider (text holds opaque data)
-  std::string id;         // kToolCall: call id
-  std::string name;       // kToolCall: tool name
-  Json::Value arguments;  // kToolCall: parsed arguments (object)
   std::string mime_type;  // kImage
   std::string data;       // kImage: base64
+};
+
+// One block of a message. Plain value type. The fields of BlockDetail are read through the
+// accessors below and written through `more.Edit()`.
+struct ContentBlock {
+  BlockType type = BlockType::kText;
+  std::string text;         // kText, kThinking
+  Boxed<BlockDetail> more;  // the fields of the other kinds (one pointer until set)
   // kServerTool (a call the provider ran: id, name, arguments as for kToolCall): its result, unset
   // while it runs.
   Boxed<ServerToolResult> server;
+
+  const std::string& id() const { return more->id; }
+  const std::string& name() const { return more->name; }
+  const Json::Value& arguments() const { return more->arguments; }
+  const std::string& signature() const { return more->signature; }
+  bool redacted() const { return more->redacted; }
+  const std::string& mime_type() const { return more->mime_type; }
+  const std::string& data() const { return more->data; }
 
   static ContentBlock Text(std::string t) {
     ContentBlock b;
@@ -71,15 +86,16 @@ struct ContentBlock {
     ContentBlock b;
     b.type = BlockType::kThinking;
     b.text = std::move(t);
-    b.signature = std::move(sig);
+    if (!sig.empty()) b.more.Edit().signature = std::move(sig);
     return b;
   }
   static ContentBlock ToolCall(std::string call_id, std::string tool, Json::Value args) {
     ContentBlock b;
     b.type = BlockType::kToolCall;
-    b.id = std::move(call_id);
-    b.name = std::move(tool);
-    b.arguments = std::move(args);
+    BlockDetail& d = b.more.Edit();
+    d.id = std::move(call_id);
+    d.name = std::move(tool);
+    d.arguments = std::move(args);
     return b;
   }
   static ContentBlock ServerTool(std::string call_id, std::string tool, Json::Value args) {
@@ -90,8 +106,9 @@ struct ContentBlock {
   static ContentBlock Image(std::string mime, std::string base64) {
     ContentBlock b;
     b.type = BlockType::kImage;
-    b.mime_type = std::move(mime);
-    b.data = std::move(base64);
+    BlockDetail& d = b.more.Edit();
+    d.mime_type = std::move(mime);
+    d.data = std::move(base64);
     return b;
   }
 };
@@ -130,6 +147,14 @@ struct ToolDisplay {
   std::string terminal_id;
 };
 
+// An assistant message's own fields: kept behind one pointer, the other roles never set them.
+struct AssistantDetail {
+  Usage usage;
+  std::string provider;
+  std::string model;
+  std::string error_message;  // why the stream ended badly (stop_reason kError)
+};
+
 // A message in the history. For kToolResult, tool_call_id/tool_name/is_error describe the call.
 // A custom message (custom_type set, role kUser) is sent to the model as user text but is never
 // shown as the user's words (a stream rule's reminder, a host's hidden note); `display` says
@@ -144,14 +169,16 @@ struct Message {
   std::string custom_type;
   bool display = true;
   long long timestamp_ms = 0;  // when the message was made (ms since the epoch); 0: unknown
-  // Assistant only: why it stopped, and what it cost.
+  // Assistant only: why it stopped; what it cost and who answered (read through the accessors
+  // below, written through `assistant.Edit()`).
   StopReason stop_reason = StopReason::kEndTurn;
-  Usage usage;
-  std::string provider;
-  std::string model;
-  std::string error_message;  // assistant: why the stream ended badly (stop_reason kError)
+  Boxed<AssistantDetail> assistant;
 
   bool is_custom() const { return !custom_type.empty(); }
+  const Usage& usage() const { return assistant->usage; }
+  const std::string& provider() const { return assistant->provider; }
+  const std::string& model() const { return assistant->model; }
+  const std::string& error_message() const { return assistant->error_message; }
 
   // A custom user message of one text block (a summary, a reminder, a shell command's output).
   static Message Custom(std::string type, std::string text, bool display) {

@@ -52,25 +52,25 @@ int MessageBuilder::Open(BlockType type, const Emit& emit) {
 int MessageBuilder::AddRedactedThinking(std::string data, const Emit& emit) {
   Close(emit);
   ContentBlock b = ContentBlock::Thinking(std::move(data));
-  b.redacted = true;
+  b.more.Edit().redacted = true;
   message_.content.push_back(std::move(b));
   return static_cast<int>(message_.content.size()) - 1;
 }
 
 void MessageBuilder::AddSignature(int index, std::string_view signature) {
   if (index < 0 || index >= static_cast<int>(message_.content.size())) return;
-  message_.content[index].signature += signature;
+  message_.content[index].more.Edit().signature += signature;
 }
 
 void MessageBuilder::NameToolCall(int provider_index, const std::string& name) {
   const int at = ToolCallBlock(provider_index);
-  if (at >= 0 && message_.content[at].name.empty()) message_.content[at].name = name;
+  if (at >= 0 && message_.content[at].name().empty()) message_.content[at].more.Edit().name = name;
 }
 
 void MessageBuilder::SetArguments(int at, const std::string& text) {
   // Unparsable arguments stay a raw string so the engine can tell the model what it sent.
   auto parsed = ParseJson(text.empty() ? "{}" : text);
-  message_.content[at].arguments = parsed.ok() ? *parsed : Json::Value(text);
+  message_.content[at].more.Edit().arguments = parsed.ok() ? *parsed : Json::Value(text);
   ended_[at] = true;
 }
 
@@ -83,9 +83,9 @@ void MessageBuilder::EndToolCall(int provider_index, const Emit& emit) {
   StreamDelta end;
   end.kind = DeltaKind::kToolCallEnd;
   end.index = at;
-  end.id = b.id;
-  end.name = b.name;
-  end.text = StringOrJson(b.arguments);
+  end.id = b.id();
+  end.name = b.name();
+  end.text = StringOrJson(b.arguments());
   emit(end);
 }
 
@@ -137,7 +137,7 @@ void MessageBuilder::Apply(StreamDelta d, const Emit& emit) {
       // The call it ends: the last provider-run call of that id (an end without one shows nothing).
       for (size_t i = message_.content.size(); i-- > 0;) {
         ContentBlock& b = message_.content[i];
-        if (b.type != BlockType::kServerTool || b.id != d.id) continue;
+        if (b.type != BlockType::kServerTool || b.id() != d.id) continue;
         b.server.Set(ParseServerToolEnd(d.text));
         d.index = static_cast<int>(i);
         emit(d);

@@ -42,10 +42,10 @@ void EmitServerToolEvents(const StreamDelta& d, const Message& partial, int turn
   const ContentBlock& b = partial.content[static_cast<size_t>(d.index)];
   if (b.type != BlockType::kServerTool) return;
   event::ToolCall call;
-  call.id = b.id;
-  call.name = b.name;
-  call.args = &b.arguments;
-  call.title = ServerToolTitle(b.name, b.arguments);
+  call.id = b.id();
+  call.name = b.name();
+  call.args = &b.arguments();
+  call.title = ServerToolTitle(b.name(), b.arguments());
   call.kind = ToolKind::kSearch;
   if (d.kind == DeltaKind::kServerToolStart) {
     emit(event::ToolExecutionStart{turn, &call});

@@ -89,7 +89,7 @@ void NoteAnswer(const agent::Event& e, RunState& state) {
     std::lock_guard<std::mutex> lock(state.mu);
     state.answer = it->TextContent();
     state.model_error =
-        it->stop_reason == agent::StopReason::kError ? it->error_message : std::string();
+        it->stop_reason == agent::StopReason::kError ? it->error_message() : std::string();
     return;
   }
 }

@@ -307,7 +307,7 @@ Json::Value MessageToRpc(const agent::Message& m) {
   const Json::Value* display = FindMember(j, "display");
   if (display && !display->isBool()) j.removeMember("display");
   if (m.role == agent::Role::kAssistant) {
-    j["api"] = m.provider;
+    j["api"] = m.provider();
     // As WriteRpcMessage: no block for a call the provider ran.
     if (std::any_of(m.content.begin(), m.content.end(), [](const agent::ContentBlock& b) {
           return b.type == agent::BlockType::kServerTool;
@@ -585,9 +585,9 @@ void WriteRpcBlock(const agent::ContentBlock& b, JsonWriter* w) {
       return w->ObjectEnd();
     case agent::BlockType::kThinking:
       w->ObjectBegin();
-      if (b.redacted) w->Attribute("redacted", true);
+      if (b.redacted()) w->Attribute("redacted", true);
       w->Attribute("thinking", b.text);
-      if (!b.signature.empty()) w->Attribute("thinkingSignature", b.signature);
+      if (!b.signature().empty()) w->Attribute("thinkingSignature", b.signature());
       w->Attribute("type", "thinking");
       return w->ObjectEnd();
     case agent::BlockType::kToolCall:
@@ -615,7 +615,7 @@ void WriteRpcUsage(const agent::Usage& u, JsonWriter* w) {
 void WriteRpcMessage(const agent::Message& m, JsonWriter* w) {
   if (m.role != agent::Role::kAssistant) return w->Value(MessageToRpc(m));
   w->ObjectBegin();
-  w->Attribute("api", m.provider);
+  w->Attribute("api", m.provider());
   w->AttributeBegin("content");
   w->ArrayBegin();
   // A call the provider ran (its web search) reaches hosts as tool_execution frames only: the
@@ -624,14 +624,14 @@ void WriteRpcMessage(const agent::Message& m, JsonWriter* w) {
     if (b.type != agent::BlockType::kServerTool) WriteRpcBlock(b, w);
   w->ArrayEnd();
   w->AttributeEnd();
-  if (!m.error_message.empty()) w->Attribute("errorMessage", m.error_message);
-  w->Attribute("model", m.model);
-  w->Attribute("provider", m.provider);
+  if (!m.error_message().empty()) w->Attribute("errorMessage", m.error_message());
+  w->Attribute("model", m.model());
+  w->Attribute("provider", m.provider());
   w->Attribute("role", "assistant");
   w->Attribute("stopReason", agent::StopReasonId(m.stop_reason));
   w->Attribute("timestamp", m.timestamp_ms);
   w->AttributeBegin("usage");
-  WriteRpcUsage(m.usage, w);
+  WriteRpcUsage(m.usage(), w);
   w->AttributeEnd();
   w->ObjectEnd();
 }
@@ -712,7 +712,7 @@ void WriteDeltaEvent(const agent::StreamDelta& d, const agent::Message& m, JsonW
 
 size_t TextSize(const agent::Message& m) {
   size_t n = 0;
-  for (const auto& b : m.content) n += b.text.size() + b.signature.size();
+  for (const auto& b : m.content) n += b.text.size() + b.signature().size();
   return n;
 }
 
@@ -727,8 +727,8 @@ std::optional<std::string> MessageUpdateLine(const agent::Event& event) {
     return std::nullopt;
   const agent::Message& m = *e->partial;
   std::string out;
-  out.reserve(320 + e->delta->text.size() + TextSize(m) + m.model.size() + 2 * m.provider.size() +
-              m.error_message.size());
+  out.reserve(320 + e->delta->text.size() + TextSize(m) + m.model().size() +
+              2 * m.provider().size() + m.error_message().size());
   // Members in jsoncpp's sorted order: the frame's, the event's, the message's.
   {
     JsonWriter w(&out);

@@ -290,7 +290,7 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
         break;
       case agent::Role::kAssistant:
         ++assistant;
-        if (m.usage.total() > 0) last_assistant = &m;
+        if (m.usage().total() > 0) last_assistant = &m;
         for (const auto& b : m.content)
           if (b.type == agent::BlockType::kToolCall) ++tool_calls;
         break;
@@ -320,10 +320,10 @@ void Server::GetSessionStats(const Request& req, const NoParams& /*p*/) {
   const long long window = model.provider ? model.provider->ContextWindow() : 0;
   if (last_assistant && window > 0) {
     Json::Value cu = NewFrameObject();
-    cu["tokens"] = static_cast<Json::Int64>(last_assistant->usage.total());
+    cu["tokens"] = static_cast<Json::Int64>(last_assistant->usage().total());
     cu["contextWindow"] = static_cast<Json::Int64>(window);
     cu["percent"] =
-        100.0 * static_cast<double>(last_assistant->usage.total()) / static_cast<double>(window);
+        100.0 * static_cast<double>(last_assistant->usage().total()) / static_cast<double>(window);
     data["contextUsage"] = cu;
   }
   OkData(req, data);

@@ -172,6 +172,14 @@ Result<size_t> DiskFile::Read(char* buf, size_t max) {
   return got;
 }
 
+Status DiskFile::Seek(uint64_t offset) {
+  if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
+    int err = errno;
+    return MakeError(ErrorCode::kToolIo, "cannot seek in " + path_ + ": " + std::strerror(err));
+  }
+  return Status::Ok();
+}
+
 Result<size_t> DiskFile::ReadChunk(std::string* out, size_t max) {
   size_t old_size = out->size();
   out->resize(old_size + max);

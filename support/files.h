@@ -53,6 +53,8 @@ class DiskFile {
   // Reads up to `max` bytes from the current position into buf, stopping early only at the
   // end; returns how many were read (0 at the end).
   Result<size_t> Read(char* buf, size_t max);
+  // Moves the position to `offset` bytes from the start.
+  Status Seek(uint64_t offset);
   // The same, appended to `out`.
   Result<size_t> ReadChunk(std::string* out, size_t max);
   // Appends everything up to the end to `out`, failing when `out` would exceed max_bytes

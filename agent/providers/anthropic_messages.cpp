@@ -43,7 +43,7 @@ bool SentInAssistantMessage(const ContentBlock& b) {
     case BlockType::kText:
       return !b.text.empty();
     case BlockType::kThinking:
-      return b.redacted || !b.signature.empty();
+      return b.redacted() || !b.signature().empty();
     case BlockType::kToolCall:
       return true;
     case BlockType::kImage:
@@ -140,8 +140,8 @@ class AnthropicMessagesWriter {
     if (b.type == BlockType::kImage) {
       w_.AttributeBegin("source");
       w_.ObjectBegin();
-      w_.Attribute("data", b.data);
-      w_.Attribute("media_type", b.mime_type);
+      w_.Attribute("data", b.data());
+      w_.Attribute("media_type", b.mime_type());
       w_.Attribute("type", "base64");
       w_.ObjectEnd();
       w_.AttributeEnd();
@@ -191,21 +191,21 @@ class AnthropicMessagesWriter {
         TextMembers(b.text);
         break;
       case BlockType::kThinking:
-        if (b.redacted) {
+        if (b.redacted()) {
           w_.Attribute("data", b.text);
           w_.Attribute("type", "redacted_thinking");
         } else {
-          w_.Attribute("signature", b.signature);
+          w_.Attribute("signature", b.signature());
           w_.Attribute("thinking", b.text);
           w_.Attribute("type", "thinking");
         }
         break;
       case BlockType::kToolCall:
-        w_.Attribute("id", b.id);
+        w_.Attribute("id", b.id());
         w_.AttributeBegin("input");
-        WriteObjectOrEmpty(b.arguments, &w_);
+        WriteObjectOrEmpty(b.arguments(), &w_);
         w_.AttributeEnd();
-        w_.Attribute("name", b.name);
+        w_.Attribute("name", b.name());
         w_.Attribute("type", "tool_use");
         break;
       case BlockType::kImage:
@@ -219,11 +219,11 @@ class AnthropicMessagesWriter {
     if (b.type == BlockType::kServerTool) w_.Value(b.server->result);
   }
   void ServerToolUse(const ContentBlock& b) {
-    w_.Attribute("id", b.id);
+    w_.Attribute("id", b.id());
     w_.AttributeBegin("input");
-    WriteObjectOrEmpty(b.arguments, &w_);
+    WriteObjectOrEmpty(b.arguments(), &w_);
     w_.AttributeEnd();
-    w_.Attribute("name", b.name);
+    w_.Attribute("name", b.name());
     w_.Attribute("type", "server_tool_use");
   }
 
@@ -537,7 +537,7 @@ Status AnthropicDecoder::OnBlockDelta(const Json::Value& data, int index,
   if (dtype == "input_json_delta") {
     // Fragments after the block's stop, or for a block that is no tool call, change nothing.
     if (builder_.ToolCallBlock(index) != at || builder_.ToolCallEnded(index)) return Status::Ok();
-    d = StreamDelta{DeltaKind::kToolCallArgs, index, StringOr(*delta, "partial_json"), b.id, ""};
+    d = StreamDelta{DeltaKind::kToolCallArgs, index, StringOr(*delta, "partial_json"), b.id(), ""};
   } else if (dtype == "text_delta" || dtype == "thinking_delta") {
     const bool thinking = dtype == "thinking_delta";
     return OnTextDelta(index, thinking, StringOr(*delta, thinking ? "thinking" : "text"), emit);
@@ -643,7 +643,7 @@ Message AnthropicDecoder::TakeMessage(bool partial) {
     // end_turn, stop_sequence: the turn ended; tool calls, if any, decide.
     m.stop_reason = has_calls ? StopReason::kToolUse : StopReason::kEndTurn;
   }
-  m.usage = usage_;
+  m.assistant.Edit().usage = usage_;
   return m;
 }
 

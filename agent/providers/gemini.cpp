@@ -187,7 +187,7 @@ bool RefusalFinish(const std::string& reason) {
 void GeminiDecoder::KeepNextSignature(const std::string& signature, const DeltaCallback& emit) {
   int at = builder_.open_block();
   const auto& content = builder_.message().content;
-  if (at < 0 || content[at].type != BlockType::kThinking || !content[at].signature.empty())
+  if (at < 0 || content[at].type != BlockType::kThinking || !content[at].signature().empty())
     at = builder_.Open(BlockType::kThinking, Forward(emit));
   builder_.AddSignature(at, std::string(kGeminiNextSignature) + signature);
 }
@@ -224,7 +224,7 @@ void GeminiDecoder::OnPart(const Json::Value& part, const DeltaCallback& emit) {
   if (signature.empty()) return;
   int at = builder_.open_block();
   const auto& content = builder_.message().content;
-  if (at < 0 || content[at].type != BlockType::kThinking || !content[at].signature.empty())
+  if (at < 0 || content[at].type != BlockType::kThinking || !content[at].signature().empty())
     at = builder_.Open(BlockType::kThinking, Forward(emit));
   builder_.AddSignature(at, std::string(kGeminiThoughtSignature) + signature);
 }
@@ -285,7 +285,7 @@ Message GeminiDecoder::TakeMessage(bool partial) {
   } else {
     m.stop_reason = has_calls ? StopReason::kToolUse : StopReason::kEndTurn;
   }
-  m.usage = usage_;
+  m.assistant.Edit().usage = usage_;
   return m;
 }
 

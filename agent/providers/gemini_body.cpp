@@ -63,8 +63,8 @@ class GeminiContentsWriter {
     PartBegin(role);
     w_.AttributeBegin("inlineData");
     w_.ObjectBegin();
-    w_.Attribute("data", b.data);
-    w_.Attribute("mimeType", b.mime_type);
+    w_.Attribute("data", b.data());
+    w_.Attribute("mimeType", b.mime_type());
     w_.ObjectEnd();
     w_.AttributeEnd();
     w_.ObjectEnd();
@@ -83,9 +83,9 @@ class GeminiContentsWriter {
     w_.AttributeBegin("functionCall");
     w_.ObjectBegin();
     w_.AttributeBegin("args");
-    WriteObjectOrEmpty(b.arguments, &w_);
+    WriteObjectOrEmpty(b.arguments(), &w_);
     w_.AttributeEnd();
-    w_.Attribute("name", b.name);
+    w_.Attribute("name", b.name());
     w_.ObjectEnd();
     w_.AttributeEnd();
     if (!signature.empty()) w_.Attribute("thoughtSignature", signature);
@@ -94,12 +94,12 @@ class GeminiContentsWriter {
   // The model's parts in order, each thought signature on the part it came with. Thinking from
   // another provider (or unsigned) is not sent: the API takes back only its own.
   void Model(const Message& m) {
-    const bool own = m.provider == options_.provider_name;
+    const bool own = m.provider() == options_.provider_name;
     std::string_view pending;  // a signature for the next part
     for (const auto& b : m.content) {
       if (b.type == BlockType::kThinking) {
-        if (!own || b.redacted) continue;
-        std::string_view sig = b.signature;
+        if (!own || b.redacted()) continue;
+        std::string_view sig = b.signature();
         if (sig.starts_with(kGeminiThoughtSignature)) {
           TextPart("model", b.text, true, sig.substr(kGeminiThoughtSignature.size()));
         } else if (sig.starts_with(kGeminiNextSignature)) {

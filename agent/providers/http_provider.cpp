@@ -352,9 +352,9 @@ ModelResponse HttpStreamingProvider::Finish(Message m, StopReason stop,
                                             const std::string& model_id) const {
   m.role = Role::kAssistant;
   if (stop == StopReason::kCancelled) m.stop_reason = stop;
-  m.provider = config_.settings.name;
-  m.model = model_id;
-  ApplyCost(config_.model, &m.usage);
+  m.assistant.Edit().provider = config_.settings.name;
+  m.assistant.Edit().model = model_id;
+  ApplyCost(config_.model, &m.assistant.Edit().usage);
   return ModelResponse{std::move(m)};
 }
 

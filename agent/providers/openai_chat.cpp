@@ -126,7 +126,7 @@ bool OpenAiChatDecoder::AppendText(DeltaKind kind, std::string text, const char*
   if (kind == DeltaKind::kThinking) {
     // The field the server used is remembered so that only that server gets the text back.
     const int at = builder_.open_block();
-    if (at >= 0 && builder_.message().content[at].signature.empty()) {
+    if (at >= 0 && builder_.message().content[at].signature().empty()) {
       builder_.AddSignature(at, field);
     }
   }
@@ -163,7 +163,7 @@ Status OpenAiChatDecoder::ToolCallKey(const Json::Value& tc, const std::string& 
   }
   // A server that omits the index sends whole calls, told apart by their ids.
   const int last = builder_.ToolCallBlock(last_call_key_);
-  const bool new_id = !id.empty() && last >= 0 && builder_.message().content[last].id != id;
+  const bool new_id = !id.empty() && last >= 0 && builder_.message().content[last].id() != id;
   *key = last_call_key_ < 0 || new_id ? last_call_key_ + 1 : last_call_key_;
   if (*key > kMaxBlockIndex) {
     return MakeError(kProviderBadResponse, "more than " + std::to_string(kMaxBlockIndex + 1) +
@@ -190,7 +190,7 @@ Status OpenAiChatDecoder::ConsumeToolCall(const Json::Value& tc, StreamNumbers* 
   last_call_key_ = std::max(last_call_key_, key);
   std::string fragment = ArgumentFragment(fn);
   if (fragment.empty() || builder_.ToolCallEnded(key)) return Status::Ok();
-  const std::string& call_id = builder_.message().content[builder_.ToolCallBlock(key)].id;
+  const std::string& call_id = builder_.message().content[builder_.ToolCallBlock(key)].id();
   Apply(StreamDelta{DeltaKind::kToolCallArgs, key, std::move(fragment), call_id, ""}, emit);
   return Status::Ok();
 }
@@ -265,7 +265,7 @@ Message OpenAiChatDecoder::TakeMessage(bool partial) {
     // Several servers say "stop" after streaming tool calls: the calls decide.
     m.stop_reason = has_calls ? StopReason::kToolUse : StopReason::kEndTurn;
   }
-  m.usage = usage_;
+  m.assistant.Edit().usage = usage_;
   return m;
 }
 
@@ -352,7 +352,7 @@ class OpenAiMessagesWriter {
     w_.ObjectBegin();
     w_.AttributeBegin("image_url");
     w_.ObjectBegin();
-    w_.Attribute("url", "data:" + b.mime_type + ";base64," + b.data);
+    w_.Attribute("url", "data:" + b.mime_type() + ";base64," + b.data());
     w_.ObjectEnd();
     w_.AttributeEnd();
     w_.Attribute("type", "image_url");
@@ -386,12 +386,12 @@ class OpenAiMessagesWriter {
   const std::string* Reasoning(const Message& m, std::string* text) const {
     const std::string* field = nullptr;
     for (const auto& b : m.content) {
-      if (b.type != BlockType::kThinking || b.redacted) continue;
-      if (b.signature != "reasoning_content" && b.signature != "reasoning") continue;
+      if (b.type != BlockType::kThinking || b.redacted()) continue;
+      if (b.signature() != "reasoning_content" && b.signature() != "reasoning") continue;
       *text += b.text;
-      field = &b.signature;
+      field = &b.signature();
     }
-    if (text->empty() || m.provider != options_.provider_name) return nullptr;
+    if (text->empty() || m.provider() != options_.provider_name) return nullptr;
     return field;
   }
   void Assistant(const Message& m) {
@@ -421,11 +421,11 @@ class OpenAiMessagesWriter {
       w_.ObjectBegin();
       // Arguments travel as a JSON string; a raw unparsable string is sent back as it came.
       w_.Attribute("arguments",
-                   b.arguments.isNull() ? std::string("{}") : StringOrJson(b.arguments));
-      w_.Attribute("name", b.name);
+                   b.arguments().isNull() ? std::string("{}") : StringOrJson(b.arguments()));
+      w_.Attribute("name", b.name());
       w_.ObjectEnd();
       w_.AttributeEnd();
-      w_.Attribute("id", b.id);
+      w_.Attribute("id", b.id());
       w_.Attribute("type", "function");
       w_.ObjectEnd();
     }

@@ -152,7 +152,7 @@ bool OpenAiResponsesDecoder::CallFragment(int key, const std::string& text, bool
                                           const DeltaCallback& emit) {
   const int at = builder_.ToolCallBlock(key);
   if (at < 0 || builder_.ToolCallEnded(key) || text.empty()) return !aborted_;
-  const std::string& call_id = builder_.message().content[at].id;
+  const std::string& call_id = builder_.message().content[at].id();
   return Apply(
       StreamDelta{DeltaKind::kToolCallArgs, key, custom ? JsonStringBody(text) : text, call_id, ""},
       emit);
@@ -331,7 +331,7 @@ Message OpenAiResponsesDecoder::TakeMessage(bool partial) {
   } else {
     m.stop_reason = has_calls ? StopReason::kToolUse : StopReason::kEndTurn;
   }
-  m.usage = usage_;
+  m.assistant.Edit().usage = usage_;
   return m;
 }
 

@@ -65,7 +65,7 @@ class ResponsesInputWriter {
   }
   void InputText(std::string_view text) { Part("text", text, "input_text"); }
   void InputImage(const ContentBlock& b) {
-    Part("image_url", "data:" + b.mime_type + ";base64," + b.data, "input_image");
+    Part("image_url", "data:" + b.mime_type() + ";base64," + b.data(), "input_image");
   }
   void UserMessage(const std::vector<ContentBlock>& blocks) {
     MessageBegin("user");
@@ -90,12 +90,12 @@ class ResponsesInputWriter {
   }
   // The encrypted reasoning of a thinking block, sent back to the provider it came from.
   bool Reasoning(const Message& m, const ContentBlock& b, std::string_view* encrypted) const {
-    if (b.type != BlockType::kThinking || b.redacted) return false;
-    if (!b.signature.starts_with(kResponsesReasoningPrefix)) return false;
+    if (b.type != BlockType::kThinking || b.redacted()) return false;
+    if (!b.signature().starts_with(kResponsesReasoningPrefix)) return false;
     // Only to the provider it came from, and only to a reasoning model (one switched to
     // mid-session would refuse the item).
-    if (m.provider != options_.provider_name || !options_.reasoning_model) return false;
-    *encrypted = std::string_view(b.signature).substr(kResponsesReasoningPrefix.size());
+    if (m.provider() != options_.provider_name || !options_.reasoning_model) return false;
+    *encrypted = std::string_view(b.signature()).substr(kResponsesReasoningPrefix.size());
     return true;
   }
   void ReasoningItem(const ContentBlock& b, std::string_view encrypted) {
@@ -111,17 +111,17 @@ class ResponsesInputWriter {
   }
   void CallItem(const ContentBlock& b) {
     w_.ObjectBegin();
-    if (Custom(b.name, &b.arguments)) {
-      w_.Attribute("call_id", b.id);
-      w_.Attribute("input", StringOr(b.arguments, "input"));
-      w_.Attribute("name", b.name);
+    if (Custom(b.name(), &b.arguments())) {
+      w_.Attribute("call_id", b.id());
+      w_.Attribute("input", StringOr(b.arguments(), "input"));
+      w_.Attribute("name", b.name());
       w_.Attribute("type", "custom_tool_call");
     } else {
       // Arguments travel as a JSON string; a raw unparsable string goes back as it came.
       w_.Attribute("arguments",
-                   b.arguments.isNull() ? std::string("{}") : StringOrJson(b.arguments));
-      w_.Attribute("call_id", b.id);
-      w_.Attribute("name", b.name);
+                   b.arguments().isNull() ? std::string("{}") : StringOrJson(b.arguments()));
+      w_.Attribute("call_id", b.id());
+      w_.Attribute("name", b.name());
       w_.Attribute("type", "function_call");
     }
     w_.ObjectEnd();

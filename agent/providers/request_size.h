@@ -11,7 +11,7 @@ namespace lousho::agent {
 inline size_t RequestBodySizeHint(const ModelRequest& request) {
   size_t bytes = request.system.size() + 256;
   for (const Message& m : request.messages)
-    for (const auto& b : m.content) bytes += b.text.size() + b.data.size() + 64;
+    for (const auto& b : m.content) bytes += b.text.size() + b.data().size() + 64;
   return bytes;
 }
 

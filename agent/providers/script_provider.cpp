@@ -68,7 +68,7 @@ Prompt ReadPrompt(const MessageView& messages) {
   }
   // The system prompt names the workspace path; leaving it out keeps counts reproducible.
   for (const auto& m : messages)
-    for (const auto& b : m.content) p.input_chars += b.text.size() + b.data.size() / 8;
+    for (const auto& b : m.content) p.input_chars += b.text.size() + b.data().size() / 8;
   if (last_user < messages.size()) {
     p.input = messages[last_user].TextContent();
     for (size_t i = last_user + 1; i < messages.size(); ++i)
@@ -173,8 +173,8 @@ Result<ModelResponse> ScriptProvider::Stream(const ModelRequest& request,
   auto finish = [&](StopReason stop) {
     ModelResponse resp;
     resp.message = player.Take(/*partial=*/stop == StopReason::kCancelled);
-    resp.message.provider = "script";
-    resp.message.model = script_.name;
+    resp.message.assistant.Edit().provider = "script";
+    resp.message.assistant.Edit().model = script_.name;
     resp.message.stop_reason = stop;
     return resp;
   };
@@ -191,8 +191,8 @@ Result<ModelResponse> ScriptProvider::Stream(const ModelRequest& request,
     if (!player.PlayToolCall(tc, i, id)) return finish(StopReason::kCancelled);
   }
   ModelResponse resp = finish(StepStopReason(step));
-  resp.message.usage.input = ApproxTokens(prompt.input_chars);
-  resp.message.usage.output = ApproxTokens(player.output_chars());
+  resp.message.assistant.Edit().usage.input = ApproxTokens(prompt.input_chars);
+  resp.message.assistant.Edit().usage.output = ApproxTokens(player.output_chars());
   return resp;
 }
 

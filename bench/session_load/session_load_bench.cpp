@@ -103,9 +103,9 @@ fs::path WriteSession(const fs::path& dir, size_t n) {
     const std::string id = "call_" + std::to_string(++call);
     assistant.message.content.push_back(agent::ContentBlock::ToolCall(id, "read", args));
     assistant.message.stop_reason = agent::StopReason::kToolUse;
-    assistant.message.usage = agent::Usage{1200, 300, 800, 0, 0.004};
-    assistant.message.provider = "openai";
-    assistant.message.model = "gpt-4o";
+    assistant.message.assistant.Edit().usage = agent::Usage{1200, 300, 800, 0, 0.004};
+    assistant.message.assistant.Edit().provider = "openai";
+    assistant.message.assistant.Edit().model = "gpt-4o";
     add(assistant);
     agent::Entry result;
     result.message.role = agent::Role::kToolResult;
@@ -213,6 +213,7 @@ bool MeasureLoad(const fs::path& path, const std::shared_ptr<agent::AgentConfig>
   auto contents = agent::ReadSessionFile(path);
   auto t3 = CpuNow();
   if (!contents.ok()) return std::fprintf(stderr, "%s\n", contents.error().message.c_str()), false;
+  std::fprintf(stderr, "decoded on %d thread(s)\n", contents->decode_threads);
   agent::SessionOptions o;
   o.id = "bench";
   o.cwd = "/work/project";
@@ -276,6 +277,8 @@ int main(int argc, char** argv) {
   auto agent_config = std::make_shared<agent::AgentConfig>();
   agent_config->name = "bench";
 
+  std::fprintf(stderr, "sizeof: Entry %zu, Message %zu, ContentBlock %zu bytes\n",
+               sizeof(agent::Entry), sizeof(agent::Message), sizeof(agent::ContentBlock));
   std::printf(
       "| entries | file | floor: read bytes | floor: jsoncpp decode | parse | + session | "
       "**ready** | ready (wall) | + replay | with replay | with replay (wall) | per entry | "

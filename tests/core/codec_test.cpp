@@ -72,7 +72,7 @@ TEST(CodecTest, ReplayShowsTheBranchAsItWasShown) {
                                agent::ContentBlock::Image("image/png", "AAAA")};
   branch[1].message.role = agent::Role::kAssistant;
   agent::ContentBlock hidden = agent::ContentBlock::Thinking("opaque");
-  hidden.redacted = true;
+  hidden.more.Edit().redacted = true;
   Json::Value args(Json::objectValue);
   args["command"] = "make";
   branch[1].message.content = {agent::ContentBlock::Thinking("Let me build."), hidden,

@@ -114,8 +114,8 @@ TEST(CompactionPlanTest, ThresholdAndContextTokens) {
   EXPECT_FALSE(ShouldCompact(s, 999, 1000));
   std::vector<Message> ctx = {Msg(Role::kUser, std::string(40, 'a')), Msg(Role::kAssistant, "ok"),
                               Msg(Role::kUser, std::string(8, 'b'))};
-  ctx[1].usage.input = 500;
-  ctx[1].usage.output = 20;
+  ctx[1].assistant.Edit().usage.input = 500;
+  ctx[1].assistant.Edit().usage.output = 20;
   EXPECT_EQ(ContextTokens(ctx, 0), 520 + 2);     // the report, then an estimate of what followed
   EXPECT_EQ(ContextTokens(ctx, 2), 10 + 1 + 2);  // a report from before a compaction is stale
 }
@@ -204,8 +204,8 @@ class FakeModel : public Provider {
     d.text = r.text;
     on_delta(d);
     resp.message.content.push_back(ContentBlock::Text(r.text));
-    resp.message.usage.input = r.usage_input;
-    resp.message.usage.output = 1;
+    resp.message.assistant.Edit().usage.input = r.usage_input;
+    resp.message.assistant.Edit().usage.output = 1;
     return resp;
   }
   long long ContextWindow() const override { return window_; }

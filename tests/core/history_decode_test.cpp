@@ -25,25 +25,25 @@ TEST(HistoryDecodeTest, EachBlockTypeTakesItsMembers) {
   ASSERT_TRUE(thinking.ok()) << thinking.error().message;
   EXPECT_EQ(thinking->type, BlockType::kThinking);
   EXPECT_EQ(thinking->text, "hm");
-  EXPECT_EQ(thinking->signature, "sig");
-  EXPECT_TRUE(thinking->redacted);
+  EXPECT_EQ(thinking->signature(), "sig");
+  EXPECT_TRUE(thinking->redacted());
 
   auto call = DecodeBlock(R"({"type":"toolCall","id":"c1","name":"read","arguments":{"p":"a"}})");
   ASSERT_TRUE(call.ok()) << call.error().message;
   EXPECT_EQ(call->type, BlockType::kToolCall);
-  EXPECT_EQ(call->id, "c1");
-  EXPECT_EQ(call->name, "read");
-  EXPECT_EQ(WriteJson(call->arguments), R"({"p":"a"})");
+  EXPECT_EQ(call->id(), "c1");
+  EXPECT_EQ(call->name(), "read");
+  EXPECT_EQ(WriteJson(call->arguments()), R"({"p":"a"})");
   // Without arguments a call has an empty object of them.
   auto bare = DecodeBlock(R"({"type":"toolCall","id":"c2","name":"ls"})");
   ASSERT_TRUE(bare.ok()) << bare.error().message;
-  EXPECT_EQ(WriteJson(bare->arguments), "{}");
+  EXPECT_EQ(WriteJson(bare->arguments()), "{}");
 
   auto image = DecodeBlock(R"({"mimeType":"image/png","data":"AAA","type":"image"})");
   ASSERT_TRUE(image.ok()) << image.error().message;
   EXPECT_EQ(image->type, BlockType::kImage);
-  EXPECT_EQ(image->mime_type, "image/png");
-  EXPECT_EQ(image->data, "AAA");
+  EXPECT_EQ(image->mime_type(), "image/png");
+  EXPECT_EQ(image->data(), "AAA");
 }
 
 TEST(HistoryDecodeTest, ABlockMissingWhatItsTypeNeedsNamesTheMember) {

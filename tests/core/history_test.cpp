@@ -209,11 +209,11 @@ std::vector<Entry> AllKindsOfEntries() {
   assistant.message.content = {ContentBlock::Thinking("hmm", "sig"), ContentBlock::Text("ok"),
                                ContentBlock::ToolCall("c1", "read", *ParseJson(R"({"path":"a"})"))};
   assistant.message.stop_reason = StopReason::kCancelled;
-  assistant.message.error_message = "stopped";
-  assistant.message.usage.input = 12;
-  assistant.message.usage.cost = 0.25;
-  assistant.message.provider = "openai";
-  assistant.message.model = "gpt";
+  assistant.message.assistant.Edit().error_message = "stopped";
+  assistant.message.assistant.Edit().usage.input = 12;
+  assistant.message.assistant.Edit().usage.cost = 0.25;
+  assistant.message.assistant.Edit().provider = "openai";
+  assistant.message.assistant.Edit().model = "gpt";
   entries.push_back(assistant);
   Entry result;
   result.message.role = Role::kToolResult;

@@ -93,7 +93,7 @@ class RandomSteps {
     Entry e = TextEntry(roles[Pick(3)], std::string(static_cast<size_t>(Pick(400)), 'x'));
     Message& m = e.message;
     if (m.role == Role::kAssistant) {
-      if (Pick(2)) m.usage.input = Pick(5000);
+      if (Pick(2)) m.assistant.Edit().usage.input = Pick(5000);
       if (Pick(8) == 0) m.stop_reason = StopReason::kError;
       if (Pick(4) == 0) {
         Json::Value args(Json::objectValue);
@@ -129,7 +129,7 @@ TEST(HistoryViewTest, ContextTokensCountFromTheLastReportAfterTheLastCompaction)
   History h;
   h.Append(TextEntry(Role::kUser, std::string(400, 'u')));  // 100 tokens
   Entry a = TextEntry(Role::kAssistant, "ok");
-  a.message.usage.input = 5000;
+  a.message.assistant.Edit().usage.input = 5000;
   const std::string first = h.Append(TextEntry(Role::kUser, "q")).id;
   h.Append(std::move(a));
   h.Append(TextEntry(Role::kUser, std::string(40, 'v')));  // 10 tokens

@@ -138,8 +138,8 @@ agent::Message RandomAssistant(std::mt19937& rng) {
   agent::Message m;
   m.role = agent::Role::kAssistant;
   std::uniform_int_distribution<int> die(0, 5);
-  m.provider = die(rng) == 0 ? RandomText(rng, 3) : "anthropic";
-  m.model = die(rng) == 0 ? RandomText(rng, 3) : "claude-sonnet-4-5";
+  m.assistant.Edit().provider = die(rng) == 0 ? RandomText(rng, 3) : "anthropic";
+  m.assistant.Edit().model = die(rng) == 0 ? RandomText(rng, 3) : "claude-sonnet-4-5";
   for (int k = die(rng); k > 0; --k) {
     switch (die(rng)) {
       case 0:
@@ -150,7 +150,7 @@ agent::Message RandomAssistant(std::mt19937& rng) {
       case 3: {
         auto b = agent::ContentBlock::Thinking(RandomText(rng, 12),
                                                die(rng) < 3 ? "" : RandomText(rng, 4));
-        b.redacted = die(rng) == 0;
+        b.more.Edit().redacted = die(rng) == 0;
         m.content.push_back(b);
         break;
       }
@@ -166,15 +166,15 @@ agent::Message RandomAssistant(std::mt19937& rng) {
         break;
     }
   }
-  if (die(rng) == 0) m.error_message = RandomText(rng, 4);
+  if (die(rng) == 0) m.assistant.Edit().error_message = RandomText(rng, 4);
   const double costs[] = {0.0, -0.0, 0.5, 1e-7, 123.456, 0.1 + 0.2, 3e21, 1.0 / 3.0};
   std::uniform_int_distribution<size_t> cost(0, std::size(costs) - 1);
   std::uniform_int_distribution<long long> tokens(0, 2000000);
-  m.usage.input = tokens(rng);
-  m.usage.output = die(rng) == 0 ? 0 : tokens(rng);
-  m.usage.cache_read = tokens(rng);
-  m.usage.cache_write = die(rng) == 0 ? -1 : tokens(rng);
-  m.usage.cost = costs[cost(rng)];
+  m.assistant.Edit().usage.input = tokens(rng);
+  m.assistant.Edit().usage.output = die(rng) == 0 ? 0 : tokens(rng);
+  m.assistant.Edit().usage.cache_read = tokens(rng);
+  m.assistant.Edit().usage.cache_write = die(rng) == 0 ? -1 : tokens(rng);
+  m.assistant.Edit().usage.cost = costs[cost(rng)];
   m.stop_reason = static_cast<agent::StopReason>(die(rng));
   std::uniform_int_distribution<long long> ts(-1, 1LL << 50);
   m.timestamp_ms = ts(rng);
@@ -184,13 +184,13 @@ agent::Message RandomAssistant(std::mt19937& rng) {
 TEST(RpcMessageUpdateLine, GoldenLine) {
   agent::Message m;
   m.role = agent::Role::kAssistant;
-  m.provider = "anthropic";
-  m.model = "claude";
+  m.assistant.Edit().provider = "anthropic";
+  m.assistant.Edit().model = "claude";
   m.content.push_back(agent::ContentBlock::Thinking("hm", "sig"));
   m.content.push_back(agent::ContentBlock::Text("Hi \"x\""));
-  m.usage.input = 3;
-  m.usage.output = 2;
-  m.usage.cost = 0.5;
+  m.assistant.Edit().usage.input = 3;
+  m.assistant.Edit().usage.output = 2;
+  m.assistant.Edit().usage.cost = 0.5;
   m.timestamp_ms = 1796000000000;
   agent::StreamDelta d = Delta(agent::DeltaKind::kText, "\"x\"");
   d.index = 1;

@@ -138,10 +138,10 @@ TEST(MessageBuilderTest, ToolCallsInterleavedByProviderIndex) {
             "A1:\"x.cc\"}|E2:|E1:|");
   const Message& m = b.message();
   ASSERT_EQ(m.content.size(), 3u);
-  EXPECT_EQ(m.content[1].id, "call_a");
-  EXPECT_EQ(m.content[1].arguments["path"].asString(), "x.cc");
-  EXPECT_EQ(m.content[2].id, "call_b");
-  EXPECT_EQ(m.content[2].arguments["q"].asInt(), 2);
+  EXPECT_EQ(m.content[1].id(), "call_a");
+  EXPECT_EQ(m.content[1].arguments()["path"].asString(), "x.cc");
+  EXPECT_EQ(m.content[2].id(), "call_b");
+  EXPECT_EQ(m.content[2].arguments()["q"].asInt(), 2);
   EXPECT_EQ(b.ToolCallBlock(7), 1);
   EXPECT_EQ(b.ToolCallBlock(3), 2);
   EXPECT_EQ(b.ToolCallBlock(5), -1);
@@ -155,7 +155,7 @@ TEST(MessageBuilderTest, EndCarryingWholeArgumentsWinsOverFragments) {
   b.Apply(CallStart(0, "c", "t"), emit);
   b.Apply(CallArgs(0, "{\"a\":1"), emit);
   b.Apply(CallEnd(0, "{\"a\":2}"), emit);
-  EXPECT_EQ(b.message().content[0].arguments["a"].asInt(), 2);
+  EXPECT_EQ(b.message().content[0].arguments()["a"].asInt(), 2);
 }
 
 TEST(MessageBuilderTest, FragmentsOfCallsThatNeverStartedAreDropped) {
@@ -183,13 +183,13 @@ TEST(MessageBuilderTest, PartialTakeDropsCallsWhoseArgumentsDidNotEnd) {
   Message partial = b.Take(/*partial=*/true);
   ASSERT_EQ(partial.content.size(), 2u);
   EXPECT_EQ(partial.content[0].text, "Two calls.");
-  EXPECT_EQ(partial.content[1].id, "done");
+  EXPECT_EQ(partial.content[1].id(), "done");
 
   // Without `partial` the call stays, never with the cut-off arguments.
   Message whole = b.Take(/*partial=*/false);
   ASSERT_EQ(whole.content.size(), 3u);
-  EXPECT_EQ(whole.content[2].id, "cut");
-  EXPECT_FALSE(whole.content[2].arguments.isMember("command"));
+  EXPECT_EQ(whole.content[2].id(), "cut");
+  EXPECT_FALSE(whole.content[2].arguments().isMember("command"));
   // Taking leaves the builder as it was.
   EXPECT_EQ(b.message().content.size(), 3u);
 }
@@ -201,7 +201,7 @@ TEST(MessageBuilderTest, UnparsableArgumentsAreKeptAsTheRawString) {
   b.Apply(CallStart(0, "c1", "edit"), emit);
   b.Apply(CallArgs(0, "{\"path\": \"a\", oops"), emit);
   b.Apply(CallEnd(0), emit);
-  const Json::Value& args = b.message().content[0].arguments;
+  const Json::Value& args = b.message().content[0].arguments();
   ASSERT_TRUE(args.isString());
   EXPECT_EQ(args.asString(), "{\"path\": \"a\", oops");
 
@@ -209,8 +209,8 @@ TEST(MessageBuilderTest, UnparsableArgumentsAreKeptAsTheRawString) {
   b.Apply(CallStart(1, "c2", "edit"), emit);
   b.Apply(CallArgs(1, "not json"), emit);
   b.EndToolCall(1, emit);
-  ASSERT_TRUE(b.message().content[1].arguments.isString());
-  EXPECT_EQ(b.message().content[1].arguments.asString(), "not json");
+  ASSERT_TRUE(b.message().content[1].arguments().isString());
+  EXPECT_EQ(b.message().content[1].arguments().asString(), "not json");
   EXPECT_EQ(r.deltas.back().kind, DeltaKind::kToolCallEnd);
   EXPECT_EQ(r.deltas.back().text, "not json");
 }
@@ -234,11 +234,11 @@ TEST(MessageBuilderTest, EndToolCallParsesFragmentsOnceAndEmitsCompactJson) {
   b.EndToolCall(0, emit);  // no fragments: empty object
   EXPECT_EQ(r.Trace(),
             "S0:c/|S1:d/read|A0:{ \"b\": 1,|A0: \"a\": [true] }|E0:{\"a\":[true],\"b\":1}|E1:{}|");
-  EXPECT_EQ(b.message().content[0].name, "grep");
-  EXPECT_EQ(b.message().content[1].name, "read");
+  EXPECT_EQ(b.message().content[0].name(), "grep");
+  EXPECT_EQ(b.message().content[1].name(), "read");
   EXPECT_EQ(r.deltas[4].id, "c");
   EXPECT_EQ(r.deltas[4].name, "grep");
-  EXPECT_TRUE(b.message().content[1].arguments.isObject());
+  EXPECT_TRUE(b.message().content[1].arguments().isObject());
   EXPECT_TRUE(b.UnendedToolCalls().empty());
 }
 
@@ -263,9 +263,9 @@ TEST(MessageBuilderTest, OpenMakesABlockWithoutDeltasAndRedactedThinkingIsNeverO
   ASSERT_EQ(m.content.size(), 4u);
   EXPECT_EQ(m.content[sig_only].type, BlockType::kThinking);
   EXPECT_EQ(m.content[sig_only].text, "");
-  EXPECT_EQ(m.content[sig_only].signature, "sig-nature");
+  EXPECT_EQ(m.content[sig_only].signature(), "sig-nature");
   EXPECT_EQ(redacted, 1);
-  EXPECT_TRUE(m.content[redacted].redacted);
+  EXPECT_TRUE(m.content[redacted].redacted());
   EXPECT_EQ(m.content[redacted].text, "opaque");
   EXPECT_EQ(second, 3);
   EXPECT_EQ(m.content[3].text, "two");

@@ -77,9 +77,9 @@ std::vector<Entry> EveryKind() {
   args["path"] = "notes.txt";
   assistant.message.content.push_back(ContentBlock::ToolCall("call_1", "read", args));
   assistant.message.stop_reason = StopReason::kToolUse;
-  assistant.message.usage = Usage{100, 20, 5, 3, 0.25};
-  assistant.message.provider = "openai";
-  assistant.message.model = "gpt-4o-mini";
+  assistant.message.assistant.Edit().usage = Usage{100, 20, 5, 3, 0.25};
+  assistant.message.assistant.Edit().provider = "openai";
+  assistant.message.assistant.Edit().model = "gpt-4o-mini";
   v.push_back(assistant);
   Entry result = MessageEntry(Role::kToolResult, "alpha\nbeta\n");
   result.message.tool_call_id = "call_1";

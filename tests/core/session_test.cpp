@@ -538,7 +538,7 @@ TEST_F(SessionTest, ReadOnlyLookupsOfOneReplyRunInParallelAndReportInOrder) {
   ASSERT_EQ(h.size(), 6u);
   for (size_t i = 2; i < 5; ++i) {
     EXPECT_FALSE(h[i].is_error) << i << ": " << h[i].TextContent();
-    EXPECT_EQ(h[i].tool_call_id, h[1].content[i - 2].id);  // results in the calls' order
+    EXPECT_EQ(h[i].tool_call_id, h[1].content[i - 2].id());  // results in the calls' order
   }
 }
 
@@ -553,8 +553,8 @@ TEST_F(SessionTest, CancelledCallsGetExactlyOneResultEach) {
   EXPECT_EQ(f.get()->stop, TurnStop::kCancelled);
   auto h = session_->transcript().Messages();
   ASSERT_EQ(h.size(), 4u);  // user, assistant with two calls, one result per call
-  EXPECT_EQ(h[2].tool_call_id, h[1].content[0].id);
-  EXPECT_EQ(h[3].tool_call_id, h[1].content[1].id);
+  EXPECT_EQ(h[2].tool_call_id, h[1].content[0].id());
+  EXPECT_EQ(h[3].tool_call_id, h[1].content[1].id());
 }
 
 }  // namespace

@@ -191,10 +191,10 @@ void AddExchange(Parts& p) {
   Message a;
   a.role = Role::kAssistant;
   a.content.push_back(ContentBlock::Text("answer"));
-  a.usage.input = 10;
-  a.usage.output = 5;
+  a.assistant.Edit().usage.input = 10;
+  a.assistant.Edit().usage.output = 5;
   p.recorder.AppendMessage(a);
-  p.transcript.AddUsage(a.usage);
+  p.transcript.AddUsage(a.usage());
 }
 
 TEST(TranscriptTest, StatsCountTheBranchAndTokensOfTheTree) {

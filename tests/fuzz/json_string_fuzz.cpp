@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // The RPC line carries the partial message too: the same bytes as its text, signature, model.
   partial.role = lousho::agent::Role::kAssistant;
-  partial.model = s;
+  partial.assistant.Edit().model = s;
   partial.content.push_back(lousho::agent::ContentBlock::Thinking(s, s));
   partial.content.push_back(lousho::agent::ContentBlock::Text(s));
   auto line = lousho::rpc_compat::MessageUpdateLine(e);

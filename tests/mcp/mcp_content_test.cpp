@@ -187,7 +187,7 @@ TEST(McpPromptsTest, MessagesBecomeTheUsersTurn) {
   EXPECT_EQ(content[0].text, "Analyze this:");
   EXPECT_EQ(content[1].text, "Contents of demo://doc/1:\nhello");
   EXPECT_EQ(content[2].type, BlockType::kImage);
-  EXPECT_EQ(content[2].data, "AAAA");
+  EXPECT_EQ(content[2].data(), "AAAA");
   EXPECT_EQ(content[3].text, "[The assistant said:] Sure.");
   EXPECT_EQ(content[4].text, "[two](demo://doc/2)");
   EXPECT_EQ(content[5].text, "[a audio block not shown]");
@@ -284,7 +284,7 @@ TEST(McpResourcesTest, ContentsForTheModel) {
   ContentBlock img = ResourceContentsBlock(J(R"({"uri": "u://i", "mimeType": "image/png",
                                                  "blob": "AAAA"})"));
   EXPECT_EQ(img.type, BlockType::kImage);
-  EXPECT_EQ(img.mime_type, "image/png");
+  EXPECT_EQ(img.mime_type(), "image/png");
   EXPECT_EQ(ResourceContentsBlock(J(R"({"uri": "u://b", "mimeType": "application/zip",
                                         "blob": "AAAA"})"))
                 .text,

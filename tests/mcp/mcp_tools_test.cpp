@@ -163,7 +163,7 @@ TEST(McpOutputTest, EveryContentKind) {
   ASSERT_EQ(out.content.size(), 6u);
   EXPECT_EQ(out.content[0].text, "hello");
   EXPECT_EQ(out.content[1].type, BlockType::kImage);
-  EXPECT_EQ(out.content[1].mime_type, "image/png");
+  EXPECT_EQ(out.content[1].mime_type(), "image/png");
   EXPECT_NE(out.content[2].text.find("audio"), std::string::npos);
   EXPECT_EQ(out.content[3].text, "[a.txt](file:///r/a.txt)");
   EXPECT_EQ(out.content[4].text, "Contents of mem://note:\ninside");

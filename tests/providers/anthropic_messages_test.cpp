@@ -95,7 +95,7 @@ TEST(AnthropicDecoderTest, ThinkingThenText) {
   EXPECT_EQ(DeltaString(run.deltas), "R0:User wants the answe|T1:The answer is 42.|");
   ASSERT_EQ(run.message.content.size(), 2u);
   EXPECT_EQ(run.message.content[0].type, BlockType::kThinking);
-  EXPECT_EQ(run.message.content[0].signature, "aimock-placeholder-signature");
+  EXPECT_EQ(run.message.content[0].signature(), "aimock-placeholder-signature");
   EXPECT_EQ(run.message.content[1].text, "The answer is 42.");
   EXPECT_EQ(run.message.stop_reason, StopReason::kEndTurn);
 }
@@ -112,12 +112,12 @@ TEST(AnthropicDecoderTest, ToolUseWithPingAndCumulativeUsage) {
             "T0:Let me read it.|S1:call_abc123/read_file|A1:{\"path\":\"src/main.cp|"
             "A1:p\",\"max_lines\":50}|E1:{\"max_lines\":50,\"path\":\"src/main.cpp\"}|");
   ASSERT_EQ(run.message.content.size(), 2u);
-  EXPECT_EQ(run.message.content[1].arguments["path"].asString(), "src/main.cpp");
+  EXPECT_EQ(run.message.content[1].arguments()["path"].asString(), "src/main.cpp");
   EXPECT_EQ(run.message.stop_reason, StopReason::kToolUse);
-  EXPECT_EQ(run.message.usage.input, 120);
-  EXPECT_EQ(run.message.usage.cache_write, 30);
-  EXPECT_EQ(run.message.usage.cache_read, 400);
-  EXPECT_EQ(run.message.usage.output, 25);  // the last cumulative value, not a sum
+  EXPECT_EQ(run.message.usage().input, 120);
+  EXPECT_EQ(run.message.usage().cache_write, 30);
+  EXPECT_EQ(run.message.usage().cache_read, 400);
+  EXPECT_EQ(run.message.usage().output, 25);  // the last cumulative value, not a sum
 }
 
 TEST(AnthropicDecoderTest, ToolCaptureSameAtEverySplit) {
@@ -183,7 +183,7 @@ TEST(AnthropicDecoderTest, RedactedThinkingAndUnknownBlocksKeptOrSkipped) {
   // The provider-run call is shown as it starts; with no result it is not kept (web_search_test).
   EXPECT_EQ(DeltaString(run.deltas), "W1:srvtoolu_1/web_search:{}|T2:ok|");
   ASSERT_EQ(run.message.content.size(), 2u);
-  EXPECT_TRUE(run.message.content[0].redacted);
+  EXPECT_TRUE(run.message.content[0].redacted());
   EXPECT_EQ(run.message.content[0].text, "EmwKAhgB");
 }
 
@@ -243,7 +243,7 @@ TEST(AnthropicDecoderTest, OutOfRangeOrMistypedNumbersAreBadResponses) {
                                Ev("message_stop", "{\"type\":\"message_stop\"}"));
   ASSERT_TRUE(run.status.ok()) << run.status.error().ToString();
   EXPECT_EQ(run.message.TextContent(), "x");
-  EXPECT_EQ(run.message.usage.input, 3);
+  EXPECT_EQ(run.message.usage().input, 3);
 }
 
 std::string BlockStart(int index, const std::string& block) {
@@ -277,7 +277,7 @@ TEST(AnthropicDecoderTest, BlocksWithoutTextAreKeptAndTextBlocksStaySeparate) {
   ASSERT_EQ(run.message.content.size(), 4u);
   EXPECT_EQ(run.message.content[0].type, BlockType::kThinking);
   EXPECT_EQ(run.message.content[0].text, "");
-  EXPECT_EQ(run.message.content[0].signature, "sig-only");
+  EXPECT_EQ(run.message.content[0].signature(), "sig-only");
   EXPECT_EQ(run.message.content[1].text, "");
   EXPECT_EQ(run.message.content[2].text, "first");
   EXPECT_EQ(run.message.content[3].text, "second");
@@ -480,8 +480,8 @@ std::string ExpectedUserBlock(const ContentBlock& b) {
   if (b.type == BlockType::kImage) {
     Json::Value src(Json::objectValue);
     src["type"] = "base64";
-    src["media_type"] = b.mime_type;
-    src["data"] = b.data;
+    src["media_type"] = b.mime_type();
+    src["data"] = b.data();
     return "user:image:" + WriteJson(src);
   }
   return {};
@@ -491,13 +491,13 @@ std::string ExpectedUserBlock(const ContentBlock& b) {
 std::string ExpectedAssistantBlock(const ContentBlock& b) {
   if (b.type == BlockType::kText)
     return b.text.empty() ? std::string() : "assistant:text:" + Q(b.text);
-  if (b.type == BlockType::kThinking && b.redacted)
+  if (b.type == BlockType::kThinking && b.redacted())
     return "assistant:redacted_thinking:" + Q(b.text);
-  if (b.type == BlockType::kThinking && !b.signature.empty())
-    return "assistant:thinking:" + Q(b.text) + "/" + Q(b.signature);
+  if (b.type == BlockType::kThinking && !b.signature().empty())
+    return "assistant:thinking:" + Q(b.text) + "/" + Q(b.signature());
   if (b.type == BlockType::kToolCall)
-    return "assistant:tool_use:" + Q(b.id) +
-           WriteJson(b.arguments.isObject() ? b.arguments : Json::Value(Json::objectValue));
+    return "assistant:tool_use:" + Q(b.id()) +
+           WriteJson(b.arguments().isObject() ? b.arguments() : Json::Value(Json::objectValue));
   return {};
 }
 
@@ -512,8 +512,8 @@ std::string ExpectedToolResult(const Message& m) {
     } else if (b.type == BlockType::kImage) {
       block["type"] = "image";
       block["source"]["type"] = "base64";
-      block["source"]["media_type"] = b.mime_type;
-      block["source"]["data"] = b.data;
+      block["source"]["media_type"] = b.mime_type();
+      block["source"]["data"] = b.data();
     } else {
       continue;
     }

@@ -101,7 +101,7 @@ void ExpectSameAtEverySplit(const std::string& bytes, MakeDecoder make) {
     ASSERT_EQ(run.message.TextContent(), expected_msg_text) << "split " << i;
     ASSERT_EQ(run.message.content.size(), whole.message.content.size()) << "split " << i;
     ASSERT_EQ(run.message.stop_reason, whole.message.stop_reason) << "split " << i;
-    ASSERT_EQ(run.message.usage.output, whole.message.usage.output) << "split " << i;
+    ASSERT_EQ(run.message.usage().output, whole.message.usage().output) << "split " << i;
   }
 }
 

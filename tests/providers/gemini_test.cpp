@@ -55,15 +55,15 @@ TEST(GeminiDecoderTest, ThoughtsTextAndAFunctionCallWithItsSignature) {
   EXPECT_EQ(m.content[1].text, "Reading it.");
   // The call's signature sits in a thinking block of its own just before it.
   EXPECT_EQ(m.content[2].type, BlockType::kThinking);
-  EXPECT_EQ(m.content[2].signature, "gemini-next:SIG-CALL");
+  EXPECT_EQ(m.content[2].signature(), "gemini-next:SIG-CALL");
   EXPECT_EQ(m.content[3].type, BlockType::kToolCall);
-  EXPECT_EQ(m.content[3].name, "read");
-  EXPECT_EQ(WriteJson(m.content[3].arguments), R"({"path":"a.txt"})");
-  EXPECT_EQ(m.content[3].id, "call_r1_0");
+  EXPECT_EQ(m.content[3].name(), "read");
+  EXPECT_EQ(WriteJson(m.content[3].arguments()), R"({"path":"a.txt"})");
+  EXPECT_EQ(m.content[3].id(), "call_r1_0");
   EXPECT_EQ(m.stop_reason, StopReason::kToolUse);
-  EXPECT_EQ(m.usage.input, 200);
-  EXPECT_EQ(m.usage.cache_read, 1000);
-  EXPECT_EQ(m.usage.output, 80);
+  EXPECT_EQ(m.usage().input, 200);
+  EXPECT_EQ(m.usage().cache_read, 1000);
+  EXPECT_EQ(m.usage().output, 80);
   EXPECT_NE(DeltaString(run.deltas).find("R0:**Planning** the read|"), std::string::npos);
 }
 
@@ -110,7 +110,7 @@ TEST(GeminiDecoderTest, SignatureOnAThoughtStaysWithIt) {
                                Chunk(R"({"text":"Hi"})", R"(,"finishReason":"STOP")"));
   ASSERT_TRUE(run.status.ok());
   ASSERT_EQ(run.message.content.size(), 2u);
-  EXPECT_EQ(run.message.content[0].signature, "gemini-thought:S1");
+  EXPECT_EQ(run.message.content[0].signature(), "gemini-thought:S1");
   EXPECT_EQ(run.message.stop_reason, StopReason::kEndTurn);
 }
 
@@ -156,7 +156,7 @@ TEST(GeminiBodyTest, SignaturesGoBackOnTheirPartsAndToolResultsShareATurn) {
   GeminiDecoder d;
   Message answer = RunDecoder(d, ThinkingAndCall()).message;
   answer.role = Role::kAssistant;
-  answer.provider = "gemini";
+  answer.assistant.Edit().provider = "gemini";
   answer.content.push_back(ContentBlock::ToolCall("c2", "read", *ParseJson(R"({"path":"b"})")));
   std::vector<Message> history(1);
   history[0].content = {ContentBlock::Text("read a")};
@@ -201,7 +201,7 @@ TEST(GeminiBodyTest, SignaturesGoBackOnTheirPartsAndToolResultsShareATurn) {
   EXPECT_EQ(decl["parametersJsonSchema"]["type"].asString(), "object");
 
   // Another provider's signatures are not sent; Gemini 3 takes a level.
-  history[1].provider = "other";
+  history[1].assistant.Edit().provider = "other";
   req.messages = history;
   auto other = ParseJson(WriteGeminiBody(req, {"gemini", true, "gemini-3-pro-preview"}));
   ASSERT_TRUE(other.ok());
@@ -235,12 +235,12 @@ TEST(GeminiProviderTest, StreamsFromTheNativeEndpointWithTheKeyHeader) {
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(server.request(0).path, "/v1beta/models/gemini-2.5-flash:streamGenerateContent");
   EXPECT_EQ(server.request(0).Header("x-goog-api-key"), "g-key");
-  EXPECT_EQ(r->message.provider, "gemini");
+  EXPECT_EQ(r->message.provider(), "gemini");
   EXPECT_EQ(r->message.stop_reason, StopReason::kToolUse);
   const config::ModelInfo* info = config::FindModel(s, "gemini-2.5-flash");
   ASSERT_NE(info, nullptr);
   EXPECT_DOUBLE_EQ(
-      r->message.usage.cost,
+      r->message.usage().cost,
       (200 * info->input_price + 1000 * info->cache_read_price + 80 * info->output_price) / 1e6);
   EXPECT_FALSE(MakeHttpProvider(s, "gemini-2.5-flash", GeminiEnv("NOTHING")).ok());
 }

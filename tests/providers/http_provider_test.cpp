@@ -187,11 +187,11 @@ TEST(HttpProviderTest, OpenAiStreamsTextUsageAndCost) {
   EXPECT_EQ(r->message.TextContent(), "Hello from the mock!");
   EXPECT_EQ(r->message.role, Role::kAssistant);
   EXPECT_EQ(r->message.stop_reason, StopReason::kEndTurn);
-  EXPECT_EQ(r->message.usage.input, 11);
-  EXPECT_EQ(r->message.usage.output, 7);
-  EXPECT_DOUBLE_EQ(r->message.usage.cost, (11 * 2.5 + 7 * 10.0) / 1e6);
-  EXPECT_EQ(r->message.provider, "openai");
-  EXPECT_EQ(r->message.model, "gpt-4o");
+  EXPECT_EQ(r->message.usage().input, 11);
+  EXPECT_EQ(r->message.usage().output, 7);
+  EXPECT_DOUBLE_EQ(r->message.usage().cost, (11 * 2.5 + 7 * 10.0) / 1e6);
+  EXPECT_EQ(r->message.provider(), "openai");
+  EXPECT_EQ(r->message.model(), "gpt-4o");
   EXPECT_TRUE(p->SupportsImages());
   ASSERT_EQ(server.request_count(), 1);
   auto req = server.request(0);
@@ -237,7 +237,7 @@ TEST(HttpProviderTest, OpenAiToolCallRoundTripSendsWhatWeExpect) {
   ASSERT_TRUE(r1.ok()) << r1.error().ToString();
   EXPECT_EQ(r1->message.stop_reason, StopReason::kToolUse);
   ASSERT_EQ(r1->message.content.size(), 1u);
-  EXPECT_EQ(r1->message.content[0].arguments["path"].asString(), "src/main.cpp");
+  EXPECT_EQ(r1->message.content[0].arguments()["path"].asString(), "src/main.cpp");
   // Start, the arguments (two fragments, or one when both events came in one socket read and
   // were merged), end.
   ASSERT_GE(c1.deltas.size(), 3u);
@@ -313,10 +313,10 @@ TEST(HttpProviderTest, AnthropicStreamsWithPingsAndSendsItsHeaders) {
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(c.text, "Hi there.");
   EXPECT_EQ(r->message.stop_reason, StopReason::kEndTurn);
-  EXPECT_EQ(r->message.usage.input, 100);
-  EXPECT_EQ(r->message.usage.cache_read, 1000);
-  EXPECT_EQ(r->message.usage.output, 20);
-  EXPECT_DOUBLE_EQ(r->message.usage.cost, (100 * 1.0 + 1000 * 0.1 + 20 * 5.0) / 1e6);
+  EXPECT_EQ(r->message.usage().input, 100);
+  EXPECT_EQ(r->message.usage().cache_read, 1000);
+  EXPECT_EQ(r->message.usage().output, 20);
+  EXPECT_DOUBLE_EQ(r->message.usage().cost, (100 * 1.0 + 1000 * 0.1 + 20 * 5.0) / 1e6);
   auto req = server.request(0);
   EXPECT_EQ(req.path, "/v1/messages");
   EXPECT_EQ(req.Header("x-api-key"), "sk-ant-test");
@@ -358,7 +358,7 @@ TEST(HttpProviderTest, MissingKeyFailsBeforeAnyRequest) {
   auto r = StreamTo(**local, Hello("qwen3:8b"), &c);
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(server.request(0).Header("Authorization"), "");
-  EXPECT_EQ(r->message.usage.cost, 0);  // unknown model: prices 0
+  EXPECT_EQ(r->message.usage().cost, 0);  // unknown model: prices 0
   EXPECT_FALSE((*local)->SupportsImages());
 }
 

@@ -80,8 +80,8 @@ TEST(OpenAiChatDecoderTest, TextStreamWithUsage) {
   EXPECT_EQ(DeltaString(run.deltas), "T0:Hello fr|T0:om the m|T0:ock! Str|T0:eaming w|T0:orks.|");
   EXPECT_EQ(run.message.TextContent(), "Hello from the mock! Streaming works.");
   EXPECT_EQ(run.message.stop_reason, StopReason::kEndTurn);
-  EXPECT_EQ(run.message.usage.input, 11);
-  EXPECT_EQ(run.message.usage.output, 7);
+  EXPECT_EQ(run.message.usage().input, 11);
+  EXPECT_EQ(run.message.usage().output, 7);
   ASSERT_EQ(run.message.content.size(), 1u);
 }
 
@@ -99,10 +99,10 @@ TEST(OpenAiChatDecoderTest, ToolCallAssembledByIndex) {
   ASSERT_EQ(run.message.content.size(), 2u);
   const ContentBlock& call = run.message.content[1];
   EXPECT_EQ(call.type, BlockType::kToolCall);
-  EXPECT_EQ(call.id, "call_abc123");
-  EXPECT_EQ(call.name, "read_file");
-  EXPECT_EQ(call.arguments["path"].asString(), "src/main.cpp");
-  EXPECT_EQ(call.arguments["max_lines"].asInt(), 50);
+  EXPECT_EQ(call.id(), "call_abc123");
+  EXPECT_EQ(call.name(), "read_file");
+  EXPECT_EQ(call.arguments()["path"].asString(), "src/main.cpp");
+  EXPECT_EQ(call.arguments()["max_lines"].asInt(), 50);
   EXPECT_EQ(run.message.stop_reason, StopReason::kToolUse);
 }
 
@@ -125,13 +125,13 @@ TEST(OpenAiChatDecoderTest, ParallelCallsAndStopFinishStillMeansToolUse) {
   auto run = RunDecoder(d, bytes);
   ASSERT_TRUE(run.status.ok());
   ASSERT_EQ(run.message.content.size(), 2u);
-  EXPECT_EQ(run.message.content[0].arguments["cmd"].asString(), "ls");
-  EXPECT_TRUE(run.message.content[1].arguments.isObject());  // "" means {}
-  EXPECT_EQ(run.message.content[1].arguments.size(), 0u);
+  EXPECT_EQ(run.message.content[0].arguments()["cmd"].asString(), "ls");
+  EXPECT_TRUE(run.message.content[1].arguments().isObject());  // "" means {}
+  EXPECT_EQ(run.message.content[1].arguments().size(), 0u);
   EXPECT_EQ(run.message.stop_reason, StopReason::kToolUse);
-  EXPECT_EQ(run.message.usage.input, 12);
-  EXPECT_EQ(run.message.usage.cache_read, 8);
-  EXPECT_EQ(run.message.usage.output, 5);
+  EXPECT_EQ(run.message.usage().input, 12);
+  EXPECT_EQ(run.message.usage().cache_read, 8);
+  EXPECT_EQ(run.message.usage().output, 5);
 }
 
 TEST(OpenAiChatDecoderTest, ReasoningBothFieldNames) {
@@ -151,7 +151,7 @@ TEST(OpenAiChatDecoderTest, ReasoningBothFieldNames) {
   EXPECT_EQ(run.message.content[0].type, BlockType::kThinking);
   EXPECT_EQ(run.message.content[0].text, "User wants the answer. 42.");
   // The first field name is kept, so only a server that sends it gets the reasoning back.
-  EXPECT_EQ(run.message.content[0].signature, "reasoning_content");
+  EXPECT_EQ(run.message.content[0].signature(), "reasoning_content");
   EXPECT_EQ(run.message.stop_reason, StopReason::kMaxTokens);
   ExpectSameAtEverySplit(bytes, NewDecoder);
 }
@@ -248,7 +248,7 @@ TEST(OpenAiChatDecoderTest, OutOfRangeOrMistypedNumbersAreBadResponses) {
   auto run = RunDecoder(
       d, call("1024") + call("0.0") + usage("prompt_tokens", "1000000000000") + "data: [DONE]\n\n");
   ASSERT_TRUE(run.status.ok()) << run.status.error().ToString();
-  EXPECT_EQ(run.message.usage.input, 1000000000000LL);
+  EXPECT_EQ(run.message.usage().input, 1000000000000LL);
   EXPECT_EQ(run.message.content.size(), 2u);
   // More distinct tool calls than the index bound allows (a server that sends no index).
   OpenAiChatDecoder many;
@@ -281,7 +281,7 @@ ModelRequest SampleRequest(std::vector<Message>* history) {
                   ContentBlock::Image("image/png", "iVBORw0KGgo=")};
   Message assistant;
   assistant.role = Role::kAssistant;
-  assistant.provider = "openai";
+  assistant.assistant.Edit().provider = "openai";
   Json::Value args(Json::objectValue);
   args["path"] = "src/main.cpp";
   assistant.content = {ContentBlock::Thinking("hmm", "reasoning_content"),
@@ -502,8 +502,8 @@ SentShape ShapeOf(const Message& m) {
     if (b.type == BlockType::kText) s.joined += b.text;
     s.image = s.image || b.type == BlockType::kImage;
     s.call = s.call || b.type == BlockType::kToolCall;
-    if (b.type == BlockType::kThinking && !b.redacted &&
-        (b.signature == "reasoning_content" || b.signature == "reasoning"))
+    if (b.type == BlockType::kThinking && !b.redacted() &&
+        (b.signature() == "reasoning_content" || b.signature() == "reasoning"))
       s.reasoning += b.text;
   }
   return s;
@@ -534,7 +534,7 @@ void CheckSentMessage(const Message& m, const Json::Value& j, const std::string&
       ASSERT_EQ(StringOr(j, "role"), "assistant");
       ASSERT_EQ(content.isNull(), s.call && s.joined.empty()) << text;
       ASSERT_EQ(FindMember(j, "tool_calls") != nullptr, s.call);
-      const bool echoed = !s.reasoning.empty() && m.provider == provider;
+      const bool echoed = !s.reasoning.empty() && m.provider() == provider;
       const bool sent_reasoning =
           FindMember(j, "reasoning_content") != nullptr || FindMember(j, "reasoning") != nullptr;
       ASSERT_EQ(sent_reasoning, echoed) << text;
@@ -569,10 +569,10 @@ void CheckSentMessages(const std::vector<Message>& history, const Json::Value& s
 // signature (none in every third case).
 void MarkReasoning(std::vector<Message>* history, int i) {
   for (auto& m : *history) {
-    m.provider = i % 2 ? "openai" : "other";
+    m.assistant.Edit().provider = i % 2 ? "openai" : "other";
     for (auto& b : m.content)
       if (b.type == BlockType::kThinking && i % 3 != 0)
-        b.signature = i % 3 == 1 ? "reasoning_content" : "reasoning";
+        b.more.Edit().signature = i % 3 == 1 ? "reasoning_content" : "reasoning";
   }
 }
 

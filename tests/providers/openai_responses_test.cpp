@@ -133,19 +133,19 @@ TEST(OpenAiResponsesDecoderTest, ReasoningTextFunctionAndCustomCalls) {
   ASSERT_EQ(m.content.size(), 4u);
   EXPECT_EQ(m.content[0].type, BlockType::kThinking);
   EXPECT_EQ(m.content[0].text, "**Reading** the file\n\nThen a patch");
-  EXPECT_EQ(m.content[0].signature, "openai-responses:gAAAAenc==");
+  EXPECT_EQ(m.content[0].signature(), "openai-responses:gAAAAenc==");
   EXPECT_EQ(m.content[1].text, "I will read it.");
-  EXPECT_EQ(m.content[2].id, "call_1");
-  EXPECT_EQ(m.content[2].name, "read");
-  EXPECT_EQ(m.content[2].arguments["path"].asString(), "a.txt");
-  EXPECT_EQ(m.content[3].id, "call_2");
-  EXPECT_EQ(m.content[3].name, "apply_patch");
-  EXPECT_EQ(m.content[3].arguments["input"].asString(),
+  EXPECT_EQ(m.content[2].id(), "call_1");
+  EXPECT_EQ(m.content[2].name(), "read");
+  EXPECT_EQ(m.content[2].arguments()["path"].asString(), "a.txt");
+  EXPECT_EQ(m.content[3].id(), "call_2");
+  EXPECT_EQ(m.content[3].name(), "apply_patch");
+  EXPECT_EQ(m.content[3].arguments()["input"].asString(),
             "*** Begin Patch\n*** Delete File: \"q\".txt\n*** End Patch");
   EXPECT_EQ(m.stop_reason, StopReason::kToolUse);
-  EXPECT_EQ(m.usage.input, 200);
-  EXPECT_EQ(m.usage.cache_read, 1000);
-  EXPECT_EQ(m.usage.output, 80);
+  EXPECT_EQ(m.usage().input, 200);
+  EXPECT_EQ(m.usage().cache_read, 1000);
+  EXPECT_EQ(m.usage().output, 80);
   // Thinking and text stream as deltas; the custom call's input streams as JSON fragments.
   const std::string deltas = DeltaString(run.deltas);
   EXPECT_NE(deltas.find("R0:**Reading**|R0: the file|R0:\n\nThen a patch|"), std::string::npos)
@@ -180,10 +180,10 @@ TEST(OpenAiResponsesDecoderTest, ItemsWithoutDeltasTakeTheDoneItemsText) {
   ASSERT_TRUE(run.status.ok()) << run.status.error().ToString();
   ASSERT_EQ(run.message.content.size(), 3u);
   EXPECT_EQ(run.message.content[0].text, "Whole");
-  EXPECT_EQ(run.message.content[0].signature, "openai-responses:E");
+  EXPECT_EQ(run.message.content[0].signature(), "openai-responses:E");
   EXPECT_EQ(run.message.content[1].text, "Done text");
-  EXPECT_EQ(run.message.content[2].id, "c9");
-  EXPECT_TRUE(run.message.content[2].arguments.isObject());
+  EXPECT_EQ(run.message.content[2].id(), "c9");
+  EXPECT_TRUE(run.message.content[2].arguments().isObject());
 }
 
 TEST(OpenAiResponsesDecoderTest, IncompleteFailedErrorAndCutStreams) {
@@ -304,7 +304,7 @@ std::vector<Message> Conversation() {
   u.content = {ContentBlock::Text("fix it")};
   Message a;
   a.role = Role::kAssistant;
-  a.provider = "openai";
+  a.assistant.Edit().provider = "openai";
   a.content = {ContentBlock::Thinking("thought", "openai-responses:ENC"),
                ContentBlock::Text("Looking."),
                ContentBlock::ToolCall("call_1", "read", ParseJson(R"({"path":"a"})").value()),
@@ -322,7 +322,7 @@ std::vector<Message> Conversation() {
   r2.content = {ContentBlock::Text("Applied")};
   Message other;
   other.role = Role::kAssistant;
-  other.provider = "elsewhere";
+  other.assistant.Edit().provider = "elsewhere";
   other.content = {ContentBlock::Thinking("foreign", "openai-responses:X"),
                    ContentBlock::Text("Done.")};
   return {u, a, r1, r2, other};
@@ -464,9 +464,9 @@ TEST(OpenAiResponsesProviderTest, CodexModelStreamsAndSendsItsReasoningBack) {
   EXPECT_EQ(server.request(0).Header("Authorization"), "Bearer sk-test");
   const config::ModelInfo* info = config::FindModel(s, "gpt-5-codex");
   ASSERT_NE(info, nullptr);
-  EXPECT_GT(r1->message.usage.cost, 0);
+  EXPECT_GT(r1->message.usage().cost, 0);
   EXPECT_DOUBLE_EQ(
-      r1->message.usage.cost,
+      r1->message.usage().cost,
       (200 * info->input_price + 1000 * info->cache_read_price + 80 * info->output_price) / 1e6);
 
   history.push_back(r1->message);

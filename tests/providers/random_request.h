@@ -35,7 +35,7 @@ inline ContentBlock RandomBlock(std::mt19937& rng) {
     case 4: {
       ContentBlock b = ContentBlock::Thinking(RandomString(rng, 4),
                                               die(rng) < 5 ? "" : RandomString(rng, 3) + "sig");
-      b.redacted = die(rng) == 0;
+      b.more.Edit().redacted = die(rng) == 0;
       return b;
     }
     case 5:

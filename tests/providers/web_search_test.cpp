@@ -64,16 +64,16 @@ TEST(WebSearchTest, AnthropicSearchIsAProviderRunCallWithItsResult) {
   ASSERT_EQ(run.message.content.size(), 3u);
   const ContentBlock& call = run.message.content[1];
   ASSERT_EQ(call.type, BlockType::kServerTool);
-  EXPECT_EQ(call.id, "srvtoolu_1");
-  EXPECT_EQ(call.name, "web_search");
-  EXPECT_EQ(StringOr(call.arguments, "query"), "lousho acp");
+  EXPECT_EQ(call.id(), "srvtoolu_1");
+  EXPECT_EQ(call.name(), "web_search");
+  EXPECT_EQ(StringOr(call.arguments(), "query"), "lousho acp");
   ASSERT_TRUE(call.server.has_value());
   EXPECT_EQ(call.server->api, "anthropic-messages");
   EXPECT_FALSE(call.server->is_error);
   EXPECT_EQ(call.server->summary,
             "2 results:\n- A page — https://a.example/x\n- https://b.example/");
   EXPECT_EQ(StringOr(call.server->result, "type"), "web_search_tool_result");
-  EXPECT_EQ(ServerToolTitle(call.name, call.arguments), "Web search: lousho acp");
+  EXPECT_EQ(ServerToolTitle(call.name(), call.arguments()), "Web search: lousho acp");
   // The engine never runs it: the message asks for no tool.
   EXPECT_EQ(run.message.stop_reason, StopReason::kEndTurn);
 }
@@ -217,9 +217,9 @@ TEST(WebSearchTest, TheHistoryKeepsTheCallAndItsResult) {
   const ContentBlock& was = e.message.content[1];
   const ContentBlock& call = back.message.content[1];
   ASSERT_EQ(call.type, BlockType::kServerTool);
-  EXPECT_EQ(call.id, was.id);
-  EXPECT_EQ(call.name, was.name);
-  EXPECT_EQ(call.arguments, was.arguments);
+  EXPECT_EQ(call.id(), was.id());
+  EXPECT_EQ(call.name(), was.name());
+  EXPECT_EQ(call.arguments(), was.arguments());
   EXPECT_EQ(call.server->api, was.server->api);
   EXPECT_EQ(call.server->summary, was.server->summary);
   EXPECT_EQ(call.server->result, was.server->result);

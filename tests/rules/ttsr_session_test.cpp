@@ -182,7 +182,7 @@ TEST_F(TtsrSessionTest, DiscardModeDropsThePartialAndRetries) {
   auto ends = Ends();
   ASSERT_EQ(ends.size(), 3u);  // user, aborted, retry (the hidden message has no events)
   EXPECT_EQ(ends[1].stop_reason, StopReason::kCancelled);
-  EXPECT_EQ(ends[1].error_message, "TTSR matched rule: no-forbidden");
+  EXPECT_EQ(ends[1].error_message(), "TTSR matched rule: no-forbidden");
   EXPECT_EQ(ends[2].TextContent(), "Here is ALLOWED_TOKEN.");
 
   // The retry's request ends with the hidden rule message, and holds no partial answer.
@@ -296,7 +296,7 @@ TEST_F(TtsrSessionTest, ToolArgumentRuleStopsTheCallBeforeItRuns) {
   auto ends = Ends();
   ASSERT_GE(ends.size(), 2u);
   EXPECT_TRUE(ends[1].content.empty());  // the partial tool call is dropped
-  EXPECT_EQ(ends[1].error_message, "TTSR matched rule: no-danger");
+  EXPECT_EQ(ends[1].error_message(), "TTSR matched rule: no-danger");
   EXPECT_EQ(s->transcript().Messages().back().TextContent(), "I will not.");
 }
 

@@ -108,7 +108,7 @@ TEST(FetchToolTest, JsonImagesBinaryErrorsAndRedirects) {
   auto image = tool->Run(Args(server.url("/image")), ctx);
   ASSERT_EQ(image.content.size(), 2u);
   EXPECT_EQ(image.content[1].type, BlockType::kImage);
-  EXPECT_EQ(image.content[1].mime_type, "image/png");
+  EXPECT_EQ(image.content[1].mime_type(), "image/png");
   auto blob = tool->Run(Args(server.url("/blob")), ctx);
   EXPECT_TRUE(blob.is_error);
   EXPECT_NE(TextOf(blob).find("binary"), std::string::npos);

@@ -225,8 +225,8 @@ TEST(ReadToolTest, ImagesComeBackAsImageBlocks) {
   ASSERT_FALSE(out.is_error) << TextOf(out);
   ASSERT_EQ(out.content.size(), 2u);
   EXPECT_EQ(out.content[1].type, BlockType::kImage);
-  EXPECT_EQ(out.content[1].mime_type, "image/png");
-  EXPECT_EQ(out.content[1].data, "iVBORw0KGgoAAAANSUhEUg==");
+  EXPECT_EQ(out.content[1].mime_type(), "image/png");
+  EXPECT_EQ(out.content[1].data(), "iVBORw0KGgoAAAANSUhEUg==");
 }
 
 TEST(ReadToolTest, RefusesEscapes) {
