@@ -40,6 +40,12 @@ std::string Raw(const char* name) {
   return s == nullptr || s == reinterpret_cast<char*>(-1) ? std::string() : std::string(s);
 }
 
+// A parameterised capability with one number (tparm with nine parameters: the form every
+// curses has, macOS's older one included). Under TermMutex.
+const char* Param(const std::string& cap, long n) {
+  return tparm(const_cast<char*>(cap.c_str()), n, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L);
+}
+
 int TtyWidth(int fd) {
   winsize ws{};
   if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
@@ -100,7 +106,7 @@ std::string Terminal::color(Color c) const {
   int n = kNumbers[static_cast<int>(c)];
   std::lock_guard<std::mutex> lock(TermMutex());
   if (c == Color::kGray && tigetnum(const_cast<char*>("colors")) < 16) n = 7;
-  return Expand(tiparm(setaf_.c_str(), n));
+  return Expand(Param(setaf_, n));
 }
 
 std::string Terminal::EraseUp(int rows) const {
@@ -109,7 +115,7 @@ std::string Terminal::EraseUp(int rows) const {
   if (rows > 0) {
     if (!cuu_.empty()) {
       std::lock_guard<std::mutex> lock(TermMutex());
-      out += Expand(tiparm(cuu_.c_str(), rows));
+      out += Expand(Param(cuu_, rows));
     } else {
       for (int i = 0; i < rows; ++i) out += cuu1_;
     }

@@ -75,10 +75,11 @@ function startTmux(t) {
   return tmux;
 }
 
-// Starts `lousho chat ARGS` in window `name` (kept when it exits, to read its status).
+// Starts `lousho chat ARGS` in session `name` (kept when it exits).
 function startChat(tmux, name, args, { cwd, env }) {
   const vars = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
-  const command = `cd ${shellQuote(cwd)} && exec env ${vars.join(" ")} ${shellQuote(loushoBin)} chat ${args.map(shellQuote).join(" ")}`;
+  // A shell around it says how it ended, on the screen.
+  const command = `cd ${shellQuote(cwd)} && env ${vars.join(" ")} ${shellQuote(loushoBin)} chat ${args.map(shellQuote).join(" ")}; echo "lousho exited: $?"`;
   tmux("new-session", "-d", "-s", name, "-x", "80", "-y", "24", command);
   tmux("set-option", "-t", name, "remain-on-exit", "on");
 }
@@ -99,18 +100,24 @@ async function waitFor(tmux, name, check, what, ms = 20000) {
   for (;;) {
     const text = screen(tmux, name);
     if (check(text)) return text;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; the screen:\n${text}`);
+    if (Date.now() > deadline) {
+      const pane = tmux("list-panes", "-t", name, "-F", "#{pane_dead} #{pane_dead_status} #{pane_pid}").trim();
+      assert.fail(`timed out waiting for ${what} (pane: ${pane}); the screen:\n${text}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 const has = (s) => (text) => text.includes(s);
+// The prompt is up: its last row is the prompt alone (libedit draws it once the terminal is in
+// its editing mode, so keys sent now are read as keys).
+const lastRow = (text) => text.trimEnd().split("\n").at(-1);
+const atPrompt = (tmux, name) => waitFor(tmux, name, (s) => lastRow(s).trim() === "›", "the prompt");
 const count = (text, s) => text.split(s).length - 1;
 
 const type = (tmux, name, text) => {
   tmux("send-keys", "-t", name, "-l", text);
   tmux("send-keys", "-t", name, "Enter");
 };
-const paneDead = (tmux, name) => tmux("list-panes", "-t", name, "-F", "#{pane_dead} #{pane_dead_status}").trim();
 
 test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the session resumed", { timeout: 120000 }, async (t) => {
   assertBinary();
@@ -132,6 +139,7 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
 
   startChat(tmux, "one", [spec], { cwd: ws, env });
   await waitFor(tmux, "one", has("lousho chat · chat-e2e"), "the banner");
+  await atPrompt(tmux, "one");
 
   // A prompt: the answer's Markdown rendered (heading text, bullets, code gutter, no markers).
   type(tmux, "one", "hello");
@@ -145,10 +153,12 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
   assert.equal(count(text, "Hello there"), 1, "the streamed block is drawn once");
 
   // Tab completes a slash command.
+  await atPrompt(tmux, "one");
   tmux("send-keys", "-t", "one", "-l", "/thin");
   tmux("send-keys", "-t", "one", "Tab");
   await waitFor(tmux, "one", (s) => /› \/thinking $/m.test(s) || s.includes("› /thinking"), "the completed command");
   tmux("send-keys", "-t", "one", "C-u");
+  await atPrompt(tmux, "one");
 
   // A tool call that asks: answered with the key y.
   type(tmux, "one", "write the file");
@@ -162,16 +172,18 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
   assert.equal(fs.readFileSync(path.join(ws, "out.txt"), "utf8"), "from chat\n");
 
   // Ctrl-C during a slow stream cancels the turn; the prompt comes back.
+  await atPrompt(tmux, "one");
   type(tmux, "one", "slow please");
   await waitFor(tmux, "one", has("Starting slowly"), "the slow stream");
   tmux("send-keys", "-t", "one", "C-c");
   text = await waitFor(tmux, "one", has("(cancelled)"), "the cancelled turn");
   assert.match(text, /cancelling the turn/);
   // Two Ctrl-C at an empty prompt leave.
+  await atPrompt(tmux, "one");
   tmux("send-keys", "-t", "one", "C-c");
   await waitFor(tmux, "one", has("Ctrl-C again to leave"), "the first Ctrl-C at the prompt");
   tmux("send-keys", "-t", "one", "C-c");
-  await waitFor(tmux, "one", () => paneDead(tmux, "one") === "1 0", "lousho chat to exit with 0");
+  await waitFor(tmux, "one", has("lousho exited: 0"), "lousho chat to exit with 0");
 
   // The inputs were saved in the user's history file.
   const history = fs.readFileSync(path.join(home, ".local/state/lousho/history"), "utf8");
@@ -181,20 +193,24 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
   startChat(tmux, "two", [spec, "--continue"], { cwd: ws, env });
   text = await waitFor(tmux, "two", has("resumed ("), "the continued session");
   assert.match(text, /last asked: slow please/);
+  await atPrompt(tmux, "two");
   tmux("send-keys", "-t", "two", "Up");
   await waitFor(tmux, "two", (s) => /› slow please\s*$/m.test(s), "the input history");
   tmux("send-keys", "-t", "two", "C-u");
+  await atPrompt(tmux, "two");
   type(tmux, "two", "again");
   await waitFor(tmux, "two", has("I was sent 4 user messages."), "the model given the whole history");
 
   // /resume lists the saved sessions and opens the one picked.
+  await atPrompt(tmux, "two");
   type(tmux, "two", "/resume");
   await waitFor(tmux, "two", has("Resume which session?"), "the session list");
   type(tmux, "two", "1");
   text = await waitFor(tmux, "two", (s) => count(s, "resumed (") >= 2, "the picked session");
   assert.match(text.slice(text.lastIndexOf("resumed (")), /last asked: again/);
+  await atPrompt(tmux, "two");
   tmux("send-keys", "-t", "two", "C-d");
-  await waitFor(tmux, "two", () => paneDead(tmux, "two") === "1 0", "Ctrl-D to leave");
+  await waitFor(tmux, "two", has("lousho exited: 0"), "Ctrl-D to leave with 0");
 });
 
 test("lousho chat with stdout not a terminal: plain lines, no escapes", { timeout: 60000 }, async (t) => {
