@@ -61,7 +61,7 @@ class KeyMode {
   bool active_ = false;
 };
 
-std::string Trim(std::string s) {
+std::string Trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r");
   if (a == std::string::npos) return {};
   const size_t b = s.find_last_not_of(" \t\r");

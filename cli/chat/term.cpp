@@ -4,6 +4,7 @@
 #include <term.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 
@@ -22,10 +23,13 @@ int Emit(int c) {
   return c;
 }
 
+// tigetstr's answer names a string: not null (absent) nor (char*)-1 (no such capability).
+bool Present(const char* s) { return s != nullptr && reinterpret_cast<std::intptr_t>(s) != -1; }
+
 // A capability string as the terminal wants it sent (padding applied by tputs); empty when the
 // terminal has none. Under TermMutex.
 std::string Expand(const char* text) {
-  if (text == nullptr || text == reinterpret_cast<char*>(-1)) return {};
+  if (!Present(text)) return {};
   std::string out;
   g_sink = &out;
   tputs(text, 1, Emit);
@@ -37,7 +41,7 @@ std::string Cap(const char* name) { return Expand(tigetstr(const_cast<char*>(nam
 
 std::string Raw(const char* name) {
   const char* s = tigetstr(const_cast<char*>(name));
-  return s == nullptr || s == reinterpret_cast<char*>(-1) ? std::string() : std::string(s);
+  return Present(s) ? std::string(s) : std::string();
 }
 
 // A parameterised capability with one number (tparm with nine parameters: the form every
