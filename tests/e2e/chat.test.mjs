@@ -2,8 +2,9 @@
 // 80x24 against a loopback OpenAI-chat model. Keys are sent with `tmux send-keys`, the screen is
 // read with `tmux capture-pane`, and every wait polls that text until a deadline. Checked: a
 // prompt with a streamed Markdown answer, a tool call whose permission prompt is answered with a
-// key, Tab completion, Ctrl-C cancelling a slow stream, and a new process going on with the saved
-// session (--continue, the input history, /resume).
+// key, Tab completion, the agent's question (ask) answered by number, Ctrl-C cancelling a slow
+// stream, two Ctrl-C leaving, and a new process going on with the saved session (--continue,
+// the input history, /resume); and plain lines when stdout is not a terminal.
 import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -35,7 +36,12 @@ async function startModel(t) {
       const said = textOfContent(last.content);
       const send = (delta, finish = null) => res.write(sseChunk(MODEL, delta, finish));
       if (last.role === "tool") {
-        send({ role: "assistant", content: "Wrote it." });
+        send({ role: "assistant", content: said.includes("blue") ? "You picked blue." : "Wrote it." });
+      } else if (said.includes("ask me")) {
+        const args = JSON.stringify({ question: "Which colour?", options: ["red", "blue"] });
+        send({ tool_calls: [{ index: 0, id: "call_2", type: "function", function: { name: "ask", arguments: args } }] });
+        send({}, "tool_calls");
+        return res.end("data: [DONE]\n\n");
       } else if (said.includes("write")) {
         const args = JSON.stringify({ path: "out.txt", content: "from chat\n" });
         send({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "write", arguments: args } }] });
@@ -129,7 +135,7 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
     name: "chat-e2e",
     model: `openai/${MODEL}`,
     instructions: "You are a test agent.",
-    tools: ["read", "write"],
+    tools: ["read", "write", "ask"],
     providers: { openai: { api: "openai-chat", baseUrl: `http://127.0.0.1:${model.port}/v1`, apiKeyEnv: "OPENAI_API_KEY" } },
   });
   const base = childEnv({ OPENAI_API_KEY: "test", HOME: home });
@@ -171,6 +177,13 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
   assert.match(text, /\+ from chat/);  // the diff
   assert.equal(fs.readFileSync(path.join(ws, "out.txt"), "utf8"), "from chat\n");
 
+  // The agent's question (the ask tool): a choice picked by its number.
+  await atPrompt(tmux, "one");
+  type(tmux, "one", "ask me");
+  await waitFor(tmux, "one", (s) => s.includes("Which colour?") && /^ {2}2\. blue$/m.test(s), "the question");
+  type(tmux, "one", "2");
+  await waitFor(tmux, "one", has("You picked blue."), "the answer given to the model");
+
   // Ctrl-C during a slow stream cancels the turn; the prompt comes back.
   await atPrompt(tmux, "one");
   type(tmux, "one", "slow please");
@@ -199,7 +212,7 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
   tmux("send-keys", "-t", "two", "C-u");
   await atPrompt(tmux, "two");
   type(tmux, "two", "again");
-  await waitFor(tmux, "two", has("I was sent 4 user messages."), "the model given the whole history");
+  await waitFor(tmux, "two", has("I was sent 5 user messages."), "the model given the whole history");
 
   // /resume lists the saved sessions and opens the one picked.
   await atPrompt(tmux, "two");
