@@ -4,7 +4,7 @@
 // prompt with a streamed Markdown answer, a tool call whose permission prompt is answered with a
 // key, Tab completion, the agent's question (ask) answered by number, Ctrl-C cancelling a slow
 // stream, two Ctrl-C leaving, and a new process going on with the saved session (--continue,
-// the input history, /resume); and plain lines when stdout is not a terminal.
+// the input history, multi-line input, /resume); and plain lines when stdout is not a terminal.
 import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -210,9 +210,14 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
   tmux("send-keys", "-t", "two", "Up");
   await waitFor(tmux, "two", (s) => /› slow please\s*$/m.test(s), "the input history");
   tmux("send-keys", "-t", "two", "C-u");
+  // Multi-line input: a line ending in \ goes on.
   await atPrompt(tmux, "two");
+  type(tmux, "two", "first line\\");
+  await waitFor(tmux, "two", (s) => lastRow(s).trim() === "…", "the continuation prompt");
   type(tmux, "two", "again");
   await waitFor(tmux, "two", has("I was sent 5 user messages."), "the model given the whole history");
+  const asked = model.requests.at(-1).messages.at(-1);
+  assert.equal(textOfContent(asked.content), "first line\nagain");
 
   // /resume lists the saved sessions and opens the one picked.
   await atPrompt(tmux, "two");
@@ -220,7 +225,7 @@ test("lousho chat in tmux: Markdown, a permission prompt, Ctrl-C, and the sessio
   await waitFor(tmux, "two", has("Resume which session?"), "the session list");
   type(tmux, "two", "1");
   text = await waitFor(tmux, "two", (s) => count(s, "resumed (") >= 2, "the picked session");
-  assert.match(text.slice(text.lastIndexOf("resumed (")), /last asked: again/);
+  assert.match(text.slice(text.lastIndexOf("resumed (")), /last asked: first line\nagain/);
   await atPrompt(tmux, "two");
   tmux("send-keys", "-t", "two", "C-d");
   await waitFor(tmux, "two", has("lousho exited: 0"), "Ctrl-D to leave with 0");
