@@ -116,8 +116,9 @@ void GreetTerminalUser() {
       stderr,
       "lousho acp speaks the Agent Client Protocol: JSON-RPC messages, one a line, on "
       "stdin and stdout. An editor (Zed, JetBrains, Neovim...) starts it and talks to it.\n"
-      "To try the agent yourself: `lousho run SPEC \"a prompt\"` (one prompt from this "
-      "terminal), or `scripts/demo` in lousho's source tree.\n"
+      "To try the agent yourself: `lousho chat SPEC` (a conversation in this terminal), "
+      "`lousho run SPEC \"a prompt\"` (one prompt), or `scripts/demo` in lousho's source "
+      "tree.\n"
       "Waiting for ACP messages on stdin (Ctrl-D ends lousho).\n");
 }
 

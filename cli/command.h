@@ -65,6 +65,8 @@ Subcommand AddSkillsCommand(CLI::App& app);
 Subcommand AddContextCommand(CLI::App& app);
 // `lousho run` (run_command.cpp, local/).
 Subcommand AddRunCommand(CLI::App& app);
+// `lousho chat` (chat_command.cpp, cli/chat/).
+Subcommand AddChatCommand(CLI::App& app);
 
 // Prints "status: ready" or "status: not ready: <what to set or run>" for `a` (acp_command.cpp):
 // `lousho acp --print-agent` and `lousho validate` say the same.

@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   commands.push_back(lousho::cli::AddSkillsCommand(app));
   commands.push_back(lousho::cli::AddContextCommand(app));
   commands.push_back(lousho::cli::AddSetupCommand(app));
-  commands.push_back(lousho::cli::AddRunCommand(app));  // issue 26: run (and chat)
+  commands.push_back(lousho::cli::AddRunCommand(app));  // issue 26: run and chat
+  commands.push_back(lousho::cli::AddChatCommand(app));
 
   try {
     app.parse(argc, argv);

@@ -6,7 +6,7 @@
 # older-glibc container and macOS). jsoncpp and header-only cpp-httplib are compiled from the
 # copies in third_party/. No run path: the HTTP module is found beside the binary.
 # Defines the targets the main list links by name: JsonCpp::JsonCpp, PkgConfig::PCRE2,
-# PkgConfig::HTTPLIB, and LOUSHO_YAML.
+# PkgConfig::HTTPLIB, and LOUSHO_YAML and LOUSHO_CHAT_LIBS.
 
 # Finds lib<name>.a (CMAKE_PREFIX_PATH first, then the system) into `var`; the folder beside its
 # lib/, include/, goes on the include path (a prefix of build-static-deps, Homebrew's).
@@ -39,6 +39,25 @@ lousho_static_archive(LOUSHO_PCRE2_A pcre2-8)
 lousho_static_archive(LOUSHO_GUMBO_A gumbo)
 add_library(PkgConfig::PCRE2 INTERFACE IMPORTED)
 set_target_properties(PkgConfig::PCRE2 PROPERTIES INTERFACE_LINK_LIBRARIES ${LOUSHO_PCRE2_A})
+
+# `lousho chat`: cmark from its archive everywhere. Linux: libedit and ncurses' tinfo from their
+# archives too (Debian's libedit.a needs libbsd.a and libmd.a, linked when found; a libedit built
+# by build-static-deps needs neither). macOS: libedit and ncurses are part of the system (the
+# SDK), linked as system libraries like libc++.
+lousho_static_archive(LOUSHO_CMARK_A cmark)
+if(APPLE)
+  set(LOUSHO_CHAT_LIBS ${LOUSHO_CMARK_A} edit ncurses)
+else()
+  lousho_static_archive(LOUSHO_EDIT_A edit)
+  lousho_static_archive(LOUSHO_TINFO_A tinfo)
+  set(LOUSHO_CHAT_LIBS ${LOUSHO_CMARK_A} ${LOUSHO_EDIT_A} ${LOUSHO_TINFO_A})
+  foreach(extra bsd md)
+    find_library(LOUSHO_${extra}_A NAMES lib${extra}.a)
+    if(LOUSHO_${extra}_A)
+      list(APPEND LOUSHO_CHAT_LIBS ${LOUSHO_${extra}_A})
+    endif()
+  endforeach()
+endif()
 
 # cpp-httplib 0.11.4 header-only (Debian's split build exists only as a shared object), with
 # TLS from static archives. No gzip/brotli: the transport turns decompression off (SSE must
