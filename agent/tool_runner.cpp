@@ -268,7 +268,7 @@ std::optional<bool> ToolCallRunner::Permit(CallRun& run, const ContentBlock& cal
                                      : verdict.action;
   if (verdict.action != PermissionAction::kAsk) return std::nullopt;
   // A call that cannot run (a patch naming a path outside the workspace) is not asked about.
-  if (std::string why = run.tool->CheckBeforeAsking(call.arguments, run.ctx); !why.empty()) {
+  if (std::string why = run.tool->CheckBeforeAsking(call.arguments(), run.ctx); !why.empty()) {
     Complete(run, ToolOutput::Error(why), t);
     return true;
   }

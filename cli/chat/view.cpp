@@ -167,7 +167,7 @@ void ChatView::EndMessageLocked(const agent::Message* message) {
   }
   if (message == nullptr) return;
   if (message->stop_reason == agent::StopReason::kError)
-    CommitLocked(Wrap("error: " + message->error_message, term_.color(Color::kRed)));
+    CommitLocked(Wrap("error: " + message->error_message(), term_.color(Color::kRed)));
   if (message->stop_reason == agent::StopReason::kCancelled)
     CommitLocked(Wrap("(cancelled)", term_.dim()));
   UpdateLiveLocked();

@@ -96,10 +96,10 @@ TEST(GeminiDecoderTest, PlainTextChunksReadAsTheGeneralPathReadsThem) {
     const Message& m = run->message;
     ASSERT_EQ(m.content.size(), 2u);
     EXPECT_EQ(m.content[0].text, "Hello \"q\" \xc3\xa9");
-    EXPECT_EQ(m.content[1].id, "call_rid_0");  // the first chunk's responseId
-    EXPECT_EQ(m.usage.input, 50);
-    EXPECT_EQ(m.usage.cache_read, 40);
-    EXPECT_EQ(m.usage.output, 7);
+    EXPECT_EQ(m.content[1].id(), "call_rid_0");  // the first chunk's responseId
+    EXPECT_EQ(m.usage().input, 50);
+    EXPECT_EQ(m.usage().cache_read, 40);
+    EXPECT_EQ(m.usage().output, 7);
   }
   ExpectSameAtEverySplit(SpacedTextChunks(""), [] { return std::make_unique<GeminiDecoder>(); });
 }
