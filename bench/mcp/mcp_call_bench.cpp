@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   spec.name = "everything";
   spec.command = "node";
   spec.args = {argv[1], "stdio"};
-  lousho::agent::mcp::Client client(spec, {});
+  const lousho::agent::mcp::ClientOptions options;
+  lousho::agent::mcp::Client client(spec, options);
   auto st = client.Connect(lousho::CancelToken());
   if (!st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().message.c_str());
