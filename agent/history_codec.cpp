@@ -47,9 +47,12 @@ struct StopName {
   const char* id;
 };
 constexpr StopName kStopNames[] = {
-    {StopReason::kEndTurn, "stop"},      {StopReason::kToolUse, "toolUse"},
-    {StopReason::kMaxTokens, "length"},  {StopReason::kRefusal, "refusal"},
-    {StopReason::kCancelled, "aborted"}, {StopReason::kError, "error"},
+    {StopReason::kEndTurn, "stop"},
+    {StopReason::kToolUse, "toolUse"},
+    {StopReason::kMaxTokens, "length"},
+    {StopReason::kRefusal, "refusal"},
+    {StopReason::kCancelled, "aborted"},
+    {StopReason::kError, "error"},
     // A paused message is stored as one that stopped (the message after it goes on from it); read
     // back, "stop" is kEndTurn, the entry above.
     {StopReason::kPaused, "stop"},

@@ -70,6 +70,7 @@ class LineDecoder {
   struct BlockFields;  // a content block's members as read, before its type says which count
   void BlockMember(std::string_view key, const At& at, BlockFields* x);
   bool AssembleBlock(const At& at, BlockFields& x, ContentBlock* b);
+  bool AssembleCall(const At& at, BlockFields& x, ContentBlock* b);
   void Usage(lousho::agent::Usage* u);
   void Display(ToolDisplay* t);
   void Location(ToolDisplay* t);  // one element of "locations"

@@ -50,6 +50,20 @@ void LineDecoder::BlockMember(std::string_view k, const At& m, BlockFields* x) {
   }
 }
 
+// A call block: the model's (toolCall) or one the provider ran, with its result (serverToolCall).
+bool LineDecoder::AssembleCall(const At& at, BlockFields& x, ContentBlock* b) {
+  if (!x.has_id) return Fail(at.Member("id"), "required");
+  if (!x.has_name) return Fail(at.Member("name"), "required");
+  Json::Value args = x.args.isNull() ? Json::Value(Json::objectValue) : std::move(x.args);
+  if (x.type == "toolCall") {
+    *b = ContentBlock::ToolCall(std::move(x.id), std::move(x.name), std::move(args));
+  } else {
+    *b = ContentBlock::ServerTool(std::move(x.id), std::move(x.name), std::move(args));
+    b->server.Set(std::move(x.server));
+  }
+  return true;
+}
+
 bool LineDecoder::AssembleBlock(const At& at, BlockFields& x, ContentBlock* b) {
   auto need = [&](bool has, const char* key) { return has || Fail(at.Member(key), "required"); };
   if (!need(x.has_type, "type")) return false;
@@ -60,17 +74,8 @@ bool LineDecoder::AssembleBlock(const At& at, BlockFields& x, ContentBlock* b) {
     if (!need(x.has_thinking, "thinking")) return false;
     *b = ContentBlock::Thinking(std::move(x.thinking), std::move(x.signature));
     if (x.redacted) b->more.Edit().redacted = true;
-  } else if (x.type == "toolCall") {
-    if (!need(x.has_id, "id") || !need(x.has_name, "name")) return false;
-    *b = ContentBlock::ToolCall(
-        std::move(x.id), std::move(x.name),
-        x.args.isNull() ? Json::Value(Json::objectValue) : std::move(x.args));
-  } else if (x.type == "serverToolCall") {
-    if (!need(x.has_id, "id") || !need(x.has_name, "name")) return false;
-    *b = ContentBlock::ServerTool(
-        std::move(x.id), std::move(x.name),
-        x.args.isNull() ? Json::Value(Json::objectValue) : std::move(x.args));
-    b->server.Set(std::move(x.server));
+  } else if (x.type == "toolCall" || x.type == "serverToolCall") {
+    return AssembleCall(at, x, b);
   } else if (x.type == "image") {
     if (!need(x.has_data, "data") || !need(x.has_mime, "mimeType")) return false;
     *b = ContentBlock::Image(std::move(x.mime), std::move(x.data));

@@ -249,8 +249,9 @@ long long HttpStreamingProvider::ContextWindow() const {
     if (!limits_.valid()) {
       limits_ =
           std::async(std::launch::async, [this] {
-            const long long n = AskContextWindow(config_.settings, config_.base, config_.api_key,
-                                                 config_.model.id, limits_cancel_.token(), config_.proxy);
+            const long long n =
+                AskContextWindow(config_.settings, config_.base, config_.api_key, config_.model.id,
+                                 limits_cancel_.token(), config_.proxy);
             if (n > 0)
               log::Info("provider " + config_.settings.name + ": the server runs " +
                         config_.model.id + " with a context of " + std::to_string(n) + " tokens");

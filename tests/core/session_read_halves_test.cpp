@@ -55,7 +55,7 @@ class SessionReadHalvesTest : public ::testing::Test {
   // threads the halves' read used.
   std::string SameOnTwoThreads(const std::string& text, int* threads = nullptr) {
     std::ofstream(path_, std::ios::binary | std::ios::trunc) << text;
-    const std::string one = HalvesOutcome(ReadSessionFile(path_, kSessionReadChunkBytes, 0));
+    std::string one = HalvesOutcome(ReadSessionFile(path_, kSessionReadChunkBytes, 0));
     for (size_t chunk : {size_t{7}, size_t{64}, kSessionReadChunkBytes}) {
       auto two = ReadSessionFile(path_, chunk, 1);
       EXPECT_EQ(HalvesOutcome(two), one) << "chunks of " << chunk;

@@ -37,9 +37,9 @@ std::string Quote(const std::string& s) {
 
 std::string TextDelta(int output_index, const std::string& text) {
   return WireEvent("response.output_text.delta",
-               R"("sequence_number":7,"item_id":"msg_1","output_index":)" +
-                   std::to_string(output_index) + R"(,"content_index":0,"delta":)" + Quote(text) +
-                   R"(,"logprobs":[])");
+                   R"("sequence_number":7,"item_id":"msg_1","output_index":)" +
+                       std::to_string(output_index) + R"(,"content_index":0,"delta":)" +
+                       Quote(text) + R"(,"logprobs":[])");
 }
 
 std::string Completed(const std::string& status = "completed", const std::string& extra = "") {
@@ -97,9 +97,9 @@ std::string FullSequence() {
           "response.output_item.added",
           R"("sequence_number":15,"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"read"})") +
       WireEvent("response.function_call_arguments.delta",
-            R"("sequence_number":16,"item_id":"fc_1","output_index":2,"delta":"{\"path\":")") +
+                R"("sequence_number":16,"item_id":"fc_1","output_index":2,"delta":"{\"path\":")") +
       WireEvent("response.function_call_arguments.delta",
-            R"("sequence_number":17,"item_id":"fc_1","output_index":2,"delta":"\"a.txt\"}")") +
+                R"("sequence_number":17,"item_id":"fc_1","output_index":2,"delta":"\"a.txt\"}")") +
       WireEvent(
           "response.function_call_arguments.done",
           R"("sequence_number":18,"item_id":"fc_1","output_index":2,"arguments":"{\"path\":\"a.txt\"}")") +
@@ -112,8 +112,9 @@ std::string FullSequence() {
       WireEvent(
           "response.custom_tool_call_input.delta",
           R"("sequence_number":21,"item_id":"ctc_1","output_index":3,"delta":"*** Begin Patch\n*** Delete File: \"q\".txt\n")") +
-      WireEvent("response.custom_tool_call_input.delta",
-            R"("sequence_number":22,"item_id":"ctc_1","output_index":3,"delta":"*** End Patch")") +
+      WireEvent(
+          "response.custom_tool_call_input.delta",
+          R"("sequence_number":22,"item_id":"ctc_1","output_index":3,"delta":"*** End Patch")") +
       WireEvent(
           "response.custom_tool_call_input.done",
           R"("sequence_number":23,"item_id":"ctc_1","output_index":3,"input":"*** Begin Patch\n*** Delete File: \"q\".txt\n*** End Patch")") +
@@ -215,7 +216,8 @@ TEST(OpenAiResponsesDecoderTest, IncompleteFailedErrorAndCutStreams) {
   {
     OpenAiResponsesDecoder d;
     auto run = RunDecoder(
-        d, WireEvent("error", R"("code":"rate_limit_exceeded","message":"Slow down","param":null)"));
+        d,
+        WireEvent("error", R"("code":"rate_limit_exceeded","message":"Slow down","param":null)"));
     ASSERT_FALSE(run.status.ok());
     EXPECT_NE(run.status.error().message.find("Slow down"), std::string::npos);
   }
@@ -228,7 +230,8 @@ TEST(OpenAiResponsesDecoderTest, IncompleteFailedErrorAndCutStreams) {
             WireEvent(
                 "response.output_item.added",
                 R"("output_index":1,"item":{"type":"function_call","call_id":"c","name":"ls","arguments":""})") +
-            WireEvent("response.function_call_arguments.delta", R"("output_index":1,"delta":"{\"pa")"));
+            WireEvent("response.function_call_arguments.delta",
+                      R"("output_index":1,"delta":"{\"pa")"));
     EXPECT_FALSE(run.complete);
     ASSERT_EQ(run.message.content.size(), 1u);
     EXPECT_EQ(run.message.content[0].text, "Hi");
