@@ -4,6 +4,7 @@
 #include <dtl/dtl.hpp>
 #include <unordered_map>
 
+#include "agent/tools/tool_util.h"
 #include "core/server_tool.h"
 #include "support/json_util.h"
 
@@ -56,23 +57,12 @@ pre{margin:0;padding:.5rem .7rem;overflow-x:auto;font:12px/1.45 ui-monospace,mon
 .note{color:#777;font-size:13px;margin:.8rem 0}
 )";
 
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t nl = s.find('\n', pos);
-    if (nl == std::string::npos) nl = s.size();
-    out.push_back(s.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
-
 std::string DiffHtml(const FileDiff& diff) {
   std::string out = "<pre class=\"diff\"><span class=\"path\">" + HtmlEscape(diff.path) +
                     (diff.old_text ? "" : " (new file)") + "</span>";
-  std::vector<std::string> a = diff.old_text ? Lines(*diff.old_text) : std::vector<std::string>{};
-  std::vector<std::string> b = Lines(diff.new_text);
+  std::vector<std::string> a =
+      diff.old_text ? tools::SplitLineStrings(*diff.old_text) : std::vector<std::string>{};
+  std::vector<std::string> b = tools::SplitLineStrings(diff.new_text);
   dtl::Diff<std::string> d(a, b);
   d.compose();
   for (const auto& [line, info] : d.getSes().getSequence()) {

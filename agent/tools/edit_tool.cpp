@@ -218,12 +218,7 @@ std::string PlanEdit(const Json::Value& args, ToolContext& ctx, EditPlan* plan) 
 
 // A small unified diff for the model and rawOutput.
 std::string UnifiedDiff(const std::string& before, const std::string& after) {
-  auto split = [](const std::string& s) {
-    std::vector<std::string> v;
-    for (auto l : SplitLines(s)) v.emplace_back(l);
-    return v;
-  };
-  std::vector<std::string> a = split(before), b = split(after);
+  std::vector<std::string> a = SplitLineStrings(before), b = SplitLineStrings(after);
   dtl::Diff<std::string> d(a, b);
   d.compose();
   d.composeUnifiedHunks();

@@ -155,6 +155,12 @@ std::vector<std::string_view> SplitLines(std::string_view text) {
   return lines;
 }
 
+std::vector<std::string> SplitLineStrings(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view line : SplitLines(text)) out.emplace_back(line);
+  return out;
+}
+
 const char* ImageMime(std::string_view head) {
   auto starts = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
   if (starts("\x89PNG\r\n\x1a\n")) return "image/png";

@@ -59,6 +59,8 @@ size_t Utf8SuffixStart(std::string_view s, size_t max_bytes);
 
 // Splits on '\n'; a final newline does not make an extra empty line. '\r' is kept.
 std::vector<std::string_view> SplitLines(std::string_view text);
+// The same lines as strings of their own (what a dtl diff takes).
+std::vector<std::string> SplitLineStrings(std::string_view text);
 
 // The image type the first bytes name (PNG, JPEG, GIF, WebP), or null.
 const char* ImageMime(std::string_view head);

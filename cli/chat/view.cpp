@@ -5,6 +5,7 @@
 #include <dtl/dtl.hpp>
 #include <utility>
 
+#include "agent/tools/tool_util.h"
 #include "local/progress_printer.h"
 
 namespace lousho::cli::chat {
@@ -14,18 +15,6 @@ constexpr size_t kMaxLiveRows = 12;     // what a 24-row terminal can redraw in 
 constexpr size_t kThinkingRows = 4;     // the tail of a thought while it streams
 constexpr size_t kMaxDiffRows = 24;     // of one file's diff
 constexpr size_t kCollapsedChars = 60;  // of a collapsed thought's line
-
-std::vector<std::string> SplitLines(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t nl = s.find('\n', pos);
-    if (nl == std::string::npos) nl = s.size();
-    out.push_back(s.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
 
 // The text a tool gave the model (its error, when it failed).
 std::string OutputText(const agent::ToolOutput* output) {
@@ -62,7 +51,7 @@ std::vector<std::string> ChatView::Wrap(const std::string& text, const std::stri
   // read its punctuation; the text is wrapped here as it is, by words.
   std::vector<std::string> rows;
   const int width = std::max(8, term_.width() - 1);
-  for (const std::string& line : SplitLines(text)) {
+  for (const std::string& line : agent::tools::SplitLineStrings(text)) {
     std::string row;
     int col = 0;
     size_t i = 0;
@@ -246,8 +235,9 @@ struct ChatView::Visitor {
 std::vector<std::string> ChatView::DiffRows(const agent::FileDiff& diff) const {
   std::vector<std::string> rows =
       Wrap("  " + diff.path + (diff.old_text ? "" : " (new file)"), term_.dim());
-  dtl::Diff<std::string> d(diff.old_text ? SplitLines(*diff.old_text) : std::vector<std::string>{},
-                           SplitLines(diff.new_text));
+  dtl::Diff<std::string> d(
+      diff.old_text ? agent::tools::SplitLineStrings(*diff.old_text) : std::vector<std::string>{},
+      agent::tools::SplitLineStrings(diff.new_text));
   d.compose();
   size_t shown = 0, hidden = 0;
   const int width = std::max(8, term_.width() - 1);
