@@ -20,15 +20,8 @@ namespace lousho::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct ChatOptions {
+struct ChatOptions : SessionFlags {
   std::string spec;
-  std::string model;
-  std::string sandbox;
-  std::string mode;
-  std::string session;
-  bool continue_session = false;
-  bool no_session = false;
-  std::string session_dir;
 };
 
 int g_interrupt_write = -1;
@@ -89,18 +82,7 @@ Subcommand AddChatCommand(CLI::App& app) {
   chat->add_option("spec", o->spec,
                    "the agent spec (as `lousho acp` takes it; default: the same lookup)");
   chat->add_option("--agent", o->spec, "the agent spec, as the positional argument");
-  chat->add_option("--model", o->model, "override the spec's model (provider/model)");
-  chat->add_option("--mode", o->mode, "permission mode: default, accept-edits, plan or bypass");
-  chat->add_option("--sandbox", o->sandbox,
-                   "commands' kernel sandbox: workspace-write, read-only or off, optionally with "
-                   ",network=off (overrides the spec's `sandbox:`)");
-  chat->add_option("--session", o->session, "continue this session (a file, or a saved id)");
-  chat->add_flag("-c,--continue", o->continue_session,
-                 "continue the newest session of the working directory");
-  chat->add_flag("--no-session", o->no_session, "save no session file");
-  chat->add_option("--session-dir", o->session_dir,
-                   "save session files under DIR (default: the spec's sessionDir, "
-                   "$LOUSHO_HOME/sessions, ~/.lousho/sessions)");
+  AddSessionFlags(chat, *o);
   return {chat, [o] { return RunChatCommand(*o); }, 2};
 }
 

@@ -23,20 +23,13 @@ namespace lousho::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct RunOptions {
+struct RunOptions : SessionFlags {
   std::vector<std::string> args;  // [SPEC] [PROMPT]
   std::string agent_option;
   std::string file;  // -f
   bool json = false;
   std::vector<std::string> allow, deny;
-  std::string mode;
   bool yes = false;
-  std::string model;
-  std::string sandbox;
-  std::string session;
-  bool continue_session = false;
-  bool no_session = false;
-  std::string session_dir;
 };
 
 int Usage(const std::string& message) {
@@ -170,20 +163,9 @@ Subcommand AddRunCommand(CLI::App& app) {
   run->add_option("--deny", o->deny,
                   "refuse calls matching TOOL or TOOL:PATTERN, before the spec's rules; repeatable")
       ->allow_extra_args(false);
-  run->add_option("--mode", o->mode, "permission mode: default, accept-edits, plan or bypass");
   run->add_flag("-y,--yes", o->yes,
                 "allow every call that would ask (deny rules and the sandbox still apply)");
-  run->add_option("--model", o->model, "override the spec's model (provider/model)");
-  run->add_option("--sandbox", o->sandbox,
-                  "commands' kernel sandbox: workspace-write, read-only or off, optionally with "
-                  ",network=off (overrides the spec's `sandbox:`)");
-  run->add_option("--session", o->session, "continue this session (a file, or a saved id)");
-  run->add_flag("-c,--continue", o->continue_session,
-                "continue the newest session of the working directory");
-  run->add_flag("--no-session", o->no_session, "save no session file");
-  run->add_option("--session-dir", o->session_dir,
-                  "save session files under DIR (default: the spec's sessionDir, "
-                  "$LOUSHO_HOME/sessions, ~/.lousho/sessions)");
+  AddSessionFlags(run, *o);
   return {run, [o] { return RunRun(*o); }, local::kExitUsage};
 }
 
