@@ -20,6 +20,9 @@ inline constexpr int kProtocolVersion = 1;
 inline constexpr long long kMaxFrameBytes = 1048576;
 
 // The first line lousho writes (omp's start-up frame; hosts that do not know it ignore it).
+// A frame of `type`, its other members to be set (every frame starts here).
+Json::Value NewFrame(const char* type);
+
 Json::Value ReadyFrame();
 
 // A response frame. `id` is echoed whenever the command had one (null: none).
