@@ -30,8 +30,6 @@ long long AnthropicThinkingBudget(ThinkingLevel level) {
 
 namespace {
 
-constexpr const char* kAnthropicApi = "anthropic-messages";
-
 // Blocks the API is sent. It rejects empty text blocks; thinking must go back unchanged with its
 // signature, so unsigned thinking (from another provider) is dropped.
 bool SentInUserMessage(const ContentBlock& b) {

@@ -10,6 +10,9 @@
 
 namespace lousho::agent {
 
+// The API name a provider-run call of this API carries (ServerToolResult::api).
+inline constexpr char kAnthropicApi[] = "anthropic-messages";
+
 inline constexpr char kAnthropicVersion[] = "2023-06-01";
 inline constexpr long long kAnthropicDefaultMaxTokens = 8192;
 
