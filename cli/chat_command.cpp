@@ -11,6 +11,7 @@
 
 #include "cli/chat/chat_loop.h"
 #include "cli/command.h"
+#include "cli/session_flags.h"
 #include "host/session_choice.h"
 #include "host/session_host.h"
 #include "support/env.h"
@@ -55,19 +56,11 @@ int RunChatCommand(const ChatOptions& o) {
   chat::ChatRequest request;
   request.cwd = cwd;
   request.choice = choice;
-  if (!o.mode.empty()) {
-    request.mode = agent::ParsePermissionMode(o.mode);
-    if (!request.mode)
-      return Fail(
-          MakeError(ErrorCode::kUsage,
-                    "--mode " + o.mode + ": expected default, accept-edits, plan or bypass"));
-  }
+  auto mode = ModeFlag(o);
+  if (!mode.ok()) return Fail(mode.error());
+  request.mode = *mode;
   std::setlocale(LC_CTYPE, "");  // libedit reads UTF-8 input as the terminal sends it
-  const config::AgentChoice agent_choice = config::ChooseAgent(o.spec, ProcessEnv, cwd);
-  host::HostOptions host_options =
-      host::MakeHostOptions(agent_choice, o.model, o.session_dir, o.no_session, ProcessEnv);
-  host_options.sandbox_flag = o.sandbox;
-  host::SessionHost host(std::move(host_options));
+  host::SessionHost host(HostOptionsFor(o, o.spec, cwd));
   if (Status loaded = host.Load(); !loaded.ok()) return Fail(loaded.error());
   request.interrupt_fd = InstallInterrupt();
   return chat::RunChat(host, request);

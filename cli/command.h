@@ -26,19 +26,6 @@ struct Subcommand {
   int usage_exit = 1;        // the exit code of a command line it refuses (`run`: 2)
 };
 
-// What `lousho run` and `lousho chat` both take: the session's model, permission mode and sandbox,
-// and which session to continue or where to save it (AddSessionFlags registers them).
-struct SessionFlags {
-  std::string model;
-  std::string mode;
-  std::string sandbox;
-  std::string session;
-  bool continue_session = false;
-  bool no_session = false;
-  std::string session_dir;
-};
-void AddSessionFlags(CLI::App* app, SessionFlags& flags);
-
 // Prints "CODE: message" on stderr and returns the exit code 1.
 int Fail(const Error& e);
 

@@ -68,19 +68,4 @@ Result<config::AgentSpec> LoadSpec(const std::string& path, const std::string& m
   return config::LoadAgentSpec(path, opts);
 }
 
-void AddSessionFlags(CLI::App* app, SessionFlags& flags) {
-  app->add_option("--model", flags.model, "override the spec's model (provider/model)");
-  app->add_option("--mode", flags.mode, "permission mode: default, accept-edits, plan or bypass");
-  app->add_option("--sandbox", flags.sandbox,
-                  "commands' kernel sandbox: workspace-write, read-only or off, optionally with "
-                  ",network=off (overrides the spec's `sandbox:`)");
-  app->add_option("--session", flags.session, "continue this session (a file, or a saved id)");
-  app->add_flag("-c,--continue", flags.continue_session,
-                "continue the newest session of the working directory");
-  app->add_flag("--no-session", flags.no_session, "save no session file");
-  app->add_option("--session-dir", flags.session_dir,
-                  "save session files under DIR (default: the spec's sessionDir, "
-                  "$LOUSHO_HOME/sessions, ~/.lousho/sessions)");
-}
-
 }  // namespace lousho::cli

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/session_flags.h"
 #include "host/session_choice.h"
 #include "host/session_host.h"
 #include "local/run_prompt.h"
@@ -122,15 +123,10 @@ int RunRun(const RunOptions& o) {
   request.spinner = !o.json && isatty(STDERR_FILENO) != 0;
   request.gate.yes = o.yes;
   request.gate.cwd = cwd;
-  if (!o.mode.empty()) {
-    request.mode = agent::ParsePermissionMode(o.mode);
-    if (!request.mode)
-      return Usage("--mode " + o.mode + ": expected default, accept-edits, plan or bypass");
-  }
-  const config::AgentChoice agent_choice = config::ChooseAgent(split->spec, ProcessEnv, cwd);
-  host::HostOptions host_options =
-      host::MakeHostOptions(agent_choice, o.model, o.session_dir, o.no_session, ProcessEnv);
-  host_options.sandbox_flag = o.sandbox;
+  auto mode = ModeFlag(o);
+  if (!mode.ok()) return Usage(mode.error().message);
+  request.mode = *mode;
+  host::HostOptions host_options = HostOptionsFor(o, split->spec, cwd);
   if (Status st = AddRules(o, &request.gate, &host_options); !st.ok())
     return Usage(st.error().message);
   auto prompt = ReadPrompt(o, split->prompt);
