@@ -1,5 +1,7 @@
-// The MCP client's prompts and resources: paged lists and single requests on the live connection.
+// The MCP client's lists: tools (with their time to live), prompts and resources, in pages, and
+// single requests on the live connection.
 #include <algorithm>
+#include <chrono>
 
 #include "agent/mcp/client.h"
 #include "support/json_util.h"
@@ -7,8 +9,76 @@
 
 namespace lousho::agent::mcp {
 namespace {
-constexpr int kMaxListPages = 1000;  // as for tools/list
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kMaxListPages = 1000;  // pages of one list before giving up
+
+// Moves a member out of an object (null when `obj` is no object or has no such member): a tool
+// list may be megabytes, and copying it costs more than reading it.
+Json::Value TakeMember(Json::Value& obj, const char* key) {
+  Json::Value out;
+  if (obj.isObject()) obj.removeMember(key, &out);
+  return out;
+}
+
+// One entry of tools/list as a ToolInfo (its schemas moved out of `t`); nullopt without a name.
+std::optional<ToolInfo> ToolFrom(Json::Value& t) {
+  ToolInfo info;
+  info.name = StringOr(t, "name");
+  if (info.name.empty()) return std::nullopt;  // nothing to call it by
+  info.title = StringOr(t, "title");
+  info.description = StringOr(t, "description");
+  info.input_schema = TakeMember(t, "inputSchema");
+  if (!info.input_schema.isObject()) {
+    info.input_schema = Json::Value(Json::objectValue);
+    info.input_schema["type"] = "object";
+  }
+  info.output_schema = TakeMember(t, "outputSchema");
+  info.annotations = TakeMember(t, "annotations");
+  info.read_only = BoolOr(info.annotations, "readOnlyHint", false);
+  if (info.title.empty()) info.title = StringOr(info.annotations, "title");
+  return info;
+}
+
 }  // namespace
+
+Result<std::vector<ToolInfo>> Client::ListTools(const CancelToken& cancel) {
+  auto conn = Live(cancel);
+  if (!conn.ok()) return conn.error();
+  tools_changed_ = false;
+  std::vector<ToolInfo> tools;
+  std::string cursor;
+  for (int page = 0; page < kMaxListPages; ++page) {
+    Json::Value params(Json::objectValue);
+    if (!cursor.empty()) params["cursor"] = cursor;
+    auto res =
+        Request(*conn, "tools/list", params, cancel, std::min(options_.call_timeout_ms, 30000L));
+    if (!res.ok()) return res.error();
+    Json::Value list = TakeMember(*res, "tools");
+    if (list.isArray()) {
+      tools.reserve(tools.size() + list.size());
+      for (Json::Value& t : list)
+        if (auto info = ToolFrom(t)) tools.push_back(std::move(*info));
+    }
+    cursor = StringOr(*res, "nextCursor");
+    if (cursor.empty()) {
+      // Fresh for ttlMs; without one (or 0) the list stands until the server says otherwise.
+      auto ttl = AsDouble(MemberOrNull(*res, "ttlMs"));
+      long long expire = 0;
+      if (ttl && *ttl > 0)
+        expire =
+            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+                .count() +
+            static_cast<long long>(std::min(*ttl, 1e12));
+      tools_expire_ms_ = expire;
+      return tools;
+    }
+  }
+  log::Warn("MCP server '" + spec_.name + "': stopped listing tools after " +
+            std::to_string(kMaxListPages) + " pages");
+  return tools;
+}
 
 Result<Json::Value> Client::Ask(const std::string& method, const Json::Value& params,
                                 const CancelToken& cancel, long timeout_ms) {
