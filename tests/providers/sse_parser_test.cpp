@@ -82,6 +82,21 @@ TEST(SseParserTest, AllLineEndings) {
   }
 }
 
+// The three line ends mixed in one stream: a "\r" before the next "\n" ends its own line, and a
+// "\r" after a "\n" belongs to a later line.
+TEST(SseParserTest, MixedLineEndsInOneFeed) {
+  const std::string bytes =
+      "data: a\rdata: b\n\ndata: c\n\r"
+      "event: e\r\ndata: d\rdata: e\r\r";
+  auto events = ParseWhole(bytes);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].data, "a\nb");
+  EXPECT_EQ(events[1].data, "c");
+  EXPECT_EQ(events[2].event, "e");
+  EXPECT_EQ(events[2].data, "d\ne");
+  ExpectSplitInvariant(bytes, events);
+}
+
 TEST(SseParserTest, CrAtChunkEndThenLfIsOneLineEnd) {
   SseParser p;
   std::vector<SseEvent> out;
