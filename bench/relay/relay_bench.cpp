@@ -14,6 +14,7 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -834,7 +835,29 @@ long long ProcessCpuNs(pid_t pid) {
 
 // The mock's own time to send a burst: the same handler, read by an in-process client that
 // only drains the socket. Seconds from its first chunk write to its last.
-double MockSendSeconds(Api api, int chunks, std::atomic<const Plan*>* current, int port) {
+// What the mock alone measures: its own send time, and the CPU and reads of the bare reader
+// that drains the socket (the floor of reading the same bytes as they arrive, on this machine).
+struct MockAlone {
+  double seconds = 0;
+  long long reader_cpu_ns = 0;
+  long long reader_kernel_ns = 0;
+  long long reads = 0;
+};
+
+long long ThreadCpuNs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// Kernel CPU time (ns) of the calling thread.
+long long ThreadKernelNs() {
+  rusage ru{};
+  ::getrusage(RUSAGE_THREAD, &ru);
+  return static_cast<long long>(ru.ru_stime.tv_sec) * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
+}
+
+MockAlone MockSendSeconds(Api api, int chunks, std::atomic<const Plan*>* current, int port) {
   std::unique_ptr<std::atomic<long long>[]> sent(new std::atomic<long long>[chunks]);
   for (int i = 0; i < chunks; ++i) sent[i].store(-1);
   Plan plan{api, chunks, 0, sent.get()};
@@ -849,17 +872,22 @@ double MockSendSeconds(Api api, int chunks, std::atomic<const Plan*>* current, i
   if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     std::perror("mock alone: connect");
     if (fd >= 0) ::close(fd);
-    return 1;
+    return {1, 0, 0};
   }
   const std::string req = std::string("POST ") + PathOf(api) +
                           " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                           "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
   if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) std::perror("write");
   std::vector<char> buf(1 << 18);
-  while (::read(fd, buf.data(), buf.size()) > 0) {
-  }
+  MockAlone out;
+  const long long cpu0 = ThreadCpuNs();
+  const long long kernel0 = ThreadKernelNs();
+  while (::read(fd, buf.data(), buf.size()) > 0) ++out.reads;
+  out.reader_cpu_ns = ThreadCpuNs() - cpu0;
+  out.reader_kernel_ns = ThreadKernelNs() - kernel0;
   ::close(fd);
-  return static_cast<double>(sent[chunks - 1].load() - sent[0].load()) / 1e9;
+  out.seconds = static_cast<double>(sent[chunks - 1].load() - sent[0].load()) / 1e9;
+  return out;
 }
 
 // The client's floor: /bin/cat writes `chunks` ACP chunk lines (one chunk each, as the agent
@@ -915,13 +943,21 @@ double CatReplayMs(const std::vector<std::string>& lines, const std::filesystem:
   return static_cast<double>(run->last_line_ns - run->first_line_ns) / 1e6;
 }
 
-// CPU time (ns) of a whole process from /proc/<pid>/stat (utime + stime, threads that ended
-// included), at clock-tick resolution: the cross-check of ProcessCpuNs.
-long long ProcessCpuTicksNs(pid_t pid) {
+// User and kernel CPU time (ns) of a process or of the calling thread.
+struct UserKernelNs {
+  long long user = 0;
+  long long kernel = 0;
+  UserKernelNs operator-(const UserKernelNs& o) const { return {user - o.user, kernel - o.kernel}; }
+};
+
+// CPU time of a whole process from /proc/<pid>/stat (utime and stime, threads that ended
+// included), at clock-tick resolution: the cross-check of ProcessCpuNs, split into user and
+// kernel time.
+UserKernelNs ProcessCpuTicksNs(pid_t pid) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
   std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   size_t close = all.rfind(')');
-  if (close == std::string::npos) return 0;
+  if (close == std::string::npos) return {};
   std::istringstream rest(all.substr(close + 2));
   std::string field;
   long long utime = 0;
@@ -933,7 +969,8 @@ long long ProcessCpuTicksNs(pid_t pid) {
       break;
     }
   }
-  return (utime + stime) * (1000000000LL / ::sysconf(_SC_CLK_TCK));
+  const long long tick = 1000000000LL / ::sysconf(_SC_CLK_TCK);
+  return {utime * tick, stime * tick};
 }
 
 // What one end-to-end run (one door, one API) works with.
@@ -979,7 +1016,10 @@ bool FirstChunkTimes(const E2eContext& x, E2eDriver& driver) {
 // The figures of the burst rounds, one per round.
 struct BurstFigures {
   std::vector<double> e2e_ms, mock_ms, ratio, lines_s, chars_s, cpu_us, cat_lines_s, line_count;
-  std::vector<std::string> captured;  // RPC, round 1: the agent's lines, replayed as the floor
+  std::vector<double> floor_cpu_us;        // the bare socket reader's CPU per chunk, same rounds
+  std::vector<double> user_us, kernel_us;  // the agent's, from clock ticks, per chunk
+  std::vector<double> over_floor_us;       // the agent's CPU per chunk less the bare reader's
+  std::vector<std::string> captured;       // RPC, round 1: the agent's lines, replayed as the floor
   std::string replay_note;
 };
 
@@ -999,17 +1039,19 @@ std::string CatReplayNote(const E2eContext& x, std::vector<std::string>* capture
 // One burst round: the mock alone first (its own send time), then the agent end to end.
 bool BurstRound(const E2eContext& x, AgentChild& child, E2eDriver& driver, int round,
                 BurstFigures& f) {
-  f.mock_ms.push_back(MockSendSeconds(x.api_kind, x.chunks, x.current, x.port) * 1e3);
+  const MockAlone alone = MockSendSeconds(x.api_kind, x.chunks, x.current, x.port);
+  f.mock_ms.push_back(alone.seconds * 1e3);
+  f.floor_cpu_us.push_back(static_cast<double>(alone.reader_cpu_ns) / 1000.0 / x.chunks);
   if (round == 0 && x.door == Door::kAcp)
     f.cat_lines_s.push_back(CatFloorLinesPerSecond(x.chunks, x.tmp));
   E2eRun burst(x.chunks);
   if (round == 0 && x.door == Door::kRpc) child.Capture(&f.captured);
   const pid_t pid = child.Pid();
   long long cpu_before = pid > 0 ? ProcessCpuNs(pid) : 0;
-  long long ticks_before = pid > 0 ? ProcessCpuTicksNs(pid) : 0;
+  UserKernelNs ticks_before = pid > 0 ? ProcessCpuTicksNs(pid) : UserKernelNs{};
   std::optional<PromptResult> b = driver.Prompt(&burst, 0);
   long long cpu_ns = pid > 0 ? ProcessCpuNs(pid) - cpu_before : 0;
-  long long ticks_ns = pid > 0 ? ProcessCpuTicksNs(pid) - ticks_before : 0;
+  UserKernelNs ticks = pid > 0 ? ProcessCpuTicksNs(pid) - ticks_before : UserKernelNs{};
   child.Capture(nullptr);
   if (!b.has_value() || burst.lines <= 0) return false;
   if (round == 0 && x.door == Door::kRpc) f.replay_note = CatReplayNote(x, &f.captured);
@@ -1021,13 +1063,20 @@ bool BurstRound(const E2eContext& x, AgentChild& child, E2eDriver& driver, int r
   f.chars_s.push_back(static_cast<double>(burst.chars) / span);
   f.cpu_us.push_back(static_cast<double>(cpu_ns) / 1000.0 / x.chunks);
   f.line_count.push_back(static_cast<double>(burst.lines));
+  f.user_us.push_back(static_cast<double>(ticks.user) / 1000.0 / x.chunks);
+  f.over_floor_us.push_back(f.cpu_us.back() - f.floor_cpu_us.back());
+  f.kernel_us.push_back(static_cast<double>(ticks.kernel) / 1000.0 / x.chunks);
   std::printf(
       "%-10s e2e burst round %d: first write->last line %.1f ms, mock alone %.1f ms (x%.2f); "
       "%lld lines (%.1f MB), %.0f lines/s, %.2f M chars/s; agent CPU %.2f us/chunk (process "
-      "ticks: %.1f ms); prompt->reply %.1f ms\n",
+      "ticks: %.1f ms user + %.1f ms kernel; a bare socket reader of the mock alone: %.2f "
+      "us/chunk, %.2f of it in the kernel, in %lld reads); "
+      "prompt->reply %.1f ms\n",
       x.api, round + 1, f.e2e_ms.back(), f.mock_ms.back(), f.ratio.back(), burst.lines,
       static_cast<double>(burst.bytes) / 1e6, f.lines_s.back(), f.chars_s.back() / 1e6,
-      f.cpu_us.back(), static_cast<double>(ticks_ns) / 1e6,
+      f.cpu_us.back(), static_cast<double>(ticks.user) / 1e6,
+      static_cast<double>(ticks.kernel) / 1e6, f.floor_cpu_us.back(),
+      static_cast<double>(alone.reader_kernel_ns) / 1000.0 / x.chunks, alone.reads,
       static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e6);
   ReportLoss(x.api, "burst", burst, *b);
   return true;
@@ -1042,10 +1091,14 @@ bool BurstRounds(const E2eContext& x, AgentChild& child, E2eDriver& driver) {
     if (!BurstRound(x, child, driver, round, f)) return false;
   std::printf(
       "%-10s e2e BURST %d x %d-char chunks, median of %d: end to end %.1f ms = x%.2f the mock's "
-      "own %.1f ms; %.0f %s lines/s (%.0f lines); %.2f M chars/s; agent CPU %.2f us/chunk\n",
+      "own %.1f ms; %.0f %s lines/s (%.0f lines); %.2f M chars/s; agent CPU %.2f us/chunk "
+      "(user %.2f + kernel %.2f from clock ticks; the bare socket reader: %.2f us/chunk; "
+      "over it: %.2f us/chunk)\n",
       x.api, x.chunks, 4, x.rounds, Percentile(f.e2e_ms, 0.5), Percentile(f.ratio, 0.5),
       Percentile(f.mock_ms, 0.5), Percentile(f.lines_s, 0.5), x.line_kind,
-      Percentile(f.line_count, 0.5), Percentile(f.chars_s, 0.5) / 1e6, Percentile(f.cpu_us, 0.5));
+      Percentile(f.line_count, 0.5), Percentile(f.chars_s, 0.5) / 1e6, Percentile(f.cpu_us, 0.5),
+      Percentile(f.user_us, 0.5), Percentile(f.kernel_us, 0.5), Percentile(f.floor_cpu_us, 0.5),
+      Percentile(f.over_floor_us, 0.5));
   if (x.door == Door::kAcp) {
     std::printf(
         "%-10s   client floor: the same reader parses %d one-chunk lines from /bin/cat at %.0f "
