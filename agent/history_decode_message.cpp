@@ -104,11 +104,15 @@ bool LineDecoder::Content(const At& at, std::vector<ContentBlock>* out) {
       out->push_back(ContentBlock::Text(std::move(text)));
       return ok();
     }
-    case JsonCursor::Kind::kArray:
-      return Array(at, [&](const At& e) {
+    case JsonCursor::Kind::kArray: {
+      const bool read = Array(at, [&](const At& e) {
         ContentBlock b;
         if (Block(e, &b)) out->push_back(std::move(b));
       });
+      // Held as long as the session: no room left over from growing (3 blocks would keep 4).
+      out->shrink_to_fit();
+      return read;
+    }
     case JsonCursor::Kind::kObject:
     case JsonCursor::Kind::kNumber:
     case JsonCursor::Kind::kBool:
