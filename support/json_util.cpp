@@ -327,26 +327,48 @@ std::optional<Json::Value> JsonIntegerValue(std::string_view digits, bool negati
   return v <= kMaxInt ? Json::Value(static_cast<Json::Int64>(v))
                       : Json::Value(static_cast<Json::UInt64>(v));
 }
-}  // namespace
 
-// RFC 8259 numbers only, typed as jsoncpp types them: an integer that fits int64 is an int,
-// a larger one up to uint64 a uint, anything else a double.
-bool JsonCursor::Number(Json::Value* out) {
-  const size_t start = pos_;
-  const JsonNumberSpan n = ScanJsonNumber(text_, pos_);
-  if (n.end == std::string_view::npos) return Fail("bad number");
-  pos_ = n.end;
+// The number at text[start], read as ParseJson reads it: RFC 8259 numbers only, typed as jsoncpp
+// types them (an integer that fits int64 is an int, a larger one up to uint64 a uint, anything
+// else a double). `end` is npos when it is not a number; `in_range` is false for one past
+// double's range (ParseJson refuses it too).
+struct JsonNumberRead {
+  size_t end = std::string_view::npos;
+  bool in_range = false;
+  Json::Value value;
+};
+
+// With `build` false only `end` and `in_range` are set (a skipped number builds no value).
+JsonNumberRead ReadJsonNumber(std::string_view text, size_t start, bool build = true) {
+  JsonNumberRead r;
+  const JsonNumberSpan n = ScanJsonNumber(text, start);
+  r.end = n.end;
+  if (n.end == std::string_view::npos) return r;
+  if (!build && n.integral && n.end - n.int_start <= 18) {
+    r.in_range = true;  // 18 digits fit int64 whatever they are
+    return r;
+  }
   if (n.integral) {
-    if (auto v = JsonIntegerValue(text_.substr(n.int_start, n.end - n.int_start), n.negative)) {
-      *out = std::move(*v);
-      return true;
+    if (auto v = JsonIntegerValue(text.substr(n.int_start, n.end - n.int_start), n.negative)) {
+      r.value = std::move(*v);
+      r.in_range = true;
+      return r;
     }
   }
   double d = 0;
-  const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + n.end, d);
-  // Past double's range ParseJson refuses too.
-  if (ec != std::errc() || end != text_.data() + n.end) return Fail("number out of range");
-  *out = d;
+  const auto [end, ec] = std::from_chars(text.data() + start, text.data() + n.end, d);
+  r.in_range = ec == std::errc() && end == text.data() + n.end;
+  if (r.in_range) r.value = d;
+  return r;
+}
+}  // namespace
+
+bool JsonCursor::Number(Json::Value* out) {
+  JsonNumberRead r = ReadJsonNumber(text_, pos_);
+  if (r.end == std::string_view::npos) return Fail("bad number");
+  pos_ = r.end;
+  if (!r.in_range) return Fail("number out of range");
+  *out = std::move(r.value);
   return true;
 }
 
@@ -392,24 +414,63 @@ bool JsonCursor::Build(Json::Value* out) {
 bool JsonCursor::Value(Json::Value* out) { return Build(out); }
 
 bool JsonCursor::Skip() {
-  Json::Value ignored;
-  return Build(&ignored);
+  // Read as Build reads (the same checks, the same errors), but nothing is built: a skipped
+  // object or string costs no allocation (the unknown members of a stream chunk or an entry).
+  switch (Peek()) {
+    case Kind::kObject: {
+      if (!BeginObject()) return false;
+      while (NextMember(&scratch_))
+        if (!Skip()) return false;
+      return ok();
+    }
+    case Kind::kArray: {
+      if (!BeginArray()) return false;
+      while (NextElement())
+        if (!Skip()) return false;
+      return ok();
+    }
+    case Kind::kString:
+      return String(&scratch_);
+    case Kind::kNumber:
+    case Kind::kBool:
+    case Kind::kNull: {
+      Json::Value scalar;  // a scalar: no allocation
+      return Build(&scalar);
+    }
+    case Kind::kNone:
+      break;
+  }
+  return Fail("expected a value");
 }
 
 size_t SkipJsonScalar(std::string_view from) {
-  JsonCursor c(from);
-  switch (c.Peek()) {
-    case JsonCursor::Kind::kString:
-    case JsonCursor::Kind::kNumber:
-    case JsonCursor::Kind::kBool:
-    case JsonCursor::Kind::kNull:
-      return c.Skip() ? c.offset() : 0;
-    case JsonCursor::Kind::kObject:
-    case JsonCursor::Kind::kArray:
-    case JsonCursor::Kind::kNone:
-      break;
+  // What a JsonCursor's Peek and Skip read, without one (a stream chunk's envelope members pass
+  // through here: id, object, created, model...).
+  size_t pos = 0;
+  while (pos < from.size() &&
+         (from[pos] == ' ' || from[pos] == '\t' || from[pos] == '\n' || from[pos] == '\r'))
+    ++pos;
+  if (pos >= from.size()) return 0;
+  auto word = [&](std::string_view w) {
+    return from.substr(pos, w.size()) == w ? pos + w.size() : 0;
+  };
+  switch (from[pos]) {
+    case '"': {
+      std::string body;
+      const size_t n = ReadJsonStringBody(from.substr(pos + 1), &body);
+      return n == 0 ? 0 : pos + 1 + n;
+    }
+    case 't':
+      return word("true");
+    case 'f':
+      return word("false");
+    case 'n':
+      return word("null");
+    default: {
+      const JsonNumberRead r = ReadJsonNumber(from, pos, false);
+      return r.end != std::string_view::npos && r.in_range ? r.end : 0;
+    }
   }
-  return 0;
 }
 
 bool JsonCursor::End() {

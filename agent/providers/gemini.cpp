@@ -116,10 +116,11 @@ bool ReadPlainUsage(std::string_view data, size_t* i, PlainChunk* c) {
     long long n = 0;
     if (!ReadString(data, i, &key) || !MatchShape(data, i, ":") || !ReadCount(data, i, &n))
       return false;
-    if (key == "promptTokenCount") c->prompt = n;
-    if (key == "cachedContentTokenCount") c->cached = n;
-    if (key == "candidatesTokenCount") c->output = n;
-    if (key == "thoughtsTokenCount") c->thoughts = n;
+    const std::string_view k = key;
+    if (k == "promptTokenCount") c->prompt = n;
+    if (k == "cachedContentTokenCount") c->cached = n;
+    if (k == "candidatesTokenCount") c->output = n;
+    if (k == "thoughtsTokenCount") c->thoughts = n;
     SkipSpace(data, i);
     if (*i < data.size() && data[*i] == ',') {
       ++*i;
@@ -131,7 +132,7 @@ bool ReadPlainUsage(std::string_view data, size_t* i, PlainChunk* c) {
 }
 
 // One member's value of the plain chunk.
-bool ReadPlainMember(const std::string& key, std::string_view data, size_t* i, PlainChunk* c,
+bool ReadPlainMember(std::string_view key, std::string_view data, size_t* i, PlainChunk* c,
                      bool* text) {
   if (key == "candidates") {
     if (*text) return false;

@@ -53,7 +53,7 @@ constexpr std::string_view kPlainChoiceTail = R"(},"logprobs":null,"finish_reaso
 
 // The length of member `key`'s value at the start of `rest` as the plain reader takes it (the
 // one content-only choices member, its text into *text; any other scalar), or 0 when it does not.
-size_t PlainMemberValue(const std::string& key, std::string_view rest, bool* choices,
+size_t PlainMemberValue(std::string_view key, std::string_view rest, bool* choices,
                         std::string* text) {
   if (key == "error" || key == "usage") return 0;
   if (key != "choices") return SkipJsonScalar(rest);

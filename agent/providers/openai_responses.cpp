@@ -23,7 +23,7 @@ namespace {
 constexpr std::string_view kTextDeltaType = "response.output_text.delta";
 
 // The length of member `key`'s value at the start of `rest` as the plain reader takes it, or 0.
-size_t PlainResponsesMember(const std::string& key, std::string_view rest, bool* is_text,
+size_t PlainResponsesMember(std::string_view key, std::string_view rest, bool* is_text,
                             bool* has_delta, std::string* text) {
   if (key == "logprobs") return rest.starts_with("[]") ? 2 : 0;
   if (key == "type") {

@@ -198,6 +198,82 @@ TEST(JsonCursorTest, ReadsBackEverythingWriteJsonWrites) {
   }
 }
 
+// Skip reads what Value reads, building nothing: the same verdict, the same bytes consumed and
+// the same error, for refused text, nesting at and past the limit, and random documents cut at
+// every length.
+void ExpectSkipAgreesWithValue(std::string_view text) {
+  JsonCursor built(text);
+  JsonCursor skipped(text);
+  Json::Value v;
+  const bool a = built.Value(&v) && built.End();
+  const bool b = skipped.Skip() && skipped.End();
+  EXPECT_EQ(a, b) << text;
+  EXPECT_EQ(built.offset(), skipped.offset()) << text;
+  EXPECT_EQ(built.error(), skipped.error()) << text;
+}
+
+// SkipJsonScalar's length of a scalar: what a cursor reads of it (0 for anything else).
+size_t CursorScalarLength(std::string_view text) {
+  JsonCursor c(text);
+  switch (c.Peek()) {
+    case JsonCursor::Kind::kString:
+    case JsonCursor::Kind::kNumber:
+    case JsonCursor::Kind::kBool:
+    case JsonCursor::Kind::kNull:
+      return c.Skip() ? c.offset() : 0;
+    default:
+      return 0;
+  }
+}
+
+TEST(JsonCursorTest, SkipJsonScalarReadsWhatTheCursorReads) {
+  std::vector<std::string> texts = {"",
+                                    " ",
+                                    "\"a\"",
+                                    " \t\"a\\\"b\",",
+                                    "\"\\u12\"",
+                                    "\"open",
+                                    "0",
+                                    "-0",
+                                    "01",
+                                    "1.5e3}",
+                                    "1e400",
+                                    "-",
+                                    "9223372036854775808",
+                                    "-9223372036854775809",
+                                    "18446744073709551616",
+                                    "true",
+                                    "tru",
+                                    "false,",
+                                    "null}",
+                                    "nul",
+                                    "[1]",
+                                    "{}",
+                                    "x"};
+  std::mt19937 rng(20261203);
+  for (int i = 0; i < 400; ++i) {
+    const std::string text = WriteJson(RandomValue(rng, 4));  // scalars mostly
+    for (size_t cut = 0; cut <= text.size(); ++cut) texts.push_back(text.substr(0, cut) + ",");
+  }
+  for (const std::string& text : texts)
+    EXPECT_EQ(SkipJsonScalar(text), CursorScalarLength(text)) << text;
+}
+
+TEST(JsonCursorTest, SkipReadsWhatValueReads) {
+  for (const std::string text :
+       {"", "01", "1.", "[1,]", R"({"a":1,})", R"({"a" 1})", "tru", R"("\ud83d")", "[1] 2", "1e400",
+        R"({"a":[1,{"b":"c"}]})", R"({"a":"x","a":"y"})", "null", "true", "-0.5e3", R"("é")"})
+    ExpectSkipAgreesWithValue(text);
+  for (const int depth : {kMaxJsonDepth - 1, kMaxJsonDepth, 100000})
+    ExpectSkipAgreesWithValue(std::string(depth, '[') + std::string(depth, ']'));
+  std::mt19937 rng(20261202);
+  for (int i = 0; i < 300; ++i) {
+    const std::string text = WriteJson(RandomValue(rng, 0));
+    for (size_t cut = 0; cut <= text.size(); ++cut)
+      ExpectSkipAgreesWithValue(std::string_view(text).substr(0, cut));
+  }
+}
+
 TEST(JsonCursorTest, PullsMembersAndElementsInOrder) {
   JsonCursor c(R"( {"a": [1, "two", {"x": null}], "b\u00e9": true, "c": {}} )");
   ASSERT_TRUE(c.BeginObject());
