@@ -284,4 +284,25 @@ void Server::SendUpdate(const std::string& session_id, const Json::Value& update
   peer_.NotifySerialized(method::kSessionUpdate, UpdateParamsJson(session_id, update));
 }
 
+void Server::SendReplay(const std::string& session_id,
+                        const std::vector<const agent::Entry*>& branch) {
+  // Written in batches: a long history costs a system call per batch, not per update, and no
+  // more than one batch is held at a time.
+  constexpr size_t kBatchLines = 256;
+  constexpr size_t kBatchBytes = size_t{256} << 10;
+  std::vector<std::string> batch;
+  size_t bytes = 0;
+  auto flush = [&] {
+    peer_.NotifySerializedBatch(method::kSessionUpdate, batch);
+    batch.clear();
+    bytes = 0;
+  };
+  ForEachReplayUpdate(branch, [&](const Json::Value& u) {
+    batch.push_back(UpdateParamsJson(session_id, u));
+    bytes += batch.back().size();
+    if (batch.size() >= kBatchLines || bytes >= kBatchBytes) flush();
+  });
+  if (!batch.empty()) flush();
+}
+
 }  // namespace lousho::acp

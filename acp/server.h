@@ -144,6 +144,8 @@ class Server {
                      bool restore_files, jsonrpc::Reply reply);
   std::shared_ptr<agent::Session> FindSession(const std::string& session_id, jsonrpc::Reply* reply);
   void SendUpdate(const std::string& session_id, const Json::Value& update);
+  // The branch's history as session/update notifications (session/load's replay), in order.
+  void SendReplay(const std::string& session_id, const std::vector<const agent::Entry*>& branch);
   // The event sink of a session: its updates, and config_option_update when the mode or the
   // model changes. `values` are the session's current ones: set them (ConfigValuesOf) once the
   // session is created, before it runs anything (a loaded session may have restored a model).

@@ -144,7 +144,7 @@ void Server::OpenStored(const LoadSessionParams& params, bool replay, Reply repl
       *values = ConfigValuesOf(s);  // a stored session may have restored its model
       if (replay)
         s.transcript().VisitBranch([&](const std::vector<const agent::Entry*>& branch) {
-          ForEachReplayUpdate(branch, [&](const Json::Value& u) { SendUpdate(s.info().id, u); });
+          SendReplay(s.info().id, branch);
         });
     };
     auto session = Register([&] { return host_->Open(std::move(so), *path); }, shared_reply.get(),

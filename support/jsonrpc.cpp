@@ -392,6 +392,21 @@ void Peer::Notify(const std::string& method, const Json::Value& params) {
 }
 
 void Peer::NotifySerialized(std::string_view method, std::string_view params_json) {
+  SendLine(NotificationLine(method, params_json));
+}
+
+void Peer::NotifySerializedBatch(std::string_view method,
+                                 const std::vector<std::string>& params_json) {
+  std::vector<std::string> lines;
+  lines.reserve(params_json.size());
+  for (const std::string& params : params_json) {
+    lines.push_back(NotificationLine(method, params));
+    Record('<', lines.back());
+  }
+  transport_->WriteLines(std::move(lines));
+}
+
+std::string Peer::NotificationLine(std::string_view method, std::string_view params_json) {
   // Members in jsoncpp's order (jsonrpc, method, params), as WriteJson writes them.
   std::string line;
   line.reserve(40 + method.size() + params_json.size());
@@ -405,7 +420,7 @@ void Peer::NotifySerialized(std::string_view method, std::string_view params_jso
     w.AttributeEnd();
     w.ObjectEnd();
   }
-  SendLine(std::move(line));
+  return line;
 }
 
 void Peer::Wake() {

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "support/cancel.h"
 #include "support/status.h"
@@ -107,6 +109,9 @@ class Peer {
   // hot-path writer that skips the Json::Value); the line is byte for byte what Notify would
   // send for the same params.
   void NotifySerialized(std::string_view method, std::string_view params_json);
+  // The same for many notifications of one method, written together: no other line comes
+  // between them, and the transport may write them in one go.
+  void NotifySerializedBatch(std::string_view method, const std::vector<std::string>& params_json);
   // Sends a request and blocks for its response. Returns LOUSHO_CLIENT_ERROR with the error's
   // message on an error response, LOUSHO_CANCELLED when `cancel` fires first and
   // LOUSHO_TIMEOUT when `timeout_ms` (>= 0) passes first (a $/cancel_request is sent then), and
@@ -148,6 +153,7 @@ class Peer {
   void Refuse(const Json::Value& id, const RpcError& error, std::string_view line);
   void Send(const Json::Value& msg);
   void SendLine(std::string line);
+  static std::string NotificationLine(std::string_view method, std::string_view params_json);
   void Record(char dir, const std::string& line);
 
   LineTransport* transport_;

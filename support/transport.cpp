@@ -140,6 +140,25 @@ void FdTransport::WriteLine(std::string line) {
   Drain(lock);
 }
 
+void FdTransport::WriteLines(std::vector<std::string> lines) {
+  if (lines.empty()) return;
+  if (std::this_thread::get_id() == reader_.load()) {
+    // The reading thread never waits on the queue: its lines go one by one, as WriteLine's.
+    LineTransport::WriteLines(std::move(lines));
+    return;
+  }
+  std::unique_lock<std::mutex> lock(write_mu_);
+  write_cv_.wait(lock, [&] { return broken_ || !writing_ || queued_bytes_ < kMaxQueuedBytes; });
+  if (broken_) return;
+  for (auto& line : lines) {
+    queued_bytes_ += line.size() + 1;
+    queued_.push_back(std::move(line));
+  }
+  if (writing_) return;  // the writing thread takes them, in order, before it returns
+  writing_ = true;
+  Drain(lock);
+}
+
 void FdTransport::Drain(std::unique_lock<std::mutex>& lock) {
   std::vector<std::string> batch;
   while (!queued_.empty() && !broken_) {

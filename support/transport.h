@@ -29,6 +29,11 @@ class LineTransport {
   virtual ReadStatus ReadLine(std::string* line, size_t* line_size) = 0;
   static constexpr size_t kTooLongHeadBytes = 4096;
   virtual void WriteLine(std::string line) = 0;
+  // Writes the lines in order, none of another writer's lines among them (a transport may write
+  // them at once).
+  virtual void WriteLines(std::vector<std::string> lines) {
+    for (auto& line : lines) WriteLine(std::move(line));
+  }
   // The longest line ReadLine returns whole; 0 when unknown (for messages).
   virtual size_t max_line_bytes() const { return 0; }
 };
@@ -50,6 +55,9 @@ class FdTransport : public LineTransport {
   ~FdTransport() override;
   ReadStatus ReadLine(std::string* line, size_t* line_size) override;
   void WriteLine(std::string line) override;
+  // Queued together and written by as few writev calls as they fill (a replay of many updates
+  // costs a system call per batch, not per line).
+  void WriteLines(std::vector<std::string> lines) override;
   size_t max_line_bytes() const override { return max_line_bytes_; }
   static constexpr size_t kMaxQueuedBytes = size_t{4} << 20;
   static constexpr size_t kMaxReaderQueuedBytes = size_t{16} << 20;

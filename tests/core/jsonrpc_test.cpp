@@ -345,6 +345,72 @@ TEST(JsonRpcPeerTest, AnswersNeverStopTheReaderWhenTheClientDoesNotRead) {
   close(out[1]);
 }
 
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t from = 0, nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1)
+    lines.push_back(text.substr(from, nl - from));
+  return lines;
+}
+
+// A batch (WriteLines) reaches the other side whole and in order while another thread writes
+// lines one by one: none of them lands inside a batch, and nothing is lost.
+TEST(FdTransportTest, ABatchIsWrittenWholeAmongOtherWriters) {
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  FdTransport transport(-1, out[1], 1 << 20);
+  constexpr int kBatches = 200, kPerBatch = 50, kSingles = 5000;
+  std::string got;
+  std::thread drain([&] {
+    char buf[1 << 16];
+    for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;)
+      got.append(buf, static_cast<size_t>(n));
+  });
+  std::thread batches([&] {
+    for (int b = 0; b < kBatches; ++b) {
+      std::vector<std::string> lines(kPerBatch);
+      for (int i = 0; i < kPerBatch; ++i)
+        lines[i] = "a" + std::to_string(b) + "-" + std::to_string(i);
+      transport.WriteLines(std::move(lines));
+    }
+  });
+  std::thread singles([&] {
+    for (int i = 0; i < kSingles; ++i) transport.WriteLine("b" + std::to_string(i));
+  });
+  batches.join();
+  singles.join();
+  close(out[1]);  // every writer has returned: what they wrote is in the pipe
+  drain.join();
+  close(out[0]);
+  std::vector<std::string> lines = SplitLines(got);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kBatches * kPerBatch + kSingles));
+  int next_single = 0;
+  int next_batch = 0;
+  for (size_t at = 0; at < lines.size();) {
+    if (lines[at][0] == 'b') {
+      EXPECT_EQ(lines[at], "b" + std::to_string(next_single++));
+      ++at;
+      continue;
+    }
+    for (int i = 0; i < kPerBatch; ++i, ++at)
+      ASSERT_EQ(lines[at], "a" + std::to_string(next_batch) + "-" + std::to_string(i));
+    ++next_batch;
+  }
+  EXPECT_EQ(next_batch, kBatches);
+  EXPECT_EQ(next_single, kSingles);
+}
+
+// A batch of notifications is, line for line, what the same notifications sent one by one are.
+TEST(JsonRpcPeerTest, ABatchOfNotificationsIsTheSameLines) {
+  MemoryTransport one, many;
+  Peer a(&one, PeerOptions{});
+  Peer b(&many, PeerOptions{});
+  const std::vector<std::string> params = {R"({"x":1})", R"({"y":"\u00e9"})", "[]"};
+  for (const auto& p : params) a.NotifySerialized("session/update", p);
+  b.NotifySerializedBatch("session/update", params);
+  EXPECT_EQ(one.Output(), many.Output());
+  EXPECT_EQ(many.Output().size(), 3u);
+}
+
 TEST(FdTransportTest, OverlongLineKeepsItsHead) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
