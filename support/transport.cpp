@@ -131,13 +131,7 @@ void FdTransport::WriteLine(std::string line) {
     QueueFromReader(lock, std::move(line));
     return;
   }
-  write_cv_.wait(lock, [&] { return !writing_ || queued_bytes_ < kMaxQueuedBytes; });
-  if (broken_) return;
-  queued_bytes_ += line.size() + 1;
-  queued_.push_back(std::move(line));
-  if (writing_) return;  // the writing thread takes it, in order, before it returns
-  writing_ = true;
-  Drain(lock);
+  Enqueue(lock, &line, 1);
 }
 
 void FdTransport::WriteLines(std::vector<std::string> lines) {
@@ -148,11 +142,16 @@ void FdTransport::WriteLines(std::vector<std::string> lines) {
     return;
   }
   std::unique_lock<std::mutex> lock(write_mu_);
-  write_cv_.wait(lock, [&] { return broken_ || !writing_ || queued_bytes_ < kMaxQueuedBytes; });
   if (broken_) return;
-  for (auto& line : lines) {
-    queued_bytes_ += line.size() + 1;
-    queued_.push_back(std::move(line));
+  Enqueue(lock, lines.data(), lines.size());
+}
+
+void FdTransport::Enqueue(std::unique_lock<std::mutex>& lock, std::string* lines, size_t n) {
+  write_cv_.wait(lock, [&] { return !writing_ || queued_bytes_ < kMaxQueuedBytes; });
+  if (broken_) return;
+  for (size_t i = 0; i < n; ++i) {
+    queued_bytes_ += lines[i].size() + 1;
+    queued_.push_back(std::move(lines[i]));
   }
   if (writing_) return;  // the writing thread takes them, in order, before it returns
   writing_ = true;

@@ -95,6 +95,9 @@ class FdTransport : public LineTransport {
   bool WriteBatch(const std::vector<std::string>& lines);
   // Writes what is queued until the queue is empty, then clears writing_ (which the caller set).
   void Drain(std::unique_lock<std::mutex>& lock);
+  // A writer that is not the reading thread: waits while kMaxQueuedBytes are queued, queues the
+  // `n` lines together (moved from), and writes the queue unless another thread is writing it.
+  void Enqueue(std::unique_lock<std::mutex>& lock, std::string* lines, size_t n);
   // A line of the reading thread: queued, and written by the helper when no one is writing.
   void QueueFromReader(std::unique_lock<std::mutex>& lock, std::string line);
   void HelperLoop();
