@@ -168,11 +168,17 @@ size_t ReadJsonStringBody(std::string_view from, std::string* out) {
   }
 }
 
-void JsonCursor::SkipSpace() {
-  while (pos_ < text_.size() &&
-         (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
-    ++pos_;
+namespace {
+// Where the whitespace JSON allows between tokens, at or after `pos`, ends.
+size_t SkipJsonSpace(std::string_view text, size_t pos) {
+  while (pos < text.size() &&
+         (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r'))
+    ++pos;
+  return pos;
 }
+}  // namespace
+
+void JsonCursor::SkipSpace() { pos_ = SkipJsonSpace(text_, pos_); }
 
 bool JsonCursor::Fail(const char* what) {
   if (error_.empty()) error_ = std::string(what) + " at byte " + std::to_string(pos_);
@@ -339,7 +345,7 @@ struct JsonNumberRead {
 };
 
 // With `build` false only `end` and `in_range` are set (a skipped number builds no value).
-JsonNumberRead ReadJsonNumber(std::string_view text, size_t start, bool build = true) {
+JsonNumberRead ReadJsonNumber(std::string_view text, size_t start, bool build) {
   JsonNumberRead r;
   const JsonNumberSpan n = ScanJsonNumber(text, start);
   r.end = n.end;
@@ -364,11 +370,11 @@ JsonNumberRead ReadJsonNumber(std::string_view text, size_t start, bool build = 
 }  // namespace
 
 bool JsonCursor::Number(Json::Value* out) {
-  JsonNumberRead r = ReadJsonNumber(text_, pos_);
+  JsonNumberRead r = ReadJsonNumber(text_, pos_, out != nullptr);
   if (r.end == std::string_view::npos) return Fail("bad number");
   pos_ = r.end;
   if (!r.in_range) return Fail("number out of range");
-  *out = std::move(r.value);
+  if (out != nullptr) *out = std::move(r.value);
   return true;
 }
 
@@ -432,11 +438,11 @@ bool JsonCursor::Skip() {
     case Kind::kString:
       return String(&scratch_);
     case Kind::kNumber:
+      return Number(nullptr);
     case Kind::kBool:
-    case Kind::kNull: {
-      Json::Value scalar;  // a scalar: no allocation
-      return Build(&scalar);
-    }
+      return Word(text_[pos_] == 't' ? "true" : "false");
+    case Kind::kNull:
+      return Word("null");
     case Kind::kNone:
       break;
   }
@@ -444,12 +450,10 @@ bool JsonCursor::Skip() {
 }
 
 size_t SkipJsonScalar(std::string_view from) {
-  // What a JsonCursor's Peek and Skip read, without one (a stream chunk's envelope members pass
-  // through here: id, object, created, model...).
-  size_t pos = 0;
-  while (pos < from.size() &&
-         (from[pos] == ' ' || from[pos] == '\t' || from[pos] == '\n' || from[pos] == '\r'))
-    ++pos;
+  // What a JsonCursor's Peek and Skip read (SkipJsonScalarReadsWhatTheCursorReads holds it to
+  // them), without setting one up: a stream chunk's envelope members (id, object, created,
+  // model...) pass through here, one call each.
+  const size_t pos = SkipJsonSpace(from, 0);
   if (pos >= from.size()) return 0;
   auto word = [&](std::string_view w) {
     return from.substr(pos, w.size()) == w ? pos + w.size() : 0;

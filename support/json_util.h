@@ -72,7 +72,7 @@ class JsonCursor {
   // After an item of the innermost object or array: 1 when another follows (its ',' read), 0
   // when `close` ended it, -1 on an error.
   int Continue(char close, const char* expected);
-  bool Number(Json::Value* out);
+  bool Number(Json::Value* out);  // null: read and checked, not built
   bool Word(std::string_view word);
   bool Build(Json::Value* out);
 
