@@ -198,30 +198,26 @@ class AnthropicMessagesWriter {
         }
         break;
       case BlockType::kToolCall:
-        w_.Attribute("id", b.id());
-        w_.AttributeBegin("input");
-        WriteObjectOrEmpty(b.arguments(), &w_);
-        w_.AttributeEnd();
-        w_.Attribute("name", b.name());
-        w_.Attribute("type", "tool_use");
+        CallMembers(b, "tool_use");
         break;
       case BlockType::kImage:
         break;
       case BlockType::kServerTool:
-        ServerToolUse(b);
+        CallMembers(b, "server_tool_use");
         break;
     }
     w_.ObjectEnd();
     // A provider-run call is answered by its result block, as the API sent it.
     if (b.type == BlockType::kServerTool) w_.Value(b.server->result);
   }
-  void ServerToolUse(const ContentBlock& b) {
+  // A call's members: the model's (tool_use) or one the API ran (server_tool_use).
+  void CallMembers(const ContentBlock& b, const char* type) {
     w_.Attribute("id", b.id());
     w_.AttributeBegin("input");
     WriteObjectOrEmpty(b.arguments(), &w_);
     w_.AttributeEnd();
     w_.Attribute("name", b.name());
-    w_.Attribute("type", "server_tool_use");
+    w_.Attribute("type", type);
   }
 
   JsonWriter& w_;
