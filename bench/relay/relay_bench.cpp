@@ -833,30 +833,35 @@ long long ProcessCpuNs(pid_t pid) {
   return total;
 }
 
-// The mock's own time to send a burst: the same handler, read by an in-process client that
-// only drains the socket. Seconds from its first chunk write to its last.
+// User and kernel CPU time (ns) of a process or of the calling thread.
+struct UserKernelNs {
+  long long user = 0;
+  long long kernel = 0;
+  UserKernelNs operator-(const UserKernelNs& o) const { return {user - o.user, kernel - o.kernel}; }
+  long long total() const { return user + kernel; }
+};
+
+// The calling thread's CPU time (getrusage: the total is the scheduler's exact figure, split in
+// proportion to the ticks spent in each mode).
+UserKernelNs ThreadCpu() {
+  rusage ru{};
+  ::getrusage(RUSAGE_THREAD, &ru);
+  auto ns = [](const timeval& t) {
+    return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_usec * 1000LL;
+  };
+  return {ns(ru.ru_utime), ns(ru.ru_stime)};
+}
+
 // What the mock alone measures: its own send time, and the CPU and reads of the bare reader
 // that drains the socket (the floor of reading the same bytes as they arrive, on this machine).
 struct MockAlone {
   double seconds = 0;
-  long long reader_cpu_ns = 0;
-  long long reader_kernel_ns = 0;
+  UserKernelNs reader;
   long long reads = 0;
 };
 
-long long ThreadCpuNs() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-}
-
-// Kernel CPU time (ns) of the calling thread.
-long long ThreadKernelNs() {
-  rusage ru{};
-  ::getrusage(RUSAGE_THREAD, &ru);
-  return static_cast<long long>(ru.ru_stime.tv_sec) * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
-}
-
+// The mock's own time to send a burst: the same handler, read by an in-process client that
+// only drains the socket. Seconds from its first chunk write to its last.
 MockAlone MockSendSeconds(Api api, int chunks, std::atomic<const Plan*>* current, int port) {
   std::unique_ptr<std::atomic<long long>[]> sent(new std::atomic<long long>[chunks]);
   for (int i = 0; i < chunks; ++i) sent[i].store(-1);
@@ -872,7 +877,7 @@ MockAlone MockSendSeconds(Api api, int chunks, std::atomic<const Plan*>* current
   if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     std::perror("mock alone: connect");
     if (fd >= 0) ::close(fd);
-    return {1, 0, 0};
+    return {1, {}, 0};
   }
   const std::string req = std::string("POST ") + PathOf(api) +
                           " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
@@ -880,11 +885,9 @@ MockAlone MockSendSeconds(Api api, int chunks, std::atomic<const Plan*>* current
   if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) std::perror("write");
   std::vector<char> buf(1 << 18);
   MockAlone out;
-  const long long cpu0 = ThreadCpuNs();
-  const long long kernel0 = ThreadKernelNs();
+  const UserKernelNs before = ThreadCpu();
   while (::read(fd, buf.data(), buf.size()) > 0) ++out.reads;
-  out.reader_cpu_ns = ThreadCpuNs() - cpu0;
-  out.reader_kernel_ns = ThreadKernelNs() - kernel0;
+  out.reader = ThreadCpu() - before;
   ::close(fd);
   out.seconds = static_cast<double>(sent[chunks - 1].load() - sent[0].load()) / 1e9;
   return out;
@@ -942,13 +945,6 @@ double CatReplayMs(const std::vector<std::string>& lines, const std::filesystem:
   std::filesystem::remove(path);
   return static_cast<double>(run->last_line_ns - run->first_line_ns) / 1e6;
 }
-
-// User and kernel CPU time (ns) of a process or of the calling thread.
-struct UserKernelNs {
-  long long user = 0;
-  long long kernel = 0;
-  UserKernelNs operator-(const UserKernelNs& o) const { return {user - o.user, kernel - o.kernel}; }
-};
 
 // CPU time of a whole process from /proc/<pid>/stat (utime and stime, threads that ended
 // included), at clock-tick resolution: the cross-check of ProcessCpuNs, split into user and
@@ -1041,7 +1037,7 @@ bool BurstRound(const E2eContext& x, AgentChild& child, E2eDriver& driver, int r
                 BurstFigures& f) {
   const MockAlone alone = MockSendSeconds(x.api_kind, x.chunks, x.current, x.port);
   f.mock_ms.push_back(alone.seconds * 1e3);
-  f.floor_cpu_us.push_back(static_cast<double>(alone.reader_cpu_ns) / 1000.0 / x.chunks);
+  f.floor_cpu_us.push_back(static_cast<double>(alone.reader.total()) / 1000.0 / x.chunks);
   if (round == 0 && x.door == Door::kAcp)
     f.cat_lines_s.push_back(CatFloorLinesPerSecond(x.chunks, x.tmp));
   E2eRun burst(x.chunks);
@@ -1076,7 +1072,7 @@ bool BurstRound(const E2eContext& x, AgentChild& child, E2eDriver& driver, int r
       static_cast<double>(burst.bytes) / 1e6, f.lines_s.back(), f.chars_s.back() / 1e6,
       f.cpu_us.back(), static_cast<double>(ticks.user) / 1e6,
       static_cast<double>(ticks.kernel) / 1e6, f.floor_cpu_us.back(),
-      static_cast<double>(alone.reader_kernel_ns) / 1000.0 / x.chunks, alone.reads,
+      static_cast<double>(alone.reader.kernel) / 1000.0 / x.chunks, alone.reads,
       static_cast<double>(b->reply_ns - b->prompt_sent_ns) / 1e6);
   ReportLoss(x.api, "burst", burst, *b);
   return true;
