@@ -12,6 +12,7 @@
 
 #include "agent/session_store.h"
 #include "support/json_util.h"
+#include "tests/core/session_file_lines.h"
 
 namespace lousho::agent {
 namespace {
@@ -20,25 +21,9 @@ namespace fs = std::filesystem;
 constexpr char kHalvesHeader[] =
     R"({"type":"session","version":1,"id":"hv","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"})";
 
-// An entry line: a user message of `text`, id `n`, hanging off n - 1.
+// An entry line: a user message of `text`, id `e<n>`, hanging off n - 1.
 std::string HalvesEntryLine(int n, const std::string& text) {
-  Entry e;
-  e.id = "e" + std::to_string(n);
-  if (n > 1) e.parent_id = "e" + std::to_string(n - 1);
-  e.timestamp_ms = 1764547200000 + n;
-  e.message.role = Role::kUser;
-  e.message.content.push_back(ContentBlock::Text(text));
-  return WriteJson(EntryToJson(e));
-}
-
-// Everything a read gives, as one text (the thread count left out).
-std::string HalvesOutcome(const Result<SessionFileContents>& r) {
-  if (!r.ok())
-    return "error " + std::string(ErrorCodeName(r.error().code)) + ": " + r.error().message;
-  std::string out = "header " + r->header.id + "\n";
-  for (const Entry& e : r->entries) out += WriteJson(EntryToJson(e)) + "\n";
-  for (const std::string& w : r->warnings) out += "warning " + w + "\n";
-  return out + "valid " + std::to_string(r->valid_bytes);
+  return UserEntryLine("e" + std::to_string(n), n > 1 ? "e" + std::to_string(n - 1) : "", n, text);
 }
 
 class SessionReadHalvesTest : public ::testing::Test {
@@ -55,10 +40,10 @@ class SessionReadHalvesTest : public ::testing::Test {
   // threads the halves' read used.
   std::string SameOnTwoThreads(const std::string& text, int* threads = nullptr) {
     std::ofstream(path_, std::ios::binary | std::ios::trunc) << text;
-    std::string one = HalvesOutcome(ReadSessionFile(path_, kSessionReadChunkBytes, 0));
+    std::string one = ReadOutcome(ReadSessionFile(path_, kSessionReadChunkBytes, 0));
     for (size_t chunk : {size_t{7}, size_t{64}, kSessionReadChunkBytes}) {
       auto two = ReadSessionFile(path_, chunk, 1);
-      EXPECT_EQ(HalvesOutcome(two), one) << "chunks of " << chunk;
+      EXPECT_EQ(ReadOutcome(two), one) << "chunks of " << chunk;
       if (threads != nullptr) *threads = two.ok() ? two->decode_threads : 0;
     }
     return one;
@@ -156,7 +141,7 @@ TEST_F(SessionReadHalvesTest, AFileAboveTheThresholdReadsInHalves) {
   ASSERT_TRUE(two.ok()) << two.error().message;
   EXPECT_EQ(two->decode_threads, 2);
   EXPECT_EQ(two->entries.size(), static_cast<size_t>(n));
-  EXPECT_EQ(HalvesOutcome(two), HalvesOutcome(ReadSessionFile(path_, kSessionReadChunkBytes, 0)));
+  EXPECT_EQ(ReadOutcome(two), ReadOutcome(ReadSessionFile(path_, kSessionReadChunkBytes, 0)));
 }
 
 // A bad line three quarters into a file above the threshold is named by its line (the header is

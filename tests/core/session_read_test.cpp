@@ -13,6 +13,7 @@
 
 #include "agent/session_store.h"
 #include "support/json_util.h"
+#include "tests/core/session_file_lines.h"
 
 namespace lousho::agent {
 namespace {
@@ -23,28 +24,12 @@ constexpr char kReadHeader[] =
 
 // An entry line: a user message of `text`, id `n` (8 hex digits), hanging off n - 1.
 std::string ReadEntryLine(int n, const std::string& text) {
-  Entry e;
-  char id[16];
-  std::snprintf(id, sizeof id, "%08x", n);
-  e.id = id;
-  if (n > 1) {
-    std::snprintf(id, sizeof id, "%08x", n - 1);
-    e.parent_id = id;
-  }
-  e.timestamp_ms = 1764547200000 + n;
-  e.message.role = Role::kUser;
-  e.message.content.push_back(ContentBlock::Text(text));
-  return WriteJson(EntryToJson(e));
-}
-
-// Everything a read gives, as one text: the error, or the entries, the warnings and valid_bytes.
-std::string ReadOutcome(const Result<SessionFileContents>& r) {
-  if (!r.ok())
-    return "error " + std::string(ErrorCodeName(r.error().code)) + ": " + r.error().message;
-  std::string out = "header " + r->header.id + "\n";
-  for (const Entry& e : r->entries) out += WriteJson(EntryToJson(e)) + "\n";
-  for (const std::string& w : r->warnings) out += "warning " + w + "\n";
-  return out + "valid " + std::to_string(r->valid_bytes);
+  auto hex = [](int v) {
+    char id[16];
+    std::snprintf(id, sizeof id, "%08x", v);
+    return std::string(id);
+  };
+  return UserEntryLine(hex(n), n > 1 ? hex(n - 1) : "", n, text);
 }
 
 std::string ReadInChunks(const std::string& text, size_t chunk, uint64_t max_line = 1 << 20) {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { withAgent, acp, sleep } from "./lib/sdk-client.mjs";
 import { e2eDir, tempDir, workspace } from "./lib/env.mjs";
-import { startChatModel, textOfContent } from "./lib/chat-model.mjs";
+import { startCommandModel, textOfContent } from "./lib/chat-model.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
 import { freePort, startServerProcess } from "./lib/server-process.mjs";
 import { RpcHost } from "./lib/rpc-host.mjs";
@@ -27,26 +27,6 @@ async function httpEverything() {
   });
   servers.push(server);
   return `http://127.0.0.1:${port}/mcp`;
-}
-
-// The scripted model: "LIST RESOURCES" and "READ <uri>" call mcp_resource, "CALL <tool> <json>"
-// calls that tool; a tool's result is acknowledged, anything else noted.
-function startModel(t) {
-  let calls = 0;
-  return startChatModel(t, (json) => {
-    const last = json.messages.at(-1);
-    const text = last.role === "user" ? textOfContent(last.content) : "";
-    let call;
-    if (text.startsWith("LIST RESOURCES")) call = ["mcp_resource", { action: "list" }];
-    const read = /^READ (\S+)/.exec(text);
-    if (read) call = ["mcp_resource", { action: "read", uri: read[1] }];
-    const tool = /^CALL (\S+) (.*)$/s.exec(text);
-    if (tool) call = [tool[1], JSON.parse(tool[2])];
-    if (!call) return [[{ role: "assistant", content: "" }], [{ content: last.role === "tool" ? "Got it." : "Noted." }], [{}, "stop"]];
-    calls += 1;
-    const fn = { name: call[0], arguments: JSON.stringify(call[1]) };
-    return [[{ role: "assistant", content: "" }], [{ tool_calls: [{ index: 0, id: `call_${calls}`, type: "function", function: fn }] }], [{}, "tool_calls"]];
-  });
 }
 
 function setUp(t, model) {
@@ -71,7 +51,7 @@ const toolResult = (body) => textOfContent(body.messages.at(-1).content);
 const completed = (events) => events.find((e) => e.update?.sessionUpdate === "tool_call_update" && e.update.status === "completed")?.update;
 
 test("ACP: prompts as commands, resources for the model and the editor, structured output, reload", { timeout: 120000 }, async (t) => {
-  const model = await startModel(t);
+  const model = await startCommandModel(t);
   const { spec, env } = setUp(t, model);
   const ws = workspace(t);
   const web = await httpEverything();
@@ -189,7 +169,7 @@ test("ACP: prompts as commands, resources for the model and the editor, structur
 });
 
 test("RPC: get_commands lists the prompts, and one runs as a command", { timeout: 60000 }, async (t) => {
-  const model = await startModel(t);
+  const model = await startCommandModel(t);
   const { spec, env } = setUp(t, model);
   const host = new RpcHost(t, { spec, cwd: workspace(t), env });
   const listed = await host.command({ type: "get_commands" });

@@ -9,28 +9,11 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { withAgent } from "./lib/sdk-client.mjs";
 import { e2eDir, tempDir, workspace } from "./lib/env.mjs";
-import { startChatModel, textOfContent } from "./lib/chat-model.mjs";
+import { startCommandModel, textOfContent } from "./lib/chat-model.mjs";
 import { writeAgentSpec } from "./lib/agent-spec.mjs";
 import { RpcHost } from "./lib/rpc-host.mjs";
 
 const fixture = path.join(e2eDir, "fixtures/mcp-list-changing.mjs");
-
-// The model: "LIST RESOURCES" calls mcp_resource, "CALL <tool> <json>" calls a tool.
-function startModel(t) {
-  let calls = 0;
-  return startChatModel(t, (json) => {
-    const last = json.messages.at(-1);
-    const text = last.role === "user" ? textOfContent(last.content) : "";
-    let call;
-    if (text.startsWith("LIST RESOURCES")) call = ["mcp_resource", { action: "list" }];
-    const tool = /^CALL (\S+) (.*)$/s.exec(text);
-    if (tool) call = [tool[1], JSON.parse(tool[2])];
-    if (!call) return [[{ role: "assistant", content: "" }], [{ content: last.role === "tool" ? "Got it." : "Noted." }], [{}, "stop"]];
-    calls += 1;
-    const fn = { name: call[0], arguments: JSON.stringify(call[1]) };
-    return [[{ role: "assistant", content: "" }], [{ tool_calls: [{ index: 0, id: `call_${calls}`, type: "function", function: fn }] }], [{}, "tool_calls"]];
-  });
-}
 
 function setUp(t, model) {
   const home = tempDir(t, "lousho-mcp-lc-home-");
@@ -54,7 +37,7 @@ const toolResult = (body) => textOfContent(body.messages.at(-1).content);
 const userTexts = (body) => body.messages.filter((m) => m.role === "user").map((m) => textOfContent(m.content));
 
 test("ACP: a new prompt becomes a command (available_commands_update again), new resources are listed", { timeout: 120000 }, async (t) => {
-  const model = await startModel(t);
+  const model = await startCommandModel(t);
   const { spec, env } = setUp(t, model);
   const ws = workspace(t);
   await withAgent(t, { spec, env, cwd: ws }, async (c) => {
@@ -95,7 +78,7 @@ test("ACP: a new prompt becomes a command (available_commands_update again), new
 });
 
 test("RPC: get_commands shows a prompt the server added", { timeout: 60000 }, async (t) => {
-  const model = await startModel(t);
+  const model = await startCommandModel(t);
   const { spec, env } = setUp(t, model);
   const host = new RpcHost(t, { spec, cwd: workspace(t), env });
   const names = async () => (await host.command({ type: "get_commands" })).data.commands.map((x) => x.name);
